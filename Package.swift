@@ -1,0 +1,77 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Hearth",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "hearth", targets: ["HearthCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "CLevelDB", providers: [.apt(["libleveldb-dev"])]),
+        .target(
+            name: "HearthCore",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "HearthStore",
+            dependencies: ["CLevelDB", "HearthCore", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "HearthServer",
+            dependencies: [
+                "HearthCore", "HearthStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "HearthCLI",
+            dependencies: [
+                "HearthCore", "HearthStore", "HearthServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore"]),
+        .testTarget(name: "HearthStoreTests", dependencies: ["HearthStore", "HearthCore"]),
+        .testTarget(
+            name: "HearthServerTests",
+            dependencies: [
+                "HearthServer", "HearthStore", "HearthCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        .testTarget(
+            name: "HearthCLITests",
+            dependencies: [
+                "HearthCLI", "HearthServer", "HearthStore", "HearthCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+    ]
+)

@@ -1,0 +1,226 @@
+import ArgumentParser
+import Foundation
+import NIOCore
+import NIOPosix
+
+enum Scenario: String, CaseIterable, ExpressibleByArgument {
+    case puts, read50mb, ordered, `import`, all
+}
+
+/// Benchmarks a running Hearth server over loopback HTTP/1.1 keep-alive and prints one JSON object.
+@main
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hearth-bench",
+        abstract: "Benchmark a running Hearth server over loopback HTTP/1.1 and print one JSON object.",
+        discussion: """
+            Scenarios: puts (acked small PUTs/s with 1 and 64 clients), read50mb (GET of a ~50 MB subtree),
+            ordered (orderBy="score"&limitToLast=50 over 1,000,000 indexed children), import (`hearth import`
+            of a generated file; needs --hearth-binary, not a server). `all` runs the first three, and import
+            when --hearth-binary is given. Progress goes to stderr; the JSON report to stdout.
+            """
+    )
+
+    @Option(help: "The server's base URL (plain HTTP).")
+    var url = "http://127.0.0.1:9000"
+
+    @Option(help: "The admin secret, sent as ?auth=S (default: $HEARTH_ADMIN_SECRET).")
+    var adminSecret: String?
+
+    @Option(help: "The namespace to use, sent as ?ns=NAME.")
+    var ns = "bench"
+
+    @Option(help: "Scenarios to run, comma-separated: puts, read50mb, ordered, import, all.")
+    var scenario = "all"
+
+    @Option(help: "The server's --sync mode, for the report and the puts target: periodic (default) or always.")
+    var serverSync = "periodic"
+
+    @Option(help: "Client event-loop threads (the machine is shared with the server).")
+    var threads = 1
+
+    // puts
+    @Option(help: "puts: seconds measured per phase.")
+    var duration = 5.0
+
+    @Option(help: "puts: seconds of unmeasured warm-up per phase.")
+    var warmup = 1.0
+
+    @Option(help: "puts: concurrent keep-alive clients per phase, comma-separated.")
+    var clients = "1,64"
+
+    @Flag(help: "puts: add print=silent (204, no echoed body).")
+    var silent = false
+
+    // read50mb
+    @Option(help: "read50mb: size of /bench/big in MB (10^6 bytes).")
+    var bigMb = 50
+
+    @Option(help: "read50mb: number of PUTs (children of /bench/big) the subtree is loaded with.")
+    var bigParts = 5
+
+    @Option(help: "read50mb: timed GETs (after one warm-up GET).")
+    var reads = 5
+
+    // ordered
+    @Option(help: "ordered: children of /bench/list.")
+    var listSize = 1_000_000
+
+    @Option(help: "ordered: children per PATCH.")
+    var batch = 20_000
+
+    @Option(help: "ordered: limitToLast.")
+    var limit = 50
+
+    @Option(help: "ordered: timed queries (after two warm-up queries).")
+    var queries = 20
+
+    @Flag(help: "read50mb/ordered: reuse /bench/big and /bench/list from an earlier run instead of reloading.")
+    var skipFill = false
+
+    // import
+    @Option(help: "import: path of the built `hearth` executable (e.g. .build/release/hearth).")
+    var hearthBinary: String?
+
+    @Option(help: "import: size of the generated JSON file in MB (10^6 bytes).")
+    var importMb = 200
+
+    @Option(help: "import: directory for the generated file and data (default: the temp directory).")
+    var importDir: String?
+
+    @Flag(help: "import: keep the generated file and data directory.")
+    var keepFiles = false
+
+    func validate() throws {
+        guard ["periodic", "always"].contains(serverSync) else {
+            throw ValidationError("--server-sync must be 'periodic' or 'always', not '\(serverSync)'")
+        }
+        guard (try? scenarios()) != nil else {
+            throw ValidationError("--scenario must list puts, read50mb, ordered, import or all, not '\(scenario)'")
+        }
+        guard let counts = try? clientCounts(), !counts.isEmpty else {
+            throw ValidationError("--clients must be positive integers separated by commas, not '\(clients)'")
+        }
+        guard duration > 0, warmup >= 0, threads >= 1, bigMb >= 1, bigParts >= 1, reads >= 1, listSize >= limit,
+            batch >= 1, limit >= 1, queries >= 1, importMb >= 1
+        else {
+            throw ValidationError("durations, counts and sizes must be positive")
+        }
+    }
+
+    func run() async throws {
+        let selected = try scenarios()
+        let secret = adminSecret ?? ProcessInfo.processInfo.environment["HEARTH_ADMIN_SECRET"]
+        let target = try ServerTarget(url: url, namespace: ns, adminSecret: secret)
+        var report = Report(url: url, namespace: ns, serverSync: serverSync, clientThreads: threads)
+        let needsServer = !selected.subtracting([.import]).isEmpty
+
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
+        do {
+            if needsServer { try await checkHealth(target, group) }
+            if selected.contains(.puts) {
+                report.puts = try await PutsScenario(
+                    target: target,
+                    group: group,
+                    clientCounts: try clientCounts(),
+                    seconds: duration,
+                    warmupSeconds: warmup,
+                    silent: silent,
+                    targetOpsPerS: serverSync == "always" ? 3_000 : 20_000
+                ).run()
+            }
+            if selected.contains(.read50mb) {
+                report.read50mb = try await ReadScenario(
+                    target: target,
+                    group: group,
+                    megabytes: bigMb,
+                    parts: bigParts,
+                    runs: reads,
+                    skipLoad: skipFill,
+                    targetSeconds: 1.0
+                ).run()
+            }
+            if selected.contains(.ordered) {
+                report.ordered = try await OrderedScenario(
+                    target: target,
+                    group: group,
+                    children: listSize,
+                    batchSize: batch,
+                    limit: limit,
+                    runs: queries,
+                    skipFill: skipFill,
+                    targetMs: 10
+                ).run()
+            }
+            if selected.contains(.import) {
+                guard let hearthBinary else {
+                    throw ValidationError("--scenario import needs --hearth-binary PATH")
+                }
+                report.import = try ImportScenario(
+                    hearthBinary: hearthBinary,
+                    megabytes: importMb,
+                    namespace: nil,
+                    workDirectory: importDir,
+                    keepFiles: keepFiles,
+                    targetMBPerS: 30
+                ).run()
+            }
+        } catch {
+            try? await group.shutdownGracefully()
+            throw error
+        }
+        try await group.shutdownGracefully()
+
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        FileHandle.standardOutput.write(try encoder.encode(report) + Data("\n".utf8))
+    }
+
+    private func scenarios() throws -> Set<Scenario> {
+        var set = Set<Scenario>()
+        for name in scenario.split(separator: ",") {
+            guard let s = Scenario(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+                throw ValidationError("unknown scenario '\(name)'")
+            }
+            if s == .all {
+                set.formUnion([.puts, .read50mb, .ordered])
+                if hearthBinary != nil { set.insert(.import) }
+            } else {
+                set.insert(s)
+            }
+        }
+        guard !set.isEmpty else { throw ValidationError("no scenario") }
+        return set
+    }
+
+    private func clientCounts() throws -> [Int] {
+        try clients.split(separator: ",").map {
+            guard let n = Int($0.trimmingCharacters(in: .whitespaces)), n >= 1 else {
+                throw ValidationError("bad client count '\($0)'")
+            }
+            return n
+        }
+    }
+
+    private func checkHealth(_ target: ServerTarget, _ group: EventLoopGroup) async throws {
+        let response: HTTPResponse
+        do {
+            response = try await withConnection(to: target, on: group.next()) { connection in
+                var request = connection.allocator.buffer(capacity: 128)
+                request.writeString(
+                    "GET /.well-known/hearth/health HTTP/1.1\r\nHost: \(target.hostHeader)\r\n\r\n"
+                )
+                return try await connection.send(request).get()
+            }
+        } catch {
+            throw BenchError("no Hearth server at \(url): \(error)")
+        }
+        try response.expectSuccess("GET /.well-known/hearth/health")
+    }
+}
+
+/// A progress line on stderr (stdout carries only the JSON report).
+func progress(_ message: String) {
+    FileHandle.standardError.write(Data("hearth-bench: \(message)\n".utf8))
+}

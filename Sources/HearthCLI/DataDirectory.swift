@@ -1,0 +1,50 @@
+import Foundation
+import HearthStore
+
+/// Opens a data directory for `import` and `export`, refusing one that a server is using.
+enum DataDirectory {
+    /// Opens the store in `directory`. With `create` false, a missing directory is an error.
+    /// - Throws: `CLIError.dataDirectoryInUse` when another process holds LevelDB's lock.
+    static func open(_ directory: String, create: Bool) throws -> Store {
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory)
+        if !exists && !create {
+            throw CLIError(.dataDirectoryMissing, "There is no Hearth data directory at '\(directory)'.")
+        }
+        if exists && !isDirectory.boolValue {
+            throw CLIError(.file, "'\(directory)' is not a directory.")
+        }
+        if isLockedByAnotherProcess(directory) { throw inUse(directory) }
+        do {
+            return try Store.open(directory: directory)
+        } catch {
+            // The probe above can race with a server that is starting; LevelDB then says "lock".
+            if String(describing: error).lowercased().contains("lock") { throw inUse(directory) }
+            throw CLIError(.store, "Could not open the data directory '\(directory)': \(error)", cause: error)
+        }
+    }
+
+    static func inUse(_ directory: String) -> CLIError {
+        CLIError(
+            .dataDirectoryInUse,
+            "The data directory '\(directory)' is in use by a running Hearth server. "
+                + "Stop the server first, or use the REST API of the running server instead "
+                + "(PUT or GET /<path>.json?auth=<admin secret>)."
+        )
+    }
+
+    /// True when another process holds a write lock on `<directory>/LOCK` (LevelDB's `fcntl` lock).
+    /// Only probes (`F_GETLK`): takes no lock itself.
+    static func isLockedByAnotherProcess(_ directory: String) -> Bool {
+        let fd = Foundation.open(directory + "/LOCK", O_RDWR)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = 0
+        lock.l_len = 0
+        guard fcntl(fd, F_GETLK, &lock) == 0 else { return false }
+        return lock.l_type != Int16(F_UNLCK)
+    }
+}

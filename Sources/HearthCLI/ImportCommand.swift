@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import HearthStore
+
+/// `hearth import FILE`: streams a JSON file into a stopped database.
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import a JSON file into the database (replacing what is at --path).",
+        discussion: """
+            Reads the file in 1 MiB chunks, so memory stays far below the file's size. Opens the data \
+            directory directly: stop the server first, or write through its REST API.
+            """
+    )
+
+    @Argument(help: "JSON file to import ('-' for stdin).")
+    var file: String
+
+    @OptionGroup var options: DataOptions
+
+    @OptionGroup var logging: LoggingOptions
+
+    func run() async throws {
+        let environment = Environment(ProcessInfo.processInfo.environment)
+        let path = try options.dataPath()
+        let directory = options.dataDirectory(environment)
+        let logger = LoggingOptions.bootstrap(level: try logging.resolve(environment))
+
+        let reader = try FileChunkReader(path: file)
+        let store = try DataDirectory.open(directory, create: true)
+        defer { store.close() }
+        let namespace: NamespaceStore
+        do {
+            namespace = try store.namespace(options.ns)
+        } catch {
+            throw ValidationError("Invalid value '\(options.ns)' for '--ns': \(error)")
+        }
+        let progress = ProgressBar(label: "import", total: reader.totalBytes)
+        let start = ContinuousClock.now
+        do {
+            try await namespace.importJSON(
+                at: path,
+                nextChunk: { try reader.next() },
+                progress: { progress.update($0) }
+            )
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError(.store, "Import of '\(reader.displayName)' failed: \(error)", cause: error)
+        }
+        progress.finish()
+        logger.info(
+            "Imported",
+            metadata: [
+                "hearth.file": "\(reader.displayName)", "hearth.ns": "\(options.ns)", "hearth.path": "\(path)",
+                "hearth.seconds": "\((ContinuousClock.now - start) / .seconds(1))",
+            ]
+        )
+    }
+}

@@ -1,0 +1,76 @@
+import ArgumentParser
+import Foundation
+import HearthServer
+import Logging
+
+/// `hearth serve`: runs the server until SIGTERM or SIGINT.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the database over REST, SSE and WebSocket (the default command).",
+        discussion: """
+            Defaults: 127.0.0.1:9000, data in ./.hearth, rules from rules/database.rules.json, and on an \
+            empty database the seed seed/fireside.json. Without an admin secret a random one is generated \
+            and printed once.
+            """
+    )
+
+    @Option(help: "Address to bind (env HEARTH_HOST; default 127.0.0.1).")
+    var host: String?
+
+    @Option(help: "Port to bind, 0 for any free port (env HEARTH_PORT; default 9000).")
+    var port: Int?
+
+    @Option(help: "Data directory (env HEARTH_DATA; default .hearth).")
+    var data: String?
+
+    @Option(help: "Rules file of the default namespace (env HEARTH_RULES; default rules/database.rules.json).")
+    var rules: String?
+
+    @Option(help: "JSON imported into an empty database (env HEARTH_SEED; default seed/fireside.json).")
+    var seed: String?
+
+    @Option(help: "Admin credential; generated and printed once when not given (env HEARTH_ADMIN_SECRET).")
+    var adminSecret: String?
+
+    @Option(help: "HS256 key of user ID tokens; random per run when not given (env HEARTH_JWT_SECRET).")
+    var jwtSecret: String?
+
+    @Option(help: "PEM certificate chain for HTTPS and wss:// (env HEARTH_TLS_CERT).")
+    var tlsCert: String?
+
+    @Option(help: "PEM private key for HTTPS and wss:// (env HEARTH_TLS_KEY).")
+    var tlsKey: String?
+
+    @Flag(help: "Firebase-emulator conventions: bearer 'owner' is admin, unsigned ID tokens (env HEARTH_EMULATOR).")
+    var emulator = false
+
+    @Option(help: "When writes are fsynced: periodic (every 100 ms) or always (before each ack) (env HEARTH_SYNC).")
+    var sync: String?
+
+    @Option(help: "Access-Control-Allow-Origin for browsers (env HEARTH_CORS_ORIGIN; default *).")
+    var corsOrigin: String?
+
+    @OptionGroup var logging: LoggingOptions
+
+    func run() async throws {
+        let environment = Environment(ProcessInfo.processInfo.environment)
+        let settings = try ServeSettings.resolve(self, environment: environment)
+        let logger = LoggingOptions.bootstrap(level: try logging.resolve(environment))
+        if settings.adminSecretGenerated {
+            // stdout, not the log: shown once, and never written to the log stream.
+            let line = "Admin secret (generated, shown once): \(settings.adminSecret)\n"
+            try OutputSink(path: nil).write(Array(line.utf8))
+        }
+        if settings.jwtSecretGenerated {
+            logger.notice(
+                "No JWT secret given: using a random one for this run; ID tokens will not survive a restart"
+            )
+        }
+        do {
+            try await HearthServer.run(configuration: settings.serverConfiguration, logger: logger)
+        } catch {
+            throw CLIError(.serve, "The server stopped: \(error)")
+        }
+    }
+}

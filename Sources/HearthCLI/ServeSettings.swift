@@ -1,0 +1,92 @@
+import ArgumentParser
+import HearthServer
+import HearthStore
+
+/// What `hearth serve` runs with, after resolving each setting as flag > environment > default.
+struct ServeSettings: Equatable, Sendable {
+    var host = "127.0.0.1"
+    var port = 9000
+    var dataDirectory = ".hearth"
+    var rulesFile = "rules/database.rules.json"
+    var seedFile: String? = "seed/fireside.json"
+    var adminSecret: String
+    /// True when `adminSecret` was generated for this run (and must be shown once).
+    var adminSecretGenerated: Bool
+    var jwtSecret: String
+    /// True when `jwtSecret` was generated for this run (ID tokens do not survive a restart).
+    var jwtSecretGenerated: Bool
+    var tlsCertificatePath: String?
+    var tlsKeyPath: String?
+    var emulator = false
+    var syncMode: StoreConfiguration.SyncMode = .periodic(milliseconds: 100)
+    var corsAllowedOrigin = "*"
+
+    /// The server's configuration.
+    var serverConfiguration: HearthServerConfiguration {
+        HearthServerConfiguration(
+            host: host,
+            port: port,
+            dataDirectory: dataDirectory,
+            rulesFile: rulesFile,
+            seedFile: seedFile,
+            adminSecret: adminSecret,
+            jwtSecret: jwtSecret,
+            tlsCertificatePath: tlsCertificatePath,
+            tlsKeyPath: tlsKeyPath,
+            emulator: emulator,
+            syncMode: syncMode,
+            corsAllowedOrigin: corsAllowedOrigin
+        )
+    }
+}
+
+extension ServeSettings {
+    /// Resolves every setting from the command's flags, then `environment`, then the defaults;
+    /// secrets that are given nowhere come from `generateSecret`.
+    /// - Throws: `ValidationError` (exit 64) for a value that is not accepted.
+    static func resolve(
+        _ flags: ServeCommand,
+        environment: Environment,
+        generateSecret: () -> String = SecretGenerator.generate
+    ) throws -> ServeSettings {
+        let admin = environment.string(flags.adminSecret, "HEARTH_ADMIN_SECRET")
+        let jwt = environment.string(flags.jwtSecret, "HEARTH_JWT_SECRET")
+        var settings = ServeSettings(
+            adminSecret: admin ?? generateSecret(),
+            adminSecretGenerated: admin == nil,
+            jwtSecret: jwt ?? generateSecret(),
+            jwtSecretGenerated: jwt == nil
+        )
+        settings.host = environment.string(flags.host, "HEARTH_HOST") ?? settings.host
+        settings.port = try environment.integer(flags.port, "HEARTH_PORT", in: 0...65535, option: "--port")
+            ?? settings.port
+        settings.dataDirectory = environment.string(flags.data, "HEARTH_DATA") ?? settings.dataDirectory
+        settings.rulesFile = environment.string(flags.rules, "HEARTH_RULES") ?? settings.rulesFile
+        settings.seedFile = environment.string(flags.seed, "HEARTH_SEED") ?? settings.seedFile
+        settings.tlsCertificatePath = environment.string(flags.tlsCert, "HEARTH_TLS_CERT")
+        settings.tlsKeyPath = environment.string(flags.tlsKey, "HEARTH_TLS_KEY")
+        if (settings.tlsCertificatePath == nil) != (settings.tlsKeyPath == nil) {
+            throw ValidationError(
+                "TLS needs both a certificate and a key: give '--tls-cert' and '--tls-key' "
+                    + "(or HEARTH_TLS_CERT and HEARTH_TLS_KEY) together."
+            )
+        }
+        settings.emulator = try environment.boolean(flags.emulator, "HEARTH_EMULATOR")
+        if let sync = environment.string(flags.sync, "HEARTH_SYNC") {
+            settings.syncMode = try syncMode(sync, source: flags.sync != nil ? "'--sync'" : "HEARTH_SYNC")
+        }
+        settings.corsAllowedOrigin = environment.string(flags.corsOrigin, "HEARTH_CORS_ORIGIN")
+            ?? settings.corsAllowedOrigin
+        return settings
+    }
+
+    /// `periodic` or `always`.
+    static func syncMode(_ text: String, source: String) throws -> StoreConfiguration.SyncMode {
+        switch text.lowercased() {
+        case "periodic": return .periodic(milliseconds: 100)
+        case "always": return .always
+        default:
+            throw ValidationError("Invalid value '\(text)' for \(source): expected 'periodic' or 'always'.")
+        }
+    }
+}

@@ -1,0 +1,45 @@
+/// The one error type of HearthCore: a stable `code` to switch on and a one-sentence `message`
+/// that names the offending value and says what is accepted.
+public struct CoreError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What kind of failure this is; compare with the static members (`.invalidJSON`, ...).
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        enum Kind: Hashable, Sendable {
+            case invalidJSON
+            case invalidKey
+            case invalidPath
+            case invalidData
+            case tooDeep
+            case invalidRules
+        }
+
+        let kind: Kind
+
+        /// Malformed JSON text (syntax, encoding, numbers out of range).
+        public static let invalidJSON = Code(kind: .invalidJSON)
+        /// A key that Firebase does not accept.
+        public static let invalidKey = Code(kind: .invalidKey)
+        /// A path that Firebase does not accept (other than a bad key).
+        public static let invalidPath = Code(kind: .invalidPath)
+        /// Well-formed JSON that is not valid Firebase data (`.value` misuse, bad `.priority`,
+        /// bad server value, server values where none are allowed).
+        public static let invalidData = Code(kind: .invalidData)
+        /// Nesting deeper than 32 levels.
+        public static let tooDeep = Code(kind: .tooDeep)
+        /// A rules document whose `.indexOn` entries cannot be read.
+        public static let invalidRules = Code(kind: .invalidRules)
+
+        public var description: String { "\(kind)" }
+    }
+
+    /// What kind of failure this is.
+    public let code: Code
+    /// One sentence for people, naming the offending value in single quotes.
+    public let message: String
+
+    init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,48 @@
+import Crypto
+
+/// Turns a request's `auth` query parameter or `Authorization: Bearer` header into a
+/// `Credential`. A credential that is present but invalid is refused; it never falls back to
+/// anonymous.
+struct CredentialResolver: Sendable {
+    let adminSecret: String
+    let emulator: Bool
+    let verifier: IDTokenVerifier
+
+    init(adminSecret: String, jwtSecret: String?, emulator: Bool) {
+        self.adminSecret = adminSecret
+        self.emulator = emulator
+        self.verifier = IDTokenVerifier(secret: jwtSecret, allowUnsigned: emulator)
+    }
+
+    func resolve(queryAuth: String?, authorization: String?) throws(RESTError) -> Credential {
+        let presented: String
+        if let queryAuth {
+            presented = queryAuth
+        } else if let authorization {
+            let trimmed = authorization.drop { $0 == " " }
+            guard let space = trimmed.firstIndex(of: " "),
+                trimmed[..<space].lowercased() == "bearer"
+            else { throw .unparsableToken }
+            presented = String(trimmed[trimmed.index(after: space)...].drop { $0 == " " })
+        } else {
+            return .anonymous
+        }
+        return try resolve(token: presented)
+    }
+
+    func resolve(token: String) throws(RESTError) -> Credential {
+        guard !token.isEmpty else { throw .unparsableToken }
+        if !adminSecret.isEmpty, Self.constantTimeEqual(token, adminSecret) { return .admin }
+        if emulator, token == "owner" { return .admin }
+        return .user(try verifier.verify(token))
+    }
+
+    /// Compares without an early exit, so timing does not reveal a common prefix.
+    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let x = SHA256.hash(data: Array(a.utf8))
+        let y = SHA256.hash(data: Array(b.utf8))
+        var difference: UInt8 = 0
+        for (p, q) in zip(x, y) { difference |= p ^ q }
+        return difference == 0
+    }
+}

@@ -1,0 +1,119 @@
+public import Logging
+import Hummingbird
+import ServiceLifecycle
+import Synchronization
+
+/// The Hearth server: the Firebase REST API over a Hearth store.
+public enum HearthServer {
+    /// Serves until SIGTERM or SIGINT, then drains HTTP and closes the store.
+    public static func run(configuration: HearthServerConfiguration, logger: Logger) async throws {
+        let (group, _) = try await makeServiceGroup(
+            configuration: configuration,
+            logger: logger,
+            handleSignals: true,
+            onPort: { _ in }
+        )
+        try await group.run()
+    }
+
+    /// Starts serving in the background (for tests; `port` 0 picks a free port) and returns once
+    /// the server listens.
+    public static func start(configuration: HearthServerConfiguration, logger: Logger) async throws -> RunningServer {
+        let (ports, portContinuation) = AsyncThrowingStream.makeStream(of: Int.self)
+        let (group, _) = try await makeServiceGroup(
+            configuration: configuration,
+            logger: logger,
+            handleSignals: false,
+            onPort: { port in portContinuation.yield(port) }
+        )
+        let task = Task {
+            do {
+                try await group.run()
+                portContinuation.finish()
+            } catch {
+                portContinuation.finish(throwing: error)
+                throw error
+            }
+        }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = try await iterator.next() else {
+            throw HearthServerError("The server stopped before it listened.")
+        }
+        return RunningServer(port: port, group: group, task: task)
+    }
+
+    static func makeServiceGroup(
+        configuration: HearthServerConfiguration,
+        logger: Logger,
+        handleSignals: Bool,
+        onPort: @escaping @Sendable (Int) -> Void
+    ) async throws -> (ServiceGroup, RESTService) {
+        let server = try ServerBuilder.httpServer(configuration)
+        let (store, rules) = try await StoreBootstrap.open(configuration, logger: logger)
+        let service = RESTService(
+            store: store,
+            rules: rules,
+            credentials: CredentialResolver(
+                adminSecret: configuration.adminSecret,
+                jwtSecret: configuration.jwtSecret,
+                emulator: configuration.emulator
+            ),
+            maxRequestBodyBytes: configuration.maxRequestBodyBytes,
+            logger: logger
+        )
+        let responder = HearthResponder(
+            service: service,
+            cors: CORS(allowedOrigin: configuration.corsAllowedOrigin),
+            logger: logger
+        )
+        let scheme = configuration.tlsCertificatePath == nil ? "http" : "https"
+        let app = Application(
+            responder: responder,
+            server: server,
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.host, port: configuration.port),
+                serverName: "Hearth"
+            ),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? configuration.port
+                logger.info(
+                    "listening",
+                    metadata: ["hearth.address": "\(scheme)://\(configuration.host):\(port)"]
+                )
+                onPort(port)
+            },
+            logger: logger
+        )
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [
+                    .init(service: StoreService(store: store, logger: logger)),
+                    .init(service: app),
+                ],
+                gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
+                logger: logger
+            )
+        )
+        return (group, service)
+    }
+}
+
+/// A server started with `HearthServer.start`.
+public final class RunningServer: Sendable {
+    /// The port the server listens on.
+    public let port: Int
+    private let group: ServiceGroup
+    private let task: Task<Void, any Error>
+
+    init(port: Int, group: ServiceGroup, task: Task<Void, any Error>) {
+        self.port = port
+        self.group = group
+        self.task = task
+    }
+
+    /// Drains HTTP, closes the store and waits until both have stopped.
+    public func shutdown() async {
+        await group.triggerGracefulShutdown()
+        _ = await task.result
+    }
+}

@@ -1,0 +1,61 @@
+public import HearthStore
+
+/// Settings of a Hearth server; the CLI fills it from flags, environment and defaults.
+public struct HearthServerConfiguration: Sendable {
+    /// Address to bind.
+    public var host: String
+    /// Port to bind; 0 picks a free port (see `RunningServer.port`).
+    public var port: Int
+    /// Directory of the LevelDB store.
+    public var dataDirectory: String
+    /// Rules document of the `default` namespace; namespace `X` uses `X.rules.json` beside it.
+    public var rulesFile: String
+    /// JSON imported into `default` when the whole store is empty; nil or a missing file skips it.
+    public var seedFile: String?
+    /// The admin credential (bypasses rules).
+    public var adminSecret: String
+    /// HS256 key of user ID tokens; nil refuses every ID token.
+    public var jwtSecret: String?
+    /// PEM certificate chain; with `tlsKeyPath`, serves HTTPS.
+    public var tlsCertificatePath: String?
+    /// PEM private key.
+    public var tlsKeyPath: String?
+    /// Firebase-emulator conventions: bearer `owner` is admin, unsigned ID tokens accepted.
+    public var emulator: Bool
+    /// Durability of acknowledged writes.
+    public var syncMode: StoreConfiguration.SyncMode
+    /// `Access-Control-Allow-Origin` sent to browsers.
+    public var corsAllowedOrigin: String
+    /// Largest accepted request body in bytes.
+    public var maxRequestBodyBytes: Int
+
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 9000,
+        dataDirectory: String = ".hearth",
+        rulesFile: String = "rules/database.rules.json",
+        seedFile: String? = "seed/fireside.json",
+        adminSecret: String,
+        jwtSecret: String? = nil,
+        tlsCertificatePath: String? = nil,
+        tlsKeyPath: String? = nil,
+        emulator: Bool = false,
+        syncMode: StoreConfiguration.SyncMode = .periodic(milliseconds: 100),
+        corsAllowedOrigin: String = "*",
+        maxRequestBodyBytes: Int = 256 << 20
+    ) {
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.rulesFile = rulesFile
+        self.seedFile = seedFile
+        self.adminSecret = adminSecret
+        self.jwtSecret = jwtSecret
+        self.tlsCertificatePath = tlsCertificatePath
+        self.tlsKeyPath = tlsKeyPath
+        self.emulator = emulator
+        self.syncMode = syncMode
+        self.corsAllowedOrigin = corsAllowedOrigin
+        self.maxRequestBodyBytes = maxRequestBodyBytes
+    }
+}

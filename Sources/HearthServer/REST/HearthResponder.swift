@@ -1,0 +1,44 @@
+import Hummingbird
+import Logging
+
+/// The server's single responder: preflights, the REST service, error mapping, CORS headers
+/// and one log line per request (never the `auth` value or the `Authorization` header).
+struct HearthResponder: HTTPResponder {
+    typealias Context = BasicRequestContext
+
+    let service: RESTService
+    let cors: CORS
+    let logger: Logger
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        let started = ContinuousClock.now
+        var response: Response
+        if request.method == .options {
+            response = cors.preflight(request)
+        } else {
+            do {
+                response = try await service.handle(request)
+            } catch {
+                response = ErrorResponder.response(for: error, corsOrigin: nil, logger: logger)
+            }
+        }
+        cors.decorate(&response)
+        log(request, response: response, elapsed: ContinuousClock.now - started)
+        return response
+    }
+
+    private func log(_ request: Request, response: Response, elapsed: Duration) {
+        let query = (try? QueryString(request.uri.query).redacted) ?? "<unparsable>"
+        let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
+        logger.info(
+            "request",
+            metadata: [
+                "hb.request.method": "\(request.method.rawValue)",
+                "hb.request.path": "\(request.uri.path)",
+                "hb.request.query": "\(query)",
+                "hb.response.status": "\(response.status.code)",
+                "hearth.duration_ms": "\((milliseconds * 10).rounded() / 10)",
+            ]
+        )
+    }
+}

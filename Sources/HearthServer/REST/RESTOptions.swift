@@ -1,0 +1,146 @@
+import HearthCore
+
+/// The query parameters of a REST request, validated as Firebase validates them.
+struct RESTOptions: Sendable {
+    enum PrintMode: Sendable, Equatable { case compact, pretty, silent }
+
+    /// `shallow=true`, with the Hearth extension of paging keys.
+    struct Shallow: Sendable, Equatable {
+        var startAfter: ChildKey?
+        var limit: Int?
+    }
+
+    var namespace = "default"
+    var auth: String?
+    var shallow: Shallow?
+    var print: PrintMode = .compact
+    var format: RenderFormat = .plain
+    var query: Query?
+    var timeout: Duration?
+    var writeSizeLimit: WriteSizeLimit?
+    var methodOverride: String?
+
+    static let queryParameterNames = [
+        "startAt", "endAt", "equalTo", "startAfter", "endBefore", "limitToFirst", "limitToLast",
+    ]
+
+    static func parse(_ q: QueryString) throws -> RESTOptions {
+        var options = RESTOptions()
+        if let ns = q["ns"] {
+            guard Self.isValidNamespace(ns) else {
+                throw RESTError.badRequest(
+                    "Invalid namespace '\(ns)': use 1 to 63 letters, digits or '-'."
+                )
+            }
+            options.namespace = ns
+        }
+        options.auth = q["auth"]
+        options.methodOverride = q["x-http-method-override"]
+
+        if let print = q["print"] {
+            switch print {
+            case "pretty": options.print = .pretty
+            case "silent": options.print = .silent
+            default: throw RESTError.badRequest("Invalid print '\(print)': use 'pretty' or 'silent'.")
+            }
+        }
+        if let format = q["format"] {
+            guard format == "export" else {
+                throw RESTError.badRequest("Invalid format '\(format)': the only format is 'export'.")
+            }
+            options.format = .export
+        }
+        if let timeout = q["timeout"] {
+            options.timeout = try Self.parseTimeout(timeout)
+        }
+        if let limit = q["writeSizeLimit"] {
+            guard let parsed = WriteSizeLimit(rawValue: limit) else {
+                throw RESTError.badRequest(
+                    "Invalid writeSizeLimit '\(limit)': use tiny, small, medium, large or unlimited."
+                )
+            }
+            options.writeSizeLimit = parsed
+        }
+
+        if let shallow = q["shallow"] {
+            switch shallow {
+            case "true": options.shallow = try Self.parseShallow(q)
+            case "false": break
+            default: throw RESTError.badRequest("Invalid shallow '\(shallow)': use true or false.")
+            }
+        }
+        if options.shallow == nil {
+            options.query = try QueryParameters.parse(q)
+        }
+        return options
+    }
+
+    /// Namespace names: letters, digits and `-`, 1 to 63 characters.
+    static func isValidNamespace(_ name: String) -> Bool {
+        let utf8 = name.utf8
+        guard (1...63).contains(utf8.count) else { return false }
+        return utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == 0x2D
+        }
+    }
+
+    /// `timeout`: a positive integer with unit `ms`, `s` or `min`, at most 15 minutes.
+    static func parseTimeout(_ text: String) throws -> Duration {
+        let digits = text.prefix { $0.isASCII && $0.isNumber }
+        let unit = text.dropFirst(digits.count)
+        guard !digits.isEmpty, digits.count <= 9, let value = Int64(digits), value > 0 else {
+            throw RESTError.badRequest("Invalid timeout '\(text)': use a positive number with ms, s or min, e.g. '3s'.")
+        }
+        let milliseconds: Int64
+        switch unit {
+        case "ms": milliseconds = value
+        case "s": milliseconds = value * 1000
+        case "min": milliseconds = value * 60_000
+        default:
+            throw RESTError.badRequest("Invalid timeout '\(text)': use a positive number with ms, s or min, e.g. '3s'.")
+        }
+        guard milliseconds <= 15 * 60_000 else {
+            throw RESTError.badRequest("Invalid timeout '\(text)': the maximum is 15min.")
+        }
+        return .milliseconds(milliseconds)
+    }
+
+    /// `shallow=true` accepts only `limitToFirst`, `startAfter` and `orderBy="$key"` besides.
+    static func parseShallow(_ q: QueryString) throws -> Shallow {
+        let mixing = RESTError.badRequest("Mixing 'shallow' and querying parameters is not supported")
+        for name in queryParameterNames where name != "limitToFirst" && name != "startAfter" && q.contains(name) {
+            throw mixing
+        }
+        if let orderBy = q["orderBy"], JSONScalar.parse(orderBy) != .string("$key") { throw mixing }
+        var shallow = Shallow()
+        if let limit = q["limitToFirst"] { shallow.limit = try QueryParameters.parseLimit(limit, name: "limitToFirst") }
+        if let startAfter = q["startAfter"] {
+            guard case .string(let key)? = JSONScalar.parse(startAfter) else {
+                throw RESTError.badRequest("Provided key index type is invalid, must be string")
+            }
+            shallow.startAfter = ChildKey(key)
+        }
+        return shallow
+    }
+}
+
+/// `writeSizeLimit`: Firebase's targets of how long a write may take, here as body sizes.
+enum WriteSizeLimit: String, Sendable {
+    case tiny, small, medium, large, unlimited
+
+    /// Largest body in bytes a write may carry under this limit (nil: no limit beyond the
+    /// server's `maxRequestBodyBytes`).
+    var maxBytes: Int? {
+        switch self {
+        case .tiny: return 64 << 10
+        case .small: return 1 << 20
+        case .medium: return 10 << 20
+        case .large: return 32 << 20
+        case .unlimited: return nil
+        }
+    }
+
+    /// Firebase's message for a write over the limit.
+    static let exceededMessage = "Data to write exceeds the maximum size that can be modified with a single request."
+}

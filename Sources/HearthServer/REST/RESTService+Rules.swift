@@ -1,0 +1,24 @@
+import Hummingbird
+
+extension RESTService {
+    /// `GET|PUT /.settings/rules.json?ns=`: the namespace's rules document (admin only).
+    func handleRules(_ call: inout Call, request: inout Request) async throws -> Response {
+        guard call.credential == .admin else { throw RESTError.permissionDenied }
+        let namespace = call.options.namespace
+        _ = try store.namespace(namespace)
+        switch call.method {
+        case .get:
+            let document = try await rules.document(for: namespace)
+            return ResponseBuilder.json(Array(document.utf8))
+        case .put:
+            let body = try await collectBody(&request, options: call.options)
+            guard let text = String(validating: body, as: UTF8.self) else {
+                throw RESTError.badRequest("Invalid rules document: not valid UTF-8.")
+            }
+            try await rules.replace(text, for: namespace)
+            return ResponseBuilder.json("{\"status\":\"ok\"}", print: call.options.print)
+        default:
+            throw Self.methodNotAllowed
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import HearthCore
+import HearthStore
+import Hummingbird
+
+extension RESTService {
+    /// `PUT`, `POST`, `PATCH`, `DELETE`.
+    func write(
+        _ call: Call,
+        path: DataPath,
+        isPriority: Bool,
+        body: [UInt8],
+        in namespace: NamespaceStore
+    ) async throws -> Response {
+        let options = call.options
+        if isPriority {
+            return try await writePriority(call, path: path, body: call.method == .delete ? Array("null".utf8) : body, in: namespace)
+        }
+        let ifMatch = call.method == .post ? nil : call.ifMatch
+        let writeOp: Write.Operation
+        var pushID: String?
+        switch call.method {
+        case .put:
+            writeOp = .set(path, try CoreBridge.parseValue(body, at: path))
+        case .post:
+            let id = CoreBridge.nextPushID()
+            pushID = id
+            let child = path.child(ChildKey(id))
+            writeOp = .set(child, try CoreBridge.parseValue(body, at: child))
+        case .patch:
+            writeOp = .update(path, try CoreBridge.parseUpdate(body, at: path))
+        default:
+            writeOp = .set(path, .null)
+        }
+
+        let result = try await namespace.write(Write(writeOp, ifMatch: ifMatch))
+        switch result {
+        case .conditionFailed(let current, let etag):
+            var bytes: [UInt8] = []
+            CoreBridge.render(current, format: .plain, into: &bytes)
+            return ResponseBuilder.preconditionFailed(current: bytes, etag: etag)
+        case .committed(_, let values):
+            var bytes: [UInt8] = []
+            if let pushID {
+                bytes.append(contentsOf: "{\"name\":\(JSONText.quoted(pushID))}".utf8)
+            } else if case .update(_, let entries) = writeOp {
+                Self.renderPatch(entries: entries, values: values, format: options.format, into: &bytes)
+            } else {
+                CoreBridge.render(values.first ?? nil, format: options.format, into: &bytes)
+            }
+            var etag: String?
+            if call.wantsETag || ifMatch != nil {
+                let target = pushID.map { path.child(ChildKey($0)) } ?? path
+                etag = try await namespace.read { $0.etag(at: target) }
+            }
+            return ResponseBuilder.json(bytes, print: options.print, etag: etag)
+        }
+    }
+
+    /// The PATCH answer: the patch itself, keyed as sent, with server values resolved.
+    static func renderPatch(entries: [UpdateEntry], values: [Node?], format: RenderFormat, into bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "{"))
+        for (index, entry) in entries.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            let key = entry.path.keys.map(\.string).joined(separator: "/")
+            bytes.append(contentsOf: JSONText.quoted(key).utf8)
+            bytes.append(UInt8(ascii: ":"))
+            let value = index < values.count ? values[index] : entry.value.node
+            CoreBridge.render(value, format: format, into: &bytes)
+        }
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// `PUT /a/.priority.json`: replaces the node's priority, keeping its value. Applied as a
+    /// conditional set on the node's ETag, retried when another write slips in between.
+    func writePriority(_ call: Call, path: DataPath, body: [UInt8], in namespace: NamespaceStore) async throws
+        -> Response
+    {
+        let text = String(decoding: body, as: UTF8.self)
+        let priority: Priority?
+        switch JSONScalar.parse(text) {
+        case .null?: priority = nil
+        case .number(let n)?: priority = .number(n)
+        case .string(let s)?: priority = .string(s)
+        default:
+            throw RESTError.badRequest("Invalid priority '\(text.prefix(64))': use a number, a string or null.")
+        }
+        var answer: [UInt8] = []
+        Self.renderPriority(priority, into: &answer)
+        for _ in 0..<16 {
+            let (node, etag) = try await namespace.read { reader in (reader.node(at: path), reader.etag(at: path)) }
+            guard let node else {
+                // Firebase keeps no priority on an empty location.
+                return ResponseBuilder.json(answer, print: call.options.print)
+            }
+            let expected = call.ifMatch ?? etag
+            let result = try await namespace.write(
+                Write(.set(path, NewValue(node: node.withPriority(priority))), ifMatch: expected)
+            )
+            switch result {
+            case .committed:
+                return ResponseBuilder.json(answer, print: call.options.print)
+            case .conditionFailed(let current, let currentETag):
+                if call.ifMatch != nil {
+                    var bytes: [UInt8] = []
+                    CoreBridge.render(current, format: .plain, into: &bytes)
+                    return ResponseBuilder.preconditionFailed(current: bytes, etag: currentETag)
+                }
+            }
+        }
+        throw RESTError(.serviceUnavailable, "The priority could not be set: the location kept changing.")
+    }
+}

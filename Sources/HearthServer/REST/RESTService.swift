@@ -1,0 +1,137 @@
+import Foundation
+import HTTPTypes
+import HearthCore
+import HearthStore
+import Hummingbird
+import Logging
+
+/// The Firebase REST API over one store: decodes a request, checks its credential and hands it
+/// to the read, write or rules handler. Errors are thrown and turned into responses by
+/// `ErrorResponder`.
+struct RESTService: Sendable {
+    let store: Store
+    let rules: RulesRegistry
+    let credentials: CredentialResolver
+    let maxRequestBodyBytes: Int
+    let logger: Logger
+
+    static let healthPath = "/.well-known/hearth/health"
+    static let rulesPath = "/.settings/rules.json"
+
+    /// A decoded REST request.
+    struct Call: Sendable {
+        var method: HTTPRequest.Method
+        var rawPath: String
+        var options: RESTOptions
+        var credential: Credential
+        var headers: HTTPFields
+
+        var wantsETag: Bool { headers[ResponseBuilder.firebaseETag]?.lowercased() == "true" }
+        var ifMatch: String? { headers[.ifMatch].map(ResponseBuilder.normalizedETag) }
+        var ifNoneMatch: String? { headers[.ifNoneMatch].map(ResponseBuilder.normalizedETag) }
+    }
+
+    func handle(_ request: Request) async throws -> Response {
+        let rawPath = request.uri.path
+        if rawPath == Self.healthPath {
+            guard request.method == .get || request.method == .head else { throw Self.methodNotAllowed }
+            return ResponseBuilder.json("{\"status\":\"ok\"}")
+        }
+        guard rawPath.hasSuffix(".json") else { throw RESTError.notFound }
+
+        let query = try QueryString(request.uri.query)
+        let options = try RESTOptions.parse(query)
+        let method = try Self.effectiveMethod(request, override: options.methodOverride)
+        let credential = try credentials.resolve(
+            queryAuth: options.auth,
+            authorization: request.headers[.authorization]
+        )
+        var call = Call(method: method, rawPath: rawPath, options: options, credential: credential, headers: request.headers)
+        var request = request
+
+        if rawPath == Self.rulesPath {
+            return try await handleRules(&call, request: &request)
+        }
+
+        let decoded = try Self.decodePath(rawPath)
+        let namespace = try store.namespace(options.namespace)
+        switch method {
+        case .get:
+            let (path, isPriority) = try CoreBridge.parseWritePath(decoded)
+            try authorize(call)
+            _ = try await rules.document(for: options.namespace)
+            return try await read(call, path: path, isPriority: isPriority, in: namespace)
+        case .put, .post, .patch, .delete:
+            let (path, isPriority) = try CoreBridge.parseWritePath(decoded)
+            if isPriority && method != .put && method != .delete {
+                throw RESTError.badRequest("Invalid path '\(decoded)': only PUT and DELETE may target '.priority'.")
+            }
+            if options.shallow != nil { throw RESTError.badRequest("shallow is only supported by GET requests.") }
+            if options.query != nil {
+                throw RESTError.badRequest("Query parameters are only supported by GET requests.")
+            }
+            try authorize(call)
+            _ = try await rules.document(for: options.namespace)
+            let body = method == .delete ? [] : try await collectBody(&request, options: options)
+            return try await write(call, path: path, isPriority: isPriority, body: body, in: namespace)
+        default:
+            throw Self.methodNotAllowed
+        }
+    }
+
+    /// Until rules are evaluated, only the admin credential reads or writes.
+    func authorize(_ call: Call) throws {
+        guard call.credential == .admin else { throw RESTError.permissionDenied }
+    }
+
+    static let methodNotAllowed = RESTError(.methodNotAllowed, "Method not allowed")
+
+    /// The request's method after `X-HTTP-Method-Override` / `x-http-method-override`.
+    static func effectiveMethod(_ request: Request, override queryOverride: String?) throws -> HTTPRequest.Method {
+        guard let override = request.headers[ResponseBuilder.methodOverride] ?? queryOverride else {
+            return request.method
+        }
+        switch override.uppercased() {
+        case "GET": return .get
+        case "PUT": return .put
+        case "POST": return .post
+        case "PATCH": return .patch
+        case "DELETE": return .delete
+        default:
+            throw RESTError.badRequest(
+                "Invalid X-HTTP-Method-Override '\(override)': use GET, PUT, POST, PATCH or DELETE."
+            )
+        }
+    }
+
+    /// The data path of `/a/b.json`, percent-decoded.
+    static func decodePath(_ rawPath: String) throws -> String {
+        let withoutSuffix = String(rawPath.dropLast(".json".count))
+        guard let decoded = withoutSuffix.removingPercentEncoding else {
+            throw RESTError.badRequest("Invalid path '\(withoutSuffix)': not valid percent-encoded UTF-8.")
+        }
+        return decoded
+    }
+
+    /// The request body, refused over `maxRequestBodyBytes` or the `writeSizeLimit`.
+    func collectBody(_ request: inout Request, options: RESTOptions) async throws -> [UInt8] {
+        let limit = maxRequestBodyBytes
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+            throw Self.bodyTooLarge(limit)
+        }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: limit)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw Self.bodyTooLarge(limit)
+        }
+        if let sizeLimit = options.writeSizeLimit?.maxBytes, buffer.readableBytes > sizeLimit {
+            throw RESTError.badRequest(WriteSizeLimit.exceededMessage)
+        }
+        return Array(buffer.readableBytesView)
+    }
+
+    static func bodyTooLarge(_ limit: Int) -> RESTError {
+        .badRequest("Request body too large: the limit is \(limit) bytes.")
+    }
+}

@@ -1,0 +1,104 @@
+import HearthCore
+
+/// Keeps index entries in step with a planned write, in the same batch.
+struct IndexMaintenance {
+    let reader: NamespaceReader
+    let batch: WriteBatch
+    let view: PostWriteView
+    var keys: KeySpace { reader.keys }
+
+    func update(for entries: [PlannedEntry]) {
+        for index in reader.indexes {
+            let depth = index.spec.location.count
+            var pairs: [DataPath: Set<ChildKey>] = [:]
+            for entry in entries where !entry.isPriority {
+                if entry.path.depth <= depth {
+                    guard matchesPrefix(index.spec, entry.path) else { continue }
+                    reindex(index, at: entry.path, node: entry.node)
+                } else {
+                    let list = DataPath(keys: Array(entry.path.keys[0..<depth]))
+                    guard index.spec.matches(list) else { continue }
+                    pairs[list, default: []].insert(entry.path.keys[depth])
+                }
+            }
+            for (list, children) in pairs {
+                for child in children { refresh(index, list: list, child: child) }
+            }
+        }
+    }
+
+    /// True when `path` (no deeper than the index location) can lead to an indexed location.
+    private func matchesPrefix(_ spec: IndexSpec, _ path: DataPath) -> Bool {
+        for (segment, key) in zip(spec.location, path.keys) {
+            if case .key(let expected) = segment, expected != key { return false }
+        }
+        return true
+    }
+
+    /// The subtree at `path` (at or above indexed locations) was replaced by `node`: drop every
+    /// entry below it and index the new data.
+    private func reindex(_ index: RegisteredIndex, at path: DataPath, node: Node?) {
+        for table in [keys.indexPrefix(index.id), keys.reversePrefix(index.id)] {
+            var prefix = table
+            KeyEncoding.append(path, to: &prefix)
+            reader.scan(prefix) { key, _ in batch.delete(Array(key)) }
+        }
+        guard let node else { return }
+        IndexMaintenance.forEachLocation(of: index.spec, in: node, at: path) { list, children in
+            for (childKey, child) in zip(children.keys, children.nodes) {
+                let indexed = IndexValueEncoding.Indexed(child.descendant(index.childPath))
+                put(index, list: list, child: childKey, value: indexed)
+            }
+        }
+    }
+
+    /// Re-derives the entry of one child whose subtree the write touched.
+    private func refresh(_ index: RegisteredIndex, list: DataPath, child: ChildKey) {
+        var reverseKey = keys.reversePrefix(index.id)
+        KeyEncoding.append(list, to: &reverseKey)
+        KeyEncoding.append(child, to: &reverseKey)
+        if let old = reader.snapshot.get(reverseKey) {
+            var indexKey = keys.indexPrefix(index.id)
+            KeyEncoding.append(list, to: &indexKey)
+            indexKey.append(contentsOf: old)
+            KeyEncoding.append(child, to: &indexKey)
+            batch.delete(indexKey)
+            batch.delete(reverseKey)
+        }
+        let childPath = list.child(child)
+        guard view.state(of: childPath) != .missing else { return }
+        put(index, list: list, child: child, value: view.state(of: childPath.appending(index.childPath)))
+    }
+
+    private func put(_ index: RegisteredIndex, list: DataPath, child: ChildKey, value: IndexValueEncoding.Indexed) {
+        let encoded = IndexValueEncoding.encode(value)
+        var indexKey = keys.indexPrefix(index.id)
+        KeyEncoding.append(list, to: &indexKey)
+        indexKey.append(contentsOf: encoded)
+        KeyEncoding.append(child, to: &indexKey)
+        batch.put(indexKey, [])
+        var reverseKey = keys.reversePrefix(index.id)
+        KeyEncoding.append(list, to: &reverseKey)
+        KeyEncoding.append(child, to: &reverseKey)
+        batch.put(reverseKey, encoded)
+    }
+
+    /// Calls `body` for every indexed location inside `node` (which sits at `path`).
+    static func forEachLocation(
+        of spec: IndexSpec, in node: Node, at path: DataPath, _ body: (DataPath, Children) -> Void
+    ) {
+        guard case .children(let children, _) = node else { return }
+        if path.depth == spec.location.count {
+            body(path, children)
+            return
+        }
+        switch spec.location[path.depth] {
+        case .key(let key):
+            if let child = children[key] { forEachLocation(of: spec, in: child, at: path.child(key), body) }
+        case .wildcard:
+            for (key, child) in zip(children.keys, children.nodes) {
+                forEachLocation(of: spec, in: child, at: path.child(key), body)
+            }
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/// Byte-string helpers for key ranges.
+enum KeyBytes {
+    /// The least byte string greater than every string that starts with `prefix`, or nil
+    /// when there is none (all 0xFF).
+    static func successor(of prefix: [UInt8]) -> [UInt8]? {
+        var bytes = prefix
+        while let last = bytes.last {
+            if last < 0xFF {
+                bytes[bytes.count - 1] = last + 1
+                return bytes
+            }
+            bytes.removeLast()
+        }
+        return nil
+    }
+
+    /// Lexicographic comparison of raw bytes.
+    static func compare(_ a: UnsafeRawBufferPointer, _ b: [UInt8]) -> Int {
+        let n = min(a.count, b.count)
+        var i = 0
+        while i < n {
+            let x = a[i]
+            let y = b[i]
+            if x != y { return x < y ? -1 : 1 }
+            i += 1
+        }
+        return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+    }
+
+    static func hasPrefix(_ bytes: UnsafeRawBufferPointer, _ prefix: [UInt8]) -> Bool {
+        guard bytes.count >= prefix.count else { return false }
+        for i in 0..<prefix.count where bytes[i] != prefix[i] { return false }
+        return true
+    }
+}

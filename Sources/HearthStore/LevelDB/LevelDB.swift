@@ -1,0 +1,167 @@
+import CLevelDB
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// A thread-safe handle on one LevelDB database (the C API), with tracked snapshots so that
+/// closing never frees the database under a reader.
+final class LevelDB: Sendable {
+    private struct State {
+        var closed = false
+        var activeReaders = 0
+    }
+
+    nonisolated(unsafe) private let db: OpaquePointer
+    nonisolated(unsafe) private let options: OpaquePointer
+    nonisolated(unsafe) private let cache: OpaquePointer
+    nonisolated(unsafe) private let filter: OpaquePointer
+    nonisolated(unsafe) private let syncWrite: OpaquePointer
+    nonisolated(unsafe) private let asyncWrite: OpaquePointer
+    private let state = Mutex(State())
+    let path: String
+
+    init(path: String, writeBufferSize: Int, cacheBytes: Int = 64 << 20) throws {
+        self.path = path
+        let options = leveldb_options_create()!
+        leveldb_options_set_create_if_missing(options, 1)
+        leveldb_options_set_write_buffer_size(options, writeBufferSize)
+        leveldb_options_set_max_open_files(options, 1000)
+        leveldb_options_set_max_file_size(options, 8 << 20)
+        leveldb_options_set_compression(options, Int32(leveldb_snappy_compression))
+        let cache = leveldb_cache_create_lru(cacheBytes)!
+        leveldb_options_set_cache(options, cache)
+        let filter = leveldb_filterpolicy_create_bloom(10)!
+        leveldb_options_set_filter_policy(options, filter)
+        var error: UnsafeMutablePointer<CChar>?
+        let db = leveldb_open(options, path, &error)
+        if let error {
+            let message = String(cString: error)
+            leveldb_free(error)
+            leveldb_options_destroy(options)
+            leveldb_cache_destroy(cache)
+            leveldb_filterpolicy_destroy(filter)
+            if message.contains("lock") {
+                throw StoreError(
+                    .locked,
+                    "The data directory '\(path)' is in use by another Hearth process (\(message)); stop it or use its REST API."
+                )
+            }
+            throw StoreError(.io, "Cannot open the data directory '\(path)': \(message)")
+        }
+        self.db = db!
+        self.options = options
+        self.cache = cache
+        self.filter = filter
+        syncWrite = leveldb_writeoptions_create()!
+        leveldb_writeoptions_set_sync(syncWrite, 1)
+        asyncWrite = leveldb_writeoptions_create()!
+        leveldb_writeoptions_set_sync(asyncWrite, 0)
+    }
+
+    /// Applies `batch` atomically; with `sync`, only after the log is fsynced.
+    func write(_ batch: WriteBatch, sync: Bool) throws {
+        try withOpen { () throws in
+            var error: UnsafeMutablePointer<CChar>?
+            leveldb_write(db, sync ? syncWrite : asyncWrite, batch.handle, &error)
+            if let error {
+                let message = String(cString: error)
+                leveldb_free(error)
+                throw StoreError(.io, "Writing to the store failed: \(message)")
+            }
+        }
+    }
+
+    /// Forces the log to disk (a synced empty batch).
+    func sync() throws {
+        let batch = WriteBatch()
+        try write(batch, sync: true)
+    }
+
+    /// Runs `body` with a consistent snapshot; the database stays open meanwhile.
+    func withSnapshot<T>(_ body: (Snapshot) throws -> T) throws -> T {
+        try enterReader()
+        defer { leaveReader() }
+        let snapshot = Snapshot(db: db)
+        defer { snapshot.release() }
+        return try body(snapshot)
+    }
+
+    private func enterReader() throws {
+        let ok = state.withLock { state -> Bool in
+            if state.closed { return false }
+            state.activeReaders += 1
+            return true
+        }
+        if !ok { throw StoreError(.closed, "The store is closed.") }
+    }
+
+    private func leaveReader() {
+        state.withLock { $0.activeReaders -= 1 }
+    }
+
+    private func withOpen<T>(_ body: () throws -> T) throws -> T {
+        try enterReader()
+        defer { leaveReader() }
+        return try body()
+    }
+
+    /// Closes the database after in-flight readers and writers finish.
+    func close() {
+        let first = state.withLock { state -> Bool in
+            if state.closed { return false }
+            state.closed = true
+            return true
+        }
+        guard first else { return }
+        while state.withLock({ $0.activeReaders }) > 0 {
+            usleep(1000)
+        }
+        leveldb_close(db)
+        leveldb_writeoptions_destroy(syncWrite)
+        leveldb_writeoptions_destroy(asyncWrite)
+        leveldb_options_destroy(options)
+        leveldb_cache_destroy(cache)
+        leveldb_filterpolicy_destroy(filter)
+    }
+}
+
+/// A LevelDB snapshot plus read options bound to it; valid inside `LevelDB.withSnapshot`.
+final class Snapshot {
+    private let db: OpaquePointer
+    private let snapshot: OpaquePointer
+    let readOptions: OpaquePointer
+
+    fileprivate init(db: OpaquePointer) {
+        self.db = db
+        snapshot = leveldb_create_snapshot(db)
+        readOptions = leveldb_readoptions_create()
+        leveldb_readoptions_set_snapshot(readOptions, snapshot)
+        leveldb_readoptions_set_verify_checksums(readOptions, 0)
+    }
+
+    fileprivate func release() {
+        leveldb_readoptions_destroy(readOptions)
+        leveldb_release_snapshot(db, snapshot)
+    }
+
+    /// The value at `key`, or nil.
+    func get(_ key: [UInt8]) -> [UInt8]? {
+        var length = 0
+        var error: UnsafeMutablePointer<CChar>?
+        let value = key.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) {
+                leveldb_get(db, readOptions, $0.baseAddress, $0.count, &length, &error)
+            }
+        }
+        if let error { leveldb_free(error) }
+        guard let value else { return nil }
+        defer { leveldb_free(value) }
+        return Array(UnsafeRawBufferPointer(start: value, count: length))
+    }
+
+    /// A new iterator over this snapshot; call `close()` when done.
+    func makeIterator() -> Cursor {
+        Cursor(handle: leveldb_create_iterator(db, readOptions))
+    }
+}

@@ -1,0 +1,46 @@
+import CLevelDB
+
+/// A LevelDB write batch: every put and delete in it is applied atomically.
+final class WriteBatch {
+    let handle: OpaquePointer
+    private(set) var count = 0
+    private(set) var byteSize = 0
+
+    init() {
+        handle = leveldb_writebatch_create()
+    }
+
+    deinit {
+        leveldb_writebatch_destroy(handle)
+    }
+
+    func put(_ key: [UInt8], _ value: [UInt8]) {
+        key.withUnsafeBufferPointer { k in
+            value.withUnsafeBufferPointer { v in
+                k.withMemoryRebound(to: CChar.self) { kc in
+                    v.withMemoryRebound(to: CChar.self) { vc in
+                        leveldb_writebatch_put(handle, kc.baseAddress, kc.count, vc.baseAddress, vc.count)
+                    }
+                }
+            }
+        }
+        count += 1
+        byteSize += key.count + value.count + 8
+    }
+
+    func delete(_ key: [UInt8]) {
+        key.withUnsafeBufferPointer { k in
+            k.withMemoryRebound(to: CChar.self) { kc in
+                leveldb_writebatch_delete(handle, kc.baseAddress, kc.count)
+            }
+        }
+        count += 1
+        byteSize += key.count + 8
+    }
+
+    func clear() {
+        leveldb_writebatch_clear(handle)
+        count = 0
+        byteSize = 0
+    }
+}

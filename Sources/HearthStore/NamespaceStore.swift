@@ -1,0 +1,102 @@
+public import HearthCore
+import Dispatch
+import Foundation
+import Synchronization
+
+/// One namespace (database) of the store: its tree, indexes and serial writer.
+public final class NamespaceStore: Sendable {
+    public let name: String
+    let keys: KeySpace
+    let db: LevelDB
+    let writer: NamespaceWriter
+    private let registered: Mutex<[RegisteredIndex]>
+    private let clock: @Sendable () -> Double
+    private static let readQueue = DispatchQueue(label: "hearth.read", qos: .userInitiated, attributes: .concurrent)
+
+    init(name: String, id: UInt32, db: LevelDB, syncAlways: Bool, clock: @escaping @Sendable () -> Double, onCommit: @escaping @Sendable () -> Void) throws {
+        self.name = name
+        keys = KeySpace(namespaceID: id)
+        self.db = db
+        self.clock = clock
+        let (sequence, indexes) = try db.withSnapshot { snapshot -> (UInt64, [RegisteredIndex]) in
+            let reader = NamespaceReader(snapshot: snapshot, keys: KeySpace(namespaceID: id), indexes: [])
+            let sequence = snapshot.get(KeySpace(namespaceID: id).sequenceKey).map(NamespaceStore.decodeSequence) ?? 0
+            return (sequence, IndexDefinitions.load(reader))
+        }
+        registered = Mutex(indexes)
+        writer = NamespaceWriter(name: name, db: db, keys: keys, sequence: sequence, syncAlways: syncAlways, onCommit: onCommit)
+    }
+
+    static func decodeSequence(_ bytes: [UInt8]) -> UInt64 {
+        bytes.reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    /// The indexes in force.
+    public var indexes: [IndexSpec] { registered.withLock { $0.map(\.spec) } }
+
+    /// Runs `body` on the store's read pool against one consistent snapshot.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (NamespaceReader) throws -> T) async throws -> T {
+        let indexes = registered.withLock { $0 }
+        return try await withCheckedThrowingContinuation { continuation in
+            NamespaceStore.readQueue.async { [self] in
+                continuation.resume(with: Result { try readNow(indexes: indexes, body) })
+            }
+        }
+    }
+
+    /// Reads synchronously on the calling thread (CLI and tests).
+    func readNow<T>(indexes: [RegisteredIndex]? = nil, _ body: (NamespaceReader) throws -> T) throws -> T {
+        let indexes = indexes ?? registered.withLock { $0 }
+        return try db.withSnapshot { snapshot in
+            try body(NamespaceReader(snapshot: snapshot, keys: keys, indexes: indexes))
+        }
+    }
+
+    /// Applies a write through the namespace's serial writer; returns once it is durable as
+    /// the store's sync mode promises.
+    public func write(_ write: Write) async throws -> WriteResult {
+        try await writer.perform { [self] in
+            try readNow { reader in
+                let batch = WriteBatch()
+                let result = try WritePlanner(reader: reader, batch: batch).plan(write, now: clock())
+                guard case .committed(_, let values) = result else { return result }
+                let sequence = try writer.commit(batch)
+                return .committed(sequence: sequence, values: values)
+            }
+        }
+    }
+
+    /// Replaces the set of secondary indexes, building new ones over existing data.
+    public func setIndexes(_ specs: [IndexSpec]) async throws {
+        try await writer.perform { [self] in
+            let current = registered.withLock { $0 }
+            var kept = current.filter { specs.contains($0.spec) }
+            let removed = current.filter { !specs.contains($0.spec) }
+            for index in removed {
+                try writer.commitUnsequenced(try readNow { IndexDefinitions.removal(of: index, reader: $0) })
+            }
+            registered.withLock { $0 = kept }
+            var nextID = (current.map(\.id).max() ?? 0) + 1
+            for spec in specs where !kept.contains(where: { $0.spec == spec }) {
+                let index = RegisteredIndex(id: nextID, spec: spec)
+                nextID += 1
+                try readNow { reader in
+                    try writer.commitUnsequenced(IndexDefinitions.removal(of: index, reader: reader))
+                }
+                try readNow { reader in
+                    try IndexBuilder(reader: reader, index: index) { batch in
+                        try self.writer.commitUnsequenced(batch)
+                    }.build()
+                }
+                try writer.commitUnsequenced(IndexDefinitions.definition(of: index, keys: keys))
+                kept.append(index)
+                registered.withLock { $0 = kept }
+            }
+        }
+    }
+
+    /// Milliseconds since 1970, the clock of server timestamps.
+    public static func systemClock() -> Double {
+        (Date().timeIntervalSince1970 * 1000).rounded(.down)
+    }
+}

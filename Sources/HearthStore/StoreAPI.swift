@@ -1,0 +1,80 @@
+public import HearthCore
+
+/// Settings of a store.
+public struct StoreConfiguration: Sendable {
+    public enum SyncMode: Sendable, Equatable {
+        /// Acknowledge after the write reached the OS (survives `kill -9`); fsync in the
+        /// background at least every `milliseconds` while there are unsynced writes.
+        case periodic(milliseconds: Int)
+        /// Acknowledge only after an fsync; concurrent writes share each fsync.
+        case always
+    }
+
+    public var syncMode: SyncMode
+    /// Upper bound of one LevelDB write buffer (memtable) in bytes.
+    public var writeBufferSize: Int
+
+    public init(syncMode: SyncMode = .periodic(milliseconds: 100), writeBufferSize: Int = 32 << 20) {
+        self.syncMode = syncMode
+        self.writeBufferSize = writeBufferSize
+    }
+}
+
+/// One entry of a multi-path update: a path relative to the update's location and its value.
+public struct UpdateEntry: Hashable, Sendable {
+    public var path: DataPath
+    public var value: NewValue
+
+    public init(path: DataPath, value: NewValue) {
+        self.path = path
+        self.value = value
+    }
+}
+
+/// A write to one namespace, applied atomically by the namespace's writer.
+public struct Write: Hashable, Sendable {
+    public enum Operation: Hashable, Sendable {
+        /// Replace the node at a path (a null value deletes it).
+        case set(DataPath, NewValue)
+        /// Multi-path update at a location: every entry applied in one atomic step. Entry paths
+        /// must not contain one another (checked by `Write.validate`).
+        case update(DataPath, [UpdateEntry])
+    }
+
+    public var operation: Operation
+    /// When set, the write applies only if the target location's current ETag equals it
+    /// (`null_etag` for no data); otherwise `WriteResult.conditionFailed`.
+    public var ifMatch: String?
+
+    public init(_ operation: Operation, ifMatch: String? = nil) {
+        self.operation = operation
+        self.ifMatch = ifMatch
+    }
+}
+
+/// What a write did.
+public enum WriteResult: Sendable, Equatable {
+    /// Committed as sequence number `sequence` of the namespace; `values` are the written
+    /// values with server values resolved (one for `set`, one per entry for `update`).
+    case committed(sequence: UInt64, values: [Node?])
+    /// `ifMatch` did not match: the location's current value and ETag.
+    case conditionFailed(current: Node?, etag: String)
+}
+
+/// The top level of a shallow read.
+public enum ShallowResult: Sendable, Equatable {
+    case null
+    case leaf(LeafValue)
+    /// Children in key order; a leaf child's value, or nil for a child with children.
+    case children([(key: ChildKey, leaf: LeafValue?)])
+
+    public static func == (lhs: ShallowResult, rhs: ShallowResult) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case let (.leaf(a), .leaf(b)): return a == b
+        case let (.children(a), .children(b)):
+            return a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.leaf == $1.leaf }
+        default: return false
+        }
+    }
+}

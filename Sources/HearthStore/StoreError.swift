@@ -1,0 +1,37 @@
+public import HearthCore
+
+/// Errors of the store.
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable {
+        private enum Base: Hashable, Sendable {
+            case io, corrupt, closed, locked, invalidNamespace, indexNotDefined, invalidWrite
+        }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+        /// LevelDB or the file system failed.
+        public static let io = Code(.io)
+        /// Stored bytes could not be decoded.
+        public static let corrupt = Code(.corrupt)
+        /// The store is closed.
+        public static let closed = Code(.closed)
+        /// Another process holds the data directory.
+        public static let locked = Code(.locked)
+        /// A namespace name was refused.
+        public static let invalidNamespace = Code(.invalidNamespace)
+        /// An ordered query needs an `.indexOn` that is not defined.
+        public static let indexNotDefined = Code(.indexNotDefined)
+        /// A write was refused (overlapping update paths, too deep, ...).
+        public static let invalidWrite = Code(.invalidWrite)
+    }
+
+    public let code: Code
+    /// A sentence for the user; for `indexNotDefined`, Firebase's exact text.
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}

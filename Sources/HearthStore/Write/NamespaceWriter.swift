@@ -1,0 +1,96 @@
+import Dispatch
+import Synchronization
+
+/// The one serial writer of a namespace. Jobs run in order on its queue; each round applies
+/// every queued job, then (with `--sync always`) one fsync covers them all before any of them
+/// is acknowledged: group commit.
+final class NamespaceWriter: Sendable {
+    typealias Completion = @Sendable (Error?) -> Void
+    typealias Job = @Sendable () -> Completion
+
+    private struct Queue {
+        var jobs: [Job] = []
+        var scheduled = false
+    }
+
+    private let queue: DispatchQueue
+    private let pending = Mutex(Queue())
+    private let db: LevelDB
+    private let sequenceKey: [UInt8]
+    private let syncAlways: Bool
+    private let onCommit: @Sendable () -> Void
+    /// The last committed sequence number; touched only on `queue`.
+    nonisolated(unsafe) private var sequence: UInt64
+
+    init(name: String, db: LevelDB, keys: KeySpace, sequence: UInt64, syncAlways: Bool, onCommit: @escaping @Sendable () -> Void) {
+        queue = DispatchQueue(label: "hearth.writer.\(name)", qos: .userInitiated)
+        self.db = db
+        sequenceKey = keys.sequenceKey
+        self.sequence = sequence
+        self.syncAlways = syncAlways
+        self.onCommit = onCommit
+    }
+
+    /// Runs `body` on the writer; resumes after the round's sync when `--sync always`.
+    func perform<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
+            enqueue {
+                let result: Result<T, Error>
+                do { result = .success(try body()) } catch { result = .failure(error) }
+                return { syncError in
+                    if let syncError, case .success = result {
+                        continuation.resume(throwing: syncError)
+                    } else {
+                        continuation.resume(with: result)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Commits `batch` with the next sequence number; call only from a job.
+    func commit(_ batch: WriteBatch) throws -> UInt64 {
+        let next = sequence + 1
+        var bytes: [UInt8] = []
+        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: next >> UInt64(shift))) }
+        batch.put(sequenceKey, bytes)
+        try db.write(batch, sync: false)
+        sequence = next
+        onCommit()
+        return next
+    }
+
+    /// Writes `batch` without a sequence number (index builds, import chunks); only from a job.
+    func commitUnsequenced(_ batch: WriteBatch) throws {
+        try db.write(batch, sync: false)
+        onCommit()
+    }
+
+    private func enqueue(_ job: @escaping Job) {
+        let start = pending.withLock { state -> Bool in
+            state.jobs.append(job)
+            if state.scheduled { return false }
+            state.scheduled = true
+            return true
+        }
+        if start { queue.async { self.drain() } }
+    }
+
+    private func drain() {
+        while true {
+            let jobs = pending.withLock { state -> [Job] in
+                let jobs = state.jobs
+                state.jobs = []
+                if jobs.isEmpty { state.scheduled = false }
+                return jobs
+            }
+            if jobs.isEmpty { return }
+            let completions = jobs.map { $0() }
+            var syncError: Error?
+            if syncAlways {
+                do { try db.sync() } catch { syncError = error }
+            }
+            for completion in completions { completion(syncError) }
+        }
+    }
+}

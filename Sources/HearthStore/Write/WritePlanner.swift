@@ -1,0 +1,144 @@
+import HearthCore
+
+/// Turns one `Write` into one LevelDB batch: data, index entries and the sequence number.
+/// Runs on the namespace's serial writer, so the snapshot it reads is the latest state.
+struct WritePlanner {
+    let reader: NamespaceReader
+    let batch: WriteBatch
+    var keys: KeySpace { reader.keys }
+
+    /// Adds the write to the batch. Returns the resolved values, or the current value and ETag
+    /// when the `ifMatch` condition fails (nothing is added then).
+    func plan(_ write: Write, now: Double) throws -> WriteResult {
+        let target: DataPath
+        let requested: [(path: DataPath, value: NewValue)]
+        switch write.operation {
+        case .set(let path, let value):
+            target = path
+            requested = [(path, value)]
+        case .update(let path, let entries):
+            target = path
+            requested = entries.map { (path.appending($0.path), $0.value) }
+            try WritePlanner.checkDisjoint(requested.map(\.path))
+        }
+        if let expected = write.ifMatch {
+            let current = reader.node(at: target.isPriorityPath ? target.parent! : target)
+            let etag = current.map(ValueHash.hash) ?? "null_etag"
+            if etag != expected { return .conditionFailed(current: current, etag: etag) }
+        }
+        var entries: [PlannedEntry] = []
+        var values: [Node?] = []
+        for (path, value) in requested {
+            let resolved = ServerValueResolver.resolve(value, now: now) { relative in
+                reader.node(at: path.appending(relative))
+            }
+            values.append(resolved)
+            if path.isPriorityPath {
+                let owner = path.parent!
+                entries.append(PlannedEntry(path: owner, isPriority: true, node: resolved, dataKey: keys.dataKey(owner)))
+            } else {
+                entries.append(PlannedEntry(path: path, isPriority: false, node: resolved, dataKey: keys.dataKey(path)))
+            }
+        }
+        let view = PostWriteView(reader: reader, entries: entries)
+        for entry in entries where !entry.isPriority {
+            replace(entry)
+        }
+        for entry in entries where entry.isPriority {
+            setPriority(entry, view: view)
+        }
+        removeOrphanPriorities(entries: entries, view: view)
+        IndexMaintenance(reader: reader, batch: batch, view: view).update(for: entries)
+        return .committed(sequence: 0, values: values)
+    }
+
+    /// Update paths must not contain one another (Firebase refuses such updates).
+    static func checkDisjoint(_ paths: [DataPath]) throws {
+        let sorted = paths.sorted()
+        for (a, b) in zip(sorted, sorted.dropFirst()) {
+            let ownerA = a.isPriorityPath ? a.parent! : a
+            if a.contains(b) || (a.isPriorityPath && b.contains(ownerA)) || (b.isPriorityPath && a == b.parent!) {
+                throw StoreError(
+                    .invalidWrite,
+                    "Invalid update: the paths '\(a)' and '\(b)' overlap; an update's paths must not contain one another."
+                )
+            }
+        }
+    }
+
+    /// Replaces the subtree at the entry's path with its node.
+    private func replace(_ entry: PlannedEntry) {
+        let cursor = reader.snapshot.makeIterator()
+        // A leaf ancestor turns into an object: its value goes (its priority stays).
+        if entry.node != nil && !entry.path.isRoot {
+            var probe = entry.path.parent
+            while let ancestor = probe {
+                let key = keys.dataKey(ancestor)
+                if reader.snapshot.get(key) != nil { batch.delete(key) }
+                probe = ancestor.parent
+            }
+        }
+        cursor.seek(entry.dataKey)
+        while cursor.hasPrefix(entry.dataKey) {
+            batch.delete(Array(cursor.keyBytes))
+            cursor.next()
+        }
+        if let node = entry.node {
+            var key = entry.dataKey
+            putNode(node, key: &key)
+        }
+    }
+
+    /// Puts the leaves and priorities of `node` below `key` (restored on return).
+    private func putNode(_ node: Node, key: inout [UInt8]) {
+        if let priority = node.priority {
+            key.append(KeyEncoding.priorityMarker)
+            batch.put(key, ValueEncoding.encode(priority))
+            key.removeLast()
+        }
+        switch node {
+        case .leaf(let value, _):
+            batch.put(key, ValueEncoding.encode(value))
+        case .children(let children, _):
+            let length = key.count
+            for (childKey, child) in zip(children.keys, children.nodes) {
+                KeyEncoding.append(childKey, to: &key)
+                putNode(child, key: &key)
+                key.removeSubrange(length...)
+            }
+        }
+    }
+
+    /// Sets (or clears) the priority of an existing node; a priority on no data is dropped.
+    private func setPriority(_ entry: PlannedEntry, view: PostWriteView) {
+        let key = keys.priorityKey(entry.path)
+        guard view.state(of: entry.path, ignoringPriority: true) != .missing else { return }
+        switch entry.node {
+        case .leaf(.number(let d), _)?: batch.put(key, ValueEncoding.encode(LeafValue.number(d)))
+        case .leaf(.string(let s), _)?: batch.put(key, ValueEncoding.encode(LeafValue.string(s)))
+        default: batch.delete(key)
+        }
+    }
+
+    /// A node left without data loses its priority, so no priority outlives its node.
+    private func removeOrphanPriorities(entries: [PlannedEntry], view: PostWriteView) {
+        var checked = Set<DataPath>()
+        for entry in entries where entry.node == nil && !entry.isPriority {
+            var probe = entry.path.parent
+            while let ancestor = probe, checked.insert(ancestor).inserted {
+                let key = keys.priorityKey(ancestor)
+                if reader.snapshot.get(key) != nil,
+                    view.state(of: ancestor, ignoringPriority: true) == .missing
+                {
+                    batch.delete(key)
+                }
+                probe = ancestor.parent
+            }
+        }
+    }
+}
+
+extension DataPath {
+    /// True when the last key is `.priority` (a write of the parent's priority).
+    var isPriorityPath: Bool { last?.string == ".priority" }
+}

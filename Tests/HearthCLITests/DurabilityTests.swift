@@ -1,0 +1,99 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// A write acknowledged to a client survives `kill -9` of the server.
+@Suite("kill -9 durability", .serialized)
+struct DurabilityTests {
+    struct SyncCase: CustomTestStringConvertible, Sendable {
+        var id: String
+        var arguments: [String]
+        var testDescription: String { id }
+    }
+
+    static let syncCases: [SyncCase] = [
+        .init(id: "default sync", arguments: []),
+        .init(id: "--sync always", arguments: ["--sync", "always"]),
+    ]
+
+    /// Writers that record every acknowledged PUT until told to stop or the server dies.
+    final class Acknowledged: Sendable {
+        let values = Mutex<[String: Int]>([:])
+        var count: Int { values.withLock { $0.count } }
+        func record(_ key: String, _ value: Int) { values.withLock { $0[key] = value } }
+    }
+
+    @Test(arguments: syncCases)
+    func everyAcknowledgedWriteSurvivesKill9(_ sync: SyncCase) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let data = directory.appending("data")
+        let server = try await TestServer.start(
+            dataDirectory: data,
+            workingDirectory: directory.url,
+            arguments: sync.arguments
+        )
+        let acknowledged = Acknowledged()
+        let writers = 4
+        let target = 400
+
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<writers {
+                group.addTask {
+                    var index = 0
+                    while true {
+                        let key = "w\(writer)-\(index)"
+                        let value = writer * 1_000_000 + index
+                        // Alternate plain sets and multi-path updates.
+                        let response: TestServer.Response
+                        do {
+                            if index % 2 == 0 {
+                                response = try await server.request(
+                                    "PUT", "/durability/\(key).json", body: "\(value)", admin: true,
+                                    timeout: .seconds(10))
+                            } else {
+                                response = try await server.request(
+                                    "PATCH", "/durability.json", body: #"{"\#(key)": \#(value)}"#, admin: true,
+                                    timeout: .seconds(10))
+                            }
+                        } catch {
+                            return  // the server is gone
+                        }
+                        guard response.status == 200 else { return }
+                        acknowledged.record(key, value)
+                        index += 1
+                    }
+                }
+            }
+            group.addTask {
+                let deadline = ContinuousClock.now + .seconds(60)
+                while acknowledged.count < target && ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+                // Mid-stream: requests are in flight on every writer.
+                server.child.send(SIGKILL)
+            }
+            try await group.waitForAll()
+        }
+        _ = try await server.child.wait(timeout: .seconds(30))
+        #expect(server.child.process.terminationReason == .uncaughtSignal)
+        try? await server.client.shutdown()
+        let expected = acknowledged.values.withLock { $0 }
+        #expect(expected.count >= target, "only \(expected.count) writes were acknowledged")
+
+        let restarted = try await TestServer.start(
+            dataDirectory: data,
+            workingDirectory: directory.url,
+            arguments: sync.arguments
+        )
+        let read = try await restarted.request("GET", "/durability.json", admin: true)
+        #expect(read.status == 200)
+        let stored = try JSONSerialization.jsonObject(with: Data(read.body.utf8)) as? [String: Any] ?? [:]
+        var missing: [String] = []
+        for (key, value) in expected where (stored[key] as? NSNumber)?.intValue != value {
+            missing.append(key)
+        }
+        #expect(missing.isEmpty, "\(missing.count) of \(expected.count) acknowledged writes lost: \(missing.prefix(10))")
+        _ = try await restarted.terminate()
+    }
+}

@@ -1,0 +1,139 @@
+import Logging
+import HearthStore
+import Testing
+
+@testable import HearthCLI
+
+/// Resolution of `serve` settings: flag > environment > default.
+struct ServeSettingsTests {
+    static func resolve(_ arguments: [String], _ environment: [String: String] = [:]) throws -> ServeSettings {
+        let command = try ServeCommand.parse(arguments)
+        return try ServeSettings.resolve(command, environment: Environment(environment)) { "generated" }
+    }
+
+    @Test func defaultsMatchTheContract() throws {
+        let settings = try Self.resolve([])
+        #expect(settings.host == "127.0.0.1")
+        #expect(settings.port == 9000)
+        #expect(settings.dataDirectory == ".hearth")
+        #expect(settings.rulesFile == "rules/database.rules.json")
+        #expect(settings.seedFile == "seed/fireside.json")
+        #expect(settings.adminSecret == "generated")
+        #expect(settings.adminSecretGenerated)
+        #expect(settings.jwtSecretGenerated)
+        #expect(settings.tlsCertificatePath == nil)
+        #expect(settings.emulator == false)
+        #expect(settings.syncMode == .periodic(milliseconds: 100))
+        #expect(settings.corsAllowedOrigin == "*")
+    }
+
+    struct Case: CustomTestStringConvertible, Sendable {
+        var id: String
+        var arguments: [String] = []
+        var environment: [String: String] = [:]
+        var check: @Sendable (ServeSettings) -> Bool
+        var testDescription: String { id }
+    }
+
+    static let cases: [Case] = [
+        .init(id: "host flag", arguments: ["--host", "0.0.0.0"]) { $0.host == "0.0.0.0" },
+        .init(id: "host env", environment: ["HEARTH_HOST": "::1"]) { $0.host == "::1" },
+        .init(id: "host flag beats env", arguments: ["--host", "a"], environment: ["HEARTH_HOST": "b"]) {
+            $0.host == "a"
+        },
+        .init(id: "port env", environment: ["HEARTH_PORT": "8080"]) { $0.port == 8080 },
+        .init(id: "port flag beats env", arguments: ["--port", "1"], environment: ["HEARTH_PORT": "2"]) {
+            $0.port == 1
+        },
+        .init(id: "empty env is unset", environment: ["HEARTH_PORT": "", "HEARTH_HOST": ""]) {
+            $0.port == 9000 && $0.host == "127.0.0.1"
+        },
+        .init(id: "data", environment: ["HEARTH_DATA": "/var/hearth"]) { $0.dataDirectory == "/var/hearth" },
+        .init(id: "rules", arguments: ["--rules", "r.json"]) { $0.rulesFile == "r.json" },
+        .init(id: "seed env", environment: ["HEARTH_SEED": "s.json"]) { $0.seedFile == "s.json" },
+        .init(id: "admin env", environment: ["HEARTH_ADMIN_SECRET": "s3"]) {
+            $0.adminSecret == "s3" && !$0.adminSecretGenerated
+        },
+        .init(id: "admin flag beats env", arguments: ["--admin-secret", "f"], environment: ["HEARTH_ADMIN_SECRET": "e"])
+        { $0.adminSecret == "f" },
+        .init(id: "jwt env", environment: ["HEARTH_JWT_SECRET": "k"]) { $0.jwtSecret == "k" && !$0.jwtSecretGenerated },
+        .init(id: "tls", environment: ["HEARTH_TLS_CERT": "c.pem", "HEARTH_TLS_KEY": "k.pem"]) {
+            $0.tlsCertificatePath == "c.pem" && $0.tlsKeyPath == "k.pem"
+        },
+        .init(id: "tls mixed", arguments: ["--tls-cert", "c"], environment: ["HEARTH_TLS_KEY": "k"]) {
+            $0.tlsCertificatePath == "c" && $0.tlsKeyPath == "k"
+        },
+        .init(id: "emulator flag", arguments: ["--emulator"]) { $0.emulator },
+        .init(id: "emulator env", environment: ["HEARTH_EMULATOR": "true"]) { $0.emulator },
+        .init(id: "emulator env off", environment: ["HEARTH_EMULATOR": "0"]) { !$0.emulator },
+        .init(id: "sync flag", arguments: ["--sync", "always"]) { $0.syncMode == .always },
+        .init(id: "sync env", environment: ["HEARTH_SYNC": "always"]) { $0.syncMode == .always },
+        .init(id: "sync flag beats env", arguments: ["--sync", "periodic"], environment: ["HEARTH_SYNC": "always"]) {
+            $0.syncMode == .periodic(milliseconds: 100)
+        },
+        .init(id: "cors", environment: ["HEARTH_CORS_ORIGIN": "https://app.example"]) {
+            $0.corsAllowedOrigin == "https://app.example"
+        },
+    ]
+
+    @Test(arguments: cases)
+    func resolvesFlagThenEnvironmentThenDefault(_ testCase: Case) throws {
+        let settings = try Self.resolve(testCase.arguments, testCase.environment)
+        #expect(testCase.check(settings))
+    }
+
+    static let invalid: [(arguments: [String], environment: [String: String], message: String)] = [
+        (["--port", "65536"], [:], "Invalid value '65536' for '--port': expected 0...65535."),
+        ([], ["HEARTH_PORT": "nine"], "Invalid value 'nine' for HEARTH_PORT: expected an integer 0...65535."),
+        (["--sync", "never"], [:], "Invalid value 'never' for '--sync': expected 'periodic' or 'always'."),
+        ([], ["HEARTH_SYNC": "x"], "Invalid value 'x' for HEARTH_SYNC: expected 'periodic' or 'always'."),
+        ([], ["HEARTH_EMULATOR": "maybe"], "Invalid value 'maybe' for HEARTH_EMULATOR: expected 'true' or 'false'."),
+        (["--tls-key", "k"], [:], "TLS needs both a certificate and a key: give '--tls-cert' and '--tls-key' (or HEARTH_TLS_CERT and HEARTH_TLS_KEY) together."),
+    ]
+
+    @Test(arguments: 0..<invalid.count)
+    func refusesInvalidValuesWithExactMessages(_ index: Int) throws {
+        let (arguments, environment, message) = Self.invalid[index]
+        let error = #expect(throws: (any Error).self) { try Self.resolve(arguments, environment) }
+        #expect(error.map { "\($0)" } == message)
+    }
+
+    @Test func serverConfigurationCarriesEverySetting() throws {
+        let settings = try Self.resolve(
+            ["--host", "h", "--port", "1", "--data", "d", "--rules", "r", "--seed", "s", "--admin-secret", "a",
+             "--jwt-secret", "j", "--tls-cert", "c", "--tls-key", "k", "--emulator", "--sync", "always",
+             "--cors-origin", "o"]
+        )
+        let configuration = settings.serverConfiguration
+        #expect(configuration.host == "h")
+        #expect(configuration.port == 1)
+        #expect(configuration.dataDirectory == "d")
+        #expect(configuration.rulesFile == "r")
+        #expect(configuration.seedFile == "s")
+        #expect(configuration.adminSecret == "a")
+        #expect(configuration.jwtSecret == "j")
+        #expect(configuration.tlsCertificatePath == "c")
+        #expect(configuration.tlsKeyPath == "k")
+        #expect(configuration.emulator)
+        #expect(configuration.syncMode == .always)
+        #expect(configuration.corsAllowedOrigin == "o")
+    }
+
+    @Test func generatedSecretsAre32RandomBytesInBase64URL() {
+        let a = SecretGenerator.generate()
+        let b = SecretGenerator.generate()
+        #expect(a != b)
+        #expect(a.count == 43)
+        #expect(a.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+        #expect(SecretGenerator.base64URL([0xFB, 0xFF, 0xBF]) == "-_-_")
+    }
+
+    @Test func logLevelResolves() throws {
+        #expect(try LoggingOptions.parse([]).resolve(Environment([:])) == .info)
+        #expect(try LoggingOptions.parse([]).resolve(Environment(["HEARTH_LOG_LEVEL": "debug"])) == .debug)
+        #expect(
+            try LoggingOptions.parse(["--log-level", "error"]).resolve(Environment(["HEARTH_LOG_LEVEL": "debug"]))
+                == .error
+        )
+    }
+}

@@ -1,0 +1,168 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import Testing
+
+/// A `hearth serve` child on a free port of 127.0.0.1, with an HTTP client for it.
+final class TestServer: @unchecked Sendable {
+    let child: Child
+    let port: Int
+    let dataDirectory: URL
+    let adminSecret: String?
+    let client: HTTPClient
+
+    private init(child: Child, port: Int, dataDirectory: URL, adminSecret: String?) {
+        self.child = child
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.adminSecret = adminSecret
+        self.client = HTTPClient(eventLoopGroupProvider: .singleton)
+    }
+
+    /// Starts `hearth serve` on `dataDirectory` (run from `workingDirectory`, a directory without
+    /// rules or seed) and waits until `/.well-known/hearth/health` answers 200.
+    static func start(
+        dataDirectory: URL,
+        workingDirectory: URL,
+        adminSecret: String? = "test-admin-secret",
+        arguments: [String] = [],
+        environment: [String: String] = [:]
+    ) async throws -> TestServer {
+        let port = try FreePort.find()
+        var all = ["serve", "--host", "127.0.0.1", "--port", "\(port)", "--data", dataDirectory.path] + arguments
+        if let adminSecret { all += ["--admin-secret", adminSecret] }
+        return try await launch(
+            all, environment: environment, workingDirectory: workingDirectory, port: port,
+            dataDirectory: dataDirectory, adminSecret: adminSecret
+        )
+    }
+
+    /// Runs `hearth arguments…`, which must serve on `port`, and waits until it is healthy.
+    static func launch(
+        _ arguments: [String],
+        environment: [String: String],
+        workingDirectory: URL,
+        port: Int,
+        dataDirectory: URL,
+        adminSecret: String?
+    ) async throws -> TestServer {
+        let child = try Child.launch(arguments, environment: environment, directory: workingDirectory)
+        let server = TestServer(child: child, port: port, dataDirectory: dataDirectory, adminSecret: adminSecret)
+        do {
+            try await server.waitUntilHealthy()
+        } catch {
+            await server.kill()
+            throw error
+        }
+        return server
+    }
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Polls the health endpoint for up to 60 seconds; fails early when the process exits.
+    func waitUntilHealthy() async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            if !child.isRunning {
+                throw TestFailure(
+                    "hearth serve exited with \(child.process.terminationStatus) before it was healthy; "
+                        + "stderr: \(child.stderr())"
+                )
+            }
+            if let response = try? await request("GET", "/.well-known/hearth/health", timeout: .seconds(2)),
+                response.status == 200
+            {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw TestFailure("hearth serve did not become healthy in 60 s; stderr: \(child.stderr())")
+    }
+
+    struct Response {
+        var status: Int
+        var body: String
+    }
+
+    /// One request; `path` may carry a query. Adds `auth=<admin secret>` when `admin` is set.
+    func request(
+        _ method: String,
+        _ path: String,
+        body: String? = nil,
+        admin: Bool = false,
+        timeout: Duration = .seconds(30)
+    ) async throws -> Response {
+        var url = baseURL + path
+        if admin, let adminSecret {
+            url += (path.contains("?") ? "&" : "?") + "auth=\(adminSecret)"
+        }
+        var request = HTTPClientRequest(url: url)
+        request.method = .init(rawValue: method)
+        if let body {
+            request.body = .bytes(ByteBuffer(string: body))
+            request.headers.add(name: "Content-Type", value: "application/json")
+        }
+        let response = try await client.execute(request, timeout: .seconds(Int64(timeout.components.seconds)))
+        let bytes = try await response.body.collect(upTo: 256 << 20)
+        return Response(status: Int(response.status.code), body: String(buffer: bytes))
+    }
+
+    /// Sends SIGTERM and waits for the exit; returns the status and the seconds it took.
+    func terminate() async throws -> (status: Int32, seconds: Double) {
+        let start = ContinuousClock.now
+        child.send(SIGTERM)
+        let status = try await child.wait(timeout: .seconds(30))
+        try? await client.shutdown()
+        return (status, (ContinuousClock.now - start) / .seconds(1))
+    }
+
+    /// SIGKILLs the process and waits for it to be gone.
+    func kill() async {
+        child.send(SIGKILL)
+        _ = try? await child.wait(timeout: .seconds(30))
+        try? await client.shutdown()
+    }
+}
+
+/// A test precondition that did not hold.
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A temporary directory removed by `remove()`.
+struct TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func appending(_ name: String) -> URL { url.appendingPathComponent(name) }
+
+    func remove() { try? FileManager.default.removeItem(at: url) }
+}
+
+/// A TCP port of 127.0.0.1 that nothing listens on right now.
+enum FreePort {
+    static func find() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestFailure("socket() failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        guard bound == 0 else { throw TestFailure("bind() failed") }
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard named == 0 else { throw TestFailure("getsockname() failed") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

@@ -1,0 +1,176 @@
+import Testing
+@testable import HearthStore
+import HearthCore
+
+/// Random writes applied to the store and to `ReferenceModel`; after each, the stored tree, its
+/// JSON and every indexed query must agree with the model.
+@Suite struct ModelCheckTests {
+    static let keyPool = ["a", "b", "1", "2", "10", "x y", "é", "\u{1F600}", "-3", "01"]
+
+    struct Generator {
+        var random: SeededRandom
+
+        mutating func key() -> ChildKey {
+            ChildKey(ModelCheckTests.keyPool.randomElement(using: &random)!)
+        }
+
+        mutating func path(maxDepth: Int) -> [ChildKey] {
+            (0..<Int.random(in: 1...maxDepth, using: &random)).map { _ in key() }
+        }
+
+        mutating func leaf() -> LeafValue {
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0: return .bool(Bool.random(using: &random))
+            case 1: return .number(Double(Int.random(in: -3...3, using: &random)))
+            case 2: return .number(Double.random(in: -10...10, using: &random))
+            default: return .string(["", "a", "b", "ab", "\u{1F600}", "\u{FF61}"].randomElement(using: &random)!)
+            }
+        }
+
+        mutating func priority() -> Priority? {
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0: return .number(Double(Int.random(in: 0...3, using: &random)))
+            case 1: return .string(["p", "q"].randomElement(using: &random)!)
+            default: return nil
+            }
+        }
+
+        mutating func node(depth: Int) -> Node? {
+            if depth == 0 || Int.random(in: 0..<3, using: &random) == 0 {
+                if Int.random(in: 0..<6, using: &random) == 0 { return nil }
+                return .leaf(leaf(), priority: priority())
+            }
+            let pairs = (0..<Int.random(in: 1...3, using: &random)).compactMap { _ -> (ChildKey, Node)? in
+                let k = key()
+                return node(depth: depth - 1).map { (k, $0) }
+            }
+            if pairs.isEmpty { return nil }
+            return .children(Children(unsorted: pairs), priority: priority())
+        }
+    }
+
+    static func newValue(_ node: Node?) -> NewValue { NewValue(node: node) }
+
+    @Test(arguments: [1, 2, 3, 4])
+    func storeAgreesWithTheReferenceModel(seed: UInt64) async throws {
+        let temp = try TemporaryStore()
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        let listSpec = IndexSpec(location: [.key(ChildKey("a")), .wildcard("$w")], indexed: .child(DataPath(keys: [ChildKey("b")])))
+        let valueSpec = IndexSpec(location: [.key(ChildKey("b"))], indexed: .value)
+        try await ns.setIndexes([listSpec, valueSpec])
+        var generator = Generator(random: SeededRandom(state: seed))
+        var model: Node? = nil
+        for step in 0..<150 {
+            switch Int.random(in: 0..<10, using: &generator.random) {
+            case 0..<5:
+                let where_ = generator.path(maxDepth: 4)
+                let node = generator.node(depth: 3)
+                _ = try await ns.write(Write(.set(DataPath(keys: where_), Self.newValue(node))))
+                model = ReferenceModel.set(model, where_[...], node)
+            case 5..<8:
+                let base = generator.path(maxDepth: 2)
+                var seen: [[ChildKey]] = []
+                var entries: [UpdateEntry] = []
+                for _ in 0..<Int.random(in: 1...4, using: &generator.random) {
+                    let relative = generator.path(maxDepth: 2)
+                    if seen.contains(where: { $0.starts(with: relative) || relative.starts(with: $0) }) { continue }
+                    seen.append(relative)
+                    let node = generator.node(depth: 2)
+                    entries.append(UpdateEntry(path: DataPath(keys: relative), value: Self.newValue(node)))
+                    model = ReferenceModel.set(model, (base + relative)[...], node)
+                }
+                _ = try await ns.write(Write(.update(DataPath(keys: base), entries)))
+            case 8:
+                let where_ = generator.path(maxDepth: 3)
+                let priority = generator.priority()
+                let leaf: Node? = priority.map {
+                    switch $0 {
+                    case .number(let d): return .leaf(.number(d), priority: nil)
+                    case .string(let s): return .leaf(.string(s), priority: nil)
+                    }
+                }
+                _ = try await ns.write(Write(.set(DataPath(keys: where_ + [ChildKey(".priority")]), Self.newValue(leaf))))
+                model = ReferenceModel.setPriority(model, where_[...], priority)
+            default:
+                let where_ = generator.path(maxDepth: 2)
+                _ = try await ns.write(Write(.set(DataPath(keys: where_), .null)))
+                model = ReferenceModel.set(model, where_[...], nil)
+            }
+            let stored = try await ns.node("")
+            #expect(stored == model, "step \(step)")
+            if stored != model { return }
+            for format in [RenderFormat.plain, .export] {
+                let expected = String(decoding: JSONRenderer.render(model, format: format), as: UTF8.self)
+                #expect(try await ns.json("", format: format) == expected, "step \(step) \(format)")
+            }
+            try await checkQueries(ns, model: model, step: step, random: &generator.random)
+        }
+    }
+
+    func checkQueries(_ ns: NamespaceStore, model: Node?, step: Int, random: inout SeededRandom) async throws {
+        var locations: [(DataPath, QueryOrder)] = [(DataPath(keys: [ChildKey("b")]), .value)]
+        if case .children(let lists, _)? = model?.child(ChildKey("a")) {
+            for key in lists.keys {
+                locations.append((DataPath(keys: [ChildKey("a"), key]), .child(DataPath(keys: [ChildKey("b")]))))
+            }
+        }
+        for (location, order) in locations {
+            let bounds: [LeafValue?] = [nil, .bool(false), .bool(true), .number(0), .number(2), .string("a"), .string("b")]
+            var query = Query(order: order)
+            if Bool.random(using: &random) {
+                query.start = QueryBound(value: bounds.randomElement(using: &random)!,
+                                         key: Bool.random(using: &random) ? ChildKey(Self.keyPool.randomElement(using: &random)!) : nil)
+                query.startIsExclusive = Bool.random(using: &random)
+            }
+            if Bool.random(using: &random) {
+                query.end = QueryBound(value: bounds.randomElement(using: &random)!,
+                                       key: Bool.random(using: &random) ? ChildKey(Self.keyPool.randomElement(using: &random)!) : nil)
+                query.endIsExclusive = Bool.random(using: &random)
+            }
+            switch Int.random(in: 0..<3, using: &random) {
+            case 0: query.limit = .first(Int.random(in: 1...3, using: &random))
+            case 1: query.limit = .last(Int.random(in: 1...3, using: &random))
+            default: break
+            }
+            let finalQuery = query
+            let stored = try await ns.read { try $0.query(at: location, finalQuery) }
+            var expected: [(key: ChildKey, node: Node)] = []
+            if case .children(let children, _)? = model?.descendant(location) {
+                expected = QueryEvaluator.apply(query, to: children)
+            }
+            #expect(stored.map(\.key) == expected.map(\.key), "step \(step) \(location) \(query)")
+            #expect(stored.map(\.node) == expected.map(\.node), "step \(step) \(location)")
+        }
+    }
+
+    @Test func indexesBuiltOverExistingDataAnswerQueries() async throws {
+        let temp = try TemporaryStore()
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        try await ns.set("scores", #"{"a":{"s":3},"b":{"s":1},"c":{"s":"x"},"d":{"t":1},"e":{"s":{"o":1}},"f":{"s":2}}"#)
+        let query = Query(order: .child(DataPath(keys: [ChildKey("s")])), limit: .last(3))
+        await #expect(throws: StoreError.self) { try await ns.read { try $0.query(at: path("scores"), query) } }
+        do {
+            _ = try await ns.read { try $0.query(at: path("scores"), query) }
+        } catch let error as StoreError {
+            #expect(error.message == #"Index not defined, add ".indexOn": "s", for path "/scores", to the rules"#)
+        }
+        try await ns.setIndexes([IndexSpec(location: [.key(ChildKey("scores"))], indexed: .child(DataPath(keys: [ChildKey("s")])))])
+        let keys = try await ns.read { try $0.query(at: path("scores"), query).map(\.key.string) }
+        #expect(keys == ["a", "c", "e"])
+        let all = try await ns.read { try $0.query(at: path("scores"), Query(order: .child(path("s")))).map(\.key.string) }
+        #expect(all == ["d", "b", "f", "a", "c", "e"])
+        // The index persists and stays current across reopening.
+        try temp.reopen()
+        let reopened = try temp.store.namespace("default")
+        try await reopened.set("scores/g", #"{"s":100}"#)
+        let last = try await reopened.read { try $0.query(at: path("scores"), Query(order: .child(path("s")), limit: .last(1))).map(\.key.string) }
+        // Strings and objects sort after numbers.
+        #expect(last == ["e"])
+        let numbers = try await reopened.read {
+            try $0.query(at: path("scores"), Query(order: .child(path("s")), end: QueryBound(value: .number(1e9)), limit: .last(1))).map(\.key.string)
+        }
+        #expect(numbers == ["g"])
+    }
+}

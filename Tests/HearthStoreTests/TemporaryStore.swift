@@ -1,0 +1,58 @@
+import Foundation
+@testable import HearthStore
+import HearthCore
+
+/// A store in a fresh temporary directory, removed by `destroy()`.
+final class TemporaryStore: @unchecked Sendable {
+    let directory: String
+    private(set) var store: Store
+    let configuration: StoreConfiguration
+
+    init(configuration: StoreConfiguration = .init(), clock: @escaping @Sendable () -> Double = { 1_700_000_000_000 }) throws {
+        directory = NSTemporaryDirectory() + "hearth-store-" + UUID().uuidString
+        self.configuration = configuration
+        store = try Store.open(directory: directory, configuration: configuration, clock: clock)
+    }
+
+    func reopen() throws {
+        store.close()
+        store = try Store.open(directory: directory, configuration: configuration)
+    }
+
+    func destroy() {
+        store.close()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+func path(_ string: String) -> DataPath {
+    DataPath(keys: string.split(separator: "/").map { ChildKey(String($0)) })
+}
+
+func value(_ json: String) throws -> NewValue {
+    try TreeParser.parse(Array(json.utf8), at: .root)
+}
+
+extension NamespaceStore {
+    @discardableResult
+    func set(_ where_: String, _ json: String) async throws -> WriteResult {
+        try await write(Write(.set(path(where_), try value(json))))
+    }
+
+    func update(_ where_: String, _ entries: [(String, String)]) async throws -> WriteResult {
+        let parsed = try entries.map { UpdateEntry(path: path($0.0), value: try value($0.1)) }
+        return try await write(Write(.update(path(where_), parsed)))
+    }
+
+    func json(_ where_: String, format: RenderFormat = .plain) async throws -> String {
+        try await read { reader in
+            var out: [UInt8] = []
+            reader.renderJSON(at: path(where_), format: format, into: &out)
+            return String(decoding: out, as: UTF8.self)
+        }
+    }
+
+    func node(_ where_: String) async throws -> Node? {
+        try await read { $0.node(at: path(where_)) }
+    }
+}
