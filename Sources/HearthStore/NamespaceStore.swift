@@ -34,6 +34,8 @@ public final class NamespaceStore: Sendable {
     /// The indexes in force.
     public var indexes: [IndexSpec] { registered.withLock { $0.map(\.spec) } }
 
+    var registeredIndexes: [RegisteredIndex] { registered.withLock { $0 } }
+
     /// Runs `body` on the store's read pool against one consistent snapshot.
     public func read<T: Sendable>(_ body: @escaping @Sendable (NamespaceReader) throws -> T) async throws -> T {
         let indexes = registered.withLock { $0 }

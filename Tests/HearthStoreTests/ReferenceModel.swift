@@ -5,6 +5,8 @@ import HearthCore
 enum ReferenceModel {
     static func set(_ root: Node?, _ path: ArraySlice<ChildKey>, _ value: Node?) -> Node? {
         guard let key = path.first else { return value }
+        // Deleting below a leaf changes nothing (the SDK's LeafNode.updateChild).
+        if value == nil, case .leaf? = root { return root }
         var children: Children
         let priority = root?.priority
         if case .children(let existing, _)? = root { children = existing } else { children = Children() }

@@ -165,3 +165,14 @@ import HearthCore
         try await writer
     }
 }
+
+@Suite struct RendererRegressionTests {
+    @Test func siblingAfterADeeperIntegerKeyOpensItsOwnObject() async throws {
+        let temp = try TemporaryStore()
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        let document = #"{"01":{"10":{"-3":{"x y":1},"b":{"1":2}}}}"#
+        try await ns.set("", document)
+        #expect(try await ns.json("", format: .export) == document)
+    }
+}

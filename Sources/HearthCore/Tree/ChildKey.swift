@@ -50,17 +50,19 @@ public struct ChildKey: Hashable, Comparable, Sendable, CustomStringConvertible 
         compare(lhs, rhs) < 0
     }
 
+    /// Keys are equal when their UTF-8 bytes are (no Unicode canonical equivalence: Firebase
+    /// compares code units, so "é" and "e\u{301}" are different keys).
     public static func == (lhs: ChildKey, rhs: ChildKey) -> Bool {
-        lhs.string == rhs.string
+        lhs.string.utf8.elementsEqual(rhs.string.utf8)
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(string)
+        for byte in string.utf8 { hasher.combine(byte) }
     }
 
     /// Firebase's `nameCompare`: negative, zero or positive.
     public static func compare(_ lhs: ChildKey, _ rhs: ChildKey) -> Int {
-        if lhs.string == rhs.string { return 0 }
+        // Equal keys compare 0 below (same integer and length, or same bytes).
         switch (lhs.intValue, rhs.intValue) {
         case let (a?, b?):
             if a != b { return a < b ? -1 : 1 }
@@ -85,6 +87,10 @@ public enum UTF16Order {
         // UTF-8 byte order equals code point order; it differs from UTF-16 code unit order only
         // when one side has a supplementary character (4-byte UTF-8, surrogates in UTF-16) and
         // the other a character in U+E000...U+FFFF at the first difference.
+        let fast = a.utf8.withContiguousStorageIfAvailable { pa in
+            b.utf8.withContiguousStorageIfAvailable { pb in compare(pa, pb) }
+        }
+        if let fast, let result = fast { return result }
         var ia = a.utf8.makeIterator()
         var ib = b.utf8.makeIterator()
         while true {
@@ -102,6 +108,20 @@ public enum UTF16Order {
                 return rank(x) < rank(y) ? -1 : 1
             }
         }
+    }
+
+    /// Compares UTF-8 byte buffers as their UTF-16 code units would compare.
+    @inline(__always)
+    static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
+        let n = min(a.count, b.count)
+        var i = 0
+        while i < n {
+            let x = a[i]
+            let y = b[i]
+            if x != y { return rank(x) < rank(y) ? -1 : 1 }
+            i += 1
+        }
+        return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
     }
 
     /// Orders bytes so that a byte sequence compares as its UTF-16 code units would.

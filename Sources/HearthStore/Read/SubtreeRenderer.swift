@@ -22,6 +22,8 @@ struct SubtreeRenderer {
     private var wroteTop = false
     /// Where the last leaf's value began and its stored bytes, for a following priority (export).
     private var lastLeaf: (valueStart: Int, depth: Int, bytes: [UInt8])?
+    /// The depth of the leaf written by the previous entry, if it was a leaf.
+    private var lastLeafDepth: Int?
 
     init(baseLength: Int, format: RenderFormat) {
         self.format = format
@@ -33,25 +35,30 @@ struct SubtreeRenderer {
         guard let shared = splitter.split(key) else { return }
         let n = splitter.ends.count
         if splitter.isPriority {
-            guard format == .export else { return }
-            if let leaf = lastLeaf, leaf.depth == n, shared == n, frames.count == n {
-                // The priority of the leaf just written: rewrite it as {".value", ".priority"}.
-                out.removeSubrange((leaf.valueStart - flushed)...)
-                out.append(contentsOf: #"{".value":"#.utf8)
-                leaf.bytes.withUnsafeBytes { JSONBytes.appendStoredLeaf($0, to: &out) }
-                out.append(contentsOf: #",".priority":"#.utf8)
-                JSONBytes.appendStoredLeaf(value, to: &out)
-                out.append(UInt8(ascii: "}"))
-                finishLeaf(in: n)
+            if let leafDepth = lastLeafDepth, leafDepth == n, shared == n, frames.count == n {
+                // The priority of the leaf just written: in export, rewrite it as
+                // {".value", ".priority"}; in plain, priorities are not shown.
+                if format == .export, let leaf = lastLeaf {
+                    out.removeSubrange((leaf.valueStart - flushed)...)
+                    out.append(contentsOf: #"{".value":"#.utf8)
+                    leaf.bytes.withUnsafeBytes { JSONBytes.appendStoredLeaf($0, to: &out) }
+                    out.append(contentsOf: #",".priority":"#.utf8)
+                    JSONBytes.appendStoredLeaf(value, to: &out)
+                    out.append(UInt8(ascii: "}"))
+                    finishLeaf(in: n)
+                }
                 lastLeaf = nil
+                lastLeafDepth = nil
                 return
             }
+            // The priority of an object: it comes before the object's children.
             open(key: key, target: n + 1, shared: shared)
+            lastLeaf = nil
+            lastLeafDepth = nil
+            guard format == .export else { return }
             beginMember(key: nil)
             out.append(contentsOf: #"".priority":"#.utf8)
             JSONBytes.appendStoredLeaf(value, to: &out)
-            frames[frames.count - 1].hasMembers = true
-            lastLeaf = nil
             return
         }
         if n == 0 {
@@ -60,6 +67,7 @@ struct SubtreeRenderer {
             JSONBytes.appendStoredLeaf(value, to: &out)
             wroteTop = true
             if format == .export { lastLeaf = (start, 0, Array(value)) }
+            lastLeafDepth = 0
             return
         }
         open(key: key, target: n, shared: shared)
@@ -68,6 +76,7 @@ struct SubtreeRenderer {
         JSONBytes.appendStoredLeaf(value, to: &out)
         finishLeaf(in: n)
         if format == .export { lastLeaf = (valueStart, n, Array(value)) } else { lastLeaf = nil }
+        lastLeafDepth = n
     }
 
     /// Closes what is open; writes `null` when nothing was added.
@@ -159,6 +168,7 @@ struct SubtreeRenderer {
         let frame = frames.removeLast()
         out.append(UInt8(ascii: "}"))
         lastLeaf = nil
+        lastLeafDepth = nil
         if frame.arrayEligible && frame.count > 0 && frame.maxIndex < 2 * frame.count {
             var array: [UInt8] = [UInt8(ascii: "[")]
             var next = 0
