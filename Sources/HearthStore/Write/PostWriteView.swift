@@ -5,21 +5,77 @@ import HearthCore
 struct PostWriteView {
     let reader: NamespaceReader
     let entries: [PlannedEntry]
+    /// Non-priority entries by path, and their data keys in byte order (for "entries below").
+    private let byPath: [DataPath: Int]
+    private let sortedKeys: [(key: [UInt8], index: Int)]
 
-    func state(of path: DataPath, ignoringPriority: Bool = true) -> IndexValueEncoding.Indexed {
-        for entry in entries where !entry.isPriority && entry.path.contains(path) {
-            let relative = entry.path.relative(path)!
-            return IndexValueEncoding.Indexed(entry.node?.descendant(relative))
+    init(reader: NamespaceReader, entries: [PlannedEntry]) {
+        self.reader = reader
+        self.entries = entries
+        var byPath: [DataPath: Int] = [:]
+        var sortedKeys: [(key: [UInt8], index: Int)] = []
+        for (index, entry) in entries.enumerated() where !entry.isPriority {
+            byPath[entry.path] = index
+            sortedKeys.append((entry.dataKey, index))
         }
-        let below = entries.filter { !$0.isPriority && path.contains($0.path) }
-        let putBelow = below.contains { $0.node != nil }
-        let replaced = below.map(\.dataKey).sorted { $0.lexicographicallyPrecedes($1) }
+        sortedKeys.sort { $0.key.lexicographicallyPrecedes($1.key) }
+        self.byPath = byPath
+        self.sortedKeys = sortedKeys
+    }
+
+    /// The entry whose path is `path` or one of its ancestors.
+    private func coveringEntry(_ path: DataPath) -> PlannedEntry? {
+        guard !byPath.isEmpty else { return nil }
+        var keys = path.keys
+        while true {
+            if let index = byPath[DataPath(keys: keys)] { return entries[index] }
+            if keys.isEmpty { return nil }
+            keys.removeLast()
+        }
+    }
+
+    /// Entries strictly below the location with data key `prefix`, in byte order.
+    private func entriesBelow(_ prefix: [UInt8]) -> [PlannedEntry] {
+        var low = 0
+        var high = sortedKeys.count
+        while low < high {
+            let mid = (low + high) / 2
+            if sortedKeys[mid].key.lexicographicallyPrecedes(prefix) { low = mid + 1 } else { high = mid }
+        }
+        var result: [PlannedEntry] = []
+        while low < sortedKeys.count && sortedKeys[low].key.starts(with: prefix) {
+            if sortedKeys[low].key.count > prefix.count { result.append(entries[sortedKeys[low].index]) }
+            low += 1
+        }
+        return result
+    }
+
+    /// The replaced prefix that `key` starts with, if any (`sorted` in byte order, no prefix of
+    /// another since update paths are disjoint): the greatest one not above `key`.
+    private static func replacedPrefix(of key: UnsafeRawBufferPointer, in sorted: [[UInt8]]) -> [UInt8]? {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let mid = (low + high) / 2
+            if KeyBytes.compare(key, sorted[mid]) >= 0 { low = mid + 1 } else { high = mid }
+        }
+        guard low > 0, KeyBytes.hasPrefix(key, sorted[low - 1]) else { return nil }
+        return sorted[low - 1]
+    }
+
+    func state(of path: DataPath) -> IndexValueEncoding.Indexed {
+        if let entry = coveringEntry(path) {
+            return IndexValueEncoding.Indexed(entry.node?.descendant(entry.path.relative(path)!))
+        }
         let prefix = reader.keys.dataKey(path)
+        let below = entriesBelow(prefix)
+        let putBelow = below.contains { $0.node != nil }
+        let replaced = below.map(\.dataKey)
         let cursor = reader.snapshot.makeIterator()
         cursor.seek(prefix)
         while cursor.hasPrefix(prefix) {
             let key = cursor.keyBytes
-            if let hit = replaced.first(where: { KeyBytes.hasPrefix(key, $0) }) {
+            if let hit = PostWriteView.replacedPrefix(of: key, in: replaced) {
                 guard let next = KeyBytes.successor(of: hit) else { break }
                 cursor.seek(next)
                 continue

@@ -112,7 +112,7 @@ struct WritePlanner {
     /// Sets (or clears) the priority of an existing node; a priority on no data is dropped.
     private func setPriority(_ entry: PlannedEntry, view: PostWriteView) {
         let key = keys.priorityKey(entry.path)
-        guard view.state(of: entry.path, ignoringPriority: true) != .missing else { return }
+        guard view.state(of: entry.path) != .missing else { return }
         switch entry.node {
         case .leaf(.number(let d), _)?: batch.put(key, ValueEncoding.encode(LeafValue.number(d)))
         case .leaf(.string(let s), _)?: batch.put(key, ValueEncoding.encode(LeafValue.string(s)))
@@ -128,7 +128,7 @@ struct WritePlanner {
             while let ancestor = probe, checked.insert(ancestor).inserted {
                 let key = keys.priorityKey(ancestor)
                 if reader.snapshot.get(key) != nil,
-                    view.state(of: ancestor, ignoringPriority: true) == .missing
+                    view.state(of: ancestor) == .missing
                 {
                     batch.delete(key)
                 }
