@@ -1,5 +1,5 @@
-public import Logging
 import Hummingbird
+public import Logging
 import ServiceLifecycle
 import Synchronization
 

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 /// ETags, `if-match` (412) and `if-none-match` (304).
@@ -14,14 +15,22 @@ struct RESTConditionalTests {
             #expect(noETag.headers.first(name: "ETag") == nil)
 
             let stale = try await server.send(
-                "PUT", "/a.json?\(admin)", headers: [("if-match", "bogus")], text: #"{"b":2}"#)
+                "PUT",
+                "/a.json?\(admin)",
+                headers: [("if-match", "bogus")],
+                text: #"{"b":2}"#
+            )
             #expect(stale.status == 412)
             #expect(JSONCompare.equal(stale.body, #"{"b":1}"#))
             #expect(stale.headers.first(name: "ETag") == etag)
             #expect(JSONCompare.equal(try await server.get("/a"), #"{"b":1}"#))
 
             let fresh = try await server.send(
-                "PUT", "/a.json?\(admin)", headers: [("if-match", etag)], text: #"{"b":2}"#)
+                "PUT",
+                "/a.json?\(admin)",
+                headers: [("if-match", etag)],
+                text: #"{"b":2}"#
+            )
             #expect(fresh.status == 200)
             #expect(JSONCompare.equal(try await server.get("/a"), #"{"b":2}"#))
             #expect(fresh.headers.first(name: "ETag") != nil)
@@ -38,10 +47,18 @@ struct RESTConditionalTests {
             let get = try await server.send("GET", "/new.json?\(admin)", headers: [("X-Firebase-ETag", "true")])
             #expect(get.headers.first(name: "ETag") == "null_etag")
             let create = try await server.send(
-                "PUT", "/new.json?\(admin)", headers: [("if-match", "null_etag")], text: "1")
+                "PUT",
+                "/new.json?\(admin)",
+                headers: [("if-match", "null_etag")],
+                text: "1"
+            )
             #expect(create.status == 200)
             let again = try await server.send(
-                "PUT", "/new.json?\(admin)", headers: [("if-match", "null_etag")], text: "2")
+                "PUT",
+                "/new.json?\(admin)",
+                headers: [("if-match", "null_etag")],
+                text: "2"
+            )
             #expect(again.status == 412)
             #expect(again.body.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
         }
@@ -62,5 +79,3 @@ struct RESTConditionalTests {
         }
     }
 }
-
-import Foundation

@@ -8,43 +8,126 @@ struct RESTCredentialTests {
     static let scenarios: [RESTScenario] = [
         .init("admin query", setup: data, "GET", "/a.json", auth: .admin, status: 200, expected: "1"),
         .init(
-            "admin bearer", setup: data, "GET", "/a.json", auth: .bearer(TestServer.adminSecret), status: 200,
-            expected: "1"),
+            "admin bearer",
+            setup: data,
+            "GET",
+            "/a.json",
+            auth: .bearer(TestServer.adminSecret),
+            status: 200,
+            expected: "1"
+        ),
         .init(
-            "anonymous read", setup: data, "GET", "/a.json", auth: .none, status: 401, error: "Permission denied"),
+            "anonymous read",
+            setup: data,
+            "GET",
+            "/a.json",
+            auth: .none,
+            status: 401,
+            error: "Permission denied"
+        ),
         .init(
-            "anonymous write", setup: data, "PUT", "/a.json", auth: .none, body: "2", status: 401,
-            error: "Permission denied", after: data),
+            "anonymous write",
+            setup: data,
+            "PUT",
+            "/a.json",
+            auth: .none,
+            body: "2",
+            status: 401,
+            error: "Permission denied",
+            after: data
+        ),
         .init(
-            "valid user token", setup: data, "GET", "/a.json", auth: .query(TokenMinter.token()), status: 401,
-            error: "Permission denied"),
+            "valid user token",
+            setup: data,
+            "GET",
+            "/a.json",
+            auth: .query(TokenMinter.token()),
+            status: 401,
+            error: "Permission denied"
+        ),
         .init(
-            "valid user bearer", setup: data, "GET", "/a.json", auth: .bearer(TokenMinter.token()), status: 401,
-            error: "Permission denied"),
+            "valid user bearer",
+            setup: data,
+            "GET",
+            "/a.json",
+            auth: .bearer(TokenMinter.token()),
+            status: 401,
+            error: "Permission denied"
+        ),
         .init(
-            "forged token", setup: data, "PUT", "/a.json", auth: .query(TokenMinter.token(secret: "wrong")), body: "2",
-            status: 401, error: "Could not parse auth token.", after: data),
+            "forged token",
+            setup: data,
+            "PUT",
+            "/a.json",
+            auth: .query(TokenMinter.token(secret: "wrong")),
+            body: "2",
+            status: 401,
+            error: "Could not parse auth token.",
+            after: data
+        ),
         .init(
-            "expired token", setup: data, "GET", "/a.json", auth: .bearer(TokenMinter.token(expiresIn: -10)),
-            status: 401, error: "Auth token is expired."),
+            "expired token",
+            setup: data,
+            "GET",
+            "/a.json",
+            auth: .bearer(TokenMinter.token(expiresIn: -10)),
+            status: 401,
+            error: "Auth token is expired."
+        ),
         .init(
-            "issued in the future", setup: data, "GET", "/a.json",
-            auth: .bearer(TokenMinter.token(issuedAgo: -3600)), status: 401, error: "Could not parse auth token."),
+            "issued in the future",
+            setup: data,
+            "GET",
+            "/a.json",
+            auth: .bearer(TokenMinter.token(issuedAgo: -3600)),
+            status: 401,
+            error: "Could not parse auth token."
+        ),
         .init(
-            "unsigned token outside emulator", setup: data, "GET", "/a.json",
-            auth: .bearer(TokenMinter.token(algorithm: "none")), status: 401, error: "Could not parse auth token."),
+            "unsigned token outside emulator",
+            setup: data,
+            "GET",
+            "/a.json",
+            auth: .bearer(TokenMinter.token(algorithm: "none")),
+            status: 401,
+            error: "Could not parse auth token."
+        ),
         .init(
-            "garbage token", setup: data, "GET", "/a.json", auth: .query("not-a-token"), status: 401,
-            error: "Could not parse auth token."),
+            "garbage token",
+            setup: data,
+            "GET",
+            "/a.json",
+            auth: .query("not-a-token"),
+            status: 401,
+            error: "Could not parse auth token."
+        ),
         .init(
-            "wrong scheme", setup: data, "GET", "/a.json", auth: .none, headers: [("Authorization", "Basic abc")],
-            status: 401, error: "Could not parse auth token."),
+            "wrong scheme",
+            setup: data,
+            "GET",
+            "/a.json",
+            auth: .none,
+            headers: [("Authorization", "Basic abc")],
+            status: 401,
+            error: "Could not parse auth token."
+        ),
         .init(
-            "owner outside emulator", setup: data, "GET", "/a.json", auth: .bearer("owner"), status: 401,
-            error: "Could not parse auth token."),
+            "owner outside emulator",
+            setup: data,
+            "GET",
+            "/a.json",
+            auth: .bearer("owner"),
+            status: 401,
+            error: "Could not parse auth token."
+        ),
         .init(
-            "rules need admin", "GET", "/.settings/rules.json", auth: .bearer(TokenMinter.token()), status: 401,
-            error: "Permission denied"),
+            "rules need admin",
+            "GET",
+            "/.settings/rules.json",
+            auth: .bearer(TokenMinter.token()),
+            status: 401,
+            error: "Permission denied"
+        ),
     ]
 
     @Test(arguments: scenarios)
@@ -56,17 +139,28 @@ struct RESTCredentialTests {
     }
 
     @Test func emulatorAcceptsOwnerAndUnsignedTokens() async throws {
-        try await TestServer.with({ configuration, _ in configuration.emulator = true }) { server in
-            let owner = try await server.send(
-                "PUT", "/a.json", headers: [("Authorization", "Bearer owner")], text: "1")
-            #expect(owner.status == 200)
-            let unsigned = try await server.send(
-                "GET", "/a.json?auth=\(TokenMinter.token(algorithm: "none"))")
-            #expect(unsigned.status == 401)
-            #expect(unsigned.body.contains("Permission denied"), "a verified user, refused by the missing rules")
-            let expired = try await server.send(
-                "GET", "/a.json?auth=\(TokenMinter.token(expiresIn: -5, algorithm: "none"))")
-            #expect(expired.body.contains("Auth token is expired."))
-        }
+        try await TestServer.with(
+            prepare: { configuration, _ in configuration.emulator = true },
+            run: { server in
+                let owner = try await server.send(
+                    "PUT",
+                    "/a.json",
+                    headers: [("Authorization", "Bearer owner")],
+                    text: "1"
+                )
+                #expect(owner.status == 200)
+                let unsigned = try await server.send(
+                    "GET",
+                    "/a.json?auth=\(TokenMinter.token(algorithm: "none"))"
+                )
+                #expect(unsigned.status == 401)
+                #expect(unsigned.body.contains("Permission denied"), "a verified user, refused by the missing rules")
+                let expired = try await server.send(
+                    "GET",
+                    "/a.json?auth=\(TokenMinter.token(expiresIn: -5, algorithm: "none"))"
+                )
+                #expect(expired.body.contains("Auth token is expired."))
+            }
+        )
     }
 }

@@ -50,7 +50,9 @@ struct RESTNamespaceTests {
             #expect((try? String(contentsOf: file, encoding: .utf8)) == document)
 
             let ordered = try await server.send(
-                "GET", "/items.json?ns=shop&orderBy=%22n%22&limitToFirst=1&\(admin)")
+                "GET",
+                "/items.json?ns=shop&orderBy=%22n%22&limitToFirst=1&\(admin)"
+            )
             #expect(ordered.status == 200)
             #expect(JSONCompare.equal(ordered.body, #"{"y":{"n":1}}"#))
 
@@ -60,38 +62,55 @@ struct RESTNamespaceTests {
     }
 
     @Test func rulesFilesAreLoadedPerNamespace() async throws {
-        try await TestServer.with({ _, directory in
-            try #"{"rules": {"a": {".indexOn": "v"}}}"#.write(
-                to: directory.appendingPathComponent("rules/database.rules.json"), atomically: true, encoding: .utf8)
-            try #"{"rules": {"b": {".indexOn": "v"}}}"#.write(
-                to: directory.appendingPathComponent("rules/chat.rules.json"), atomically: true, encoding: .utf8)
-        }) { server in
-            let admin = "auth=\(TestServer.adminSecret)"
-            try await server.put("/a", #"{"x":{"v":1}}"#)
-            try await server.put("/b", #"{"x":{"v":1}}"#, ns: "chat")
-            #expect(try await server.send("GET", "/a.json?orderBy=%22v%22&\(admin)").status == 200)
-            #expect(try await server.send("GET", "/b.json?orderBy=%22v%22&\(admin)").status == 400)
-            #expect(try await server.send("GET", "/b.json?ns=chat&orderBy=%22v%22&\(admin)").status == 200)
-            #expect(try await server.send("GET", "/a.json?ns=chat&orderBy=%22v%22&\(admin)").status == 400)
-        }
+        try await TestServer.with(
+            prepare: { _, directory in
+                try #"{"rules": {"a": {".indexOn": "v"}}}"#.write(
+                    to: directory.appendingPathComponent("rules/database.rules.json"),
+                    atomically: true,
+                    encoding: .utf8
+                )
+                try #"{"rules": {"b": {".indexOn": "v"}}}"#.write(
+                    to: directory.appendingPathComponent("rules/chat.rules.json"),
+                    atomically: true,
+                    encoding: .utf8
+                )
+            },
+            run: { server in
+                let admin = "auth=\(TestServer.adminSecret)"
+                try await server.put("/a", #"{"x":{"v":1}}"#)
+                try await server.put("/b", #"{"x":{"v":1}}"#, ns: "chat")
+                #expect(try await server.send("GET", "/a.json?orderBy=%22v%22&\(admin)").status == 200)
+                #expect(try await server.send("GET", "/b.json?orderBy=%22v%22&\(admin)").status == 400)
+                #expect(try await server.send("GET", "/b.json?ns=chat&orderBy=%22v%22&\(admin)").status == 200)
+                #expect(try await server.send("GET", "/a.json?ns=chat&orderBy=%22v%22&\(admin)").status == 400)
+            }
+        )
     }
 
     @Test func seedIsImportedIntoAnEmptyStoreOnly() async throws {
         let seed = #"{"users":{"u1":{"displayName":"Ada"}}}"#
-        try await TestServer.with({ configuration, directory in
-            let file = directory.appendingPathComponent("seed.json")
-            try seed.write(to: file, atomically: true, encoding: .utf8)
-            configuration.seedFile = file.path
-        }) { server in
-            #expect(JSONCompare.equal(try await server.get("/"), seed))
-        }
+        try await TestServer.with(
+            prepare: { configuration, directory in
+                let file = directory.appendingPathComponent("seed.json")
+                try seed.write(to: file, atomically: true, encoding: .utf8)
+                configuration.seedFile = file.path
+            },
+            run: { server in
+                let root = try await server.get("/")
+                #expect(JSONCompare.equal(root, seed))
+            }
+        )
     }
 
     @Test func missingSeedFileIsSkipped() async throws {
-        try await TestServer.with({ configuration, directory in
-            configuration.seedFile = directory.appendingPathComponent("absent.json").path
-        }) { server in
-            #expect(try await server.get("/") == "null")
-        }
+        try await TestServer.with(
+            prepare: { configuration, directory in
+                configuration.seedFile = directory.appendingPathComponent("absent.json").path
+            },
+            run: { server in
+                let root = try await server.get("/")
+                #expect(root == "null")
+            }
+        )
     }
 }

@@ -37,7 +37,9 @@ struct ServerLifecycleTests {
     @Test func brokenRulesFileRefusesToStart() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-badrules-\(UUID())")
         try FileManager.default.createDirectory(
-            at: directory.appendingPathComponent("rules"), withIntermediateDirectories: true)
+            at: directory.appendingPathComponent("rules"),
+            withIntermediateDirectories: true
+        )
         defer { try? FileManager.default.removeItem(at: directory) }
         let rules = directory.appendingPathComponent("rules/database.rules.json")
         try #"{"rules": {"a": {".indexOn": 5}}}"#.write(to: rules, atomically: true, encoding: .utf8)
@@ -54,5 +56,23 @@ struct ServerLifecycleTests {
             let server = try await HearthServer.start(configuration: configuration, logger: logger)
             await server.shutdown()
         }
+    }
+}
+
+/// The shipped seed imports through the server's start-up path.
+struct ShippedSeedTests {
+    @Test func firesideSeedImports() async throws {
+        let seed = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("seed/fireside.json")
+        try #require(FileManager.default.fileExists(atPath: seed.path))
+        try await TestServer.with(
+            prepare: { configuration, _ in configuration.seedFile = seed.path },
+            run: { server in
+                let shallow = try await server.get("/", query: "&shallow=true")
+                #expect(shallow.hasPrefix("{"), "\(shallow.prefix(200))")
+                #expect(shallow != "null")
+            }
+        )
     }
 }

@@ -5,7 +5,8 @@ import Logging
 
 /// Opens the store, applies every namespace's indexes and seeds an empty store.
 enum StoreBootstrap {
-    static func open(_ configuration: HearthServerConfiguration, logger: Logger) async throws -> (Store, RulesRegistry) {
+    static func open(_ configuration: HearthServerConfiguration, logger: Logger) async throws -> (Store, RulesRegistry)
+    {
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         let store = try Store.open(
             directory: configuration.dataDirectory,
@@ -37,18 +38,28 @@ enum StoreBootstrap {
         guard let seedFile = configuration.seedFile, FileManager.default.fileExists(atPath: seedFile),
             try store.isEmpty()
         else { return }
-        // TODO: stream with `NamespaceStore.importJSON` once the store offers it; until then the
-        // seed is parsed whole and written as one atomic set of the root.
-        guard let data = FileManager.default.contents(atPath: seedFile) else {
-            throw HearthServerError("Cannot read seed file '\(seedFile)'.")
+        guard let handle = FileHandle(forReadingAtPath: seedFile) else {
+            throw HearthServerError("Cannot open seed file '\(seedFile)'.")
         }
-        let value: NewValue
+        let reader = SeedChunkReader(handle: handle)
+        defer { try? handle.close() }
         do {
-            value = try TreeParser.parse([UInt8](data), at: .root)
+            try await store.namespace("default").importJSON(at: .root, nextChunk: { try reader.next() })
         } catch let error as CoreError {
             throw HearthServerError("Seed file '\(seedFile)': \(error.message)")
         }
-        _ = try await store.namespace("default").write(Write(.set(.root, value)))
         logger.info("seed imported", metadata: ["hearth.seed": "\(seedFile)", "hearth.ns": "default"])
+    }
+}
+
+/// Reads the seed file in 1 MiB chunks; `importJSON` calls it from one task at a time.
+private final class SeedChunkReader: @unchecked Sendable {
+    let handle: FileHandle
+
+    init(handle: FileHandle) { self.handle = handle }
+
+    func next() throws -> [UInt8]? {
+        guard let data = try handle.read(upToCount: 1 << 20), !data.isEmpty else { return nil }
+        return [UInt8](data)
     }
 }

@@ -11,7 +11,8 @@ struct IDTokenVerifier: Sendable {
     let allowUnsigned: Bool
     let now: @Sendable () -> Double
 
-    init(secret: String?, allowUnsigned: Bool, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+    init(secret: String?, allowUnsigned: Bool, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 })
+    {
         self.key = secret.flatMap { $0.isEmpty ? nil : SymmetricKey(data: Array($0.utf8)) }
         self.allowUnsigned = allowUnsigned
         self.now = now

@@ -19,7 +19,7 @@ enum ErrorResponder {
                 return .badRequest(error.message)
             default:
                 logger.error("store failure", metadata: ["hearth.error": "\(error.message)"])
-                return .internalError
+                return .serverFailure
             }
         case let error as HTTPError:
             switch error.status {
@@ -34,7 +34,7 @@ enum ErrorResponder {
             }
         default:
             logger.error("unmapped error", metadata: ["hearth.error": "\(String(reflecting: error))"])
-            return .internalError
+            return .serverFailure
         }
     }
 

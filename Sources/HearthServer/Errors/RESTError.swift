@@ -22,5 +22,5 @@ struct RESTError: Error, Sendable, CustomStringConvertible {
     /// Firebase's answer to an expired ID token.
     static let expiredToken = RESTError(.unauthorized, "Auth token is expired.")
     static let notFound = RESTError(.notFound, "Not Found")
-    static let internalError = RESTError(.internalServerError, "Internal server error")
+    static let serverFailure = RESTError(.internalServerError, "Internal server error")
 }

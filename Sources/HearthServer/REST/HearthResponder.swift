@@ -28,15 +28,18 @@ struct HearthResponder: HTTPResponder {
     }
 
     private func log(_ request: Request, response: Response, elapsed: Duration) {
-        let query = (try? QueryString(request.uri.query).redacted) ?? "<unparsable>"
+        let target = PercentDecoding.splitTarget(request.head.path ?? "/")
+        let parsed = try? QueryString(target.query)
+        let query = parsed?.redacted ?? "<unparsable>"
         let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
         logger.info(
             "request",
             metadata: [
                 "hb.request.method": "\(request.method.rawValue)",
-                "hb.request.path": "\(request.uri.path)",
+                "hb.request.path": "\(target.path)",
                 "hb.request.query": "\(query)",
                 "hb.response.status": "\(response.status.code)",
+                "hearth.ns": "\(parsed?["ns"] ?? "default")",
                 "hearth.duration_ms": "\((milliseconds * 10).rounded() / 10)",
             ]
         )

@@ -1,11 +1,9 @@
-import Foundation
-
 /// The raw query string of a request as decoded name/value pairs. Only `%XX` escapes are
 /// decoded (`+` stays `+`, so JSON values such as `1e+5` survive).
 struct QueryString: Sendable {
     private(set) var pairs: [(name: String, value: String)] = []
 
-    init(_ raw: String?) throws(RESTError) {
+    init(_ raw: Substring?) throws(RESTError) {
         guard let raw, !raw.isEmpty else { return }
         for part in raw.split(separator: "&", omittingEmptySubsequences: true) {
             let name: Substring
@@ -17,10 +15,10 @@ struct QueryString: Sendable {
                 name = part
                 value = ""
             }
-            guard let decodedName = String(name).removingPercentEncoding else {
+            guard let decodedName = PercentDecoding.decode(name) else {
                 throw .badRequest("Invalid query parameter name '\(name)': not valid percent-encoded UTF-8.")
             }
-            guard let decodedValue = String(value).removingPercentEncoding else {
+            guard let decodedValue = PercentDecoding.decode(value) else {
                 throw .badRequest("Invalid value of query parameter '\(decodedName)': not valid percent-encoded UTF-8.")
             }
             pairs.append((decodedName, decodedValue))

@@ -13,7 +13,12 @@ extension RESTService {
     ) async throws -> Response {
         let options = call.options
         if isPriority {
-            return try await writePriority(call, path: path, body: call.method == .delete ? Array("null".utf8) : body, in: namespace)
+            return try await writePriority(
+                call,
+                path: path,
+                body: call.method == .delete ? Array("null".utf8) : body,
+                in: namespace
+            )
         }
         let ifMatch = call.method == .post ? nil : call.ifMatch
         let writeOp: Write.Operation
@@ -70,43 +75,31 @@ extension RESTService {
         bytes.append(UInt8(ascii: "}"))
     }
 
-    /// `PUT /a/.priority.json`: replaces the node's priority, keeping its value. Applied as a
-    /// conditional set on the node's ETag, retried when another write slips in between.
+    /// `PUT /a/.priority.json`: replaces the node's priority, keeping its value, in one write
+    /// (the store reads a path ending in `.priority` as the parent's priority). Firebase keeps
+    /// no priority on an empty location, so that write changes nothing.
     func writePriority(_ call: Call, path: DataPath, body: [UInt8], in namespace: NamespaceStore) async throws
         -> Response
     {
         let text = String(decoding: body, as: UTF8.self)
-        let priority: Priority?
+        let priority: Node?
         switch JSONScalar.parse(text) {
         case .null?: priority = nil
-        case .number(let n)?: priority = .number(n)
-        case .string(let s)?: priority = .string(s)
+        case .number(let n)?: priority = .leaf(.number(n), priority: nil)
+        case .string(let s)?: priority = .leaf(.string(s), priority: nil)
         default:
             throw RESTError.badRequest("Invalid priority '\(text.prefix(64))': use a number, a string or null.")
         }
-        var answer: [UInt8] = []
-        Self.renderPriority(priority, into: &answer)
-        for _ in 0..<16 {
-            let (node, etag) = try await namespace.read { reader in (reader.node(at: path), reader.etag(at: path)) }
-            guard let node else {
-                // Firebase keeps no priority on an empty location.
-                return ResponseBuilder.json(answer, print: call.options.print)
-            }
-            let expected = call.ifMatch ?? etag
-            let result = try await namespace.write(
-                Write(.set(path, NewValue(node: node.withPriority(priority))), ifMatch: expected)
-            )
-            switch result {
-            case .committed:
-                return ResponseBuilder.json(answer, print: call.options.print)
-            case .conditionFailed(let current, let currentETag):
-                if call.ifMatch != nil {
-                    var bytes: [UInt8] = []
-                    CoreBridge.render(current, format: .plain, into: &bytes)
-                    return ResponseBuilder.preconditionFailed(current: bytes, etag: currentETag)
-                }
-            }
+        let write = Write(.set(path.child(ChildKey(".priority")), NewValue(node: priority)), ifMatch: call.ifMatch)
+        switch try await namespace.write(write) {
+        case .committed:
+            var answer: [UInt8] = []
+            CoreBridge.render(priority, format: .plain, into: &answer)
+            return ResponseBuilder.json(answer, print: call.options.print)
+        case .conditionFailed(let current, let currentETag):
+            var bytes: [UInt8] = []
+            CoreBridge.render(current, format: .plain, into: &bytes)
+            return ResponseBuilder.preconditionFailed(current: bytes, etag: currentETag)
         }
-        throw RESTError(.serviceUnavailable, "The priority could not be set: the location kept changing.")
     }
 }

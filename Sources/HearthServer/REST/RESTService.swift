@@ -1,4 +1,3 @@
-import Foundation
 import HTTPTypes
 import HearthCore
 import HearthStore
@@ -32,21 +31,28 @@ struct RESTService: Sendable {
     }
 
     func handle(_ request: Request) async throws -> Response {
-        let rawPath = request.uri.path
+        let target = PercentDecoding.splitTarget(request.head.path ?? "/")
+        let rawPath = String(target.path)
         if rawPath == Self.healthPath {
             guard request.method == .get || request.method == .head else { throw Self.methodNotAllowed }
             return ResponseBuilder.json("{\"status\":\"ok\"}")
         }
         guard rawPath.hasSuffix(".json") else { throw RESTError.notFound }
 
-        let query = try QueryString(request.uri.query)
+        let query = try QueryString(target.query)
         let options = try RESTOptions.parse(query)
         let method = try Self.effectiveMethod(request, override: options.methodOverride)
         let credential = try credentials.resolve(
             queryAuth: options.auth,
             authorization: request.headers[.authorization]
         )
-        var call = Call(method: method, rawPath: rawPath, options: options, credential: credential, headers: request.headers)
+        var call = Call(
+            method: method,
+            rawPath: rawPath,
+            options: options,
+            credential: credential,
+            headers: request.headers
+        )
         var request = request
 
         if rawPath == Self.rulesPath {
@@ -107,7 +113,7 @@ struct RESTService: Sendable {
     /// The data path of `/a/b.json`, percent-decoded.
     static func decodePath(_ rawPath: String) throws -> String {
         let withoutSuffix = String(rawPath.dropLast(".json".count))
-        guard let decoded = withoutSuffix.removingPercentEncoding else {
+        guard let decoded = PercentDecoding.decode(Substring(withoutSuffix)) else {
             throw RESTError.badRequest("Invalid path '\(withoutSuffix)': not valid percent-encoded UTF-8.")
         }
         return decoded

@@ -17,13 +17,15 @@ struct TestServer: Sendable {
     /// Runs `body` against a fresh server. `prepare` may edit the configuration and write
     /// files (rules, seed) in the temporary directory first.
     static func with(
-        _ prepare: (inout HearthServerConfiguration, URL) throws -> Void = { _, _ in },
-        _ body: (TestServer) async throws -> Void
+        prepare: (inout HearthServerConfiguration, URL) throws -> Void = { _, _ in },
+        run body: (TestServer) async throws -> Void
     ) async throws {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("hearth-server-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(
-            at: directory.appendingPathComponent("rules"), withIntermediateDirectories: true)
+            at: directory.appendingPathComponent("rules"),
+            withIntermediateDirectories: true
+        )
         defer { try? FileManager.default.removeItem(at: directory) }
         var configuration = HearthServerConfiguration(
             host: "127.0.0.1",
@@ -94,7 +96,7 @@ struct TestServer: Sendable {
     }
 
     static func url(_ path: String, ns: String? = nil, admin: Bool) -> String {
-        var url = (path == "/" ? "" : path) + ".json"
+        var url = (path == "/" ? "/" : path) + ".json"
         var query: [String] = []
         if let ns { query.append("ns=\(ns)") }
         if admin { query.append("auth=\(adminSecret)") }
@@ -141,7 +143,9 @@ enum TokenMinter {
         let signingInput = base64URL(Array(header.utf8)) + "." + base64URL(Array(payload.utf8))
         guard algorithm == "HS256" else { return signingInput + "." }
         let mac = HMAC<SHA256>.authenticationCode(
-            for: Array(signingInput.utf8), using: SymmetricKey(data: Array(secret.utf8)))
+            for: Array(signingInput.utf8),
+            using: SymmetricKey(data: Array(secret.utf8))
+        )
         return signingInput + "." + base64URL(Array(mac))
     }
 

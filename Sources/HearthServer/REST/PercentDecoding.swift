@@ -1,0 +1,36 @@
+/// Strict percent-decoding: every `%` must start a `%XX` escape and the result must be UTF-8.
+enum PercentDecoding {
+    static func decode(_ text: Substring) -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                return nil
+            }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+
+    /// Splits a request target into its raw path and raw query (without `?` or `#fragment`).
+    static func splitTarget(_ target: String) -> (path: Substring, query: Substring?) {
+        var target = Substring(target)
+        if let hash = target.firstIndex(of: "#") { target = target[..<hash] }
+        guard let question = target.firstIndex(of: "?") else { return (target, nil) }
+        return (target[..<question], target[target.index(after: question)...])
+    }
+}
