@@ -10,7 +10,7 @@ struct TreeParserTests {
         var testDescription: String { id }
     }
 
-    static let semantics: [Case] = [
+    static let semanticCases: [Case] = [
         Case(id: "number", input: "42", export: "42"),
         Case(id: "string", input: #""hi""#, export: #""hi""#),
         Case(id: "bool", input: "true", export: "true"),
@@ -41,7 +41,7 @@ struct TreeParserTests {
         Case(id: "underflow to zero", input: "1e-400", export: "0"),
     ]
 
-    @Test(arguments: semantics)
+    @Test(arguments: semanticCases)
     func semantics(_ c: Case) throws {
         let value = try TreeParser.parse(c.input, at: .root)
         #expect(text(value.node, .export) == c.export)
@@ -85,7 +85,7 @@ struct TreeParserTests {
         var testDescription: String { id }
     }
 
-    static let errors: [ErrorCase] = [
+    static let errorCases: [ErrorCase] = [
         ErrorCase(id: "dot key", input: #"{"users":{"a.b":1}}"#,
                   message: "Invalid key 'a.b' in path '/users/a.b': keys cannot contain '.', '#', '$', '[', ']', '/' or control characters."),
         ErrorCase(id: "dollar key", input: #"{"$x":1}"#,
@@ -135,7 +135,7 @@ struct TreeParserTests {
         ErrorCase(id: "unterminated string", input: #"{"a":"xyz"#,
                   message: "Invalid JSON at byte 9: unexpected end of input."),
         ErrorCase(id: "bad literal", input: "tru",
-                  message: "Invalid JSON at byte 0: unexpected end of input."),
+                  message: "Invalid JSON at byte 3: unexpected end of input."),
         ErrorCase(id: "bad literal 2", input: "nul1",
                   message: "Invalid JSON at byte 0: expected 'true', 'false' or 'null'."),
         ErrorCase(id: "bad value", input: "[1,?]",
@@ -160,7 +160,7 @@ struct TreeParserTests {
                   message: "Invalid JSON at byte 0: expected a value (object, array, string, number, true, false or null) but found '/'."),
     ]
 
-    @Test(arguments: errors)
+    @Test(arguments: errorCases)
     func errorMessages(_ c: ErrorCase) {
         #expect(coreErrorMessage { _ = try TreeParser.parse(c.input, at: .root) } == c.message)
     }

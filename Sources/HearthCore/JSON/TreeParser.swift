@@ -44,6 +44,10 @@ struct TreeReader {
     /// The path of the value being read, relative to `basePath`.
     var keys: [ChildKey] = []
     var serverValues: [ServerValuePlacement] = []
+    /// Members of the objects and arrays being read, innermost last (reused, so that each
+    /// finished object allocates its arrays once, at their final size).
+    var memberKeys: [ChildKey] = []
+    var memberNodes: [Node] = []
 
     init(scanner: JSONScanner, basePath: DataPath) {
         self.scanner = scanner
@@ -95,19 +99,18 @@ struct TreeReader {
     mutating func array(rawDepth: Int) throws -> Node? {
         guard rawDepth <= JSONParser.maxNesting else { throw CoreError.nestingTooDeep(byte: scanner.byte(scanner.position)) }
         scanner.position += 1
-        var childKeys: [ChildKey] = []
-        var childNodes: [Node] = []
         if try next() == UInt8(ascii: "]") {
             scanner.position += 1
             return nil
         }
+        let base = memberKeys.count
         var index = 0
         while true {
             let key = ChildKey(String(index))
             try pushKey(key)
             if let node = try value(rawDepth: rawDepth) {
-                childKeys.append(key)
-                childNodes.append(node)
+                memberKeys.append(key)
+                memberNodes.append(node)
             }
             keys.removeLast()
             index += 1
@@ -117,17 +120,20 @@ struct TreeReader {
             if c == UInt8(ascii: "]") { break }
             throw CoreError.expectedAfterElement(scanner.byte(scanner.position - 1))
         }
-        if childKeys.isEmpty { return nil }
-        return .children(Children(sortedKeys: childKeys, nodes: childNodes), priority: nil)
+        if memberKeys.count == base { return nil }
+        let children = Children(sortedKeys: Array(memberKeys[base...]), nodes: Array(memberNodes[base...]))
+        memberKeys.removeSubrange(base...)
+        memberNodes.removeSubrange(base...)
+        return .children(children, priority: nil)
     }
 
     mutating func object(rawDepth: Int) throws -> Node? {
         guard rawDepth <= JSONParser.maxNesting else { throw CoreError.nestingTooDeep(byte: scanner.byte(scanner.position)) }
         let objectStart = scanner.position
         scanner.position += 1
-        var childKeys: [ChildKey] = []
-        var childNodes: [Node?] = []
-        var hasNull = false
+        let base = memberKeys.count
+        /// Null members, with the number of members before them (for last-wins duplicates).
+        var nulls: [(key: ChildKey, position: Int)] = []
         var priority: Priority?
         var sawValue = false
         var sawChild = false
@@ -163,11 +169,13 @@ struct TreeReader {
                 }
                 let childKey = ChildKey(key)
                 try pushKey(childKey)
-                let node = try value(rawDepth: rawDepth)
+                if let node = try value(rawDepth: rawDepth) {
+                    memberKeys.append(childKey)
+                    memberNodes.append(node)
+                } else {
+                    nulls.append((childKey, memberKeys.count - base))
+                }
                 keys.removeLast()
-                childKeys.append(childKey)
-                childNodes.append(node)
-                if node == nil { hasNull = true }
             }
             let c = try next()
             scanner.position += 1
@@ -175,6 +183,7 @@ struct TreeReader {
             if c == UInt8(ascii: "}") { break }
             throw CoreError.expectedAfterMember(scanner.byte(scanner.position - 1))
         }
+        let children = takeMembers(from: base, nulls: nulls)
         if let serverValue {
             guard !sawChild, !sawValue, priority == nil, let parsed = Self.serverValue(serverValue) else {
                 let text = Self.objectText(scanner: scanner, from: objectStart)
@@ -186,13 +195,93 @@ struct TreeReader {
         let node: Node?
         if sawValue {
             node = valueNode
-        } else if childKeys.isEmpty {
-            node = nil
+        } else if let children {
+            node = .children(children, priority: nil)
         } else {
-            node = Self.build(keys: childKeys, nodes: childNodes, hasNull: hasNull)
+            node = nil
         }
         guard let node else { return nil }
         return priority == nil ? node : node.withPriority(priority)
+    }
+
+    /// The members collected since `base`, sorted (duplicates: the last wins), removed from
+    /// the member stacks; nil when there are none.
+    mutating func takeMembers(from base: Int, nulls: [(key: ChildKey, position: Int)]) -> Children? {
+        defer {
+            memberKeys.removeSubrange(base...)
+            memberNodes.removeSubrange(base...)
+        }
+        let count = memberKeys.count - base
+        if nulls.isEmpty {
+            if count == 0 { return nil }
+            var sorted = true
+            var i = base + 1
+            while i < memberKeys.count {
+                if ChildKey.compare(memberKeys[i - 1], memberKeys[i]) >= 0 {
+                    sorted = false
+                    break
+                }
+                i += 1
+            }
+            if sorted {
+                return Children(sortedKeys: Array(memberKeys[base...]), nodes: Array(memberNodes[base...]))
+            }
+            if count <= 64 {
+                // Stable insertion sort in place; equal keys (duplicates) keep document order.
+                var duplicates = false
+                var i = base + 1
+                while i < memberKeys.count {
+                    var j = i
+                    while j > base {
+                        let c = ChildKey.compare(memberKeys[j - 1], memberKeys[j])
+                        if c == 0 { duplicates = true }
+                        if c <= 0 { break }
+                        memberKeys.swapAt(j - 1, j)
+                        memberNodes.swapAt(j - 1, j)
+                        j -= 1
+                    }
+                    i += 1
+                }
+                if !duplicates {
+                    return Children(sortedKeys: Array(memberKeys[base...]), nodes: Array(memberNodes[base...]))
+                }
+                var k: [ChildKey] = []
+                var n: [Node] = []
+                for i in base..<memberKeys.count {
+                    if let last = k.last, last == memberKeys[i] {
+                        n[n.count - 1] = memberNodes[i]
+                    } else {
+                        k.append(memberKeys[i])
+                        n.append(memberNodes[i])
+                    }
+                }
+                return Children(sortedKeys: k, nodes: n)
+            }
+        }
+        // General case: merge nulls back in document order, sort stably, keep the last of
+        // equal keys, drop nulls.
+        var entries: [(key: ChildKey, node: Node?)] = []
+        entries.reserveCapacity(count + nulls.count)
+        var nullIndex = 0
+        for i in 0...count {
+            while nullIndex < nulls.count && nulls[nullIndex].position == i {
+                entries.append((nulls[nullIndex].key, nil))
+                nullIndex += 1
+            }
+            if i < count { entries.append((memberKeys[base + i], memberNodes[base + i])) }
+        }
+        let pairs = Children.sortedLastWins(keys: entries.map(\.key), nodes: entries.map(\.node))
+        var k: [ChildKey] = []
+        var n: [Node] = []
+        k.reserveCapacity(pairs.count)
+        n.reserveCapacity(pairs.count)
+        for (key, node) in pairs {
+            if let node {
+                k.append(key)
+                n.append(node)
+            }
+        }
+        return k.isEmpty ? nil : Children(sortedKeys: k, nodes: n)
     }
 
     /// Reads the value of a `.priority` member: a number, a string, null, or a server value.
@@ -240,42 +329,6 @@ struct TreeReader {
         return String(decoding: UnsafeBufferPointer(start: scanner.base + from, count: max(0, count)), as: UTF8.self)
     }
 
-    /// Sorted children from members in document order (duplicates: the last wins).
-    static func build(keys: [ChildKey], nodes: [Node?], hasNull: Bool) -> Node? {
-        var sorted = true
-        var i = 1
-        while i < keys.count {
-            if ChildKey.compare(keys[i - 1], keys[i]) >= 0 {
-                sorted = false
-                break
-            }
-            i += 1
-        }
-        if sorted && !hasNull {
-            return .children(Children(sortedKeys: keys, nodes: nodes.map { $0! }), priority: nil)
-        }
-        let children: Children
-        if sorted {
-            var k: [ChildKey] = []
-            var n: [Node] = []
-            for (key, node) in zip(keys, nodes) where node != nil {
-                k.append(key)
-                n.append(node!)
-            }
-            children = Children(sortedKeys: k, nodes: n)
-        } else {
-            // Sort with nulls kept, so a later null still removes an earlier value.
-            let all = Children.sortedLastWins(keys: keys, nodes: nodes)
-            var k: [ChildKey] = []
-            var n: [Node] = []
-            for (key, node) in all where node != nil {
-                k.append(key)
-                n.append(node!)
-            }
-            children = Children(sortedKeys: k, nodes: n)
-        }
-        return children.isEmpty ? nil : .children(children, priority: nil)
-    }
 }
 
 extension Children {

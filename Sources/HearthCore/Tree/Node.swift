@@ -1,6 +1,6 @@
 /// A non-null node of the JSON tree, as Firebase models it: a leaf or a non-empty set of
 /// children, each with an optional priority. `null` is the absence of a node (`Node?`).
-public indirect enum Node: Hashable, Sendable {
+public enum Node: Hashable, Sendable {
     case leaf(LeafValue, priority: Priority?)
     case children(Children, priority: Priority?)
 
