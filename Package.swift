@@ -30,6 +30,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "HearthProtocol",
+            dependencies: ["HearthCore"],
+            swiftSettings: strict
+        ),
+        .target(
             name: "HearthStore",
             dependencies: ["CLevelDB", "HearthCore", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
@@ -60,6 +65,7 @@ let package = Package(
         ),
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore"]),
         .testTarget(name: "HearthStoreTests", dependencies: ["HearthStore", "HearthCore"]),
+        .testTarget(name: "HearthProtocolTests", dependencies: ["HearthProtocol", "HearthCore"]),
         .testTarget(
             name: "HearthServerTests",
             dependencies: [

@@ -11,4 +11,9 @@ final class ByteCounter: Sendable {
             return value
         }
     }
+
+    /// Replaces the total.
+    func set(_ value: Int64) {
+        total.withLock { $0 = value }
+    }
 }

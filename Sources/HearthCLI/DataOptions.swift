@@ -3,10 +3,10 @@ import HearthCore
 
 /// `--path`, `--ns` and `--data`, shared by `import` and `export`.
 struct DataOptions: ParsableArguments {
-    @Option(help: "Location in the database (default /).")
+    @Option(help: "Location in the database.")
     var path: String = "/"
 
-    @Option(help: "Database (namespace) name (default 'default').")
+    @Option(help: "Database (namespace) name.")
     var ns: String = "default"
 
     @Option(help: "Data directory (env HEARTH_DATA; default .hearth).")

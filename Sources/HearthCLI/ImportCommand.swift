@@ -36,12 +36,16 @@ struct ImportCommand: AsyncParsableCommand {
             throw ValidationError("Invalid value '\(options.ns)' for '--ns': \(error)")
         }
         let progress = ProgressBar(label: "import", total: reader.totalBytes)
+        let counter = ByteCounter()
         let start = ContinuousClock.now
         do {
             try await namespace.importJSON(
                 at: path,
                 nextChunk: { try reader.next() },
-                progress: { progress.update($0) }
+                progress: { bytes in
+                    progress.update(bytes)
+                    counter.set(bytes)
+                }
             )
         } catch let error as CLIError {
             throw error
@@ -49,11 +53,12 @@ struct ImportCommand: AsyncParsableCommand {
             throw CLIError(.store, "Import of '\(reader.displayName)' failed: \(error)", cause: error)
         }
         progress.finish()
+        let seconds = (ContinuousClock.now - start) / .seconds(1)
         logger.info(
             "Imported",
             metadata: [
                 "hearth.file": "\(reader.displayName)", "hearth.ns": "\(options.ns)", "hearth.path": "\(path)",
-                "hearth.seconds": "\((ContinuousClock.now - start) / .seconds(1))",
+                "hearth.bytes": "\(counter.add(0))", "hearth.seconds": "\((seconds * 1000).rounded() / 1000)",
             ]
         )
     }

@@ -15,7 +15,8 @@ struct LoggingOptions: ParsableArguments {
         guard let level = Logger.Level(rawValue: text.lowercased()) else {
             let source = logLevel != nil ? "'--log-level'" : "HEARTH_LOG_LEVEL"
             throw ValidationError(
-                "Invalid value '\(text)' for \(source): expected trace, debug, info, notice, warning, error or critical."
+                "Invalid value '\(text)' for \(source): "
+                    + "expected trace, debug, info, notice, warning, error or critical."
             )
         }
         return level

@@ -67,10 +67,38 @@ struct ServeCommand: AsyncParsableCommand {
                 "No JWT secret given: using a random one for this run; ID tokens will not survive a restart"
             )
         }
+        if DataDirectory.isLockedByAnotherProcess(settings.dataDirectory) {
+            throw Self.dataDirectoryInUse(settings.dataDirectory)
+        }
         do {
             try await HearthServer.run(configuration: settings.serverConfiguration, logger: logger)
         } catch {
-            throw CLIError(.serve, "The server stopped: \(error)")
+            throw Self.explain(error, settings: settings)
         }
+    }
+
+    /// A sentence for the two failures users cause: a taken port and a data directory in use.
+    static func explain(_ error: any Error, settings: ServeSettings) -> CLIError {
+        let text = "\(error)"
+        if text.contains("Address already in use") {
+            return CLIError(
+                .serve,
+                "Cannot listen on \(settings.host):\(settings.port): the address is already in use "
+                    + "(is another server running?); choose another '--port'.",
+                cause: error
+            )
+        }
+        if text.contains("/LOCK") || (text.lowercased().contains("lock") && text.contains("unavailable")) {
+            return dataDirectoryInUse(settings.dataDirectory)
+        }
+        return CLIError(.serve, "The server stopped: \(error)", cause: error)
+    }
+
+    static func dataDirectoryInUse(_ directory: String) -> CLIError {
+        CLIError(
+            .dataDirectoryInUse,
+            "The data directory '\(directory)' is in use by another Hearth server; "
+                + "stop it, or choose another '--data'."
+        )
     }
 }

@@ -58,7 +58,8 @@ extension ServeSettings {
             jwtSecretGenerated: jwt == nil
         )
         settings.host = environment.string(flags.host, "HEARTH_HOST") ?? settings.host
-        settings.port = try environment.integer(flags.port, "HEARTH_PORT", in: 0...65535, option: "--port")
+        settings.port =
+            try environment.integer(flags.port, "HEARTH_PORT", in: 0...65535, option: "--port")
             ?? settings.port
         settings.dataDirectory = environment.string(flags.data, "HEARTH_DATA") ?? settings.dataDirectory
         settings.rulesFile = environment.string(flags.rules, "HEARTH_RULES") ?? settings.rulesFile
@@ -75,7 +76,8 @@ extension ServeSettings {
         if let sync = environment.string(flags.sync, "HEARTH_SYNC") {
             settings.syncMode = try syncMode(sync, source: flags.sync != nil ? "'--sync'" : "HEARTH_SYNC")
         }
-        settings.corsAllowedOrigin = environment.string(flags.corsOrigin, "HEARTH_CORS_ORIGIN")
+        settings.corsAllowedOrigin =
+            environment.string(flags.corsOrigin, "HEARTH_CORS_ORIGIN")
             ?? settings.corsAllowedOrigin
         return settings
     }

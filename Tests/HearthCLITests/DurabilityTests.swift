@@ -49,12 +49,20 @@ struct DurabilityTests {
                         do {
                             if index % 2 == 0 {
                                 response = try await server.request(
-                                    "PUT", "/durability/\(key).json", body: "\(value)", admin: true,
-                                    timeout: .seconds(10))
+                                    "PUT",
+                                    "/durability/\(key).json",
+                                    body: "\(value)",
+                                    admin: true,
+                                    timeout: .seconds(10)
+                                )
                             } else {
                                 response = try await server.request(
-                                    "PATCH", "/durability.json", body: #"{"\#(key)": \#(value)}"#, admin: true,
-                                    timeout: .seconds(10))
+                                    "PATCH",
+                                    "/durability.json",
+                                    body: #"{"\#(key)": \#(value)}"#,
+                                    admin: true,
+                                    timeout: .seconds(10)
+                                )
                             }
                         } catch {
                             return  // the server is gone
@@ -93,7 +101,10 @@ struct DurabilityTests {
         for (key, value) in expected where (stored[key] as? NSNumber)?.intValue != value {
             missing.append(key)
         }
-        #expect(missing.isEmpty, "\(missing.count) of \(expected.count) acknowledged writes lost: \(missing.prefix(10))")
+        #expect(
+            missing.isEmpty,
+            "\(missing.count) of \(expected.count) acknowledged writes lost: \(missing.prefix(10))"
+        )
         _ = try await restarted.terminate()
     }
 }

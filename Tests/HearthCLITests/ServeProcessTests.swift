@@ -93,6 +93,46 @@ struct ServeProcessTests {
         _ = try await again.terminate()
     }
 
+    @Test func aTakenPortFailsWithAClearMessage() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let server = try await TestServer.start(
+            dataDirectory: directory.appending("data"),
+            workingDirectory: directory.url
+        )
+        let second = try await HearthProcess.run(
+            ["serve", "--port", "\(server.port)", "--data", "other", "--admin-secret", "x"],
+            directory: directory.url,
+            timeout: .seconds(30)
+        )
+        _ = try await server.terminate()
+        #expect(second.status == 1)
+        #expect(
+            second.stderr.contains("Error: Cannot listen on 127.0.0.1:\(server.port): the address is already in use"),
+            "stderr: \(second.stderr)"
+        )
+    }
+
+    @Test func aDataDirectoryInUseFailsWithAClearMessage() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let server = try await TestServer.start(
+            dataDirectory: directory.appending("data"),
+            workingDirectory: directory.url
+        )
+        let second = try await HearthProcess.run(
+            ["serve", "--port", "\(try FreePort.find())", "--data", "data", "--admin-secret", "x"],
+            directory: directory.url,
+            timeout: .seconds(30)
+        )
+        _ = try await server.terminate()
+        #expect(second.status == 1)
+        #expect(
+            second.stderr.contains("Error: The data directory 'data' is in use by another Hearth server"),
+            "stderr: \(second.stderr)"
+        )
+    }
+
     @Test func sigintAlsoStopsCleanly() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

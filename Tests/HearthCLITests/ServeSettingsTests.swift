@@ -1,5 +1,5 @@
-import Logging
 import HearthStore
+import Logging
 import Testing
 
 @testable import HearthCLI
@@ -54,8 +54,11 @@ struct ServeSettingsTests {
         .init(id: "admin env", environment: ["HEARTH_ADMIN_SECRET": "s3"]) {
             $0.adminSecret == "s3" && !$0.adminSecretGenerated
         },
-        .init(id: "admin flag beats env", arguments: ["--admin-secret", "f"], environment: ["HEARTH_ADMIN_SECRET": "e"])
-        { $0.adminSecret == "f" },
+        .init(
+            id: "admin flag beats env",
+            arguments: ["--admin-secret", "f"],
+            environment: ["HEARTH_ADMIN_SECRET": "e"]
+        ) { $0.adminSecret == "f" },
         .init(id: "jwt env", environment: ["HEARTH_JWT_SECRET": "k"]) { $0.jwtSecret == "k" && !$0.jwtSecretGenerated },
         .init(id: "tls", environment: ["HEARTH_TLS_CERT": "c.pem", "HEARTH_TLS_KEY": "k.pem"]) {
             $0.tlsCertificatePath == "c.pem" && $0.tlsKeyPath == "k.pem"
@@ -88,7 +91,11 @@ struct ServeSettingsTests {
         (["--sync", "never"], [:], "Invalid value 'never' for '--sync': expected 'periodic' or 'always'."),
         ([], ["HEARTH_SYNC": "x"], "Invalid value 'x' for HEARTH_SYNC: expected 'periodic' or 'always'."),
         ([], ["HEARTH_EMULATOR": "maybe"], "Invalid value 'maybe' for HEARTH_EMULATOR: expected 'true' or 'false'."),
-        (["--tls-key", "k"], [:], "TLS needs both a certificate and a key: give '--tls-cert' and '--tls-key' (or HEARTH_TLS_CERT and HEARTH_TLS_KEY) together."),
+        (
+            ["--tls-key", "k"], [:],
+            "TLS needs both a certificate and a key: give '--tls-cert' and '--tls-key' "
+                + "(or HEARTH_TLS_CERT and HEARTH_TLS_KEY) together."
+        ),
     ]
 
     @Test(arguments: 0..<invalid.count)
@@ -100,9 +107,11 @@ struct ServeSettingsTests {
 
     @Test func serverConfigurationCarriesEverySetting() throws {
         let settings = try Self.resolve(
-            ["--host", "h", "--port", "1", "--data", "d", "--rules", "r", "--seed", "s", "--admin-secret", "a",
-             "--jwt-secret", "j", "--tls-cert", "c", "--tls-key", "k", "--emulator", "--sync", "always",
-             "--cors-origin", "o"]
+            [
+                "--host", "h", "--port", "1", "--data", "d", "--rules", "r", "--seed", "s", "--admin-secret", "a",
+                "--jwt-secret", "j", "--tls-cert", "c", "--tls-key", "k", "--emulator", "--sync", "always",
+                "--cors-origin", "o",
+            ]
         )
         let configuration = settings.serverConfiguration
         #expect(configuration.host == "h")

@@ -32,8 +32,12 @@ final class TestServer: @unchecked Sendable {
         var all = ["serve", "--host", "127.0.0.1", "--port", "\(port)", "--data", dataDirectory.path] + arguments
         if let adminSecret { all += ["--admin-secret", adminSecret] }
         return try await launch(
-            all, environment: environment, workingDirectory: workingDirectory, port: port,
-            dataDirectory: dataDirectory, adminSecret: adminSecret
+            all,
+            environment: environment,
+            workingDirectory: workingDirectory,
+            port: port,
+            dataDirectory: dataDirectory,
+            adminSecret: adminSecret
         )
     }
 
