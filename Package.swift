@@ -84,3 +84,19 @@ let package = Package(
         ),
     ]
 )
+
+// The benchmark (docs/benchmarks.md) stays out of the default build: HEARTH_BENCHMARKS=1 adds it.
+if Context.environment["HEARTH_BENCHMARKS"] == "1" {
+    package.products.append(.executable(name: "hearth-bench", targets: ["HearthBench"]))
+    package.targets.append(
+        .executableTarget(
+            name: "HearthBench",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        )
+    )
+}

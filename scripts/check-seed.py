@@ -171,6 +171,8 @@ def check(data):
                 fail(f"{mp}/role: {role!r} but chat owner is {owner!r}")
             if not is_int(m.get("joinedAt")) or m["joinedAt"] < chat.get("createdAt", 0):
                 fail(f"{mp}/joinedAt: before the chat was created")
+            elif m["joinedAt"] < users.get(uid, {}).get("createdAt", 0):
+                fail(f"{mp}/joinedAt: before the user registered")
         if kind == "private":
             pair = sorted(chat_members)
             for other_id, other in chats.items():

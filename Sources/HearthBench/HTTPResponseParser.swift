@@ -106,38 +106,79 @@ struct HTTPResponseParser: ByteToMessageDecoder {
         return .needMoreData
     }
 
+    /// Parses the status line and the two framing headers straight from the bytes (no strings).
     private mutating func parseHead(_ head: ByteBuffer) throws {
-        let text = String(buffer: head)
-        var lines = text.split(separator: "\r\n", omittingEmptySubsequences: true).makeIterator()
-        guard let statusLine = lines.next(), statusLine.hasPrefix("HTTP/1."),
-            let code = Int(statusLine.dropFirst(9).prefix(3))
-        else {
-            throw HTTPParseError(description: "bad status line '\(text.prefix(80))'")
+        let parsed = head.withUnsafeReadableBytes { bytes -> (status: Int, contentLength: Int?, chunked: Bool)? in
+            // "HTTP/1.x NNN ..."
+            guard bytes.count >= 12, bytes[0] == UInt8(ascii: "H"), bytes[8] == UInt8(ascii: " ") else { return nil }
+            var code = 0
+            for i in 9..<12 {
+                let digit = Int(bytes[i]) - 48
+                guard (0...9).contains(digit) else { return nil }
+                code = code * 10 + digit
+            }
+            var contentLength: Int?
+            var chunked = false
+            var lineStart = 0
+            var i = 0
+            while i + 1 < bytes.count {
+                guard bytes[i] == 13, bytes[i + 1] == 10 else {
+                    i += 1
+                    continue
+                }
+                if lineStart > 0 {
+                    let line = UnsafeRawBufferPointer(rebasing: bytes[lineStart..<i])
+                    if let value = Self.headerValue(line, named: Self.contentLengthName) {
+                        var n = 0
+                        for byte in value where byte >= 48 && byte <= 57 { n = n * 10 + Int(byte) - 48 }
+                        contentLength = n
+                    } else if let value = Self.headerValue(line, named: Self.transferEncodingName) {
+                        chunked = Self.containsChunked(value)
+                    }
+                }
+                i += 2
+                lineStart = i
+            }
+            return (code, contentLength, chunked)
         }
-        status = code
+        guard let parsed else {
+            throw HTTPParseError(description: "bad status line '\(String(buffer: head).prefix(80))'")
+        }
+        status = parsed.status
         received = 0
         prefix.clear()
-        var contentLength: Int?
-        var chunked = false
-        while let line = lines.next() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            let name = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].trimmingSpaces()
-            if name == "content-length" {
-                contentLength = Int(value)
-            } else if name == "transfer-encoding" {
-                chunked = value.lowercased().contains("chunked")
-            }
-        }
-        if chunked {
+        if parsed.chunked {
             state = .chunkSize
-        } else if let contentLength {
+        } else if let contentLength = parsed.contentLength {
             state = .body(remaining: contentLength)
-        } else if code == 204 || code == 304 || code < 200 {
+        } else if status == 204 || status == 304 || status < 200 {
             state = .body(remaining: 0)
         } else {
             state = .untilClose
         }
+    }
+
+    private static let contentLengthName = Array("content-length:".utf8)
+    private static let transferEncodingName = Array("transfer-encoding:".utf8)
+
+    /// The bytes after `name` (lowercase, with its colon) when the header line starts with it, case-insensitively.
+    private static func headerValue(_ line: UnsafeRawBufferPointer, named name: [UInt8]) -> UnsafeRawBufferPointer? {
+        guard line.count >= name.count else { return nil }
+        for j in 0..<name.count where line[j] | 0x20 != name[j] | 0x20 {
+            return nil
+        }
+        return UnsafeRawBufferPointer(rebasing: line[name.count...])
+    }
+
+    private static func containsChunked(_ value: UnsafeRawBufferPointer) -> Bool {
+        let word = Array("chunked".utf8)
+        guard value.count >= word.count else { return false }
+        for start in 0...(value.count - word.count) {
+            var j = 0
+            while j < word.count && value[start + j] | 0x20 == word[j] { j += 1 }
+            if j == word.count { return true }
+        }
+        return false
     }
 
     private mutating func consume(_ buffer: inout ByteBuffer, _ count: Int) {

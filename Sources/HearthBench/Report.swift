@@ -11,6 +11,8 @@ struct Report: Encodable, Sendable {
 }
 
 struct PutsReport: Encodable, Sendable {
+    /// Where this run wrote: `/bench/puts/<push id of the run>`.
+    var path: String
     var phases: [PutsPhase]
 }
 
