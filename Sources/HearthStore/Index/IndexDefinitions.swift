@@ -56,7 +56,12 @@ enum IndexDefinitions {
         let batch = WriteBatch()
         batch.delete(definitionKey(index, keys: reader.keys))
         for prefix in [reader.keys.indexPrefix(index.id), reader.keys.reversePrefix(index.id)] {
-            reader.scan(prefix) { key, _ in batch.delete(Array(key)) }
+            var deleted = 0
+            reader.scan(prefix) { key, _ in
+                batch.delete(Array(key))
+                deleted += 1
+            }
+            batch.noteCleared(prefix: prefix, deletedKeys: deleted)
         }
         return batch
     }

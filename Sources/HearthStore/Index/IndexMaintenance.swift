@@ -41,7 +41,12 @@ struct IndexMaintenance {
         for table in [keys.indexPrefix(index.id), keys.reversePrefix(index.id)] {
             var prefix = table
             KeyEncoding.append(path, to: &prefix)
-            reader.scan(prefix) { key, _ in batch.delete(Array(key)) }
+            var deleted = 0
+            reader.scan(prefix) { key, _ in
+                batch.delete(Array(key))
+                deleted += 1
+            }
+            batch.noteCleared(prefix: prefix, deletedKeys: deleted)
         }
         guard let node else { return }
         IndexMaintenance.forEachLocation(of: index.spec, in: node, at: path) { list, children in

@@ -5,6 +5,16 @@ final class WriteBatch {
     let handle: OpaquePointer
     private(set) var count = 0
     private(set) var byteSize = 0
+    /// Key ranges (as prefixes) this batch cleared in bulk; compacted after commit so that
+    /// later seeks do not step over their tombstones one by one.
+    private(set) var clearedRanges: [[UInt8]] = []
+
+    /// A prefix whose keys this batch deleted in bulk is compacted once at least this many went.
+    static let compactionThreshold = 5_000
+
+    func noteCleared(prefix: [UInt8], deletedKeys: Int) {
+        if deletedKeys >= WriteBatch.compactionThreshold { clearedRanges.append(prefix) }
+    }
 
     init() {
         handle = leveldb_writebatch_create()
@@ -42,5 +52,6 @@ final class WriteBatch {
         leveldb_writebatch_clear(handle)
         count = 0
         byteSize = 0
+        clearedRanges = []
     }
 }

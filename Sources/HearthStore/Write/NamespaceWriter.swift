@@ -57,6 +57,7 @@ final class NamespaceWriter: Sendable {
         try db.write(batch, sync: false)
         sequence = next
         onCommit()
+        db.compactInBackground(batch.clearedRanges)
         return next
     }
 
@@ -64,6 +65,7 @@ final class NamespaceWriter: Sendable {
     func commitUnsequenced(_ batch: WriteBatch) throws {
         try db.write(batch, sync: false)
         onCommit()
+        db.compactInBackground(batch.clearedRanges)
     }
 
     private func enqueue(_ job: @escaping Job) {

@@ -79,10 +79,13 @@ struct WritePlanner {
             }
         }
         cursor.seek(entry.dataKey)
+        var deleted = 0
         while cursor.hasPrefix(entry.dataKey) {
             batch.delete(Array(cursor.keyBytes))
+            deleted += 1
             cursor.next()
         }
+        batch.noteCleared(prefix: entry.dataKey, deletedKeys: deleted)
         if let node = entry.node {
             var key = entry.dataKey
             putNode(node, key: &key)
