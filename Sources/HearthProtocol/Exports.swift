@@ -1,0 +1,1 @@
+// The Firebase Realtime Database wire protocol v5 (see docs/realtime.md).

@@ -1,0 +1,161 @@
+public import HearthCore
+
+extension ClientAction {
+    /// The body members action `name` reads; other members are checked for syntax and ignored.
+    static func members(read name: String) -> Set<String> {
+        switch name {
+        case "q", "l": return ["p", "q", "t", "h"]
+        case "n", "u": return ["p", "q", "t"]
+        case "p", "o": return ["p", "d", "h"]
+        case "m", "om": return ["p", "d"]
+        case "oc": return ["p"]
+        case "auth", "gauth": return ["cred", "noauth", "authvar"]
+        case "s": return ["c"]
+        case "g": return ["p", "q"]
+        case "appcheck": return ["token"]
+        default: return []
+        }
+    }
+
+    /// Parses the body of action `name`.
+    /// - Throws: `ProtocolError` (`.invalidRequest`) or `CoreError` for a bad path or data;
+    ///   `CoreError.invalidJSON` when a part is not JSON.
+    static func parse(_ name: String, body: RawJSONObject) throws -> ClientAction {
+        try body.validateOthers(except: members(read: name))
+        switch name {
+        case "q", "l":
+            let path = try readPath(body)
+            return .listen(
+                ListenRequest(
+                    path: path, query: try QueryObject.query(from: body.value(of: "q")),
+                    tag: try readTag(body), hash: try readString(body, "h")))
+        case "n", "u":
+            let path = try readPath(body)
+            return .unlisten(
+                UnlistenRequest(path: path, query: try QueryObject.query(from: body.value(of: "q")), tag: try readTag(body)))
+        case "p":
+            return .put(try readPut(body))
+        case "m":
+            return .merge(try readMerge(body))
+        case "o":
+            var put = try readPut(body)
+            put.hash = nil
+            return .onDisconnectPut(put)
+        case "om":
+            return .onDisconnectMerge(try readMerge(body))
+        case "oc":
+            return .onDisconnectCancel(try readPath(body))
+        case "auth", "gauth":
+            guard let credential = try readString(body, "cred") else {
+                throw ProtocolError.invalid("Invalid \(name) request: the credential 'cred' is missing or not a string.")
+            }
+            var override: AuthRequest.Override?
+            if try body.value(of: "noauth") == .bool(true) {
+                override = .unauthenticated
+            } else if let variable = try body.value(of: "authvar"), variable != .null {
+                override = .authVariable(variable)
+            }
+            return .authenticate(
+                AuthRequest(credential: credential, kind: name == "auth" ? .firebaseToken : .googleCredential, override: override))
+        case "unauth":
+            return .unauthenticate
+        case "s":
+            return .stats(try body.value(of: "c") ?? .object([]))
+        case "g":
+            let path = try readPath(body)
+            return .get(GetRequest(path: path, query: try QueryObject.query(from: body.value(of: "q"))))
+        case "appcheck":
+            return .appCheck(token: try readString(body, "token") ?? "")
+        case "unappeck":
+            return .appCheckRemoved
+        default:
+            throw ProtocolError.invalid(
+                "Unknown action '\(name.prefix(40))'; accepted are q, n, p, m, o, om, oc, auth, gauth, unauth, s and g.")
+        }
+    }
+
+    // MARK: Members
+
+    static func readPath(_ body: RawJSONObject) throws -> DataPath {
+        try readWritePath(body, allowPriority: false).path
+    }
+
+    static func readWritePath(_ body: RawJSONObject, allowPriority: Bool) throws -> (path: DataPath, isPriority: Bool) {
+        guard case .string(let text)? = try body.value(of: "p") else {
+            throw ProtocolError.invalid("Invalid request: the path 'p' is missing or not a string.")
+        }
+        if allowPriority { return try DataPath.parseWritePath(text) }
+        return (try DataPath.parse(text), false)
+    }
+
+    static func readString(_ body: RawJSONObject, _ member: String) throws -> String? {
+        switch try body.value(of: member) {
+        case nil, .null?: return nil
+        case .string(let s)?: return s
+        case let other?:
+            throw ProtocolError.invalid("Invalid request member '\(member)': \(QueryObject.describe(other)); expected a string.")
+        }
+    }
+
+    static func readTag(_ body: RawJSONObject) throws -> Int64? {
+        switch try body.value(of: "t") {
+        case nil, .null?: return nil
+        case .number(let n)? where n.rounded() == n && abs(n) < 9.0e15: return Int64(n)
+        case let other?:
+            throw ProtocolError.invalid("Invalid query tag 't': \(QueryObject.describe(other)); expected a whole number.")
+        }
+    }
+
+    static func readPut(_ body: RawJSONObject) throws -> PutRequest {
+        let (path, isPriority) = try readWritePath(body, allowPriority: true)
+        guard let range = body.range(of: "d") else {
+            throw ProtocolError.invalid("Invalid request: the data 'd' is missing.")
+        }
+        let value = try TreeParser.parse(body.slice(range), at: path)
+        if isPriority, case .children? = value.node {
+            throw ProtocolError.invalid(
+                "Invalid priority at '\(path)/.priority': a priority must be a number, a string or null.")
+        }
+        return PutRequest(path: path, isPriority: isPriority, value: value, hash: try readString(body, "h"))
+    }
+
+    static func readMerge(_ body: RawJSONObject) throws -> MergeRequest {
+        let path = try readPath(body)
+        guard let range = body.range(of: "d") else {
+            throw ProtocolError.invalid("Invalid request: the data 'd' is missing.")
+        }
+        guard body.bytes[range].first == UInt8(ascii: "{") else {
+            throw ProtocolError.invalid(
+                "Invalid update at '\(path)': the data must be an object of child paths and values.")
+        }
+        let members = try RawJSONObject(body.bytes, range: range)
+        var entries: [MergeEntry] = []
+        entries.reserveCapacity(members.members.count)
+        for member in members.members {
+            let (relative, isPriority) = try DataPath.parseWritePath(member.key)
+            if relative.isRoot && !isPriority {
+                throw ProtocolError.invalid("Invalid update at '\(path)': the key '\(member.key.prefix(100))' names no child.")
+            }
+            let full = path.appending(relative)
+            if full.depth > KeyValidator.maxDepth {
+                throw ProtocolError.invalid(
+                    "Invalid path '\(String(describing: full).prefix(300))': data can be nested at most 32 levels deep.")
+            }
+            let value = try TreeParser.parse(body.slice(member.value), at: full)
+            entries.append(MergeEntry(path: relative, isPriority: isPriority, value: value))
+        }
+        try checkNoOverlap(entries, at: path)
+        return MergeRequest(path: path, entries: entries)
+    }
+
+    /// Firebase refuses an update where one path contains another (`a` and `a/b`, or `a` and
+    /// `a/.priority`), as the SDK's `validateFirebaseMergePaths` does.
+    static func checkNoOverlap(_ entries: [MergeEntry], at path: DataPath) throws {
+        guard entries.count > 1 else { return }
+        let paths = entries.map { $0.isPriority ? $0.path.child(ChildKey(".priority")) : $0.path }.sorted()
+        for i in 1..<paths.count where paths[i - 1].contains(paths[i]) {
+            throw ProtocolError.invalid(
+                "Invalid update at '\(path)': the path '\(paths[i])' is inside '\(paths[i - 1])', which is also being set.")
+        }
+    }
+}
