@@ -22,7 +22,8 @@ extension NamespaceStore {
                     if reader.snapshot.get(key) != nil { batch.delete(key) }
                     ancestor = current.parent
                 }
-                _ = try writer.commit(batch)
+                let sequence = try writer.commit(batch)
+                writer.announce(CommittedWrite(sequence: sequence, location: path, kind: .set(nil)))
             }
             var parser = JSONEventParser(basePathDepth: path.depth)
             let base = keys.dataKey(path)
@@ -52,7 +53,8 @@ extension NamespaceStore {
             try parser.finish(handler: handler)
             try writer.commitUnsequenced(batch)
             try rebuildIndexes()
-            _ = try writer.commit(WriteBatch())
+            let sequence = try writer.commit(WriteBatch())
+            writer.announce(CommittedWrite(sequence: sequence, location: path, kind: .reset))
         }
     }
 

@@ -63,8 +63,26 @@ public final class NamespaceStore: Sendable {
                 let result = try WritePlanner(reader: reader, batch: batch).plan(write, now: clock())
                 guard case .committed(_, let values) = result else { return result }
                 let sequence = try writer.commit(batch)
+                writer.announce(NamespaceStore.committed(write, sequence: sequence, values: values))
                 return .committed(sequence: sequence, values: values)
             }
+        }
+    }
+
+    /// Calls `observer` with every later commit, in sequence order, after it is as durable as
+    /// the sync mode promises and before its writer is acknowledged. It runs on the
+    /// namespace's writer and must only hand the change on (never block or write).
+    public func observeCommits(_ observer: @escaping @Sendable (CommittedWrite) -> Void) {
+        writer.observe(observer)
+    }
+
+    static func committed(_ write: Write, sequence: UInt64, values: [Node?]) -> CommittedWrite {
+        switch write.operation {
+        case .set(let path, _):
+            return CommittedWrite(sequence: sequence, location: path, kind: .set(values.first ?? nil))
+        case .update(let path, let entries):
+            let changes = zip(entries, values).map { (path: $0.path, node: $1) }
+            return CommittedWrite(sequence: sequence, location: path, kind: .update(changes))
         }
     }
 

@@ -21,6 +21,10 @@ final class NamespaceWriter: Sendable {
     private let onCommit: @Sendable () -> Void
     /// The last committed sequence number; touched only on `queue`.
     nonisolated(unsafe) private var sequence: UInt64
+    /// Commits of the current round not yet announced; touched only on `queue`.
+    nonisolated(unsafe) private var unannounced: [CommittedWrite] = []
+    /// Told about every commit, in order, once it is as durable as the sync mode promises.
+    private let observers = Mutex<[@Sendable (CommittedWrite) -> Void]>([])
 
     init(name: String, db: LevelDB, keys: KeySpace, sequence: UInt64, syncAlways: Bool, onCommit: @escaping @Sendable () -> Void) {
         queue = DispatchQueue(label: "hearth.writer.\(name)", qos: .userInitiated)
@@ -61,6 +65,16 @@ final class NamespaceWriter: Sendable {
         return next
     }
 
+    /// Adds an observer of commits; it runs on the writer's queue and must not block.
+    func observe(_ observer: @escaping @Sendable (CommittedWrite) -> Void) {
+        observers.withLock { $0.append(observer) }
+    }
+
+    /// Records what a commit changed, announced after the round's sync; only from a job.
+    func announce(_ write: CommittedWrite) {
+        unannounced.append(write)
+    }
+
     /// Writes `batch` without a sequence number (index builds, import chunks); only from a job.
     func commitUnsequenced(_ batch: WriteBatch) throws {
         try db.write(batch, sync: false)
@@ -91,6 +105,14 @@ final class NamespaceWriter: Sendable {
             var syncError: Error?
             if syncAlways {
                 do { try db.sync() } catch { syncError = error }
+            }
+            if !unannounced.isEmpty {
+                let writes = unannounced
+                unannounced = []
+                let observers = observers.withLock { $0 }
+                for write in writes {
+                    for observer in observers { observer(write) }
+                }
             }
             for completion in completions { completion(syncError) }
         }
