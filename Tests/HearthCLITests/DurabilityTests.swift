@@ -107,4 +107,57 @@ struct DurabilityTests {
         )
         _ = try await restarted.terminate()
     }
+
+    final class LatestRound: Sendable {
+        private let value = Mutex(-1)
+        func withLock<T>(_ body: (inout Int) -> T) -> T { value.withLock { body(&$0) } }
+    }
+
+    /// A multi-path update killed mid-stream is all there or not there at all after restart.
+    @Test func multiPathUpdatesAreAllOrNothingAcrossKill9() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let data = directory.appending("data")
+        let server = try await TestServer.start(dataDirectory: data, workingDirectory: directory.url, arguments: [])
+        let paths = (0..<60).map { "atom/g\($0 % 6)/k\($0)" }
+        let lastAcknowledged = LatestRound()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                var round = 0
+                while true {
+                    let body = "{" + paths.map { "\"\($0)\": \(round)" }.joined(separator: ",") + "}"
+                    let response: TestServer.Response
+                    do {
+                        response = try await server.request("PATCH", "/.json", body: body, admin: true, timeout: .seconds(10))
+                    } catch {
+                        return
+                    }
+                    guard response.status == 200 else { return }
+                    lastAcknowledged.withLock { $0 = round }
+                    round += 1
+                }
+            }
+            group.addTask {
+                let deadline = ContinuousClock.now + .seconds(60)
+                while lastAcknowledged.withLock({ $0 }) < 200 && ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(2))
+                }
+                server.child.send(SIGKILL)
+            }
+            try await group.waitForAll()
+        }
+        _ = try await server.child.wait(timeout: .seconds(30))
+        try? await server.client.shutdown()
+        let acknowledged = lastAcknowledged.withLock { $0 }
+        #expect(acknowledged >= 200)
+
+        let restarted = try await TestServer.start(dataDirectory: data, workingDirectory: directory.url, arguments: [])
+        let read = try await restarted.request("GET", "/atom.json", admin: true)
+        let groups = try JSONSerialization.jsonObject(with: Data(read.body.utf8)) as? [String: [String: Any]] ?? [:]
+        let values = groups.values.flatMap { $0.values.compactMap { ($0 as? NSNumber)?.intValue } }
+        #expect(values.count == paths.count, "a partial update survived: \(values.count) of \(paths.count) keys")
+        #expect(Set(values).count == 1, "keys from different updates: \(Set(values).sorted())")
+        #expect((values.first ?? -1) >= acknowledged, "the last acknowledged update (\(acknowledged)) was lost")
+        _ = try await restarted.terminate()
+    }
 }
