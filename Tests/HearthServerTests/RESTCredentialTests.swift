@@ -120,6 +120,46 @@ struct RESTCredentialTests {
             status: 401,
             error: "Could not parse auth token."
         ),
+        // auth_variable_override: the admin acts as another `auth`; until rules are evaluated
+        // that identity may not read or write.
+        .init(
+            "admin as a user via auth_variable_override",
+            setup: data,
+            "GET",
+            "/a.json?auth_variable_override=%7B%22uid%22%3A%22alice%22%7D",
+            auth: .admin,
+            status: 401,
+            error: "Permission denied"
+        ),
+        .init(
+            "admin as anonymous via auth_variable_override",
+            setup: data,
+            "PUT",
+            "/a.json?auth_variable_override=null",
+            auth: .admin,
+            body: "2",
+            status: 401,
+            error: "Permission denied",
+            after: data
+        ),
+        .init(
+            "auth_variable_override needs the admin",
+            setup: data,
+            "GET",
+            "/a.json?auth_variable_override=%7B%22uid%22%3A%22alice%22%7D",
+            auth: .bearer(TokenMinter.token()),
+            status: 401,
+            error: "auth_variable_override can only be used with the admin credential."
+        ),
+        .init(
+            "auth_variable_override must be an object or null",
+            setup: data,
+            "GET",
+            "/a.json?auth_variable_override=5",
+            auth: .admin,
+            status: 400,
+            error: "Invalid auth_variable_override '5': use a JSON object (the auth variable) or null."
+        ),
         .init(
             "rules need admin",
             "GET",

@@ -19,6 +19,8 @@ struct RESTOptions: Sendable {
     var timeout: Duration?
     var writeSizeLimit: WriteSizeLimit?
     var methodOverride: String?
+    /// `auth_variable_override`: the `auth` the admin acts as (`.null` = anonymous).
+    var authVariableOverride: JSONValue?
 
     static let queryParameterNames = [
         "startAt", "endAt", "equalTo", "startAfter", "endBefore", "limitToFirst", "limitToLast",
@@ -36,6 +38,16 @@ struct RESTOptions: Sendable {
         }
         options.auth = q["auth"]
         options.methodOverride = q["x-http-method-override"]
+        if let override = q["auth_variable_override"] {
+            let parsed = try? JSONParser.parse(override)
+            switch parsed {
+            case .null?, .object?: options.authVariableOverride = parsed
+            default:
+                throw RESTError.badRequest(
+                    "Invalid auth_variable_override '\(override.prefix(64))': use a JSON object (the auth variable) or null."
+                )
+            }
+        }
 
         if let print = q["print"] {
             switch print {

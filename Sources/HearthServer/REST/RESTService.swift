@@ -42,10 +42,13 @@ struct RESTService: Sendable {
         let query = try QueryString(target.query)
         let options = try RESTOptions.parse(query)
         let method = try Self.effectiveMethod(request, override: options.methodOverride)
-        let credential = try credentials.resolve(
+        var credential = try credentials.resolve(
             queryAuth: options.auth,
             authorization: request.headers[.authorization]
         )
+        if let override = options.authVariableOverride {
+            credential = try Self.overriddenCredential(credential, with: override)
+        }
         var call = Call(
             method: method,
             rawPath: rawPath,
@@ -83,6 +86,20 @@ struct RESTService: Sendable {
         default:
             throw Self.methodNotAllowed
         }
+    }
+
+    /// `auth_variable_override`: only the admin may act as another `auth` (rules then apply
+    /// to it); `null` acts as anonymous, an object as a user with that `uid`/`provider`/`token`.
+    static func overriddenCredential(_ credential: Credential, with override: JSONValue) throws -> Credential {
+        guard credential == .admin else {
+            throw RESTError(.unauthorized, "auth_variable_override can only be used with the admin credential.")
+        }
+        guard case .object = override else { return .anonymous }
+        var claims: [UInt8] = []
+        JSONRenderer.render(override["token"] ?? .object([]), into: &claims)
+        return .user(
+            UserClaims(uid: override["uid"]?.stringValue ?? "", provider: override["provider"]?.stringValue, claimsJSON: claims)
+        )
     }
 
     /// Until rules are evaluated, only the admin credential reads or writes.
