@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Runs sdk-check.html in headless Chromium against a Hearth server on loopback.
+
+The official Firebase JS SDK is third-party code and is never committed: fetch the built 9.8.1
+modules (firebase/firebase-bower: firebase-app.js, firebase-database.js), rewrite the
+firebase-database.js import of https://www.gstatic.com/.../firebase-app.js to ./firebase-app.js,
+and pass their directory as --sdk. Start Hearth with --emulator on --hearth-port first.
+
+    python3 scripts/sdk-check/run.py --sdk /tmp/sdk --hearth-port 9000
+"""
+import argparse, http.server, json, os, subprocess, sys, threading, time
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--sdk", required=True)
+parser.add_argument("--hearth-port", type=int, default=9000)
+parser.add_argument("--port", type=int, default=9599, help="port of this page server")
+parser.add_argument("--chromium", default="chromium")
+parser.add_argument("--timeout", type=float, default=120)
+args = parser.parse_args()
+here = os.path.dirname(os.path.abspath(__file__))
+results = []
+finished = threading.Event()
+
+class Handler(http.server.SimpleHTTPRequestHandler):
+    def translate_path(self, path):
+        path = path.split("?")[0]
+        if path.startswith("/sdk/"):
+            return os.path.join(args.sdk, path[len("/sdk/"):])
+        return os.path.join(here, path.lstrip("/"))
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        results.append(body)
+        if body["name"] == "done":
+            finished.set()
+        self.send_response(204)
+        self.end_headers()
+    def log_message(self, *a):
+        pass
+
+server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+url = f"http://127.0.0.1:{args.port}/sdk-check.html?port={args.hearth_port}&ns=sdkcheck{int(time.time())}"
+browser = subprocess.Popen([args.chromium, "--headless=new", "--no-sandbox", "--disable-gpu",
+                            "--remote-debugging-port=0", url],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+finished.wait(args.timeout)
+browser.terminate()
+browser.wait(10)
+server.shutdown()
+failed = 0
+for r in results:
+    if r["name"] == "done":
+        continue
+    print(("ok   " if r["ok"] else "FAIL ") + r["name"] + (": " + r["detail"][:300] if r["detail"] else ""))
+    failed += 0 if r["ok"] else 1
+if not finished.is_set():
+    print("FAIL the page did not finish within the timeout")
+    failed += 1
+print(f"{len([r for r in results if r['name'] != 'done']) - failed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
