@@ -1,6 +1,6 @@
-public import HearthCore
 import Dispatch
 import Foundation
+public import HearthCore
 import Synchronization
 
 /// One namespace (database) of the store: its tree, indexes and serial writer.
@@ -13,7 +13,14 @@ public final class NamespaceStore: Sendable {
     private let clock: @Sendable () -> Double
     private static let readQueue = DispatchQueue(label: "hearth.read", qos: .userInitiated, attributes: .concurrent)
 
-    init(name: String, id: UInt32, db: LevelDB, syncAlways: Bool, clock: @escaping @Sendable () -> Double, onCommit: @escaping @Sendable () -> Void) throws {
+    init(
+        name: String,
+        id: UInt32,
+        db: LevelDB,
+        syncAlways: Bool,
+        clock: @escaping @Sendable () -> Double,
+        onCommit: @escaping @Sendable () -> Void
+    ) throws {
         self.name = name
         keys = KeySpace(namespaceID: id)
         self.db = db
@@ -24,7 +31,14 @@ public final class NamespaceStore: Sendable {
             return (sequence, IndexDefinitions.load(reader))
         }
         registered = Mutex(indexes)
-        writer = NamespaceWriter(name: name, db: db, keys: keys, sequence: sequence, syncAlways: syncAlways, onCommit: onCommit)
+        writer = NamespaceWriter(
+            name: name,
+            db: db,
+            keys: keys,
+            sequence: sequence,
+            syncAlways: syncAlways,
+            onCommit: onCommit
+        )
     }
 
     static func decodeSequence(_ bytes: [UInt8]) -> UInt64 {

@@ -1,6 +1,6 @@
-public import HearthCore
 import Dispatch
 import Foundation
+public import HearthCore
 import Synchronization
 
 /// An open Hearth data directory: one LevelDB database holding every namespace.
@@ -51,8 +51,11 @@ public final class Store: Sendable {
 
     /// Checks a namespace name: 1–63 letters, digits or `-`.
     public static func validateNamespaceName(_ name: String) throws {
-        let valid = !name.isEmpty && name.utf8.count <= 63
-            && name.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2D }
+        let valid =
+            !name.isEmpty && name.utf8.count <= 63
+            && name.utf8.allSatisfy {
+                ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2D
+            }
         if !valid {
             throw StoreError(
                 .invalidNamespace,
@@ -72,7 +75,10 @@ public final class Store: Sendable {
             if let stored = try db.withSnapshot({ $0.get(key) }) {
                 id = stored.reduce(0) { $0 << 8 | UInt32($1) }
             } else {
-                let next = try db.withSnapshot { $0.get(Store.nextNamespaceIDKey) }.map { $0.reduce(UInt32(0)) { $0 << 8 | UInt32($1) } } ?? 1
+                let next =
+                    try db.withSnapshot { $0.get(Store.nextNamespaceIDKey) }.map {
+                        $0.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+                    } ?? 1
                 id = next
                 let batch = WriteBatch()
                 var idBytes: [UInt8] = []
@@ -84,7 +90,11 @@ public final class Store: Sendable {
                 try db.write(batch, sync: true)
             }
             let namespace = try NamespaceStore(
-                name: name, id: id, db: db, syncAlways: configuration.syncMode == .always, clock: clock,
+                name: name,
+                id: id,
+                db: db,
+                syncAlways: configuration.syncMode == .always,
+                clock: clock,
                 onCommit: { [weak self] in self?.dirty.store(true, ordering: .releasing) }
             )
             table[name] = namespace

@@ -1,7 +1,8 @@
+import HearthCore
 import Synchronization
 import Testing
+
 @testable import HearthStore
-import HearthCore
 
 @Suite struct CommitFeedTests {
     @Test func observersSeeEveryCommitInOrderWithResolvedValues() async throws {
@@ -18,8 +19,22 @@ import HearthCore
         let writes = seen.withLock { $0 }
         #expect(writes.map(\.sequence) == [1, 2, 3, 4, 5])
         #expect(writes[0] == CommittedWrite(sequence: 1, location: path("a"), kind: .set(try value(#"{"t":42}"#).node)))
-        #expect(writes[1] == CommittedWrite(sequence: 2, location: .root, kind: .update([(path("b/c"), .leaf(.number(1), priority: nil)), (path("d"), nil)])))
-        #expect(writes[2] == CommittedWrite(sequence: 3, location: path("a/.priority"), kind: .set(.leaf(.number(7), priority: nil))))
+        #expect(
+            writes[1]
+                == CommittedWrite(
+                    sequence: 2,
+                    location: .root,
+                    kind: .update([(path("b/c"), .leaf(.number(1), priority: nil)), (path("d"), nil)])
+                )
+        )
+        #expect(
+            writes[2]
+                == CommittedWrite(
+                    sequence: 3,
+                    location: path("a/.priority"),
+                    kind: .set(.leaf(.number(7), priority: nil))
+                )
+        )
         #expect(writes[3] == CommittedWrite(sequence: 4, location: path("i"), kind: .set(nil)))
         #expect(writes[4] == CommittedWrite(sequence: 5, location: path("i"), kind: .reset))
     }

@@ -1,8 +1,9 @@
 import Foundation
+import HearthCore
 import Synchronization
 import Testing
+
 @testable import HearthStore
-import HearthCore
 
 @Suite struct ImportExportTests {
     /// Feeds `bytes` in chunks of `size`.
@@ -22,17 +23,25 @@ import HearthCore
         let temp = try TemporaryStore()
         defer { temp.destroy() }
         let ns = try temp.store.namespace("default")
-        try await ns.setIndexes([IndexSpec(location: [.key(ChildKey("m")), .wildcard("$c")], indexed: .child(path("t")))])
+        try await ns.setIndexes([
+            IndexSpec(location: [.key(ChildKey("m")), .wildcard("$c")], indexed: .child(path("t")))
+        ])
         try await ns.set("old", "1")
         try await ns.set("m/c1/zz", #"{"t":1000}"#)
-        let document = #"{"m":{"c1":{"a":{"t":3},"b":{"t":1,".priority":"p"}},"c2":{"x":{"t":2}}},"list":["x","y"],"s":{".value":"v",".priority":1}}"#
+        let document =
+            #"{"m":{"c1":{"a":{"t":3},"b":{"t":1,".priority":"p"}},"c2":{"x":{"t":2}}},"list":["x","y"],"s":{".value":"v",".priority":1}}"#
         let progress = Mutex<Int64>(0)
         try await ns.importJSON(at: .root, nextChunk: Self.chunks(Array(document.utf8), size: 7)) { done in
             progress.withLock { $0 = done }
         }
         #expect(progress.withLock { $0 } == Int64(document.utf8.count))
-        #expect(try await ns.json("", format: .export) == #"{"list":{"0":"x","1":"y"},"m":{"c1":{"a":{"t":3},"b":{".priority":"p","t":1}},"c2":{"x":{"t":2}}},"s":{".value":"v",".priority":1}}"#)
-        let ordered = try await ns.read { try $0.query(at: path("m/c1"), Query(order: .child(path("t")))).map(\.key.string) }
+        #expect(
+            try await ns.json("", format: .export)
+                == #"{"list":{"0":"x","1":"y"},"m":{"c1":{"a":{"t":3},"b":{".priority":"p","t":1}},"c2":{"x":{"t":2}}},"s":{".value":"v",".priority":1}}"#
+        )
+        let ordered = try await ns.read {
+            try $0.query(at: path("m/c1"), Query(order: .child(path("t")))).map(\.key.string)
+        }
         #expect(ordered == ["b", "a"])
     }
 

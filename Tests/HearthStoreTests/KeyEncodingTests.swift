@@ -1,6 +1,7 @@
-import Testing
-@testable import HearthStore
 import HearthCore
+import Testing
+
+@testable import HearthStore
 
 struct KeyEncodingTests {
     static let keys = [

@@ -1,6 +1,7 @@
-import Testing
-@testable import HearthStore
 import HearthCore
+import Testing
+
+@testable import HearthStore
 
 /// Random writes applied to the store and to `ReferenceModel`; after each, the stored tree, its
 /// JSON and every indexed query must agree with the model.
@@ -56,7 +57,10 @@ import HearthCore
         let temp = try TemporaryStore()
         defer { temp.destroy() }
         let ns = try temp.store.namespace("default")
-        let listSpec = IndexSpec(location: [.key(ChildKey("a")), .wildcard("$w")], indexed: .child(DataPath(keys: [ChildKey("b")])))
+        let listSpec = IndexSpec(
+            location: [.key(ChildKey("a")), .wildcard("$w")],
+            indexed: .child(DataPath(keys: [ChildKey("b")]))
+        )
         let valueSpec = IndexSpec(location: [.key(ChildKey("b"))], indexed: .value)
         try await ns.setIndexes([listSpec, valueSpec])
         var generator = Generator(random: SeededRandom(state: seed))
@@ -69,7 +73,8 @@ import HearthCore
                 let node = generator.node(depth: 3)
                 _ = try await ns.write(Write(.set(DataPath(keys: where_), Self.newValue(node))))
                 model = ReferenceModel.set(model, where_[...], node)
-                lastOp = "set \(DataPath(keys: where_)) \(String(decoding: JSONRenderer.render(node, format: .export), as: UTF8.self))"
+                lastOp =
+                    "set \(DataPath(keys: where_)) \(String(decoding: JSONRenderer.render(node, format: .export), as: UTF8.self))"
             case 5..<8:
                 let base = generator.path(maxDepth: 2)
                 var seen: [[ChildKey]] = []
@@ -83,7 +88,11 @@ import HearthCore
                     model = ReferenceModel.set(model, (base + relative)[...], node)
                 }
                 _ = try await ns.write(Write(.update(DataPath(keys: base), entries)))
-                lastOp = "update \(DataPath(keys: base)) " + entries.map { "\($0.path)=\(String(decoding: JSONRenderer.render($0.value.node, format: .export), as: UTF8.self))" }.joined(separator: " ")
+                lastOp =
+                    "update \(DataPath(keys: base)) "
+                    + entries.map {
+                        "\($0.path)=\(String(decoding: JSONRenderer.render($0.value.node, format: .export), as: UTF8.self))"
+                    }.joined(separator: " ")
             case 8:
                 let where_ = generator.path(maxDepth: 3)
                 let priority = generator.priority()
@@ -93,7 +102,9 @@ import HearthCore
                     case .string(let s): return .leaf(.string(s), priority: nil)
                     }
                 }
-                _ = try await ns.write(Write(.set(DataPath(keys: where_ + [ChildKey(".priority")]), Self.newValue(leaf))))
+                _ = try await ns.write(
+                    Write(.set(DataPath(keys: where_ + [ChildKey(".priority")]), Self.newValue(leaf)))
+                )
                 model = ReferenceModel.setPriority(model, where_[...], priority)
                 lastOp = "priority \(DataPath(keys: where_)) \(String(describing: priority))"
             default:
@@ -121,7 +132,9 @@ import HearthCore
     static func difference(_ a: Node?, _ b: Node?, at path: [ChildKey]) -> String {
         if a == b { return "" }
         if case .children(let x, let px)? = a, case .children(let y, let py)? = b {
-            if px != py { return "\(DataPath(keys: path)) priority \(String(describing: px)) vs \(String(describing: py))" }
+            if px != py {
+                return "\(DataPath(keys: path)) priority \(String(describing: px)) vs \(String(describing: py))"
+            }
             for key in Set(x.keys).union(y.keys) {
                 let d = difference(x[key], y[key], at: path + [key])
                 if !d.isEmpty { return d }
@@ -139,16 +152,22 @@ import HearthCore
             }
         }
         for (location, order) in locations {
-            let bounds: [LeafValue?] = [nil, .bool(false), .bool(true), .number(0), .number(2), .string("a"), .string("b")]
+            let bounds: [LeafValue?] = [
+                nil, .bool(false), .bool(true), .number(0), .number(2), .string("a"), .string("b"),
+            ]
             var query = Query(order: order)
             if Bool.random(using: &random) {
-                query.start = QueryBound(value: bounds.randomElement(using: &random)!,
-                                         key: Bool.random(using: &random) ? ChildKey(Self.keyPool.randomElement(using: &random)!) : nil)
+                query.start = QueryBound(
+                    value: bounds.randomElement(using: &random)!,
+                    key: Bool.random(using: &random) ? ChildKey(Self.keyPool.randomElement(using: &random)!) : nil
+                )
                 query.startIsExclusive = Bool.random(using: &random)
             }
             if Bool.random(using: &random) {
-                query.end = QueryBound(value: bounds.randomElement(using: &random)!,
-                                       key: Bool.random(using: &random) ? ChildKey(Self.keyPool.randomElement(using: &random)!) : nil)
+                query.end = QueryBound(
+                    value: bounds.randomElement(using: &random)!,
+                    key: Bool.random(using: &random) ? ChildKey(Self.keyPool.randomElement(using: &random)!) : nil
+                )
                 query.endIsExclusive = Bool.random(using: &random)
             }
             switch Int.random(in: 0..<3, using: &random) {
@@ -173,7 +192,10 @@ import HearthCore
         let temp = try TemporaryStore()
         defer { temp.destroy() }
         let ns = try temp.store.namespace("default")
-        try await ns.set("scores", #"{"a":{"s":3},"b":{"s":1},"c":{"s":"x"},"d":{"t":1},"e":{"s":{"o":1}},"f":{"s":2}}"#)
+        try await ns.set(
+            "scores",
+            #"{"a":{"s":3},"b":{"s":1},"c":{"s":"x"},"d":{"t":1},"e":{"s":{"o":1}},"f":{"s":2}}"#
+        )
         let query = Query(order: .child(DataPath(keys: [ChildKey("s")])), limit: .last(3))
         await #expect(throws: StoreError.self) { try await ns.read { try $0.query(at: path("scores"), query) } }
         do {
@@ -181,20 +203,29 @@ import HearthCore
         } catch let error as StoreError {
             #expect(error.message == #"Index not defined, add ".indexOn": "s", for path "/scores", to the rules"#)
         }
-        try await ns.setIndexes([IndexSpec(location: [.key(ChildKey("scores"))], indexed: .child(DataPath(keys: [ChildKey("s")])))])
+        try await ns.setIndexes([
+            IndexSpec(location: [.key(ChildKey("scores"))], indexed: .child(DataPath(keys: [ChildKey("s")])))
+        ])
         let keys = try await ns.read { try $0.query(at: path("scores"), query).map(\.key.string) }
         #expect(keys == ["a", "c", "e"])
-        let all = try await ns.read { try $0.query(at: path("scores"), Query(order: .child(path("s")))).map(\.key.string) }
+        let all = try await ns.read {
+            try $0.query(at: path("scores"), Query(order: .child(path("s")))).map(\.key.string)
+        }
         #expect(all == ["d", "b", "f", "a", "c", "e"])
         // The index persists and stays current across reopening.
         try temp.reopen()
         let reopened = try temp.store.namespace("default")
         try await reopened.set("scores/g", #"{"s":100}"#)
-        let last = try await reopened.read { try $0.query(at: path("scores"), Query(order: .child(path("s")), limit: .last(1))).map(\.key.string) }
+        let last = try await reopened.read {
+            try $0.query(at: path("scores"), Query(order: .child(path("s")), limit: .last(1))).map(\.key.string)
+        }
         // Strings and objects sort after numbers.
         #expect(last == ["e"])
         let numbers = try await reopened.read {
-            try $0.query(at: path("scores"), Query(order: .child(path("s")), end: QueryBound(value: .number(1e9)), limit: .last(1))).map(\.key.string)
+            try $0.query(
+                at: path("scores"),
+                Query(order: .child(path("s")), end: QueryBound(value: .number(1e9)), limit: .last(1))
+            ).map(\.key.string)
         }
         #expect(numbers == ["g"])
     }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import HearthStore
 import HearthCore
+
+@testable import HearthStore
 
 /// A store in a fresh temporary directory, removed by `destroy()`.
 final class TemporaryStore: @unchecked Sendable {
@@ -8,7 +9,10 @@ final class TemporaryStore: @unchecked Sendable {
     private(set) var store: Store
     let configuration: StoreConfiguration
 
-    init(configuration: StoreConfiguration = .init(), clock: @escaping @Sendable () -> Double = { 1_700_000_000_000 }) throws {
+    init(
+        configuration: StoreConfiguration = .init(),
+        clock: @escaping @Sendable () -> Double = { 1_700_000_000_000 }
+    ) throws {
         directory = NSTemporaryDirectory() + "hearth-store-" + UUID().uuidString
         self.configuration = configuration
         store = try Store.open(directory: directory, configuration: configuration, clock: clock)

@@ -1,6 +1,7 @@
-import Testing
-@testable import HearthStore
 import HearthCore
+import Testing
+
+@testable import HearthStore
 
 @Suite struct TreeStoreTests {
     @Test func writesAndReadsNestedValues() async throws {
@@ -109,7 +110,13 @@ import HearthCore
         let ns = try temp.store.namespace("default")
         try await ns.set("s", #"{"a":{"deep":{"x":1}},"b":2,"c":"three","d":{".priority":1,"q":1}}"#)
         let all = try await ns.read { $0.shallow(at: path("s")) }
-        #expect(all == .children([(ChildKey("a"), nil), (ChildKey("b"), .number(2)), (ChildKey("c"), .string("three")), (ChildKey("d"), nil)]))
+        #expect(
+            all
+                == .children([
+                    (ChildKey("a"), nil), (ChildKey("b"), .number(2)), (ChildKey("c"), .string("three")),
+                    (ChildKey("d"), nil),
+                ])
+        )
         let page = try await ns.read { $0.shallow(at: path("s"), startAfter: ChildKey("a"), limit: 2) }
         #expect(page == .children([(ChildKey("b"), .number(2)), (ChildKey("c"), .string("three"))]))
         #expect(try await ns.read { $0.shallow(at: path("s/b")) } == .leaf(.number(2)))

@@ -90,7 +90,10 @@ struct IndexMaintenance {
 
     /// Calls `body` for every indexed location inside `node` (which sits at `path`).
     static func forEachLocation(
-        of spec: IndexSpec, in node: Node, at path: DataPath, _ body: (DataPath, Children) -> Void
+        of spec: IndexSpec,
+        in node: Node,
+        at path: DataPath,
+        _ body: (DataPath, Children) -> Void
     ) {
         guard case .children(let children, _) = node else { return }
         if path.depth == spec.location.count {

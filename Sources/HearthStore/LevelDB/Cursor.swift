@@ -1,4 +1,5 @@
 import CLevelDB
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,9 +1,10 @@
 import CLevelDB
+import Dispatch
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Dispatch
-import Synchronization
 
 /// A thread-safe handle on one LevelDB database (the C API), with tracked snapshots so that
 /// closing never frees the database under a reader.

@@ -11,7 +11,10 @@ extension NamespaceReader {
             return QueryEvaluator.apply(query, to: children)
         case .value, .child:
             guard let index = indexes.first(where: { $0.covers(location: path, order: query.order) }) else {
-                throw StoreError(.indexNotDefined, NamespaceReader.indexNotDefinedMessage(path: path, order: query.order))
+                throw StoreError(
+                    .indexNotDefined,
+                    NamespaceReader.indexNotDefinedMessage(path: path, order: query.order)
+                )
             }
             return indexedQuery(at: path, query, index: index)
         }
@@ -29,7 +32,11 @@ extension NamespaceReader {
         return "Index not defined, add \".indexOn\": \"\(indexOn)\", for path \"\(path)\", to the rules"
     }
 
-    private func indexedQuery(at path: DataPath, _ query: Query, index: RegisteredIndex) -> [(key: ChildKey, node: Node)] {
+    private func indexedQuery(
+        at path: DataPath,
+        _ query: Query,
+        index: RegisteredIndex
+    ) -> [(key: ChildKey, node: Node)] {
         var prefix = keys.indexPrefix(index.id)
         KeyEncoding.append(path, to: &prefix)
         var lower = prefix

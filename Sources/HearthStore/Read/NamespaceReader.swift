@@ -35,7 +35,10 @@ public struct NamespaceReader {
 
     /// Streams the JSON of the subtree at `path` in chunks of about `chunkSize` bytes.
     func streamJSON(
-        at path: DataPath, format: RenderFormat, chunkSize: Int, emit: ([UInt8]) throws -> Void
+        at path: DataPath,
+        format: RenderFormat,
+        chunkSize: Int,
+        emit: ([UInt8]) throws -> Void
     ) throws {
         let prefix = keys.dataKey(path)
         var renderer = SubtreeRenderer(baseLength: prefix.count, format: format)

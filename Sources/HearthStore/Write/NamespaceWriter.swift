@@ -26,7 +26,14 @@ final class NamespaceWriter: Sendable {
     /// Told about every commit, in order, once it is as durable as the sync mode promises.
     private let observers = Mutex<[@Sendable (CommittedWrite) -> Void]>([])
 
-    init(name: String, db: LevelDB, keys: KeySpace, sequence: UInt64, syncAlways: Bool, onCommit: @escaping @Sendable () -> Void) {
+    init(
+        name: String,
+        db: LevelDB,
+        keys: KeySpace,
+        sequence: UInt64,
+        syncAlways: Bool,
+        onCommit: @escaping @Sendable () -> Void
+    ) {
         queue = DispatchQueue(label: "hearth.writer.\(name)", qos: .userInitiated)
         self.db = db
         sequenceKey = keys.sequenceKey
@@ -56,7 +63,9 @@ final class NamespaceWriter: Sendable {
     func commit(_ batch: WriteBatch) throws -> UInt64 {
         let next = sequence + 1
         var bytes: [UInt8] = []
-        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: next >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: next >> UInt64(shift)))
+        }
         batch.put(sequenceKey, bytes)
         try db.write(batch, sync: false)
         sequence = next

@@ -35,7 +35,9 @@ struct WritePlanner {
             values.append(resolved)
             if path.isPriorityPath {
                 let owner = path.parent!
-                entries.append(PlannedEntry(path: owner, isPriority: true, node: resolved, dataKey: keys.dataKey(owner)))
+                entries.append(
+                    PlannedEntry(path: owner, isPriority: true, node: resolved, dataKey: keys.dataKey(owner))
+                )
             } else {
                 entries.append(PlannedEntry(path: path, isPriority: false, node: resolved, dataKey: keys.dataKey(path)))
             }
