@@ -1,0 +1,1 @@
+// Realtime engine: listeners, fan-out, onDisconnect (see docs/realtime.md, "Fan-out engine").

@@ -1,0 +1,48 @@
+import Synchronization
+
+/// A namespace's serial delivery queue: jobs are appended without blocking (the store's writer
+/// appends commits) and handled one at a time, in order, by one drain task that exists only
+/// while there is work. Fan-out never runs on the writer and never holds it up.
+final class DeliveryQueue: Sendable {
+    private struct Inbox {
+        var jobs: [FanoutJob] = []
+        var draining = false
+    }
+
+    private let inbox = Mutex(Inbox())
+    private let fanout: Fanout
+
+    init(fanout: Fanout) {
+        self.fanout = fanout
+    }
+
+    func enqueue(_ job: FanoutJob) {
+        let start = inbox.withLock { inbox -> Bool in
+            inbox.jobs.append(job)
+            if inbox.draining { return false }
+            inbox.draining = true
+            return true
+        }
+        if start {
+            Task(priority: .userInitiated) { await self.drain() }
+        }
+    }
+
+    /// Returns once every job enqueued before the call is done.
+    func barrier() async {
+        await withCheckedContinuation { continuation in enqueue(.barrier(continuation)) }
+    }
+
+    private func drain() async {
+        while true {
+            let jobs = inbox.withLock { inbox -> [FanoutJob] in
+                let jobs = inbox.jobs
+                inbox.jobs = []
+                if jobs.isEmpty { inbox.draining = false }
+                return jobs
+            }
+            if jobs.isEmpty { return }
+            await fanout.process(jobs)
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import HearthCore
+import HearthProtocol
+
+/// The subscribers of one (path, canonical query): they share every push. For a query, the
+/// group also keeps the window its active subscribers show.
+final class SubscriptionGroup {
+    struct Entry {
+        weak var subscriber: (any ListenSubscriber)?
+        let registration: ListenRegistration
+        /// Until its activation the subscriber's initial read is still under way: default
+        /// listens buffer pushes (with their commit's sequence) to replay those the read missed.
+        var isActive = false
+        var buffered: [(sequence: UInt64, update: EncodedUpdate)] = []
+    }
+
+    let path: DataPath
+    /// Nil for a default listen (all data).
+    let query: Query?
+    let identifier: QueryIdentifier
+    var entries: [UInt64: Entry] = [:]
+
+    /// Queries: the window active subscribers show, as of `windowSequence`; nil before the first
+    /// subscriber is active.
+    var window: QueryWindow?
+    var windowSequence: UInt64 = 0
+    /// Queries: the last commit that touched the group while it had no window.
+    var touchedWithoutWindow: UInt64 = 0
+
+    init(path: DataPath, query: Query?, identifier: QueryIdentifier) {
+        self.path = path
+        self.query = query
+        self.identifier = identifier
+    }
+
+    var isDefault: Bool { query == nil }
+
+    /// Sends `update` to the active subscribers (and, for `sequence` given, buffers it for the
+    /// pending ones); forgets subscribers that are gone and returns their registration ids.
+    @discardableResult
+    func send(_ update: EncodedUpdate, sequence: UInt64?) -> [UInt64] {
+        var gone: [UInt64] = []
+        for (id, entry) in entries {
+            guard let subscriber = entry.subscriber else {
+                entries[id] = nil
+                gone.append(id)
+                continue
+            }
+            if entry.isActive {
+                subscriber.deliver(update, for: entry.registration)
+            } else if let sequence {
+                entries[id]?.buffered.append((sequence, update))
+            }
+        }
+        return gone
+    }
+}
