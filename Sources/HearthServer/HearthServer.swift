@@ -1,9 +1,11 @@
+import HearthDatabase
 import Hummingbird
 public import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// The Hearth server: the Firebase REST API over a Hearth store.
+/// The Hearth server: the Firebase REST API, Server-Sent Events and the realtime WebSocket
+/// protocol over a Hearth store.
 public enum HearthServer {
     /// Serves until SIGTERM or SIGINT, then drains HTTP and closes the store.
     public static func run(configuration: HearthServerConfiguration, logger: Logger) async throws {
@@ -48,21 +50,34 @@ public enum HearthServer {
         handleSignals: Bool,
         onPort: @escaping @Sendable (Int) -> Void
     ) async throws -> (ServiceGroup, RESTService) {
-        let server = try ServerBuilder.httpServer(configuration)
+        let endpoint = RealtimeEndpoint()
+        let server = try ServerBuilder.httpServer(configuration, realtime: endpoint)
         let (store, rules) = try await StoreBootstrap.open(configuration, logger: logger)
+        let credentials = CredentialResolver(
+            adminSecret: configuration.adminSecret,
+            jwtSecret: configuration.jwtSecret,
+            emulator: configuration.emulator
+        )
+        let realtime = RealtimeContext(
+            database: RealtimeDatabase(store: store, logger: logger),
+            rules: rules,
+            credentials: RealtimeCredentials(resolver: credentials),
+            access: RealtimeAccess(),
+            hub: RealtimeHub(),
+            configuration: configuration.realtime,
+            logger: logger
+        )
+        endpoint.attach(realtime)
         let service = RESTService(
             store: store,
             rules: rules,
-            credentials: CredentialResolver(
-                adminSecret: configuration.adminSecret,
-                jwtSecret: configuration.jwtSecret,
-                emulator: configuration.emulator
-            ),
+            credentials: credentials,
             maxRequestBodyBytes: configuration.maxRequestBodyBytes,
             logger: logger
         )
         let responder = HearthResponder(
             service: service,
+            eventStreams: EventStreamService(context: realtime),
             cors: CORS(allowedOrigin: configuration.corsAllowedOrigin),
             logger: logger
         )
@@ -89,6 +104,13 @@ public enum HearthServer {
                 services: [
                     .init(service: StoreService(store: store, logger: logger)),
                     .init(service: app),
+                    .init(
+                        service: RealtimeDrainService(
+                            hub: realtime.hub,
+                            timeout: configuration.realtime.drainTimeout,
+                            logger: logger
+                        )
+                    ),
                 ],
                 gracefulShutdownSignals: handleSignals ? [.sigterm, .sigint] : [],
                 logger: logger

@@ -28,6 +28,8 @@ public struct HearthServerConfiguration: Sendable {
     public var corsAllowedOrigin: String
     /// Largest accepted request body in bytes.
     public var maxRequestBodyBytes: Int
+    /// Limits and timings of WebSocket and SSE connections.
+    public var realtime = RealtimeConfiguration()
 
     public init(
         host: String = "127.0.0.1",

@@ -1,30 +1,42 @@
 import Hummingbird
 import HummingbirdCore
+import HummingbirdWebSocket
 
 #if canImport(HummingbirdTLS)
-    import HummingbirdTLS
-    import NIOSSL
+import HummingbirdTLS
+import NIOSSL
 #endif
 
-/// HTTP, or HTTPS when a certificate and key are configured.
+/// HTTP, or HTTPS when a certificate and key are configured, with the realtime WebSocket
+/// (`/.ws?v=5`) upgrade on the same port.
 enum ServerBuilder {
-    static func httpServer(_ configuration: HearthServerConfiguration) throws -> HTTPServerBuilder {
+    static func httpServer(
+        _ configuration: HearthServerConfiguration,
+        realtime: RealtimeEndpoint
+    ) throws -> HTTPServerBuilder {
+        let http1: HTTPServerBuilder = .http1WebSocketUpgrade(
+            configuration: HTTP1WebSocketUpgradeChannel.Configuration(
+                ws: WebSocketServerConfiguration(maxFrameSize: configuration.realtime.maxFrameBytes)
+            )
+        ) { head, channel, _ in
+            await realtime.shouldUpgrade(head, abort: { channel.close(promise: nil) })
+        }
         switch (configuration.tlsCertificatePath, configuration.tlsKeyPath) {
         case (nil, nil):
-            return .http1()
+            return http1
         case (let certificate?, let key?):
             #if canImport(HummingbirdTLS)
-                let chain = try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) }
-                let tls = TLSConfiguration.makeServerConfiguration(
-                    certificateChain: chain,
-                    privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem))
-                )
-                return try .tls(.http1(), tlsConfiguration: tls)
+            let chain = try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) }
+            let tls = TLSConfiguration.makeServerConfiguration(
+                certificateChain: chain,
+                privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem))
+            )
+            return try .tls(http1, tlsConfiguration: tls)
             #else
-                _ = (certificate, key)
-                throw HearthServerError(
-                    "TLS is not available in this build: HearthServer needs the HummingbirdTLS product."
-                )
+            _ = (certificate, key, http1)
+            throw HearthServerError(
+                "TLS is not available in this build: HearthServer needs the HummingbirdTLS product."
+            )
             #endif
         default:
             throw HearthServerError("TLS needs both a certificate (--tls-cert) and a key (--tls-key).")

@@ -7,6 +7,7 @@ struct HearthResponder: HTTPResponder {
     typealias Context = BasicRequestContext
 
     let service: RESTService
+    let eventStreams: EventStreamService
     let cors: CORS
     let logger: Logger
 
@@ -17,7 +18,11 @@ struct HearthResponder: HTTPResponder {
             response = cors.preflight(request)
         } else {
             do {
-                response = try await service.handle(request)
+                if EventStreamService.accepts(request) {
+                    response = try await eventStreams.respond(to: request)
+                } else {
+                    response = try await service.handle(request)
+                }
             } catch {
                 response = ErrorResponder.response(for: error, corsOrigin: nil, logger: logger)
             }

@@ -1,0 +1,49 @@
+/// Limits and timings of realtime connections (WebSocket and SSE).
+public struct RealtimeConfiguration: Sendable {
+    /// Largest WebSocket frame accepted from a client, in bytes. The SDKs split messages into
+    /// frames of 16,384 characters (up to ~48 KiB of UTF-8), but other clients may send a whole
+    /// message in one frame, so this matches the largest message.
+    public var maxFrameBytes: Int
+    /// Largest realtime message (all its frames), in bytes.
+    public var maxMessageBytes: Int
+    /// Bytes that may wait in one connection's outbound queue; a client that lets more pile up
+    /// is closed (WebSocket 1008 "slow consumer", SSE stream ended). A single batch of frames
+    /// is always accepted into an empty queue, so a large listen result still goes out.
+    public var maxQueuedBytes: Int
+    /// Frames read from a socket but not yet handled by the connection's loop; reading pauses
+    /// above it.
+    public var maxUnhandledFrames: Int
+    /// How often a WebSocket session gets a `tick` (credential expiry, idle timeout).
+    public var tickInterval: Duration
+    /// How often an SSE stream sends `event: keep-alive`.
+    public var sseKeepAliveInterval: Duration
+    /// How long a closing WebSocket may take to flush its last frames and close frame before
+    /// the TCP connection is dropped (a client that stopped reading).
+    public var closeTimeout: Duration
+    /// How long graceful shutdown waits for realtime connections to close before moving on.
+    public var drainTimeout: Duration
+    /// The host named in the hello (`h`); nil echoes the `Host` header the client used.
+    public var publicHost: String?
+
+    public init(
+        maxFrameBytes: Int = 16 * 1024 * 1024 + 64 * 1024,
+        maxMessageBytes: Int = 16 * 1024 * 1024 + 64 * 1024,
+        maxQueuedBytes: Int = 8 * 1024 * 1024,
+        maxUnhandledFrames: Int = 64,
+        tickInterval: Duration = .seconds(5),
+        sseKeepAliveInterval: Duration = .seconds(30),
+        closeTimeout: Duration = .seconds(3),
+        drainTimeout: Duration = .seconds(5),
+        publicHost: String? = nil
+    ) {
+        self.maxFrameBytes = maxFrameBytes
+        self.maxMessageBytes = maxMessageBytes
+        self.maxQueuedBytes = maxQueuedBytes
+        self.maxUnhandledFrames = maxUnhandledFrames
+        self.tickInterval = tickInterval
+        self.sseKeepAliveInterval = sseKeepAliveInterval
+        self.closeTimeout = closeTimeout
+        self.drainTimeout = drainTimeout
+        self.publicHost = publicHost
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import HTTPTypes
+import HearthCore
+import HearthDatabase
+import HearthProtocol
+import Hummingbird
+import HummingbirdCore
+import Logging
+import ServiceLifecycle
+
+/// Firebase REST streaming: `GET /path.json` with `Accept: text/event-stream` answers a stream
+/// of Server-Sent Events: `put` with the current data at `/`, then `put`/`patch` per change
+/// (paths relative to the location), `keep-alive` on a timer, `cancel` when read access is lost
+/// and `auth_revoked` when the credential expires. The stream ends when the client goes away,
+/// when the server shuts down (STACK: graceful-shutdown and inbound-close handlers end the
+/// event loop) and when the client reads too slowly.
+struct EventStreamService: Sendable {
+    let context: RealtimeContext
+
+    /// True for a `GET` that asks for an event stream of a data location.
+    static func accepts(_ request: Request) -> Bool {
+        guard request.method == .get,
+            request.headers[values: .accept].contains(where: { $0.lowercased().contains("text/event-stream") })
+        else { return false }
+        let target = PercentDecoding.splitTarget(request.head.path ?? "/")
+        return target.path.hasSuffix(".json") && target.path != RESTService.rulesPath
+    }
+
+    func respond(to request: Request) async throws -> Response {
+        let target = PercentDecoding.splitTarget(request.head.path ?? "/")
+        let options = try RESTOptions.parse(try QueryString(target.query))
+        var credential = try context.credentials.resolver.resolve(
+            queryAuth: options.auth,
+            authorization: request.headers[.authorization]
+        )
+        if let override = options.authVariableOverride {
+            credential = try RESTService.overriddenCredential(credential, with: override)
+        }
+        let decoded = try RESTService.decodePath(String(target.path))
+        let (path, isPriority) = try CoreBridge.parseWritePath(decoded)
+        if isPriority { throw RESTError.badRequest("Invalid path '\(decoded)': '.priority' cannot be streamed.") }
+        if options.shallow != nil { throw RESTError.badRequest("shallow is not supported by streaming reads.") }
+        let identity = RealtimeCredentials.identity(for: credential)
+        let namespace = options.namespace
+        guard await context.access.mayRead(identity, at: path, query: options.query, in: namespace) else {
+            throw RESTError.permissionDenied
+        }
+        let engine = try await context.engine(for: namespace)
+        let stream = EventStream(
+            context: context,
+            engine: engine,
+            location: path,
+            query: options.query,
+            format: options.format,
+            identity: identity,
+            namespace: namespace
+        )
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "text/event-stream; charset=utf-8",
+                .cacheControl: "no-cache",
+            ],
+            body: ResponseBody { writer in
+                try await request.body.consumeWithInboundCloseHandler { _ in
+                    try await stream.run(writer: &writer)
+                } onInboundClosed: {
+                    stream.subscriber.end()
+                }
+                try await writer.finish(nil)
+            }
+        )
+    }
+}
+
+/// One open SSE stream: its engine registration, queue, keep-alive timer and writer loop.
+struct EventStream: Sendable {
+    let context: RealtimeContext
+    let engine: NamespaceEngine
+    let location: DataPath
+    let query: Query?
+    let format: RenderFormat
+    let identity: AuthIdentity
+    let namespace: String
+    let subscriber: EventStreamSubscriber
+
+    init(
+        context: RealtimeContext,
+        engine: NamespaceEngine,
+        location: DataPath,
+        query: Query?,
+        format: RenderFormat,
+        identity: AuthIdentity,
+        namespace: String
+    ) {
+        self.context = context
+        self.engine = engine
+        self.location = location
+        self.query = query
+        self.format = format
+        self.identity = identity
+        self.namespace = namespace
+        self.subscriber = EventStreamSubscriber(
+            location: location,
+            format: format,
+            queue: OutboundQueue(maxBytes: context.configuration.maxQueuedBytes)
+        )
+    }
+
+    func run(writer: inout any ResponseBodyWriter) async throws {
+        let subscriber = self.subscriber
+        let memberID = context.hub.register { subscriber.end() }
+        defer { context.hub.unregister(memberID) }
+        let registration: ListenRegistration
+        do {
+            let start = try await engine.listen(path: location, query: query, subscriber: subscriber)
+            registration = start.registration
+            subscriber.start(initial: start.data)
+        } catch {
+            context.logger.error(
+                "event stream listen failed",
+                metadata: ["hearth.ns": "\(namespace)", "hearth.error": "\(String(reflecting: error))"]
+            )
+            subscriber.revoke(with: .cancel(reason: "The server could not read this location."))
+            try await drain(into: &writer)
+            return
+        }
+        defer { engine.unlisten(registration) }
+        try await withGracefulShutdownHandler {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await self.keepAlive() }
+                defer { group.cancelAll() }
+                try await drain(into: &writer)
+            }
+        } onGracefulShutdown: {
+            subscriber.end()
+        }
+    }
+
+    /// Writes every batch of queued events as one chunk until the queue ends.
+    private func drain(into writer: inout any ResponseBodyWriter) async throws {
+        let queue = subscriber.queue
+        while let batch = await queue.next() {
+            var buffer = ByteBuffer()
+            buffer.reserveCapacity(batch.byteCount)
+            for event in batch.frames { buffer.writeBytes(event) }
+            defer { queue.written(batch.byteCount) }
+            if buffer.readableBytes > 0 { try await writer.write(buffer) }
+        }
+    }
+
+    /// `keep-alive` every interval; `auth_revoked` once the credential has expired.
+    private func keepAlive() async {
+        let interval = context.configuration.sseKeepAliveInterval
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: interval) } catch { return }
+            if let expiry = identity.expiresAt, RealtimeConnection.now() >= expiry {
+                subscriber.revoke(with: .authRevoked(reason: "Auth token is expired."))
+                return
+            }
+            if !subscriber.send(.keepAlive) { return }
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A WebSocket client on a plain blocking socket, for what a well-behaved client library will
+/// not do: drop the TCP connection without a close frame, or stop reading.
+final class RawWebSocket: @unchecked Sendable {
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+
+    /// Connects and upgrades `/.ws?query`; throws unless the server answers 101.
+    init(port: Int, query: String = "v=5", receiveBufferBytes: Int32? = nil) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestFailure("socket failed") }
+        if var size = receiveBufferBytes {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(fd)
+            throw TestFailure("connect failed")
+        }
+        let request =
+            "GET /.ws?\(query) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        try writeAll(Array(request.utf8))
+        var head: [UInt8] = []
+        while !(head.count >= 4 && Array(head.suffix(4)) == Array("\r\n\r\n".utf8)) {
+            head.append(try readByte())
+        }
+        let status = String(decoding: head, as: UTF8.self)
+        guard status.hasPrefix("HTTP/1.1 101") else {
+            close(fd)
+            throw TestFailure("upgrade refused: \(status.prefix(40))")
+        }
+    }
+
+    /// Sends one masked text frame.
+    func sendText(_ text: String) throws {
+        let payload = Array(text.utf8)
+        var frame: [UInt8] = [0x81]
+        if payload.count < 126 {
+            frame.append(0x80 | UInt8(payload.count))
+        } else if payload.count <= 0xFFFF {
+            frame.append(0x80 | 126)
+            frame.append(contentsOf: [UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)])
+        } else {
+            frame.append(0x80 | 127)
+            for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8((payload.count >> shift) & 0xFF)) }
+        }
+        let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
+        frame.append(contentsOf: mask)
+        for (index, byte) in payload.enumerated() { frame.append(byte ^ mask[index % 4]) }
+        try writeAll(frame)
+    }
+
+    /// The next text frame from the server (control frames skipped).
+    func readText() throws -> String {
+        while true {
+            let first = try readByte()
+            var length = Int(try readByte() & 0x7F)
+            if length == 126 {
+                length = Int(try readByte()) << 8 | Int(try readByte())
+            } else if length == 127 {
+                length = 0
+                for _ in 0..<8 { length = length << 8 | Int(try readByte()) }
+            }
+            var payload: [UInt8] = []
+            payload.reserveCapacity(length)
+            for _ in 0..<length { payload.append(try readByte()) }
+            if first & 0x0F == 0x1 { return String(decoding: payload, as: UTF8.self) }
+            if first & 0x0F == 0x8 { throw TestFailure("closed by the server") }
+        }
+    }
+
+    /// Reads (and drops) frames until the server's close frame; returns its code.
+    func readUntilClose() throws -> Int {
+        while true {
+            let first = try readByte()
+            var length = Int(try readByte() & 0x7F)
+            if length == 126 {
+                length = Int(try readByte()) << 8 | Int(try readByte())
+            } else if length == 127 {
+                length = 0
+                for _ in 0..<8 { length = length << 8 | Int(try readByte()) }
+            }
+            var payload: [UInt8] = []
+            for _ in 0..<length { payload.append(try readByte()) }
+            if first & 0x0F == 0x8 { return payload.count >= 2 ? Int(payload[0]) << 8 | Int(payload[1]) : 1005 }
+        }
+    }
+
+    /// Reads until the server closes: the close frame's code, or nil when the server dropped the
+    /// TCP connection without one (it could not flush a close frame to a client that stopped
+    /// reading). Throws when the server keeps the connection open past the read timeout.
+    func readUntilDisconnected() throws -> Int? {
+        do {
+            return try readUntilClose()
+        } catch let failure as TestFailure where failure == .connectionEnded {
+            return nil
+        }
+    }
+
+    /// Reads text frames until the response to request `id` arrives.
+    func awaitResponse(to id: Int) throws -> String {
+        while true {
+            let text = try readText()
+            if text.contains(#""r":\#(id),"#) { return text }
+        }
+    }
+
+    /// Drops the connection with a TCP reset: no close frame.
+    func abort() {
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        close(fd)
+    }
+
+    private func writeAll(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { throw TestFailure("write failed") }
+            offset += n
+        }
+    }
+
+    private func readByte() throws -> UInt8 {
+        if buffer.isEmpty {
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n == 0 { throw TestFailure.connectionEnded }
+            guard n > 0 else { throw TestFailure("read failed or timed out (errno \(errno))") }
+            buffer = Array(chunk[0..<n].reversed())
+        }
+        return buffer.removeLast()
+    }
+}
+
+/// Runs blocking socket work on a thread of its own, off the cooperative pool the in-process
+/// server needs.
+func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}

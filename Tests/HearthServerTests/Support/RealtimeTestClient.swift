@@ -1,0 +1,237 @@
+import Foundation
+import HummingbirdWSClient
+import Logging
+import Synchronization
+
+/// A minimal Firebase realtime (v5) client over a real WebSocket, for tests: sends requests as
+/// frames, collects every message the server sends (reassembling multi-frame messages), and
+/// lets a test wait for the response to a request or for the next push.
+final class RealtimeTestClient: Sendable {
+    enum Command: Sendable {
+        case text(String)
+        case close
+    }
+
+    private struct State {
+        var messages: [String] = []
+        var pendingFrames: (count: Int, parts: [String])?
+        var ended = false
+        var closeCode: Int?
+        var nextRequest = 0
+    }
+
+    private let state = Locked(State())
+    private let commands: AsyncStream<Command>.Continuation
+    private let task: Task<Void, Never>
+
+    /// Opens `ws://127.0.0.1:port/.ws?v=5&ns=...` (or `query` verbatim).
+    static func connect(
+        port: Int,
+        ns: String? = nil,
+        query: String? = nil,
+        readHello: Bool = true
+    ) async throws -> RealtimeTestClient {
+        let target = query ?? ("v=5" + (ns.map { "&ns=\($0)" } ?? ""))
+        let client = RealtimeTestClient(url: "ws://127.0.0.1:\(port)/.ws?\(target)")
+        // The hello proves the upgrade worked.
+        if readHello { _ = try await client.nextMessage(timeout: .seconds(10)) }
+        return client
+    }
+
+    /// Authenticates with the admin secret and expects `ok`.
+    func authenticateAsAdmin() async throws {
+        let id = request("auth", #"{"cred":"\#(TestServer.adminSecret)"}"#)
+        let reply = try await response(to: id)
+        guard reply.body["s"] as? String == "ok" else { throw TestFailure("admin auth failed: \(reply.body)") }
+    }
+
+    private init(url: String) {
+        let (commandStream, commands) = AsyncStream.makeStream(of: Command.self)
+        self.commands = commands
+        let state = self.state
+        var logger = Logger(label: "hearth.test.ws")
+        logger.logLevel = .critical
+        var configuration = WebSocketClientConfiguration()
+        configuration.maxFrameSize = 32 << 20
+        task = Task {
+            do {
+                let close = try await WebSocketClient.connect(
+                    url: url,
+                    configuration: configuration,
+                    logger: logger
+                ) { inbound, outbound, _ in
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask {
+                            for try await message in inbound.messages(maxSize: 64 << 20) {
+                                guard case .text(let text) = message else { continue }
+                                RealtimeTestClient.receive(text, into: state)
+                            }
+                        }
+                        group.addTask {
+                            for await command in commandStream {
+                                switch command {
+                                case .text(let text): try await outbound.write(.text(text))
+                                case .close:
+                                    try await outbound.close(.normalClosure, reason: nil)
+                                    return
+                                }
+                            }
+                        }
+                        try await group.next()
+                        group.cancelAll()
+                    }
+                }
+                state.withLock {
+                    $0.closeCode = close.map { RealtimeTestClient.number($0) }
+                    $0.ended = true
+                }
+            } catch {
+                state.withLock { $0.ended = true }
+            }
+        }
+    }
+
+    static func number(_ code: WebSocketCloseFrame) -> Int {
+        switch code.closeCode {
+        case .normalClosure: return 1000
+        case .goingAway: return 1001
+        case .protocolError: return 1002
+        case .unacceptableData: return 1003
+        case .dataInconsistentWithMessage: return 1007
+        case .policyViolation: return 1008
+        case .messageTooLarge: return 1009
+        case .missingExtension: return 1010
+        case .unexpectedServerError: return 1011
+        case .unknown(let n): return Int(n)
+        }
+    }
+
+    private static func receive(_ text: String, into state: Locked<State>) {
+        state.withLock { state in
+            if var pending = state.pendingFrames {
+                pending.parts.append(text)
+                if pending.parts.count == pending.count {
+                    state.messages.append(pending.parts.joined())
+                    state.pendingFrames = nil
+                } else {
+                    state.pendingFrames = pending
+                }
+            } else if (1...6).contains(text.count), text.allSatisfy(\.isASCII), let count = Int(text) {
+                state.pendingFrames = (count, [])
+            } else {
+                state.messages.append(text)
+            }
+        }
+    }
+
+    /// Sends one raw text frame.
+    func send(_ text: String) {
+        commands.yield(.text(text))
+    }
+
+    /// Sends request `{"t":"d","d":{"r":N,"a":action,"b":body}}`; returns N.
+    @discardableResult
+    func request(_ action: String, _ body: String) -> Int {
+        let id = state.withLock { state -> Int in
+            state.nextRequest += 1
+            return state.nextRequest
+        }
+        send(#"{"t":"d","d":{"r":\#(id),"a":"\#(action)","b":\#(body)}}"#)
+        return id
+    }
+
+    /// Closes the WebSocket cleanly.
+    func close() async {
+        commands.yield(.close)
+        commands.finish()
+        _ = await task.value
+    }
+
+    /// True once the connection has ended; `closeCode` is the server's close code, if any.
+    var isEnded: Bool { state.withLock { $0.ended } }
+    var closeCode: Int? { state.withLock { $0.closeCode } }
+
+    /// Waits until the connection ends.
+    func waitUntilEnded(timeout: Duration = .seconds(10)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !isEnded {
+            guard ContinuousClock.now < deadline else { throw TestFailure("the WebSocket did not end") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// The next message (text) the server sent, in order.
+    func nextMessage(timeout: Duration = .seconds(10)) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let (message, ended) = state.withLock { state -> (String?, Bool) in
+                if !state.messages.isEmpty { return (state.messages.removeFirst(), false) }
+                return (nil, state.ended)
+            }
+            if let message { return message }
+            if ended { throw TestFailure("the WebSocket ended while a message was awaited") }
+            guard ContinuousClock.now < deadline else { throw TestFailure("no message within \(timeout)") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// The next message as a JSON object.
+    func nextJSON(timeout: Duration = .seconds(10)) async throws -> [String: Any] {
+        let text = try await nextMessage(timeout: timeout)
+        guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+            throw TestFailure("not a JSON object: \(text)")
+        }
+        return object
+    }
+
+    /// Messages up to and including the response to request `id`; returns (pushes before it,
+    /// the response body `b`).
+    func response(
+        to id: Int,
+        timeout: Duration = .seconds(10)
+    ) async throws -> (
+        pushes: [[String: Any]], body: [String: Any]
+    ) {
+        var pushes: [[String: Any]] = []
+        while true {
+            let message = try await nextJSON(timeout: timeout)
+            guard let data = message["d"] as? [String: Any] else { continue }
+            if let r = data["r"] as? Int, r == id, let body = data["b"] as? [String: Any] {
+                return (pushes, body)
+            }
+            if data["a"] != nil { pushes.append(data) }
+        }
+    }
+
+    /// The next data push (`{"a":…,"b":…}`), skipping other messages.
+    func nextPush(timeout: Duration = .seconds(10)) async throws -> [String: Any] {
+        while true {
+            let message = try await nextJSON(timeout: timeout)
+            if let data = message["d"] as? [String: Any], data["a"] != nil { return data }
+        }
+    }
+
+    /// No message arrives within `duration`.
+    func expectSilence(for duration: Duration) async throws {
+        try await Task.sleep(for: duration)
+        let count = state.withLock { $0.messages.count }
+        if count > 0 { throw TestFailure("unexpected message: \(state.withLock { $0.messages[0] })") }
+    }
+
+    deinit {
+        commands.finish()
+        task.cancel()
+    }
+}
+
+/// A JSON value as compact text with sorted keys, for comparisons.
+func canonicalJSON(_ value: Any?) -> String {
+    guard let value, !(value is NSNull) else { return "null" }
+    guard
+        let data = try? JSONSerialization.data(
+            withJSONObject: value,
+            options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]
+        )
+    else { return "\(value)" }
+    return String(decoding: data, as: UTF8.self)
+}
