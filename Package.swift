@@ -31,6 +31,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "HearthRules",
+            dependencies: ["HearthCore"],
+            swiftSettings: strict
+        ),
+        .target(
             name: "HearthProtocol",
             dependencies: ["HearthCore"],
             swiftSettings: strict
@@ -76,6 +81,7 @@ let package = Package(
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore"]),
         .testTarget(name: "HearthStoreTests", dependencies: ["HearthStore", "HearthCore"]),
         .testTarget(name: "HearthProtocolTests", dependencies: ["HearthProtocol", "HearthCore"]),
+        .testTarget(name: "HearthRulesTests", dependencies: ["HearthRules", "HearthCore"]),
         .testTarget(
             name: "HearthDatabaseTests",
             dependencies: ["HearthDatabase", "HearthStore", "HearthProtocol", "HearthCore"]

@@ -1,0 +1,1 @@
+// The Firebase RTDB security rules language (see docs/rules.md).
