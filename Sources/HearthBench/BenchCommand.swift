@@ -5,6 +5,8 @@ import NIOPosix
 
 enum Scenario: String, CaseIterable, ExpressibleByArgument {
     case puts, read50mb, ordered, `import`, all
+    case wsPuts = "ws-puts", wsFanout = "ws-fanout", wsLatency = "ws-latency", wsIdleMemory = "ws-idle-memory"
+    case realtime
 }
 
 /// Benchmarks a running Hearth server over loopback HTTP/1.1 keep-alive and prints one JSON object.
@@ -17,7 +19,9 @@ struct BenchCommand: AsyncParsableCommand {
             Scenarios: puts (acked small PUTs/s with 1 and 64 clients), read50mb (GET of a ~50 MB subtree),
             ordered (orderBy="score"&limitToLast=50 over 1,000,000 indexed children), import (`hearth import`
             of a generated file; needs --hearth-binary, not a server). `all` runs the first three, and import
-            when --hearth-binary is given. Progress goes to stderr; the JSON report to stdout.
+            when --hearth-binary is given. WebSocket (Firebase v5 protocol) scenarios: ws-puts, ws-fanout,
+            ws-latency, ws-idle-memory (needs --server-pid); `realtime` runs the first three, and ws-idle-memory
+            when --server-pid is given. Progress goes to stderr; the JSON report to stdout.
             """
     )
 
@@ -30,7 +34,12 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "The namespace to use, sent as ?ns=NAME.")
     var ns = "bench"
 
-    @Option(help: "Scenarios to run, comma-separated: puts, read50mb, ordered, import, all.")
+    @Option(
+        help: """
+            Scenarios to run, comma-separated: puts, read50mb, ordered, import, all, \
+            ws-puts, ws-fanout, ws-latency, ws-idle-memory, realtime.
+            """
+    )
     var scenario = "all"
 
     @Option(help: "The server's --sync mode, for the report and the puts target: periodic (default) or always.")
@@ -91,12 +100,17 @@ struct BenchCommand: AsyncParsableCommand {
     @Flag(help: "import: keep the generated file and data directory.")
     var keepFiles = false
 
+    @OptionGroup(title: "WebSocket scenarios (--duration, --warmup and --threads apply too)")
+    var realtimeOptions: RealtimeOptions
+
     func validate() throws {
         guard ["periodic", "always"].contains(serverSync) else {
             throw ValidationError("--server-sync must be 'periodic' or 'always', not '\(serverSync)'")
         }
         guard (try? scenarios()) != nil else {
-            throw ValidationError("--scenario must list puts, read50mb, ordered, import or all, not '\(scenario)'")
+            throw ValidationError(
+                "--scenario must list puts, read50mb, ordered, import, all or ws-* scenarios, not '\(scenario)'"
+            )
         }
         guard let counts = try? clientCounts(), !counts.isEmpty else {
             throw ValidationError("--clients must be positive integers separated by commas, not '\(clients)'")
@@ -116,6 +130,7 @@ struct BenchCommand: AsyncParsableCommand {
         let needsServer = !selected.subtracting([.import]).isEmpty
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
+        var realtimeReports = RealtimeReports()
         do {
             if needsServer { try await checkHealth(target, group) }
             if selected.contains(.puts) {
@@ -165,6 +180,13 @@ struct BenchCommand: AsyncParsableCommand {
                     targetMBPerS: 30
                 ).run()
             }
+            realtimeReports = try await RealtimeBench(
+                target: target,
+                group: group,
+                options: realtimeOptions,
+                seconds: duration,
+                warmupSeconds: warmup
+            ).run(selected)
         } catch {
             try? await group.shutdownGracefully()
             throw error
@@ -174,7 +196,8 @@ struct BenchCommand: AsyncParsableCommand {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        FileHandle.standardOutput.write(try encoder.encode(report) + Data("\n".utf8))
+        let output = BenchOutput(report: report, realtime: realtimeReports)
+        FileHandle.standardOutput.write(try encoder.encode(output) + Data("\n".utf8))
     }
 
     private func scenarios() throws -> Set<Scenario> {
@@ -186,6 +209,9 @@ struct BenchCommand: AsyncParsableCommand {
             if s == .all {
                 set.formUnion([.puts, .read50mb, .ordered])
                 if hearthBinary != nil { set.insert(.import) }
+            } else if s == .realtime {
+                set.formUnion([.wsPuts, .wsFanout, .wsLatency])
+                if realtimeOptions.serverPid != nil { set.insert(.wsIdleMemory) }
             } else {
                 set.insert(s)
             }
