@@ -107,31 +107,17 @@ struct RealtimeConnection {
             if let entry = registrations.removeValue(forKey: key) { engine.unlisten(entry.registration) }
             return []
         case .write(let request, let requestID, let identity):
-            return session.completed(await write(request, identity: identity), for: requestID)
+            return session.completed(await work.write(request, identity: identity), for: requestID)
         case .registerOnDisconnect(let request, let requestID, let identity):
-            let outcome: RequestOutcome
-            if await context.access.mayWrite(identity, at: request.path, in: namespace) {
-                engine.registerOnDisconnect(connection: id, Write(request: request))
-                outcome = .ok
-            } else {
-                outcome = .permissionDenied
-            }
-            return session.completed(outcome, for: requestID)
+            return session.completed(await work.registerOnDisconnect(request, identity: identity), for: requestID)
         case .cancelOnDisconnect(let path, let requestID, let identity):
-            let outcome: RequestOutcome
-            if await context.access.mayWrite(identity, at: path, in: namespace) {
-                engine.cancelOnDisconnect(connection: id, at: path)
-                outcome = .ok
-            } else {
-                outcome = .permissionDenied
-            }
-            return session.completed(outcome, for: requestID)
+            return session.completed(await work.cancelOnDisconnect(at: path, identity: identity), for: requestID)
         case .authenticate(let request, let requestID):
             return session.completed(context.credentials.authenticate(request), for: requestID)
         case .identityChanged(let identity):
             return await recheckListens(identity)
         case .get(let request, let requestID, let identity):
-            return session.completed(await get(request, identity: identity), for: requestID)
+            return session.completed(await work.get(request, identity: identity), for: requestID)
         case .stats:
             return []
         case .send, .close, .connectionClosed:
@@ -156,37 +142,7 @@ struct RealtimeConnection {
             }
             return .listening(data: start.data, warnings: start.warnings)
         } catch {
-            return failure(error, doing: "listen")
-        }
-    }
-
-    func write(_ request: WriteRequest, identity: AuthIdentity) async -> RequestOutcome {
-        guard await context.access.mayWrite(identity, at: request.path, in: namespace) else {
-            return .permissionDenied
-        }
-        if case .merge(let merge) = request, merge.entries.isEmpty { return .ok }
-        do {
-            switch try await engine.write(Write(request: request)) {
-            case .committed:
-                return .ok
-            case .conditionFailed:
-                return .failed(.dataStale, message: "The transaction's data is stale: the value changed.")
-            }
-        } catch {
-            return failure(error, doing: "write")
-        }
-    }
-
-    func get(_ request: GetRequest, identity: AuthIdentity) async -> RequestOutcome {
-        let key = ListenKey(path: request.path, query: request.query)
-        let query = key.query == .default ? nil : request.query
-        guard await context.access.mayRead(identity, at: request.path, query: query, in: namespace) else {
-            return .permissionDenied
-        }
-        do {
-            return .value(try await engine.get(path: request.path, query: query))
-        } catch {
-            return failure(error, doing: "get")
+            return work.failure(error, doing: "listen")
         }
     }
 
@@ -211,26 +167,8 @@ struct RealtimeConnection {
         await engine.runOnDisconnect(connection: id)
     }
 
-    /// A failure answer: the message of errors the client caused, a generic one (and a log
-    /// line) for the rest.
-    func failure(_ error: any Error, doing work: String) -> RequestOutcome {
-        switch error {
-        case let error as CoreError:
-            return .failed(.failure, message: error.message)
-        case let error as StoreError:
-            switch error.code {
-            case .indexNotDefined, .invalidWrite, .invalidNamespace:
-                return .failed(.failure, message: error.message)
-            default:
-                break
-            }
-        default:
-            break
-        }
-        logger.error(
-            "realtime \(work) failed",
-            metadata: ["hearth.connection": "\(id)", "hearth.error": "\(String(reflecting: error))"]
-        )
-        return .failed(.failure, message: "The server could not complete the request.")
+    /// The connection's database work (shared with `RealtimeChannelHandler`).
+    var work: RealtimeWork {
+        RealtimeWork(connection: id, namespace: namespace, engine: engine, context: context)
     }
 }

@@ -5,9 +5,12 @@ import HummingbirdWebSocket
 import Logging
 import Synchronization
 
-/// `ws://host:port/.ws?v=5&ns=NAME`: decides the upgrade and runs each WebSocket as one
-/// `RealtimeSession` driven by one loop (`RealtimeConnection`), with a reader task feeding it
-/// frames, a writer task draining its bounded outbound queue and a ticker.
+/// `ws://host:port/.ws?v=5&ns=NAME`: decides the upgrade. By default each WebSocket then runs
+/// as a `RealtimeChannelHandler` on its event loop (`RealtimeChildChannel`: no task per
+/// connection). With `RealtimeConfiguration.webSocketTransport == .hummingbird` it runs through
+/// Hummingbird's WebSocket channel as one `RealtimeSession` driven by one loop
+/// (`RealtimeConnection`), with a reader task feeding it frames, a writer task draining its
+/// bounded outbound queue and a ticker.
 struct RealtimeEndpoint: Sendable {
     typealias Handler = WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
 
@@ -16,6 +19,8 @@ struct RealtimeEndpoint: Sendable {
 
     private let slot = ContextSlot()
     private let counter = Counter()
+    /// Ticks the lean path's connections, one repeated task per event loop.
+    let ticker = RealtimeTicker()
 
     /// The endpoint exists before the store is open (the HTTP server is built first, so a bad
     /// TLS setup fails before anything touches the data); `attach` gives it the context.
@@ -26,19 +31,17 @@ struct RealtimeEndpoint: Sendable {
         slot.value.withLock { $0 = context }
     }
 
-    /// Upgrades `/.ws?v=5` with a valid `ns`; anything else is refused (400, `Connection: close`).
-    /// `abort` closes the TCP connection at once (for a client that stopped reading).
-    func shouldUpgrade(
-        _ head: HTTPRequest,
-        abort: @escaping @Sendable () -> Void
-    ) async -> ShouldUpgradeResult<Handler> {
-        guard let context = slot.value.withLock({ $0 }) else { return .dontUpgrade }
-        let target = PercentDecoding.splitTarget(head.path ?? "/")
+    /// Decides the upgrade of a request for `target` (path and query, raw) sent to `authority`
+    /// (the `Host` header): `/.ws?v=5` with a valid `ns` whose engine opens. Nil refuses it
+    /// (400, `Connection: close`).
+    func upgrade(target rawTarget: String, authority: String?) async -> RealtimeUpgrade? {
+        guard let context = slot.value.withLock({ $0 }) else { return nil }
+        let target = PercentDecoding.splitTarget(rawTarget)
         guard target.path == Self.path, let query = try? QueryString(target.query),
             query["v"] == Self.protocolVersion
-        else { return .dontUpgrade }
+        else { return nil }
         let namespace = query["ns"] ?? "default"
-        guard RESTOptions.isValidNamespace(namespace) else { return .dontUpgrade }
+        guard RESTOptions.isValidNamespace(namespace) else { return nil }
         let engine: NamespaceEngine
         do {
             engine = try await context.engine(for: namespace)
@@ -47,19 +50,42 @@ struct RealtimeEndpoint: Sendable {
                 "realtime namespace unavailable",
                 metadata: ["hearth.ns": "\(namespace)", "hearth.error": "\(String(reflecting: error))"]
             )
+            return nil
+        }
+        let sessionID = counter.nextSessionID()
+        return RealtimeUpgrade(
+            sessionID: sessionID,
+            host: context.configuration.publicHost ?? authority ?? "localhost",
+            work: RealtimeWork(
+                connection: ConnectionID(sessionID),
+                namespace: namespace,
+                engine: engine,
+                context: context
+            ),
+            ticker: ticker
+        )
+    }
+
+    /// Hummingbird's WebSocket path (`RealtimeConfiguration.webSocketTransport == .hummingbird`):
+    /// the same decision, then one `run` per connection.
+    /// `abort` closes the TCP connection at once (for a client that stopped reading).
+    func shouldUpgrade(
+        _ head: HTTPRequest,
+        abort: @escaping @Sendable () -> Void
+    ) async -> ShouldUpgradeResult<Handler> {
+        guard let upgrade = await upgrade(target: head.path ?? "/", authority: head.authority) else {
             return .dontUpgrade
         }
-        let host = context.configuration.publicHost ?? head.authority ?? "localhost"
-        let sessionID = counter.nextSessionID()
+        let work = upgrade.work
         return .upgrade([:]) { inbound, outbound, _ in
             try await Self.run(
                 inbound: inbound,
                 outbound: outbound,
-                sessionID: sessionID,
-                host: host,
-                namespace: namespace,
-                engine: engine,
-                context: context,
+                sessionID: upgrade.sessionID,
+                host: upgrade.host,
+                namespace: work.namespace,
+                engine: work.engine,
+                context: work.context,
                 abort: abort
             )
         }
@@ -216,4 +242,14 @@ struct RealtimeEndpoint: Sendable {
             return "\(prefix)-\(String(n, radix: 36))"
         }
     }
+}
+
+/// An accepted upgrade: what the connection's handler needs.
+struct RealtimeUpgrade: Sendable {
+    let sessionID: String
+    /// The host named in the hello.
+    let host: String
+    /// The namespace's engine and context, for the connection `sessionID`.
+    let work: RealtimeWork
+    let ticker: RealtimeTicker
 }

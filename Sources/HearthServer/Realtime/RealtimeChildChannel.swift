@@ -1,0 +1,164 @@
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
+import NIOWebSocket
+
+/// The server's child channel: HTTP/1.1 for Hummingbird (REST, SSE) with the realtime
+/// WebSocket upgrade, built like hummingbird-websocket's `HTTP1WebSocketUpgradeChannel` but
+/// lean: an accepted upgrade installs a `RealtimeChannelHandler` after NIO's frame codec and
+/// `handle(value:)` returns at once, so a WebSocket holds no task, no `NIOAsyncChannel` and no
+/// stream. Plain requests go to Hummingbird (`handleHTTP`); a refused upgrade gets 400 with
+/// `Connection: close`. `.tls(...)` wraps it like any `HTTPChannelHandler`.
+struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
+    enum UpgradeResult: Sendable {
+        /// The WebSocket runs in its channel handler.
+        case websocket
+        case notUpgraded(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
+        case failedUpgrade(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
+    }
+
+    struct Value: ServerChildChannelValue {
+        let upgradeResult: EventLoopFuture<UpgradeResult>
+        let channel: any Channel
+    }
+
+    let responder: HTTPChannelHandler.Responder
+    let endpoint: RealtimeEndpoint
+    /// Largest WebSocket frame accepted from a client.
+    let maxFrameBytes: Int
+    let http1: HTTP1Channel.Configuration
+
+    init(
+        responder: @escaping HTTPChannelHandler.Responder,
+        endpoint: RealtimeEndpoint,
+        maxFrameBytes: Int,
+        http1: HTTP1Channel.Configuration = .init()
+    ) {
+        self.responder = Self.upgradeAwareResponder(responder)
+        self.endpoint = endpoint
+        self.maxFrameBytes = min(maxFrameBytes, Int(UInt32.max))
+        self.http1 = http1
+    }
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            let eventLoop = channel.eventLoop
+            let upgradeAttempted = NIOLoopBoundBox(false, eventLoop: eventLoop)
+            let accepted = NIOLoopBoundBox<RealtimeUpgrade?>(nil, eventLoop: eventLoop)
+            let endpoint = self.endpoint
+            let upgrader = NIOTypedWebSocketServerUpgrader<UpgradeResult>(
+                maxFrameSize: maxFrameBytes,
+                enableAutomaticErrorHandling: false,  // RealtimeChannelHandler answers framing errors
+                shouldUpgrade: { channel, head in
+                    upgradeAttempted.value = true
+                    let target = head.uri
+                    let authority = head.headers.first(name: "host")
+                    let promise = channel.eventLoop.makePromise(of: RealtimeUpgrade?.self)
+                    promise.completeWithTask {
+                        await endpoint.upgrade(target: target, authority: authority)
+                    }
+                    return promise.futureResult.map { upgrade -> HTTPHeaders? in
+                        guard let upgrade else { return nil }
+                        accepted.value = upgrade
+                        return HTTPHeaders()
+                    }
+                },
+                upgradePipelineHandler: { channel, _ in
+                    channel.eventLoop.makeCompletedFuture {
+                        guard let upgrade = accepted.value else {
+                            throw NIOWebSocketUpgradeError.unsupportedWebSocketTarget
+                        }
+                        accepted.value = nil
+                        try channel.pipeline.syncOperations.addHandler(
+                            RealtimeChannelHandler(upgrade: upgrade, eventLoop: channel.eventLoop)
+                        )
+                        return UpgradeResult.websocket
+                    }
+                }
+            )
+            let http1 = self.http1
+            let serverUpgradeConfiguration = NIOTypedHTTPServerUpgradeConfiguration(
+                upgraders: [upgrader],
+                notUpgradingCompletionHandler: { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+                        try channel.pipeline.syncOperations.addHandlers(http1.additionalChannelHandlers())
+                        try channel.pipeline.syncOperations.addHandler(
+                            HTTPConnectionStateHandler(idleTimeout: http1.idleTimeout.map { .init($0) }, logger: logger)
+                        )
+                        let asyncChannel = try NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>(
+                            wrappingChannelSynchronously: channel,
+                            configuration: .init(isOutboundHalfClosureEnabled: true)
+                        )
+                        return upgradeAttempted.value
+                            ? UpgradeResult.failedUpgrade(asyncChannel) : UpgradeResult.notUpgraded(asyncChannel)
+                    }
+                }
+            )
+            var configuration = NIOUpgradableHTTPServerPipelineConfiguration<UpgradeResult>(
+                upgradeConfiguration: serverUpgradeConfiguration
+            )
+            configuration.enablePipelining = false  // HTTP is pipelined by NIOAsyncChannel
+            configuration.enableErrorHandling = false  // Hummingbird handles them
+            configuration.enableResponseHeaderValidation = false  // HTTPTypes validated them
+            configuration.decoderConfiguration.maxHeaderFieldSize = http1.httpDecoder.maxHeaderFieldSize
+            configuration.decoderConfiguration.maxHeaderListSize = http1.httpDecoder.maxHeaderListSize
+            configuration.decoderConfiguration.maxHeaderFieldCount = http1.httpDecoder.maxHeaderFieldCount
+            let result = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(
+                configuration: configuration
+            )
+            return Value(upgradeResult: result, channel: channel)
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        do {
+            switch try await value.upgradeResult.get() {
+            case .websocket:
+                return
+            case .notUpgraded(let http1):
+                await handleHTTP(asyncChannel: http1, logger: logger)
+            case .failedUpgrade(let http1):
+                await Self.refuseUpgrade(http1, logger: logger)
+            }
+        } catch let error as ChannelError where error == .inputClosed {
+            logger.trace("upgrade failed: input closed")
+        } catch {
+            logger.debug("upgrade failed", metadata: ["hearth.error": "\(error)"])
+        }
+    }
+
+    /// 400, empty body, `Connection: close`.
+    static func refuseUpgrade(_ channel: NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>, logger: Logger) async {
+        do {
+            try await channel.executeThenClose { _, outbound in
+                let head = HTTPResponse(status: .badRequest, headerFields: [.connection: "close", .contentLength: "0"])
+                try await outbound.write(contentsOf: [.head(head), .end(nil)])
+            }
+        } catch {
+            logger.trace("refused upgrade: write failed", metadata: ["hearth.error": "\(error)"])
+        }
+    }
+
+    /// A keep-alive connection that sends an upgrade after plain requests gets a redirect to the
+    /// same target and the connection closed, so it retries on a fresh connection (NIO only
+    /// upgrades a connection's first request), as Hummingbird does.
+    static func upgradeAwareResponder(_ responder: @escaping HTTPChannelHandler.Responder) -> HTTPChannelHandler.Responder {
+        struct RedirectCloseError: Error {}
+        return { request, responseWriter, channel in
+            if request.headers[.upgrade]?.lowercased() == "websocket" {
+                var target = request.uri.path
+                if let query = request.uri.query { target += "?\(query)" }
+                let response = HTTPResponse(status: .temporaryRedirect, headerFields: [.connection: "close", .location: target])
+                try await responseWriter.writeResponse(response)
+                throw RedirectCloseError()
+            }
+            try await responder(request, responseWriter, channel)
+        }
+    }
+}
