@@ -16,11 +16,32 @@ public struct NamespaceReader {
         }
     }
 
+    /// Calls `body` for every stored entry of the subtree whose data key is `prefix`, in key
+    /// order. A leaf has nothing below it but its priority, which is fetched with a point read:
+    /// stepping the cursor past a hot leaf would walk every unflushed older version of it.
+    func scanSubtree(_ prefix: [UInt8], _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) {
+        let cursor = snapshot.makeIterator()
+        cursor.seek(prefix)
+        guard cursor.hasPrefix(prefix) else { return }
+        if cursor.keyBytes.count == prefix.count {
+            body(cursor.keyBytes, cursor.valueBytes)
+            let priorityKey = prefix + [KeyEncoding.priorityMarker]
+            if let priority = snapshot.get(priorityKey) {
+                priorityKey.withUnsafeBytes { key in priority.withUnsafeBytes { body(key, $0) } }
+            }
+            return
+        }
+        while cursor.hasPrefix(prefix) {
+            body(cursor.keyBytes, cursor.valueBytes)
+            cursor.next()
+        }
+    }
+
     /// The node at `path`, materialised (nil = null). Costs the size of the subtree.
     public func node(at path: DataPath) -> Node? {
         let prefix = keys.dataKey(path)
         var builder = SubtreeBuilder(baseLength: prefix.count)
-        scan(prefix) { builder.add(key: $0, value: $1) }
+        scanSubtree(prefix) { builder.add(key: $0, value: $1) }
         return builder.finish()
     }
 
@@ -28,7 +49,7 @@ public struct NamespaceReader {
     public func renderJSON(at path: DataPath, format: RenderFormat, into output: inout [UInt8]) {
         let prefix = keys.dataKey(path)
         var renderer = SubtreeRenderer(baseLength: prefix.count, format: format)
-        scan(prefix) { renderer.add(key: $0, value: $1) }
+        scanSubtree(prefix) { renderer.add(key: $0, value: $1) }
         renderer.finish()
         output.append(contentsOf: renderer.takeAll())
     }

@@ -82,10 +82,18 @@ struct WritePlanner {
         }
         cursor.seek(entry.dataKey)
         var deleted = 0
-        while cursor.hasPrefix(entry.dataKey) {
-            batch.delete(Array(cursor.keyBytes))
-            deleted += 1
-            cursor.next()
+        if cursor.hasPrefix(entry.dataKey) && cursor.keyBytes.count == entry.dataKey.count {
+            // A leaf: only its priority can be below it. A point read, not `next()`, which would
+            // walk every unflushed older version of a hot leaf (a counter, a presence flag).
+            batch.delete(entry.dataKey)
+            let priorityKey = entry.dataKey + [KeyEncoding.priorityMarker]
+            if reader.snapshot.get(priorityKey) != nil { batch.delete(priorityKey) }
+        } else {
+            while cursor.hasPrefix(entry.dataKey) {
+                batch.delete(Array(cursor.keyBytes))
+                deleted += 1
+                cursor.next()
+            }
         }
         batch.noteCleared(prefix: entry.dataKey, deletedKeys: deleted)
         if let node = entry.node {
