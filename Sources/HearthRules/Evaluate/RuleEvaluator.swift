@@ -1,0 +1,401 @@
+internal import HearthCore
+
+/// Evaluates compiled expressions against the data sources of one operation. Evaluation never
+/// throws: a type error, a method on null or a missing parent is an `.error` value, and a rule
+/// whose result is not `true` denies (cel-go: common/types/err.go).
+struct RuleEvaluator {
+    let auth: RuleAuth?
+    let current: any RuleDataSource
+    let new: (any RuleDataSource)?
+    let now: Double
+    let query: RuleQuery
+    /// Values of the `$wildcards` in scope, outermost first.
+    var wildcards: [String] = []
+    /// The location of the rule being evaluated.
+    var location: DataPath = .root
+    /// The new node at `location` when already known (validation below a write).
+    var newNodeAtLocation: RuleSnapshot.Resolved = .unknown
+
+    /// The outcome of one rule: true, false, or an error (which denies).
+    func run(_ expression: RuleExpression) -> RuleOutcome {
+        switch evaluate(expression) {
+        case .bool(let b): return b ? .true : .false
+        case .error(let message): return .error(message)
+        case let other: return .error(Message.runtimeNotBoolean(other.typeName))
+        }
+    }
+
+    func evaluate(_ expression: RuleExpression) -> RuleValue {
+        switch expression {
+        case .constant(let value):
+            return value
+        case .variable(let variable):
+            switch variable {
+            case .auth: return auth.map { .auth($0) } ?? .null
+            case .root: return .snapshot(RuleSnapshot(source: .current, path: .root, resolved: .unknown))
+            case .data: return .snapshot(RuleSnapshot(source: .current, path: location, resolved: .unknown))
+            case .newData:
+                guard new != nil else { return .error("'newData' outside a write") }
+                return .snapshot(RuleSnapshot(source: .new, path: location, resolved: newNodeAtLocation))
+            case .now: return .number(now)
+            case .query: return .query(query)
+            case .wildcard(let index):
+                return index < wildcards.count ? .string(wildcards[index]) : .error("wildcard out of scope")
+            }
+        case .member(let receiver, let name):
+            return member(evaluate(receiver), name)
+        case .index(let receiver, let index):
+            let r = evaluate(receiver)
+            switch evaluate(index) {
+            case .string(let s): return member(r, s)
+            case .number(let n):
+                if case .json(.array(let elements)) = r {
+                    let i = Int(exactly: n) ?? -1
+                    return i >= 0 && i < elements.count ? RuleValue(json: elements[i]) : .null
+                }
+                return member(r, RuleEvaluator.numberString(n))
+            case .error(let e): return .error(e)
+            case let other: return .error(Message.runtimeMember("[\(other.typeName)]", r.typeName))
+            }
+        case .call(let receiver, let method, let arguments):
+            return call(evaluate(receiver), method, arguments)
+        case .childPath(let receiver, let keys, let method):
+            let r = evaluate(receiver)
+            guard case .snapshot(let snapshot) = r else {
+                if case .error = r { return r }
+                return .error(Message.runtimeMethod(method.rawValue, r.typeName))
+            }
+            let c = child(snapshot, keys)
+            return method == .child ? .snapshot(c) : .bool(summary(c) != .absent)
+        case .hasChildrenPaths(let receiver, let paths):
+            let r = evaluate(receiver)
+            guard case .snapshot(let snapshot) = r else {
+                if case .error = r { return r }
+                return .error(Message.runtimeMethod("hasChildren", r.typeName))
+            }
+            if paths.isEmpty { return .bool(summary(snapshot) == .children) }
+            // Absent or a leaf: no children at all.
+            if case .known(let node) = snapshot.resolved, node == nil || node!.isLeaf { return .bool(false) }
+            for keys in paths where summary(child(snapshot, keys)) == .absent { return .bool(false) }
+            return .bool(true)
+        case .not(let operand):
+            switch evaluate(operand) {
+            case .bool(let b): return .bool(!b)
+            case .error(let e): return .error(e)
+            case let other: return .error(Message.runtimeUnary("!", other.typeName))
+            }
+        case .negate(let operand):
+            switch evaluate(operand) {
+            case .number(let n): return .number(-n)
+            case .error(let e): return .error(e)
+            case let other: return .error(Message.runtimeUnary("-", other.typeName))
+            }
+        case .and(let lhs, let rhs):
+            switch evaluate(lhs) {
+            case .bool(false): return .bool(false)
+            case .bool(true): return boolean(evaluate(rhs), "&&")
+            case .error(let e): return .error(e)
+            case let other: return .error(Message.runtimeUnary("&&", other.typeName))
+            }
+        case .or(let lhs, let rhs):
+            switch evaluate(lhs) {
+            case .bool(true): return .bool(true)
+            case .bool(false): return boolean(evaluate(rhs), "||")
+            case .error(let e): return .error(e)
+            case let other: return .error(Message.runtimeUnary("||", other.typeName))
+            }
+        case .conditional(let condition, let then, let otherwise):
+            switch evaluate(condition) {
+            case .bool(let b): return evaluate(b ? then : otherwise)
+            case .error(let e): return .error(e)
+            case let other: return .error(Message.runtimeUnary("?:", other.typeName))
+            }
+        case .binary(let op, let lhs, let rhs):
+            return binary(op, evaluate(lhs), evaluate(rhs))
+        case .array(let elements):
+            return .array(elements.map(evaluate))
+        }
+    }
+
+    private func boolean(_ value: RuleValue, _ op: String) -> RuleValue {
+        switch value {
+        case .bool, .error: return value
+        default: return .error(Message.runtimeUnary(op, value.typeName))
+        }
+    }
+
+    static func numberString(_ n: Double) -> String {
+        if n == n.rounded(), abs(n) < 1e15 { return String(Int64(n)) }
+        return String(n)
+    }
+
+    // MARK: Members
+
+    private func member(_ receiver: RuleValue, _ name: String) -> RuleValue {
+        switch receiver {
+        case .auth(let auth):
+            switch name {
+            case "uid": return .string(auth.uid)
+            case "provider": return .string(auth.provider)
+            case "token": return .json(auth.token)
+            default: return .null
+            }
+        case .json(let json):
+            if case .object = json { return json[name].map { RuleValue(json: $0) } ?? .null }
+            return .error(Message.runtimeMember(name, receiver.typeName))
+        case .string(let s):
+            if name == "length" { return .number(Double(s.utf16.count)) }
+            return .error(Message.runtimeMember(name, receiver.typeName))
+        case .query(let q):
+            switch name {
+            case "orderByKey": return .bool(q.orderByKey)
+            case "orderByPriority": return .bool(q.orderByPriority)
+            case "orderByValue": return .bool(q.orderByValue)
+            case "orderByChild": return q.orderByChild.map { .string($0) } ?? .null
+            case "startAt": return RuleValue(q.startAt)
+            case "endAt": return RuleValue(q.endAt)
+            case "equalTo": return RuleValue(q.equalTo)
+            case "limitToFirst": return q.limitToFirst.map { .number(Double($0)) } ?? .null
+            case "limitToLast": return q.limitToLast.map { .number(Double($0)) } ?? .null
+            default: return .error(Message.runtimeMember(name, "query"))
+            }
+        case .error:
+            return receiver
+        default:
+            return .error(Message.runtimeMember(name, receiver.typeName))
+        }
+    }
+
+    // MARK: Operators
+
+    private func binary(_ op: RuleBinaryOperator, _ lhs: RuleValue, _ rhs: RuleValue) -> RuleValue {
+        if case .error = lhs { return lhs }
+        if case .error = rhs { return rhs }
+        switch op {
+        case .equal, .notEqual:
+            guard let equal = RuleEvaluator.strictEqual(lhs, rhs) else {
+                return .error(Message.runtimeType(op.rawValue, lhs.typeName, rhs.typeName))
+            }
+            return .bool(op == .equal ? equal : !equal)
+        case .add:
+            switch (lhs, rhs) {
+            case let (.number(a), .number(b)): return .number(a + b)
+            case let (.string(a), .string(b)): return .string(a + b)
+            default: return .error(Message.runtimeType("+", lhs.typeName, rhs.typeName))
+            }
+        case .subtract, .multiply, .divide, .remainder:
+            guard case .number(let a) = lhs, case .number(let b) = rhs else {
+                return .error(Message.runtimeType(op.rawValue, lhs.typeName, rhs.typeName))
+            }
+            switch op {
+            case .subtract: return .number(a - b)
+            case .multiply: return .number(a * b)
+            case .divide: return .number(a / b)
+            default: return .number(a.truncatingRemainder(dividingBy: b))
+            }
+        case .less, .lessOrEqual, .greater, .greaterOrEqual:
+            let c: Int
+            switch (lhs, rhs) {
+            case let (.number(a), .number(b)):
+                if a.isNaN || b.isNaN { return .bool(false) }
+                c = a < b ? -1 : (a > b ? 1 : 0)
+            case let (.string(a), .string(b)):
+                c = UTF16Order.compare(a, b)
+            default:
+                return .error(Message.runtimeType(op.rawValue, lhs.typeName, rhs.typeName))
+            }
+            switch op {
+            case .less: return .bool(c < 0)
+            case .lessOrEqual: return .bool(c <= 0)
+            case .greater: return .bool(c > 0)
+            default: return .bool(c >= 0)
+            }
+        }
+    }
+
+    /// `==`/`===`: same type and same value, no coercion. Nil when the operands cannot be
+    /// compared (snapshots, regular expressions).
+    static func strictEqual(_ lhs: RuleValue, _ rhs: RuleValue) -> Bool? {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case let (.bool(a), .bool(b)): return a == b
+        case let (.number(a), .number(b)): return a == b
+        case let (.string(a), .string(b)): return a.utf8.elementsEqual(b.utf8)
+        case (.snapshot, _), (_, .snapshot), (.regex, _), (_, .regex), (.array, _), (_, .array): return nil
+        case let (.json(a), .json(b)): return a == b
+        case let (.auth(a), .auth(b)): return a == b
+        default: return false
+        }
+    }
+
+    // MARK: Methods
+
+    private func call(_ receiver: RuleValue, _ method: RuleMethod, _ arguments: [RuleExpression]) -> RuleValue {
+        if case .error = receiver { return receiver }
+        if method.isSnapshotMethod {
+            guard case .snapshot(let snapshot) = receiver else {
+                return .error(Message.runtimeMethod(method.rawValue, receiver.typeName))
+            }
+            return snapshotCall(snapshot, method, arguments)
+        }
+        guard case .string(let s) = receiver else {
+            return .error(Message.runtimeMethod(method.rawValue, receiver.typeName))
+        }
+        var strings: [String] = []
+        for argument in arguments {
+            switch evaluate(argument) {
+            case .string(let a): strings.append(a)
+            case .regex(let regex):
+                guard method == .matches else {
+                    return .error(Message.runtimeArgument(method.rawValue, "a regular expression"))
+                }
+                guard let result = regex.matches(s) else {
+                    return .error("regular expression too costly on this input")
+                }
+                return .bool(result)
+            case .error(let e): return .error(e)
+            case let other: return .error(Message.runtimeArgument(method.rawValue, other.typeName))
+            }
+        }
+        switch method {
+        case .contains: return .bool(strings[0].isEmpty || RuleEvaluator.find(strings[0], in: s) != nil)
+        case .beginsWith: return .bool(s.utf8.starts(with: strings[0].utf8))
+        case .endsWith: return .bool(s.utf8.reversed().starts(with: strings[0].utf8.reversed()))
+        case .replace: return .string(RuleEvaluator.replaceAll(s, strings[0], strings[1]))
+        case .toLowerCase: return .string(s.lowercased())
+        case .toUpperCase: return .string(s.uppercased())
+        default: return .error(Message.runtimeMethod(method.rawValue, "a string"))
+        }
+    }
+
+    /// Byte offset of the first occurrence of `needle` in `haystack` (UTF-8, code unit exact).
+    static func find(_ needle: String, in haystack: String, from start: Int = 0) -> Int? {
+        let h = Array(haystack.utf8)
+        let n = Array(needle.utf8)
+        guard !n.isEmpty, h.count >= n.count else { return nil }
+        var i = start
+        while i + n.count <= h.count {
+            if h[i] == n[0] && h[i..<(i + n.count)].elementsEqual(n) { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    /// Every occurrence of `target` replaced (Firebase's `replace` replaces all instances).
+    static func replaceAll(_ s: String, _ target: String, _ replacement: String) -> String {
+        let h = Array(s.utf8)
+        let n = Array(target.utf8)
+        guard !n.isEmpty else { return s }
+        var out: [UInt8] = []
+        out.reserveCapacity(h.count)
+        var i = 0
+        while i < h.count {
+            if i + n.count <= h.count && h[i..<(i + n.count)].elementsEqual(n) {
+                out.append(contentsOf: replacement.utf8)
+                i += n.count
+            } else {
+                out.append(h[i])
+                i += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private func source(_ kind: RuleSourceKind) -> (any RuleDataSource)? {
+        kind == .current ? current : new
+    }
+
+    private func summary(_ snapshot: RuleSnapshot) -> RuleNodeSummary {
+        switch snapshot.resolved {
+        case .known(let node): return RuleNodeSummary(node)
+        case .unknown: return source(snapshot.source)?.summary(at: snapshot.path) ?? .absent
+        }
+    }
+
+    /// `snapshot.child(path)`: slash-separated keys, empty segments skipped.
+    private func child(_ snapshot: RuleSnapshot, _ pathString: String) -> RuleValue {
+        var keys: [ChildKey] = []
+        for segment in pathString.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
+            let key = String(Substring(segment))
+            if KeyValidator.problem(key) != nil { return .error(Message.runtimeBadChildPath(pathString)) }
+            keys.append(ChildKey(key))
+        }
+        return .snapshot(child(snapshot, keys))
+    }
+
+    /// The snapshot at `keys` below `snapshot`; a known node stays known.
+    private func child(_ snapshot: RuleSnapshot, _ keys: [ChildKey]) -> RuleSnapshot {
+        if keys.isEmpty { return snapshot }
+        var result = snapshot
+        result.path = DataPath(keys: snapshot.path.keys + keys)
+        if case .known(let node) = snapshot.resolved {
+            var n = node
+            for key in keys {
+                n = n?.child(key)
+                if n == nil { break }
+            }
+            result.resolved = .known(n)
+        }
+        return result
+    }
+
+    private func snapshotCall(
+        _ snapshot: RuleSnapshot,
+        _ method: RuleMethod,
+        _ arguments: [RuleExpression]
+    ) -> RuleValue {
+        switch method {
+        case .val:
+            switch summary(snapshot) {
+            case .absent: return .null
+            case .leaf(let value): return RuleValue(value)
+            case .children: return .object
+            }
+        case .child, .hasChild:
+            let argument = evaluate(arguments[0])
+            guard case .string(let path) = argument else {
+                if case .error = argument { return argument }
+                return .error(Message.runtimeArgument(method.rawValue, argument.typeName))
+            }
+            let result = child(snapshot, path)
+            guard method == .hasChild else { return result }
+            guard case .snapshot(let c) = result else { return result }
+            return .bool(summary(c) != .absent)
+        case .parent:
+            guard let parent = snapshot.path.parent else { return .error(Message.runtimeRootParent()) }
+            return .snapshot(RuleSnapshot(source: snapshot.source, path: parent, resolved: .unknown))
+        case .hasChildren:
+            guard let argument = arguments.first else { return .bool(summary(snapshot) == .children) }
+            guard case .array(let names) = evaluate(argument) else {
+                return .error(Message.runtimeArgument("hasChildren", "not an array"))
+            }
+            if names.isEmpty { return .bool(summary(snapshot) == .children) }
+            for name in names {
+                guard case .string(let path) = name else {
+                    if case .error = name { return name }
+                    return .error(Message.runtimeArgument("hasChildren", name.typeName))
+                }
+                guard case .snapshot(let c) = child(snapshot, path) else {
+                    return .error(Message.runtimeBadChildPath(path))
+                }
+                if summary(c) == .absent { return .bool(false) }
+            }
+            return .bool(true)
+        case .exists:
+            return .bool(summary(snapshot) != .absent)
+        case .getPriority:
+            switch snapshot.resolved {
+            case .known(let node): return RuleValue(priority: node?.priority)
+            case .unknown: return RuleValue(priority: source(snapshot.source)?.priority(at: snapshot.path))
+            }
+        case .isNumber, .isString, .isBoolean:
+            guard case .leaf(let value) = summary(snapshot) else { return .bool(false) }
+            switch (method, value) {
+            case (.isNumber, .number), (.isString, .string), (.isBoolean, .bool): return .bool(true)
+            default: return .bool(false)
+            }
+        default:
+            return .error(Message.runtimeMethod(method.rawValue, "a snapshot"))
+        }
+    }
+}

@@ -1,0 +1,225 @@
+public import HearthCore
+
+/// A compiled rules document: compile once with `RulesDocument.compile`, then evaluate many
+/// times, from any thread.
+///
+/// Semantics (firebase.google.com/docs/database/security/core-syntax, "How read and write rules
+/// cascade"; /docs/reference/security/database):
+/// - `.read` and `.write` cascade: an operation at a path is allowed when any rule from the root
+///   down to that path is true; a grant higher up cannot be revoked below.
+/// - Rules are not filters: reading a location needs a grant at it or above it, whatever the
+///   rules below it say.
+/// - `.validate` does not cascade: every `.validate` at a location where the new data is not
+///   null must be true, at and below each written path and on the ancestors of it.
+/// - A rule whose evaluation fails (a type error, a method on null) is false.
+public struct RuleProgram: Sendable {
+    let root: RuleNode
+    /// Every `.indexOn` entry, in document order.
+    public let indexes: [IndexSpec]
+    /// The rules file, verbatim.
+    public let source: RulesSource
+
+    init(root: RuleNode, indexes: [IndexSpec], source: RulesSource) {
+        self.root = root
+        self.indexes = indexes
+        self.source = source
+    }
+
+    /// Whether `auth` may read `path` (with `query` when the read is a query).
+    /// - Parameters:
+    ///   - root: the database as it is now.
+    ///   - now: milliseconds since the epoch (the `now` variable).
+    ///   - trace: record every rule evaluated in the decision (slower; for tests and tools).
+    public func canRead(
+        path: DataPath,
+        auth: RuleAuth?,
+        root: some RuleDataSource,
+        now: Double,
+        query: RuleQuery? = nil,
+        trace: Bool = false
+    ) -> RuleDecision {
+        var evaluator = RuleEvaluator(auth: auth, current: root, new: nil, now: now, query: query ?? RuleQuery())
+        var log: [RuleTraceEntry]? = trace ? [] : nil
+        if let grant = cascade(.read, to: path, evaluator: &evaluator, log: &log) {
+            return RuleDecision(allowed: true, trace: log ?? [], decidedBy: grant)
+        }
+        return RuleDecision(allowed: false, trace: log ?? [])
+    }
+
+    /// Whether `auth` may write at `path`.
+    /// - Parameters:
+    ///   - path: where the write happens (the location of a `set`, or of an `update`).
+    ///   - root: the database before the write.
+    ///   - newRoot: the database as it would be after the write (see `RuleOverlaySource`); for a
+    ///     multi-path update, after all of it.
+    ///   - changedPaths: the absolute paths written (one per key of an update); empty means `[path]`.
+    ///     Every one must be writable and valid, or the whole write is denied.
+    public func canWrite(
+        path: DataPath,
+        auth: RuleAuth?,
+        root: some RuleDataSource,
+        newRoot: some RuleDataSource,
+        now: Double,
+        changedPaths: [DataPath] = [],
+        trace: Bool = false
+    ) -> RuleDecision {
+        var evaluator = RuleEvaluator(auth: auth, current: root, new: newRoot, now: now, query: RuleQuery())
+        var log: [RuleTraceEntry]? = trace ? [] : nil
+        let changed = changedPaths.isEmpty ? [path] : changedPaths
+        var grant: RuleTraceEntry?
+        for target in changed {
+            guard let g = cascade(.write, to: target, evaluator: &evaluator, log: &log) else {
+                return RuleDecision(allowed: false, trace: log ?? [])
+            }
+            grant = grant ?? g
+        }
+        var validatedAncestors = Set<DataPath>()
+        for target in changed {
+            if let failure = validate(
+                target,
+                newRoot: newRoot,
+                evaluator: &evaluator,
+                log: &log,
+                done: &validatedAncestors
+            ) {
+                return RuleDecision(allowed: false, trace: log ?? [], decidedBy: failure)
+            }
+        }
+        return RuleDecision(allowed: true, trace: log ?? [], decidedBy: grant)
+    }
+
+    // MARK: Evaluation
+
+    /// Runs `rule`; records it when tracing. Returns the outcome and, when tracing, its entry.
+    @inline(__always)
+    private func run(
+        _ rule: CompiledRule,
+        at location: DataPath,
+        evaluator: RuleEvaluator,
+        log: inout [RuleTraceEntry]?
+    ) -> (Bool, RuleTraceEntry?) {
+        let outcome: RuleOutcome
+        if let constant = rule.constant {
+            outcome = constant ? .true : .false
+        } else {
+            outcome = evaluator.run(rule.expression)
+        }
+        guard log != nil else { return (outcome == .true, nil) }
+        let entry = RuleTraceEntry(
+            kind: rule.kind,
+            path: location,
+            rule: rule.rulePath,
+            expression: rule.source,
+            position: rule.position,
+            outcome: outcome
+        )
+        log!.append(entry)
+        return (outcome == .true, entry)
+    }
+
+    /// The `.read`/`.write` cascade from the root to `target`: the first true rule grants.
+    /// Returns the granting entry (a placeholder when not tracing), or nil when none grants.
+    private func cascade(
+        _ kind: RuleKind,
+        to target: DataPath,
+        evaluator: inout RuleEvaluator,
+        log: inout [RuleTraceEntry]?
+    ) -> RuleTraceEntry?? {
+        var node = root
+        evaluator.wildcards.removeAll(keepingCapacity: true)
+        evaluator.newNodeAtLocation = .unknown
+        var depth = 0
+        while true {
+            if let rule = node.rule(kind) {
+                evaluator.location = depth == target.depth ? target : DataPath(keys: Array(target.keys[..<depth]))
+                let (granted, entry) = run(rule, at: evaluator.location, evaluator: evaluator, log: &log)
+                if granted { return .some(entry) }
+            }
+            if depth == target.depth { return nil }
+            let key = target.keys[depth]
+            guard let next = node.child(key) else { return nil }
+            if next.isWildcard { evaluator.wildcards.append(key.string) }
+            node = next.node
+            depth += 1
+        }
+    }
+
+    /// Every `.validate` that applies to a write at `target`; returns the first failure's entry
+    /// (a placeholder when not tracing) or nil when all pass.
+    private func validate(
+        _ target: DataPath,
+        newRoot: some RuleDataSource,
+        evaluator: inout RuleEvaluator,
+        log: inout [RuleTraceEntry]?,
+        done: inout Set<DataPath>
+    ) -> RuleTraceEntry?? {
+        var node = root
+        evaluator.wildcards.removeAll(keepingCapacity: true)
+        evaluator.newNodeAtLocation = .unknown
+        // Ancestors of the written path: their new data is the merged result.
+        for depth in 0..<target.depth {
+            if let rule = node.validate {
+                let location = DataPath(keys: Array(target.keys[..<depth]))
+                if done.insert(location).inserted, newRoot.summary(at: location) != .absent {
+                    evaluator.location = location
+                    let (ok, entry) = run(rule, at: location, evaluator: evaluator, log: &log)
+                    if !ok { return .some(entry) }
+                }
+            }
+            let key = target.keys[depth]
+            guard let next = node.child(key) else { return nil }
+            if next.isWildcard { evaluator.wildcards.append(key.string) }
+            node = next.node
+        }
+        guard node.hasValidate else { return nil }
+        return validateSubtree(node, at: target, newNode: newRoot.node(at: target), evaluator: &evaluator, log: &log)
+    }
+
+    /// `.validate` at `location` and at every node of the new data below it (null is skipped).
+    private func validateSubtree(
+        _ node: RuleNode,
+        at location: DataPath,
+        newNode: Node?,
+        evaluator: inout RuleEvaluator,
+        log: inout [RuleTraceEntry]?
+    ) -> RuleTraceEntry?? {
+        guard let newNode else { return nil }
+        if let rule = node.validate {
+            evaluator.location = location
+            evaluator.newNodeAtLocation = .known(newNode)
+            let (ok, entry) = run(rule, at: location, evaluator: evaluator, log: &log)
+            evaluator.newNodeAtLocation = .unknown
+            if !ok { return .some(entry) }
+        }
+        guard case .children(let children, _) = newNode else { return nil }
+        let hasLiteral = node.children.values.contains(where: \.hasValidate)
+        let wildcard = node.wildcard.flatMap { $0.hasValidate ? $0 : nil }
+        guard hasLiteral || wildcard != nil else { return nil }
+        for (key, child) in zip(children.keys, children.nodes) {
+            if let literal = node.children[key] {
+                guard literal.hasValidate else { continue }
+                if let failure = validateSubtree(
+                    literal,
+                    at: location.child(key),
+                    newNode: child,
+                    evaluator: &evaluator,
+                    log: &log
+                ) {
+                    return failure
+                }
+            } else if let wildcard {
+                evaluator.wildcards.append(key.string)
+                let failure = validateSubtree(
+                    wildcard,
+                    at: location.child(key),
+                    newNode: child,
+                    evaluator: &evaluator,
+                    log: &log
+                )
+                evaluator.wildcards.removeLast()
+                if let failure { return failure }
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,177 @@
+/// Parses a rule expression with JavaScript's precedence:
+/// `?:` < `||` < `&&` < `== === != !==` < `< <= > >=` < `+ -` < `* / %` < unary `! -`
+/// < member access, calls and indexing.
+struct RuleParser {
+    private let tokens: [RuleToken]
+    private var position = 0
+
+    private init(tokens: [RuleToken]) {
+        self.tokens = tokens
+    }
+
+    /// Parses a whole expression.
+    static func parse(_ scalars: [Unicode.Scalar]) throws(RuleSyntaxError) -> RuleSyntax {
+        let tokens = try RuleLexer(scalars).tokenize()
+        if tokens.count == 1 { throw RuleSyntaxError(offset: 0, message: Message.emptyExpression()) }
+        var parser = RuleParser(tokens: tokens)
+        let expression = try parser.conditional()
+        let next = parser.current
+        if next.kind != .end {
+            throw RuleSyntaxError(
+                offset: next.offset,
+                message: Message.unexpectedToken(next.describe, expected: "an operator or the end of the expression")
+            )
+        }
+        return expression
+    }
+
+    private var current: RuleToken { tokens[position] }
+
+    private func isPunctuation(_ p: String) -> Bool {
+        if case .punctuation(let q) = current.kind { return q == p }
+        return false
+    }
+
+    private mutating func expect(_ p: String, what: String) throws(RuleSyntaxError) {
+        guard isPunctuation(p) else {
+            throw RuleSyntaxError(
+                offset: current.offset,
+                message: Message.unexpectedToken(current.describe, expected: what)
+            )
+        }
+        position += 1
+    }
+
+    private mutating func conditional() throws(RuleSyntaxError) -> RuleSyntax {
+        let condition = try binary(level: 0)
+        guard isPunctuation("?") else { return condition }
+        let offset = current.offset
+        position += 1
+        let then = try conditional()
+        try expect(":", what: "':' of the conditional operator")
+        let otherwise = try conditional()
+        return RuleSyntax(kind: .conditional(condition, then, otherwise), offset: offset)
+    }
+
+    private static let levels: [[String]] = [
+        ["||"], ["&&"], ["==", "===", "!=", "!=="], ["<", "<=", ">", ">="], ["+", "-"], ["*", "/", "%"],
+    ]
+
+    private mutating func binary(level: Int) throws(RuleSyntaxError) -> RuleSyntax {
+        if level == Self.levels.count { return try unary() }
+        var lhs = try binary(level: level + 1)
+        while case .punctuation(let p) = current.kind, Self.levels[level].contains(p) {
+            let offset = current.offset
+            position += 1
+            let rhs = try binary(level: level + 1)
+            lhs = RuleSyntax(kind: .binary(p, lhs, rhs), offset: offset)
+        }
+        return lhs
+    }
+
+    private mutating func unary() throws(RuleSyntaxError) -> RuleSyntax {
+        if case .punctuation(let p) = current.kind, p == "!" || p == "-" || p == "+" {
+            let offset = current.offset
+            position += 1
+            let operand = try unary()
+            if p == "+" { return operand }
+            return RuleSyntax(kind: .unary(p, operand), offset: offset)
+        }
+        return try postfix()
+    }
+
+    private mutating func postfix() throws(RuleSyntaxError) -> RuleSyntax {
+        var expression = try primary()
+        while true {
+            if isPunctuation(".") {
+                position += 1
+                guard case .identifier(let name) = current.kind else {
+                    throw RuleSyntaxError(
+                        offset: current.offset,
+                        message: Message.unexpectedToken(
+                            current.describe,
+                            expected: "a property or method name after '.'"
+                        )
+                    )
+                }
+                expression = RuleSyntax(kind: .member(expression, name: name), offset: current.offset)
+                position += 1
+            } else if isPunctuation("(") {
+                let offset = expression.offset
+                position += 1
+                var arguments: [RuleSyntax] = []
+                if !isPunctuation(")") {
+                    while true {
+                        arguments.append(try conditional())
+                        if isPunctuation(",") {
+                            position += 1
+                            continue
+                        }
+                        break
+                    }
+                }
+                try expect(")", what: "',' or ')'")
+                expression = RuleSyntax(kind: .call(expression, arguments: arguments), offset: offset)
+            } else if isPunctuation("[") {
+                let offset = current.offset
+                position += 1
+                let index = try conditional()
+                try expect("]", what: "']'")
+                expression = RuleSyntax(kind: .index(expression, index), offset: offset)
+            } else {
+                return expression
+            }
+        }
+    }
+
+    private mutating func primary() throws(RuleSyntaxError) -> RuleSyntax {
+        let token = current
+        switch token.kind {
+        case .number(let n):
+            position += 1
+            return RuleSyntax(kind: .number(n), offset: token.offset)
+        case .string(let s):
+            position += 1
+            return RuleSyntax(kind: .string(s), offset: token.offset)
+        case .regex(let pattern, let flags, let flagsOffset):
+            position += 1
+            for (i, flag) in flags.enumerated() where flag != "i" || flags.prefix(i).contains("i") {
+                throw RuleSyntaxError(offset: flagsOffset + i, message: Message.regexFlag(String(flag)))
+            }
+            return RuleSyntax(kind: .regex(pattern: pattern, flags: flags), offset: token.offset)
+        case .identifier(let name):
+            position += 1
+            switch name {
+            case "true": return RuleSyntax(kind: .bool(true), offset: token.offset)
+            case "false": return RuleSyntax(kind: .bool(false), offset: token.offset)
+            case "null": return RuleSyntax(kind: .null, offset: token.offset)
+            default: return RuleSyntax(kind: .identifier(name), offset: token.offset)
+            }
+        case .punctuation("("):
+            position += 1
+            let inner = try conditional()
+            try expect(")", what: "')'")
+            return inner
+        case .punctuation("["):
+            position += 1
+            var elements: [RuleSyntax] = []
+            if !isPunctuation("]") {
+                while true {
+                    elements.append(try conditional())
+                    if isPunctuation(",") {
+                        position += 1
+                        continue
+                    }
+                    break
+                }
+            }
+            try expect("]", what: "',' or ']'")
+            return RuleSyntax(kind: .array(elements), offset: token.offset)
+        default:
+            throw RuleSyntaxError(
+                offset: token.offset,
+                message: Message.unexpectedToken(token.describe, expected: "a value")
+            )
+        }
+    }
+}

@@ -1,0 +1,54 @@
+/// The parsed form of one rule expression, before checking. `offset` is the index of the
+/// node's Unicode scalar in the expression (operators: the operator; calls: the method name).
+struct RuleSyntax {
+    indirect enum Kind {
+        case number(Double)
+        case string(String)
+        case bool(Bool)
+        case null
+        case regex(pattern: String, flags: String)
+        case identifier(String)
+        case member(RuleSyntax, name: String)
+        case index(RuleSyntax, RuleSyntax)
+        case call(RuleSyntax, arguments: [RuleSyntax])
+        case unary(String, RuleSyntax)
+        case binary(String, RuleSyntax, RuleSyntax)
+        case conditional(RuleSyntax, RuleSyntax, RuleSyntax)
+        case array([RuleSyntax])
+    }
+
+    var kind: Kind
+    var offset: Int
+}
+
+/// One token of a rule expression.
+struct RuleToken {
+    enum Kind: Equatable {
+        case number(Double)
+        case string(String)
+        case regex(pattern: String, flags: String, flagsOffset: Int)
+        case identifier(String)
+        case punctuation(String)
+        case end
+    }
+
+    var kind: Kind
+    var offset: Int
+
+    var describe: String {
+        switch kind {
+        case .number: return "number"
+        case .string: return "string literal"
+        case .regex: return "regular expression"
+        case .identifier(let name): return "'\(name)'"
+        case .punctuation(let p): return "'\(p)'"
+        case .end: return "end of expression"
+        }
+    }
+}
+
+/// A syntax error in an expression, at a scalar offset.
+struct RuleSyntaxError: Error {
+    var offset: Int
+    var message: String
+}
