@@ -78,7 +78,7 @@ let package = Package(
         .executableTarget(
             name: "HearthCLI",
             dependencies: [
-                "HearthCore", "HearthStore", "HearthServer",
+                "HearthCore", "HearthStore", "HearthServer", "HearthRules",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

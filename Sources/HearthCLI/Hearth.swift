@@ -10,7 +10,7 @@ struct Hearth: AsyncParsableCommand {
             Every option of `serve` can also be set with an environment variable (HEARTH_PORT, ...); \
             a flag wins over the variable, the variable over the default.
             """,
-        subcommands: [ServeCommand.self, ImportCommand.self, ExportCommand.self],
+        subcommands: [ServeCommand.self, ImportCommand.self, ExportCommand.self, RulesCommand.self],
         defaultSubcommand: ServeCommand.self
     )
 }
