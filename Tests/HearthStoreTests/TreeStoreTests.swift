@@ -183,3 +183,16 @@ import Testing
         #expect(try await ns.json("", format: .export) == document)
     }
 }
+
+@Suite struct RenderEscapingTests {
+    @Test func streamedJSONEscapesKeysAndStringsAsCoreDoes() async throws {
+        let temp = try TemporaryStore()
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        let document = #"{"q\"uote":"a\"b\\c\n\t\u0001\u001f é 😀","back\\slash":{"x":"\b\f\r"}}"#
+        try await ns.set("", document)
+        let node = try value(document).node
+        #expect(try await ns.json("") == String(decoding: JSONRenderer.render(node, format: .plain), as: UTF8.self))
+        #expect(try await ns.json("") == #"{"back\\slash":{"x":"\b\f\r"},"q\"uote":"a\"b\\c\n\t\u0001\u001f é 😀"}"#)
+    }
+}
