@@ -167,20 +167,10 @@ struct JSONScanner {
     /// Validates one multi-byte UTF-8 sequence starting at `i`; returns the index after it.
     @inline(__always)
     private func validateUTF8(at i: Int) throws -> Int? {
-        let b0 = base[i]
-        let length: Int
-        var low: UInt8 = 0x80
-        var high: UInt8 = 0xBF
-        switch b0 {
-        case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; low = 0xA0
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; high = 0x9F
-        case 0xF0: length = 4; low = 0x90
-        case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; high = 0x8F
-        default: throw CoreError.invalidUTF8(byte(i))
-        }
+        guard let lead = UTF8Lead(base[i]) else { throw CoreError.invalidUTF8(byte(i)) }
+        let length = lead.length
+        let low = lead.secondLow
+        let high = lead.secondHigh
         if i + length > end {
             // Check what is there so that garbage is reported without waiting for more input.
             var k = 1

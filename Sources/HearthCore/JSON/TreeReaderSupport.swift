@@ -116,22 +116,11 @@ enum TreeKeyBytes {
                 i &+= 1
                 continue
             }
-            let length: Int
-            var low: UInt8 = 0x80
-            var high: UInt8 = 0xBF
-            switch b0 {
-            case 0xC2...0xDF: length = 2
-            case 0xE0: length = 3; low = 0xA0
-            case 0xE1...0xEC, 0xEE...0xEF: length = 3
-            case 0xED: length = 3; high = 0x9F
-            case 0xF0: length = 4; low = 0x90
-            case 0xF1...0xF3: length = 4
-            case 0xF4: length = 4; high = 0x8F
-            default: return false
-            }
+            guard let lead = UTF8Lead(b0) else { return false }
+            let length = lead.length
             if i &+ length > count { return false }
             let b1 = p[i &+ 1]
-            if b1 < low || b1 > high { return false }
+            if b1 < lead.secondLow || b1 > lead.secondHigh { return false }
             var k = 2
             while k < length {
                 let c = p[i &+ k]
