@@ -23,16 +23,7 @@ struct IndexBuilder {
                 } else {
                     value = reader.storedState(list.child(child).appending(index.childPath))
                 }
-                let encoded = IndexValueEncoding.encode(value)
-                var indexKey = reader.keys.indexPrefix(index.id)
-                KeyEncoding.append(list, to: &indexKey)
-                indexKey.append(contentsOf: encoded)
-                KeyEncoding.append(child, to: &indexKey)
-                batch.put(indexKey, [])
-                var reverseKey = reader.keys.reversePrefix(index.id)
-                KeyEncoding.append(list, to: &reverseKey)
-                KeyEncoding.append(child, to: &reverseKey)
-                batch.put(reverseKey, encoded)
+                reader.keys.putIndexEntry(index.id, list: list, child: child, value: value, into: batch)
                 if batch.count >= batchLimit {
                     do {
                         try flush(batch)

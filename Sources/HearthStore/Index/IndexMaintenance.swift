@@ -59,15 +59,9 @@ struct IndexMaintenance {
 
     /// Re-derives the entry of one child whose subtree the write touched.
     private func refresh(_ index: RegisteredIndex, list: DataPath, child: ChildKey) {
-        var reverseKey = keys.reversePrefix(index.id)
-        KeyEncoding.append(list, to: &reverseKey)
-        KeyEncoding.append(child, to: &reverseKey)
+        let reverseKey = keys.reverseEntryKey(index.id, list: list, child: child)
         if let old = reader.snapshot.get(reverseKey) {
-            var indexKey = keys.indexPrefix(index.id)
-            KeyEncoding.append(list, to: &indexKey)
-            indexKey.append(contentsOf: old)
-            KeyEncoding.append(child, to: &indexKey)
-            batch.delete(indexKey)
+            batch.delete(keys.indexEntryKey(index.id, list: list, value: old, child: child))
             batch.delete(reverseKey)
         }
         let childPath = list.child(child)
@@ -76,16 +70,7 @@ struct IndexMaintenance {
     }
 
     private func put(_ index: RegisteredIndex, list: DataPath, child: ChildKey, value: IndexValueEncoding.Indexed) {
-        let encoded = IndexValueEncoding.encode(value)
-        var indexKey = keys.indexPrefix(index.id)
-        KeyEncoding.append(list, to: &indexKey)
-        indexKey.append(contentsOf: encoded)
-        KeyEncoding.append(child, to: &indexKey)
-        batch.put(indexKey, [])
-        var reverseKey = keys.reversePrefix(index.id)
-        KeyEncoding.append(list, to: &reverseKey)
-        KeyEncoding.append(child, to: &reverseKey)
-        batch.put(reverseKey, encoded)
+        keys.putIndexEntry(index.id, list: list, child: child, value: value, into: batch)
     }
 
     /// Calls `body` for every indexed location inside `node` (which sits at `path`).

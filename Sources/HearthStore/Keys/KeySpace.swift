@@ -61,6 +61,36 @@ struct KeySpace: Sendable {
         return out
     }
 
+    /// The entry of `child` of `list` in index `indexID`, for an encoded index value.
+    func indexEntryKey(_ indexID: UInt32, list: DataPath, value encoded: [UInt8], child: ChildKey) -> [UInt8] {
+        var key = indexPrefix(indexID)
+        KeyEncoding.append(list, to: &key)
+        key.append(contentsOf: encoded)
+        KeyEncoding.append(child, to: &key)
+        return key
+    }
+
+    /// The reverse entry of `child` of `list` in index `indexID` (its value: the encoded index value).
+    func reverseEntryKey(_ indexID: UInt32, list: DataPath, child: ChildKey) -> [UInt8] {
+        var key = reversePrefix(indexID)
+        KeyEncoding.append(list, to: &key)
+        KeyEncoding.append(child, to: &key)
+        return key
+    }
+
+    /// Puts the entry and reverse entry of `child` of `list` with `value` into `batch`.
+    func putIndexEntry(
+        _ indexID: UInt32,
+        list: DataPath,
+        child: ChildKey,
+        value: IndexValueEncoding.Indexed,
+        into batch: WriteBatch
+    ) {
+        let encoded = IndexValueEncoding.encode(value)
+        batch.put(indexEntryKey(indexID, list: list, value: encoded, child: child), [])
+        batch.put(reverseEntryKey(indexID, list: list, child: child), encoded)
+    }
+
     func indexDefinitionPrefix() -> [UInt8] {
         KeySpace.prefix(KeySpace.indexDefinitionTable, namespaceID)
     }
