@@ -49,7 +49,7 @@ let package = Package(
         .target(
             name: "HearthDatabase",
             dependencies: [
-                "HearthCore", "HearthStore", "HearthProtocol",
+                "HearthCore", "HearthStore", "HearthProtocol", "HearthRules",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -57,7 +57,7 @@ let package = Package(
         .target(
             name: "HearthServer",
             dependencies: [
-                "HearthCore", "HearthStore", "HearthProtocol", "HearthDatabase",
+                "HearthCore", "HearthStore", "HearthProtocol", "HearthDatabase", "HearthRules",
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

@@ -73,10 +73,18 @@ final class FakeSubscriber: ListenSubscriber {
     }
 
     private let state = Mutex<[Delivery]>([])
+    private let revokedState = Mutex<[ListenRegistration]>([])
 
     func deliver(_ update: EncodedUpdate, for registration: ListenRegistration) {
         state.withLock { $0.append(Delivery(update: update, registration: registration)) }
     }
+
+    func revoked(_ registration: ListenRegistration) {
+        revokedState.withLock { $0.append(registration) }
+    }
+
+    /// The registrations the engine revoked, in order.
+    var revocations: [ListenRegistration] { revokedState.withLock { $0 } }
 
     var deliveries: [Delivery] { state.withLock { $0 } }
 

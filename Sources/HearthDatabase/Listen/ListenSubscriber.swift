@@ -12,4 +12,10 @@ public protocol ListenSubscriber: AnyObject, Sendable {
     /// in one serial loop, in the order they arrive, and complete the listen before handling
     /// deliveries that arrived while it waited.
     func deliver(_ update: EncodedUpdate, for registration: ListenRegistration)
+
+    /// The listen lost read access (a write changed what its read rule depends on, or the
+    /// namespace's rules changed): the engine has unregistered it and delivers nothing more for
+    /// it. Called from the delivery queue after every delivery for the registration; tell the
+    /// client (`c` over WebSocket, `cancel` over SSE) and forget the listen. Must not block.
+    func revoked(_ registration: ListenRegistration)
 }

@@ -38,6 +38,8 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
         case frame([UInt8])
         /// An engine push for a listen.
         case update(EncodedUpdate, ListenRegistration)
+        /// The engine revoked a listen (read access lost).
+        case revoked(ListenRegistration)
         case tick(Timestamp)
         /// Graceful shutdown: close with 1001.
         case drain
@@ -49,7 +51,8 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
 
     /// Engine deliveries waiting for the loop; drained by one `execute` per burst.
     private struct Inbox {
-        var updates: [(EncodedUpdate, ListenRegistration)] = []
+        /// `.update` and `.revoked` events, in delivery order.
+        var updates: [Event] = []
         var scheduled = false
     }
 
@@ -266,7 +269,20 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
     /// Called from the engine's delivery queue: hands the push to the loop, one hop per burst.
     func deliver(_ update: EncodedUpdate, for registration: ListenRegistration) {
         let schedule = inbox.withLock { inbox -> Bool in
-            inbox.updates.append((update, registration))
+            inbox.updates.append(.update(update, registration))
+            if inbox.scheduled { return false }
+            inbox.scheduled = true
+            return true
+        }
+        if schedule {
+            eventLoop.execute { self.drainInbox() }
+        }
+    }
+
+    /// Called from the engine's delivery queue, after the listen's last delivery.
+    func revoked(_ registration: ListenRegistration) {
+        let schedule = inbox.withLock { inbox -> Bool in
+            inbox.updates.append(.revoked(registration))
             if inbox.scheduled { return false }
             inbox.scheduled = true
             return true
@@ -277,7 +293,7 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
     }
 
     private func drainInbox() {
-        let updates = inbox.withLock { inbox -> [(EncodedUpdate, ListenRegistration)] in
+        let updates = inbox.withLock { inbox -> [Event] in
             defer {
                 inbox.updates = []
                 inbox.scheduled = false
@@ -285,7 +301,7 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
             return inbox.updates
         }
         holdFlush = true
-        for (update, registration) in updates { handle(.update(update, registration)) }
+        for event in updates { handle(event) }
         holdFlush = false
         flushIfNeeded()
     }
@@ -362,6 +378,11 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
             let key = registration.key
             guard registrations[key]?.id == registration.id else { return [] }
             return session.push(encoded: update, for: key)
+        case .revoked(let registration):
+            let key = registration.key
+            guard registrations[key]?.id == registration.id else { return [] }
+            registrations[key] = nil
+            return session.revokeListen(key)
         case .tick(let now):
             return session.tick(now: now)
         case .drain:

@@ -39,6 +39,10 @@ struct RealtimeConnection {
         case .update(let update, let key, let generation):
             guard registrations[key]?.generation == generation else { return }
             await perform(session.push(encoded: update, for: key))
+        case .revoked(let key, let generation):
+            guard registrations[key]?.generation == generation else { return }
+            registrations[key] = nil
+            await perform(session.revokeListen(key))
         case .tick:
             await perform(session.tick(now: Self.now()))
         case .drain:

@@ -9,6 +9,8 @@ enum RealtimeEvent: Sendable {
     case frame([UInt8])
     /// A push from the engine for the listen `key` (registration `generation`).
     case update(EncodedUpdate, key: ListenKey, generation: UInt64)
+    /// The engine revoked the listen `key` (registration `generation`): read access lost.
+    case revoked(key: ListenKey, generation: UInt64)
     /// Time passes (credential expiry, idle timeout).
     case tick
     /// The server is shutting down: close with 1001.
@@ -32,5 +34,9 @@ final class ListenForwarder: ListenSubscriber {
 
     func deliver(_ update: EncodedUpdate, for registration: ListenRegistration) {
         events.yield(.update(update, key: key, generation: generation))
+    }
+
+    func revoked(_ registration: ListenRegistration) {
+        events.yield(.revoked(key: key, generation: generation))
     }
 }

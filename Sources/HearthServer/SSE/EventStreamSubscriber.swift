@@ -39,6 +39,12 @@ final class EventStreamSubscriber: ListenSubscriber {
         }
     }
 
+    /// Read access lost (a write or a rules change): `cancel` with Firebase's reason, and the
+    /// stream ends.
+    func revoked(_ registration: ListenRegistration) {
+        revoke(with: .cancel(reason: "Permission denied"))
+    }
+
     /// Queues the initial `put` (the data at the location when the listen started), then the
     /// pushes that arrived meanwhile.
     func start(initial data: Node?) {
