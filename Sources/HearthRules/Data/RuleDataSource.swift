@@ -45,10 +45,22 @@ extension RuleNodeSummary {
 
 /// A data source over a tree held in memory (tests, `hearth rules test`).
 public struct RuleMemorySource: RuleDataSource, Sendable {
-    public var root: Node?
+    /// The tree lives in a box so that the source fits in an existential's inline buffer (the
+    /// evaluator holds its sources as `any RuleDataSource`: no allocation per decision).
+    private final class Storage: Sendable {
+        let root: Node?
+        init(_ root: Node?) { self.root = root }
+    }
+
+    private var storage: Storage
+
+    public var root: Node? {
+        get { storage.root }
+        set { storage = Storage(newValue) }
+    }
 
     public init(root: Node?) {
-        self.root = root
+        self.storage = Storage(root)
     }
 
     public func node(at path: DataPath) -> Node? {
@@ -60,12 +72,23 @@ public struct RuleMemorySource: RuleDataSource, Sendable {
 /// order (a later write at or under an earlier one wins there). A `set` is one write; a
 /// multi-path update is one write per changed path. Nil nodes are deletions.
 public struct RuleOverlaySource: RuleDataSource {
-    public let base: any RuleDataSource
-    public let writes: [(path: DataPath, node: Node?)]
+    /// Boxed, so that the source fits in an existential's inline buffer (see `RuleMemorySource`).
+    private final class Storage {
+        let base: any RuleDataSource
+        let writes: [(path: DataPath, node: Node?)]
+
+        init(base: any RuleDataSource, writes: [(path: DataPath, node: Node?)]) {
+            self.base = base
+            self.writes = writes
+        }
+    }
+
+    private let storage: Storage
+    public var base: any RuleDataSource { storage.base }
+    public var writes: [(path: DataPath, node: Node?)] { storage.writes }
 
     public init(base: any RuleDataSource, writes: [(path: DataPath, node: Node?)]) {
-        self.base = base
-        self.writes = writes
+        self.storage = Storage(base: base, writes: writes)
     }
 
     public func node(at path: DataPath) -> Node? {
@@ -74,33 +97,52 @@ public struct RuleOverlaySource: RuleDataSource {
         var startIndex = 0
         var value: Node?
         var covered = false
-        for (i, write) in writes.enumerated().reversed() where write.path.contains(path) {
-            value = write.node?.descendant(DataPath(keys: Array(path.keys[write.path.depth...])))
+        for i in writes.indices.reversed() where RuleKeys.contains(writes[i].path, path) {
+            value = Self.descendant(writes[i].node, path.keys, from: writes[i].path.depth)
             startIndex = i + 1
             covered = true
             break
         }
         if !covered { value = base.node(at: path) }
-        for write in writes[startIndex...] where path.contains(write.path) && write.path != path {
+        for write in writes[startIndex...] where write.path.depth > path.depth && RuleKeys.contains(path, write.path) {
             value = NodeEditing.setting(value, at: write.path.keys[path.depth...], to: write.node)
         }
         return value
     }
 
     public func summary(at path: DataPath) -> RuleNodeSummary {
-        var touched = false
-        for write in writes where write.path.contains(path) || path.contains(write.path) {
-            touched = true
-            break
+        guard touches(path) else { return base.summary(at: path) }
+        // The common case: the last write that touches `path` is at or above it.
+        if let last = writes.lastIndex(where: { RuleKeys.contains($0.path, path) || RuleKeys.contains(path, $0.path) }),
+            RuleKeys.contains(writes[last].path, path)
+        {
+            guard let node = writes[last].node else { return .absent }
+            return NodeWalk.summary(node, path.keys[writes[last].path.depth...])
         }
-        return touched ? RuleNodeSummary(node(at: path)) : base.summary(at: path)
+        return RuleNodeSummary(node(at: path))
     }
 
     public func priority(at path: DataPath) -> Priority? {
-        for write in writes where write.path.contains(path) || path.contains(write.path) {
-            return node(at: path)?.priority
+        guard touches(path) else { return base.priority(at: path) }
+        return node(at: path)?.priority
+    }
+
+    /// True when a write lies at, above or below `path`.
+    private func touches(_ path: DataPath) -> Bool {
+        for write in writes where RuleKeys.contains(write.path, path) || RuleKeys.contains(path, write.path) {
+            return true
         }
-        return base.priority(at: path)
+        return false
+    }
+
+    /// The node at `keys[start...]` below `node`.
+    private static func descendant(_ node: Node?, _ keys: [ChildKey], from start: Int) -> Node? {
+        var n = node
+        for i in start..<keys.count {
+            guard case .children(let children, _)? = n else { return nil }
+            n = children[keys[i]]
+        }
+        return n
     }
 }
 

@@ -3,6 +3,10 @@ internal import HearthCore
 /// Evaluates compiled expressions against the data sources of one operation. Evaluation never
 /// throws: a type error, a method on null or a missing parent is an `.error` value, and a rule
 /// whose result is not `true` denies (cel-go: common/types/err.go).
+///
+/// The sources are existentials on purpose: the public entry points are generic but called
+/// from other modules unspecialized, and unspecialized generic code (dynamic layout, value
+/// witness calls) measured slower than one existential box per decision.
 struct RuleEvaluator {
     let auth: RuleAuth?
     let current: any RuleDataSource
@@ -11,10 +15,20 @@ struct RuleEvaluator {
     let query: RuleQuery
     /// Values of the `$wildcards` in scope, outermost first.
     var wildcards: [String] = []
-    /// The location of the rule being evaluated.
-    var location: DataPath = .root
+    /// The keys of the location of the rule being evaluated (a buffer reused while the
+    /// program walks the rules and the new data, so that moving to a child allocates nothing).
+    var locationKeys: [ChildKey] = []
     /// The new node at `location` when already known (validation below a write).
-    var newNodeAtLocation: RuleSnapshot.Resolved = .unknown
+    var newNodeAtLocation: RuleSnapshot.Resolved = .unknown {
+        didSet {
+            switch newNodeAtLocation {
+            case .unknown: newSummaryAtLocation = nil
+            case .known(let node): newSummaryAtLocation = RuleNodeSummary(node)
+            }
+        }
+    }
+    /// The summary of `newNodeAtLocation` when known (`newData.val()` and friends read it).
+    private(set) var newSummaryAtLocation: RuleNodeSummary?
 
     /// The outcome of one rule: true, false, or an error (which denies).
     func run(_ expression: RuleExpression) -> RuleOutcome {
@@ -33,15 +47,35 @@ struct RuleEvaluator {
             switch variable {
             case .auth: return auth.map { .auth($0) } ?? .null
             case .root: return .snapshot(RuleSnapshot(source: .current, path: .root, resolved: .unknown))
-            case .data: return .snapshot(RuleSnapshot(source: .current, path: location, resolved: .unknown))
+            case .data:
+                return .snapshot(RuleSnapshot(source: .current, path: DataPath(keys: locationKeys), resolved: .unknown))
             case .newData:
                 guard new != nil else { return .error("'newData' outside a write") }
-                return .snapshot(RuleSnapshot(source: .new, path: location, resolved: newNodeAtLocation))
+                return .snapshot(
+                    RuleSnapshot(source: .new, path: DataPath(keys: locationKeys), resolved: newNodeAtLocation)
+                )
             case .now: return .number(now)
             case .query: return .query(query)
             case .wildcard(let index):
                 return index < wildcards.count ? .string(wildcards[index]) : .error("wildcard out of scope")
             }
+        case .authIsNull(let equal):
+            return .bool((auth == nil) == equal)
+        case .authMember(let name):
+            guard let auth else { return .error(Message.runtimeMember(name, RuleValue.null.typeName)) }
+            return .string(name == "uid" ? auth.uid : auth.provider)
+        case .childChain(let receiver, let segments):
+            let r = evaluate(receiver)
+            guard case .snapshot(let snapshot) = r else {
+                if case .error = r { return r }
+                return .error(Message.runtimeMethod(RuleMethod.child.rawValue, r.typeName))
+            }
+            if segments.count == 1, case .keys(let keys) = segments[0] { return .snapshot(child(snapshot, keys)) }
+            var keys: [ChildKey] = []
+            if let failure = appendKeys(segments, to: &keys) { return failure }
+            return .snapshot(child(snapshot, keys))
+        case .snapshotCall(let variable, let segments, let method, let paths):
+            return snapshotCall(variable, segments, method, paths)
         case .member(let receiver, let name):
             return member(evaluate(receiver), name)
         case .index(let receiver, let index):
@@ -301,24 +335,27 @@ struct RuleEvaluator {
         return String(decoding: out, as: UTF8.self)
     }
 
-    private func source(_ kind: RuleSourceKind) -> (any RuleDataSource)? {
-        kind == .current ? current : new
-    }
-
-    private func summary(_ snapshot: RuleSnapshot) -> RuleNodeSummary {
+    func summary(_ snapshot: RuleSnapshot) -> RuleNodeSummary {
         switch snapshot.resolved {
-        case .known(let node): return RuleNodeSummary(node)
-        case .unknown: return source(snapshot.source)?.summary(at: snapshot.path) ?? .absent
+        case .known(let node):
+            switch node {
+            case nil: return .absent
+            case .leaf(let value, _)?: return .leaf(value)
+            case .children?: return .children
+            }
+        case .unknown:
+            switch snapshot.source {
+            case .current: return current.summary(at: snapshot.path)
+            case .new: return new?.summary(at: snapshot.path) ?? .absent
+            }
         }
     }
 
     /// `snapshot.child(path)`: slash-separated keys, empty segments skipped.
     private func child(_ snapshot: RuleSnapshot, _ pathString: String) -> RuleValue {
         var keys: [ChildKey] = []
-        for segment in pathString.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
-            let key = String(Substring(segment))
-            if KeyValidator.problem(key) != nil { return .error(Message.runtimeBadChildPath(pathString)) }
-            keys.append(ChildKey(key))
+        guard RuleKeys.append(path: pathString, to: &keys) else {
+            return .error(Message.runtimeBadChildPath(pathString))
         }
         return .snapshot(child(snapshot, keys))
     }
@@ -327,11 +364,19 @@ struct RuleEvaluator {
     private func child(_ snapshot: RuleSnapshot, _ keys: [ChildKey]) -> RuleSnapshot {
         if keys.isEmpty { return snapshot }
         var result = snapshot
-        result.path = DataPath(keys: snapshot.path.keys + keys)
+        if result.suffix.isEmpty {
+            result.suffix = keys
+        } else {
+            result.suffix.append(contentsOf: keys)
+        }
         if case .known(let node) = snapshot.resolved {
             var n = node
             for key in keys {
-                n = n?.child(key)
+                guard case .children(let children, _)? = n else {
+                    n = nil
+                    break
+                }
+                n = children[key]
                 if n == nil { break }
             }
             result.resolved = .known(n)
@@ -386,7 +431,11 @@ struct RuleEvaluator {
         case .getPriority:
             switch snapshot.resolved {
             case .known(let node): return RuleValue(priority: node?.priority)
-            case .unknown: return RuleValue(priority: source(snapshot.source)?.priority(at: snapshot.path))
+            case .unknown:
+                switch snapshot.source {
+                case .current: return RuleValue(priority: current.priority(at: snapshot.path))
+                case .new: return RuleValue(priority: new?.priority(at: snapshot.path))
+                }
             }
         case .isNumber, .isString, .isBoolean:
             guard case .leaf(let value) = summary(snapshot) else { return .bool(false) }

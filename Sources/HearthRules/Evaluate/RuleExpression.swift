@@ -11,6 +11,19 @@ indirect enum RuleExpression: Sendable {
     case childPath(RuleExpression, [ChildKey], RuleMethod)
     /// `hasChildren(['a', 'b/c'])` with literal names.
     case hasChildrenPaths(RuleExpression, [[ChildKey]])
+    /// Consecutive `child(...)` calls fused by `RuleOptimizer`:
+    /// `root.child('members').child($chatId).child(auth.uid)` builds one path, once.
+    case childChain(RuleExpression, [RuleChildSegment])
+    /// A snapshot method on `root`, `data` or `newData`, or on a child of one, without building
+    /// the snapshot (from `RuleOptimizer`): `newData.val()`, `data.exists()`,
+    /// `root.child('members').child($chatId).child(auth.uid).exists()`, `newData.hasChild('text')`.
+    /// The method is `val`, `exists`, `isNumber`, `isString`, `isBoolean`, `hasChildren` (with the
+    /// literal paths, or none) or `hasChild` (with its one literal path).
+    case snapshotCall(RuleVariable, [RuleChildSegment], RuleMethod, [[ChildKey]])
+    /// `auth == null` (true) or `auth != null` (false), from `RuleOptimizer`.
+    case authIsNull(Bool)
+    /// `auth.uid` or `auth.provider`, from `RuleOptimizer`.
+    case authMember(String)
     case not(RuleExpression)
     case negate(RuleExpression)
     case binary(RuleBinaryOperator, RuleExpression, RuleExpression)
@@ -18,6 +31,14 @@ indirect enum RuleExpression: Sendable {
     case or(RuleExpression, RuleExpression)
     case conditional(RuleExpression, RuleExpression, RuleExpression)
     case array([RuleExpression])
+}
+
+/// One `child(...)` of a `childChain`.
+enum RuleChildSegment: Sendable {
+    /// A literal path, split and validated at compile time.
+    case keys([ChildKey])
+    /// A computed path (a string; slashes separate keys).
+    case expression(RuleExpression)
 }
 
 enum RuleVariable: Sendable, Equatable {

@@ -7,6 +7,10 @@ enum RuleSourceKind: Sendable {
 }
 
 /// A `RuleDataSnapshot`: a location in one of the two trees, with the node when already known.
+///
+/// The location is `base` followed by `suffix`, kept apart so that `child('a/b')` with a literal
+/// path shares the keys compiled into the rule instead of building a new path; the full path is
+/// only put together when a data source is asked (or for `parent()`).
 struct RuleSnapshot: Sendable {
     enum Resolved: Sendable {
         case unknown
@@ -14,8 +18,23 @@ struct RuleSnapshot: Sendable {
     }
 
     var source: RuleSourceKind
-    var path: DataPath
+    var base: DataPath
+    var suffix: [ChildKey]
     var resolved: Resolved
+
+    init(source: RuleSourceKind, path: DataPath, resolved: Resolved) {
+        self.source = source
+        self.base = path
+        self.suffix = []
+        self.resolved = resolved
+    }
+
+    /// The location as one path.
+    var path: DataPath {
+        if suffix.isEmpty { return base }
+        if base.isRoot { return DataPath(keys: suffix) }
+        return DataPath(keys: base.keys + suffix)
+    }
 }
 
 /// A value during evaluation. Errors are values: they propagate and make the rule false.

@@ -1,7 +1,8 @@
 internal import HearthCore
 
-/// One compiled rule: the expression, and where it came from.
-struct CompiledRule: Sendable {
+/// One compiled rule: the expression, and where it came from. A class, so that running a rule
+/// costs one reference count rather than a copy of its strings.
+final class CompiledRule: Sendable {
     let kind: RuleKind
     let expression: RuleExpression
     /// The source text as written (`true` for a boolean literal).
@@ -11,6 +12,22 @@ struct CompiledRule: Sendable {
     let position: SourcePosition
     /// Statically true or false (boolean literal).
     let constant: Bool?
+
+    init(
+        kind: RuleKind,
+        expression: RuleExpression,
+        source: String,
+        rulePath: String,
+        position: SourcePosition,
+        constant: Bool?
+    ) {
+        self.kind = kind
+        self.expression = RuleOptimizer.optimize(expression)
+        self.source = source
+        self.rulePath = rulePath
+        self.position = position
+        self.constant = constant
+    }
 }
 
 /// One location of the rules tree: rules here, literal children, at most one `$wildcard` child.
@@ -19,10 +36,16 @@ final class RuleNode: Sendable {
     let write: CompiledRule?
     let validate: CompiledRule?
     let children: [ChildKey: RuleNode]
+    /// The literal children again, as parallel arrays searched linearly with a byte comparison
+    /// (faster than hashing a key for the few children a rules location has).
+    private let literalKeys: [ChildKey]
+    private let literalNodes: [RuleNode]
     let wildcardName: String?
     let wildcard: RuleNode?
     /// True when this location or one below has a `.validate` rule.
     let hasValidate: Bool
+    /// True when a literal child (or one below it) has a `.validate` rule.
+    let literalHasValidate: Bool
 
     init(
         read: CompiledRule?,
@@ -36,10 +59,12 @@ final class RuleNode: Sendable {
         self.write = write
         self.validate = validate
         self.children = children
+        self.literalKeys = Array(children.keys)
+        self.literalNodes = literalKeys.map { children[$0]! }
         self.wildcardName = wildcardName
         self.wildcard = wildcard
-        self.hasValidate =
-            validate != nil || children.values.contains(where: \.hasValidate) || (wildcard?.hasValidate ?? false)
+        self.literalHasValidate = children.values.contains(where: \.hasValidate)
+        self.hasValidate = validate != nil || literalHasValidate || (wildcard?.hasValidate ?? false)
     }
 
     func rule(_ kind: RuleKind) -> CompiledRule? {
@@ -54,8 +79,15 @@ final class RuleNode: Sendable {
     /// every key no sibling names).
     @inline(__always)
     func child(_ key: ChildKey) -> (node: RuleNode, isWildcard: Bool)? {
-        if let literal = children[key] { return (literal, false) }
+        if let literal = literal(key) { return (literal, false) }
         if let wildcard { return (wildcard, true) }
+        return nil
+    }
+
+    /// The literal child named `key`, if any.
+    func literal(_ key: ChildKey) -> RuleNode? {
+        if literalKeys.count > 16 { return children[key] }
+        for i in literalKeys.indices where RuleKeys.equal(literalKeys[i], key) { return literalNodes[i] }
         return nil
     }
 

@@ -38,7 +38,13 @@ public struct RuleProgram: Sendable {
         query: RuleQuery? = nil,
         trace: Bool = false
     ) -> RuleDecision {
-        var evaluator = RuleEvaluator(auth: auth, current: root, new: nil, now: now, query: query ?? RuleQuery())
+        var evaluator = RuleEvaluator(
+            auth: auth,
+            current: root,
+            new: nil,
+            now: now,
+            query: query ?? RuleQuery()
+        )
         var log: [RuleTraceEntry]? = trace ? [] : nil
         if let grant = cascade(.read, to: path, evaluator: &evaluator, log: &log) {
             return RuleDecision(allowed: true, trace: log ?? [], decidedBy: grant)
@@ -94,7 +100,6 @@ public struct RuleProgram: Sendable {
     @inline(__always)
     private func run(
         _ rule: CompiledRule,
-        at location: DataPath,
         evaluator: RuleEvaluator,
         log: inout [RuleTraceEntry]?
     ) -> (Bool, RuleTraceEntry?) {
@@ -107,7 +112,7 @@ public struct RuleProgram: Sendable {
         guard log != nil else { return (outcome == .true, nil) }
         let entry = RuleTraceEntry(
             kind: rule.kind,
-            path: location,
+            path: DataPath(keys: evaluator.locationKeys),
             rule: rule.rulePath,
             expression: rule.source,
             position: rule.position,
@@ -127,18 +132,19 @@ public struct RuleProgram: Sendable {
     ) -> RuleTraceEntry?? {
         var node = root
         evaluator.wildcards.removeAll(keepingCapacity: true)
+        evaluator.locationKeys.removeAll(keepingCapacity: true)
         evaluator.newNodeAtLocation = .unknown
         var depth = 0
         while true {
             if let rule = node.rule(kind) {
-                evaluator.location = depth == target.depth ? target : DataPath(keys: Array(target.keys[..<depth]))
-                let (granted, entry) = run(rule, at: evaluator.location, evaluator: evaluator, log: &log)
+                let (granted, entry) = run(rule, evaluator: evaluator, log: &log)
                 if granted { return .some(entry) }
             }
             if depth == target.depth { return nil }
             let key = target.keys[depth]
             guard let next = node.child(key) else { return nil }
             if next.isWildcard { evaluator.wildcards.append(key.string) }
+            evaluator.locationKeys.append(key)
             node = next.node
             depth += 1
         }
@@ -155,70 +161,64 @@ public struct RuleProgram: Sendable {
     ) -> RuleTraceEntry?? {
         var node = root
         evaluator.wildcards.removeAll(keepingCapacity: true)
+        evaluator.locationKeys.removeAll(keepingCapacity: true)
         evaluator.newNodeAtLocation = .unknown
         // Ancestors of the written path: their new data is the merged result.
         for depth in 0..<target.depth {
             if let rule = node.validate {
-                let location = DataPath(keys: Array(target.keys[..<depth]))
+                let location = DataPath(keys: evaluator.locationKeys)
                 if done.insert(location).inserted, newRoot.summary(at: location) != .absent {
-                    evaluator.location = location
-                    let (ok, entry) = run(rule, at: location, evaluator: evaluator, log: &log)
+                    let (ok, entry) = run(rule, evaluator: evaluator, log: &log)
                     if !ok { return .some(entry) }
                 }
             }
             let key = target.keys[depth]
             guard let next = node.child(key) else { return nil }
             if next.isWildcard { evaluator.wildcards.append(key.string) }
+            evaluator.locationKeys.append(key)
             node = next.node
         }
         guard node.hasValidate else { return nil }
-        return validateSubtree(node, at: target, newNode: newRoot.node(at: target), evaluator: &evaluator, log: &log)
+        return validateSubtree(node, newNode: newRoot.node(at: target), evaluator: &evaluator, log: &log)
     }
 
-    /// `.validate` at `location` and at every node of the new data below it (null is skipped).
+    /// `.validate` at the evaluator's location and at every node of the new data below it
+    /// (null is skipped).
     private func validateSubtree(
         _ node: RuleNode,
-        at location: DataPath,
         newNode: Node?,
         evaluator: inout RuleEvaluator,
         log: inout [RuleTraceEntry]?
     ) -> RuleTraceEntry?? {
         guard let newNode else { return nil }
         if let rule = node.validate {
-            evaluator.location = location
             evaluator.newNodeAtLocation = .known(newNode)
-            let (ok, entry) = run(rule, at: location, evaluator: evaluator, log: &log)
+            let (ok, entry) = run(rule, evaluator: evaluator, log: &log)
             evaluator.newNodeAtLocation = .unknown
             if !ok { return .some(entry) }
         }
         guard case .children(let children, _) = newNode else { return nil }
-        let hasLiteral = node.children.values.contains(where: \.hasValidate)
         let wildcard = node.wildcard.flatMap { $0.hasValidate ? $0 : nil }
-        guard hasLiteral || wildcard != nil else { return nil }
+        guard node.literalHasValidate || wildcard != nil else { return nil }
         for (key, child) in zip(children.keys, children.nodes) {
-            if let literal = node.children[key] {
+            let target: RuleNode
+            let isWildcard: Bool
+            if let literal = node.literal(key) {
                 guard literal.hasValidate else { continue }
-                if let failure = validateSubtree(
-                    literal,
-                    at: location.child(key),
-                    newNode: child,
-                    evaluator: &evaluator,
-                    log: &log
-                ) {
-                    return failure
-                }
+                target = literal
+                isWildcard = false
             } else if let wildcard {
-                evaluator.wildcards.append(key.string)
-                let failure = validateSubtree(
-                    wildcard,
-                    at: location.child(key),
-                    newNode: child,
-                    evaluator: &evaluator,
-                    log: &log
-                )
-                evaluator.wildcards.removeLast()
-                if let failure { return failure }
+                target = wildcard
+                isWildcard = true
+            } else {
+                continue
             }
+            if isWildcard { evaluator.wildcards.append(key.string) }
+            evaluator.locationKeys.append(key)
+            let failure = validateSubtree(target, newNode: child, evaluator: &evaluator, log: &log)
+            evaluator.locationKeys.removeLast()
+            if isWildcard { evaluator.wildcards.removeLast() }
+            if let failure { return failure }
         }
         return nil
     }

@@ -1,0 +1,139 @@
+internal import HearthCore
+
+/// `snapshotCall`: a snapshot method on `root`, `data` or `newData` (or a child of one) answered
+/// straight from the known new node or from one `summary(at:)` of the data source, without
+/// building snapshot values. Same results and errors as the general path.
+extension RuleEvaluator {
+    func snapshotCall(
+        _ variable: RuleVariable,
+        _ segments: [RuleChildSegment],
+        _ method: RuleMethod,
+        _ paths: [[ChildKey]]
+    ) -> RuleValue {
+        let isNew = variable == .newData
+        if isNew {
+            guard new != nil else { return .error("'newData' outside a write") }
+            // `newData.val()`, `newData.isString()`, ... during validation: the summary is known.
+            if segments.isEmpty, let summary = newSummaryAtLocation, method != .hasChild,
+                method != .hasChildren || paths.isEmpty
+            {
+                return Self.apply(method, summary)
+            }
+        }
+        // The keys below the variable's location.
+        var keys: [ChildKey] = []
+        if segments.count == 1, case .keys(let literal) = segments[0] {
+            keys = literal
+        } else if !segments.isEmpty {
+            if let failure = appendKeys(segments, to: &keys) { return failure }
+        }
+        if isNew, case .known(let node) = newNodeAtLocation {
+            return Self.apply(method, paths, to: node, below: keys[...])
+        }
+        var path: DataPath
+        if variable == .root {
+            path = DataPath(keys: keys)
+        } else if keys.isEmpty {
+            path = DataPath(keys: locationKeys)
+        } else {
+            path = DataPath(keys: locationKeys + keys)
+        }
+        switch method {
+        case .hasChild:
+            let childKeys = paths[0]
+            if !childKeys.isEmpty { path = DataPath(keys: path.keys + childKeys) }
+            return .bool(summary(isNew, path) != .absent)
+        case .hasChildren where !paths.isEmpty:
+            if paths.contains(where: \.isEmpty), summary(isNew, path) != .children { return .bool(false) }
+            for childKeys in paths where !childKeys.isEmpty {
+                if summary(isNew, DataPath(keys: path.keys + childKeys)) == .absent { return .bool(false) }
+            }
+            return .bool(true)
+        default:
+            return Self.apply(method, summary(isNew, path))
+        }
+    }
+
+    @inline(__always)
+    private func summary(_ isNew: Bool, _ path: DataPath) -> RuleNodeSummary {
+        isNew ? new!.summary(at: path) : current.summary(at: path)
+    }
+
+    /// Appends the keys of `segments`; returns the error value when a computed one is not a
+    /// string or not a valid path.
+    func appendKeys(_ segments: [RuleChildSegment], to keys: inout [ChildKey]) -> RuleValue? {
+        keys.reserveCapacity(keys.count + segments.count + 2)
+        for segment in segments {
+            switch segment {
+            case .keys(let literal):
+                keys.append(contentsOf: literal)
+            case .expression(let expression):
+                switch evaluate(expression) {
+                case .string(let path):
+                    guard RuleKeys.append(path: path, to: &keys) else {
+                        return .error(Message.runtimeBadChildPath(path))
+                    }
+                case .error(let e):
+                    return .error(e)
+                case let other:
+                    return .error(Message.runtimeArgument(RuleMethod.child.rawValue, other.typeName))
+                }
+            }
+        }
+        return nil
+    }
+
+    /// `method` on the node at `keys` below a known node.
+    static func apply(
+        _ method: RuleMethod,
+        _ paths: [[ChildKey]],
+        to node: Node?,
+        below keys: ArraySlice<ChildKey>
+    )
+        -> RuleValue
+    {
+        guard let node else { return apply(method, paths, absent: ()) }
+        switch method {
+        case .hasChild:
+            return .bool(NodeWalk.summary(node, keys, paths[0][...]) != .absent)
+        case .hasChildren where !paths.isEmpty:
+            guard NodeWalk.summary(node, keys) == .children else { return .bool(false) }
+            for childKeys in paths where NodeWalk.summary(node, keys, childKeys[...]) == .absent { return .bool(false) }
+            return .bool(true)
+        default:
+            return apply(method, NodeWalk.summary(node, keys))
+        }
+    }
+
+    private static func apply(_ method: RuleMethod, _ paths: [[ChildKey]], absent: Void) -> RuleValue {
+        switch method {
+        case .hasChild: return .bool(false)
+        case .hasChildren where !paths.isEmpty: return .bool(false)
+        default: return apply(method, .absent)
+        }
+    }
+
+    /// `val`, `exists`, `isNumber`, `isString`, `isBoolean` or `hasChildren()` of a summary.
+    static func apply(_ method: RuleMethod, _ summary: RuleNodeSummary) -> RuleValue {
+        switch method {
+        case .val:
+            switch summary {
+            case .absent: return .null
+            case .leaf(let value): return RuleValue(value)
+            case .children: return .object
+            }
+        case .exists:
+            return .bool(summary != .absent)
+        case .hasChildren:
+            return .bool(summary == .children)
+        case .isNumber, .isString, .isBoolean:
+            guard case .leaf(let value) = summary else { return .bool(false) }
+            switch (method, value) {
+            case (.isNumber, .number), (.isString, .string), (.isBoolean, .bool): return .bool(true)
+            default: return .bool(false)
+            }
+        default:
+            return .error(Message.runtimeMethod(method.rawValue, "a snapshot"))
+        }
+    }
+}
