@@ -1,3 +1,4 @@
+public import HearthAccounts
 public import HearthStore
 
 /// Settings of a Hearth server; the CLI fills it from flags, environment and defaults.
@@ -30,6 +31,13 @@ public struct HearthServerConfiguration: Sendable {
     public var maxRequestBodyBytes: Int
     /// Limits and timings of WebSocket and SSE connections.
     public var realtime = RealtimeConfiguration()
+    /// Password hashing cost, token lifetimes and sign-in limits of the accounts
+    /// (`<data>/accounts/`); under `emulator`, email enumeration protection is off, as in the
+    /// Firebase emulator.
+    public var accounts = AccountsConfiguration()
+    /// How often the rules files of loaded namespaces are checked for changes (hot reload);
+    /// nil turns hot reload off.
+    public var rulesReloadInterval: Duration? = .milliseconds(250)
 
     public init(
         host: String = "127.0.0.1",

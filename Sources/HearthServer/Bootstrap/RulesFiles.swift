@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Where each namespace's rules document lives: `default` uses the configured rules file;
 /// namespace `X` uses `X.rules.json` in the same directory.
 struct RulesFiles: Sendable {
@@ -8,6 +14,7 @@ struct RulesFiles: Sendable {
 
     let defaultRulesFile: String
 
+    /// The file's path as configured; also the file name diagnostics start with.
     func path(for namespace: String) -> String {
         if namespace == "default" { return defaultRulesFile }
         let directory = (defaultRulesFile as NSString).deletingLastPathComponent
@@ -33,5 +40,60 @@ struct RulesFiles: Sendable {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
         try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+
+    /// What the file looks like on disk now (one `stat`), or nil when it does not exist.
+    func stamp(for namespace: String) -> RulesFileStamp? {
+        RulesFileStamp(path: path(for: namespace))
+    }
+}
+
+/// Identity, size and times of a rules file: when any of them changes, the file is read again.
+struct RulesFileStamp: Hashable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var modified: Timestamp
+    var changed: Timestamp
+
+    /// Seconds and nanoseconds since the epoch.
+    struct Timestamp: Hashable, Sendable {
+        var seconds: Int64
+        var nanoseconds: Int64
+
+        /// The current wall-clock time (the clock file times come from).
+        static func now() -> Timestamp {
+            var time = timespec()
+            clock_gettime(CLOCK_REALTIME, &time)
+            return Timestamp(seconds: Int64(time.tv_sec), nanoseconds: Int64(time.tv_nsec))
+        }
+
+        /// Nanoseconds from `self` to `later` (negative when `later` is earlier).
+        func nanoseconds(until later: Timestamp) -> Int64 {
+            (later.seconds - seconds) * 1_000_000_000 + (later.nanoseconds - nanoseconds)
+        }
+    }
+
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        #if canImport(Darwin)
+        modified = Timestamp(seconds: Int64(info.st_mtimespec.tv_sec), nanoseconds: Int64(info.st_mtimespec.tv_nsec))
+        changed = Timestamp(seconds: Int64(info.st_ctimespec.tv_sec), nanoseconds: Int64(info.st_ctimespec.tv_nsec))
+        #else
+        modified = Timestamp(seconds: Int64(info.st_mtim.tv_sec), nanoseconds: Int64(info.st_mtim.tv_nsec))
+        changed = Timestamp(seconds: Int64(info.st_ctim.tv_sec), nanoseconds: Int64(info.st_ctim.tv_nsec))
+        #endif
+    }
+
+    /// File systems stamp times with a coarse clock (a few milliseconds, up to seconds): a file
+    /// read within `window` of its last change may change again, same size, without its stamp
+    /// changing. Such a file is compared by content until the window has passed.
+    func isRacy(readAt: Timestamp, window: Int64 = 2_000_000_000) -> Bool {
+        let latest = modified.nanoseconds(until: changed) > 0 ? changed : modified
+        return latest.nanoseconds(until: readAt) < window
     }
 }

@@ -1,15 +1,51 @@
 import HearthCore
+import HearthRules
 import HearthStore
 import Logging
+import Synchronization
 
-/// The rules document of each namespace, loaded from its file on first use, with its
-/// `.indexOn` entries applied to the store.
+/// The compiled rules of each namespace: loaded from its file on first use, with its `.indexOn`
+/// entries applied to the store, replaced by `PUT /.settings/rules.json` and reloaded when the
+/// file changes on disk (`poll()`, driven by `RulesWatcher`).
+///
+/// The program in force is readable without a hop through the actor (`loadedProgram(for:)`);
+/// loads and installs of one namespace run one at a time.
 actor RulesRegistry {
-    private let files: RulesFiles
+    /// Called after a new program is installed for a namespace (its indexes applied).
+    typealias Observer = @Sendable (_ namespace: String, _ program: RuleProgram) -> Void
+
+    /// How a namespace's file looked when it was last read.
+    struct FileState: Sendable {
+        /// nil: there was no file.
+        var stamp: RulesFileStamp?
+        /// The stamp may not show a change made soon after: compare the text on the next polls.
+        var racy: Bool
+        /// Text (or read failure) refused last time, so that one bad edit is logged once.
+        var rejected: String?
+    }
+
+    /// What a read of a rules file found.
+    enum FileContent {
+        case missing
+        case text(String)
+        case unreadable(String)
+    }
+
+    /// Why a program is installed (for the log).
+    enum Origin: String {
+        case load, file, put
+    }
+
+    let files: RulesFiles
     private let store: Store
     private let logger: Logger
-    private var documents: [String: String] = [:]
-    private var loading: [String: Task<String, any Error>] = [:]
+    private let programs = Mutex<[String: RuleProgram]>([:])
+    private let observers = Mutex<[Observer]>([])
+    /// Every loaded namespace's file, as last read: what `poll()` compares with.
+    private var fileStates: [String: FileState] = [:]
+    /// Namespaces with a load, reload or replacement under way, and who waits for each.
+    private var busy: Set<String> = []
+    private var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
 
     init(files: RulesFiles, store: Store, logger: Logger) {
         self.files = files
@@ -17,54 +53,228 @@ actor RulesRegistry {
         self.logger = logger
     }
 
-    /// The namespace's rules document; loads it and applies its indexes on first use.
-    func document(for namespace: String) async throws -> String {
-        if let document = documents[namespace] { return document }
-        if let task = loading[namespace] { return try await task.value }
-        let files = self.files
-        let store = self.store
-        let logger = self.logger
-        let task = Task<String, any Error> {
-            let text = try files.read(for: namespace) ?? RulesFiles.defaultDocument
-            let specs: [IndexSpec]
-            do {
-                specs = try CoreBridge.indexes(fromRulesDocument: text)
-            } catch let error as CoreError {
-                throw RESTError(.internalServerError, "Rules file '\(files.path(for: namespace))': \(error.message)")
-            }
-            try await store.namespace(namespace).setIndexes(specs)
-            logger.info(
-                "rules loaded",
-                metadata: ["hearth.ns": "\(namespace)", "hearth.indexes": "\(specs.count)"]
-            )
-            return text
-        }
-        loading[namespace] = task
-        do {
-            let text = try await task.value
-            documents[namespace] = text
-            loading[namespace] = nil
-            return text
-        } catch {
-            loading[namespace] = nil
-            throw error
+    // MARK: Reading the rules in force
+
+    /// The namespace's program if it is loaded (cheap, synchronous: the per-request path).
+    nonisolated func loadedProgram(for namespace: String) -> RuleProgram? {
+        programs.withLock { $0[namespace] }
+    }
+
+    /// The namespace's program in force; loads the file, compiles it and applies its indexes on
+    /// first use. A file that does not compile is logged and the namespace gets the default
+    /// rules (nobody but admin).
+    nonisolated func program(for namespace: String) async throws -> RuleProgram {
+        if let program = loadedProgram(for: namespace) { return program }
+        return try await load(namespace, strict: false)
+    }
+
+    /// The verbatim text of the namespace's rules in force (comments kept).
+    nonisolated func document(for namespace: String) async throws -> String {
+        try await program(for: namespace).source.text
+    }
+
+    /// Calls `handler` every time a new program is installed for a namespace (first load, file
+    /// edit, PUT), once per install, after its indexes are applied; never for a refused document.
+    nonisolated func observe(_ handler: @escaping Observer) {
+        observers.withLock { $0.append(handler) }
+    }
+
+    // MARK: Loading
+
+    /// Loads the namespaces present at start. The default namespace's file must compile: its
+    /// diagnostics stop the server from starting.
+    /// - Throws: `HearthServerError` with the rendered diagnostics.
+    func loadAtStart(_ namespaces: [String]) async throws {
+        for namespace in namespaces {
+            _ = try await load(namespace, strict: namespace == "default")
         }
     }
 
-    /// Validates and installs a new rules document: indexes applied, file rewritten. On any
-    /// failure the old rules stay in force.
-    func replace(_ text: String, for namespace: String) async throws {
-        _ = try await document(for: namespace)
-        let specs: [IndexSpec]
-        do {
-            _ = try JSONParser.parse(text, allowComments: true)
-            specs = try CoreBridge.indexes(fromRulesDocument: text)
-        } catch let error as CoreError {
-            throw RESTError.badRequest(error.message)
+    private func load(_ namespace: String, strict: Bool) async throws -> RuleProgram {
+        await lock(namespace)
+        defer { unlock(namespace) }
+        if let program = loadedProgram(for: namespace) { return program }
+        let path = files.path(for: namespace)
+        var (content, state) = readFile(namespace)
+        var program = defaultProgram(for: namespace)
+        switch content {
+        case .missing:
+            break
+        case .text(let text):
+            switch RulesDocument.compile(source: text, fileName: path) {
+            case .success(let compiled):
+                program = compiled
+            case .failure(let diagnostics):
+                if strict { throw HearthServerError("The rules file '\(path)' has errors:\n\(diagnostics)") }
+                logRefused(namespace, diagnostics: diagnostics, keeping: "the default rules (admin only)")
+                state.rejected = text
+            }
+        case .unreadable(let reason):
+            if strict { throw HearthServerError(reason) }
+            logUnreadable(namespace, reason: reason, keeping: "the default rules (admin only)")
+            state.rejected = reason
         }
-        try await store.namespace(namespace).setIndexes(specs)
+        try await install(program, for: namespace, file: state, origin: .load)
+        return program
+    }
+
+    // MARK: Replacing and reloading
+
+    /// Compiles `text` and, when it compiles, rewrites the namespace's file (atomically) and
+    /// installs it. A document with errors is refused with 400 and its rendered diagnostics;
+    /// the old rules stay in force.
+    func replace(_ text: String, for namespace: String) async throws {
+        _ = try await program(for: namespace)
+        await lock(namespace)
+        defer { unlock(namespace) }
+        let program: RuleProgram
+        switch RulesDocument.compile(source: text, fileName: files.path(for: namespace)) {
+        case .success(let compiled): program = compiled
+        case .failure(let diagnostics): throw RESTError.badRequest(diagnostics.description)
+        }
         try files.write(text, for: namespace)
-        documents[namespace] = text
-        logger.info("rules replaced", metadata: ["hearth.ns": "\(namespace)", "hearth.indexes": "\(specs.count)"])
+        let readAt = RulesFileStamp.Timestamp.now()
+        let stamp = files.stamp(for: namespace)
+        let state = FileState(stamp: stamp, racy: stamp?.isRacy(readAt: readAt) ?? false, rejected: nil)
+        if loadedProgram(for: namespace)?.source.text == text {
+            fileStates[namespace] = state
+            logger.info("rules rewritten unchanged", metadata: ["hearth.ns": "\(namespace)"])
+            return
+        }
+        try await install(program, for: namespace, file: state, origin: .put)
+    }
+
+    /// Reloads every loaded namespace whose file changed since it was read (one `stat` each
+    /// otherwise). An edit that does not compile is logged once and ignored; a deleted file
+    /// leaves the rules in force.
+    func poll() async {
+        for (namespace, state) in fileStates.sorted(by: { $0.key < $1.key }) where !busy.contains(namespace) {
+            if !state.racy && files.stamp(for: namespace) == state.stamp { continue }
+            await reload(namespace)
+        }
+    }
+
+    private func reload(_ namespace: String) async {
+        await lock(namespace)
+        defer { unlock(namespace) }
+        guard let previous = fileStates[namespace], let current = loadedProgram(for: namespace) else { return }
+        var (content, state) = readFile(namespace)
+        state.rejected = previous.rejected
+        switch content {
+        case .missing:
+            if previous.stamp != nil {
+                logger.warning(
+                    "rules file deleted; keeping the rules in force",
+                    metadata: ["hearth.ns": "\(namespace)", "hearth.rules.file": "\(files.path(for: namespace))"]
+                )
+            }
+            state.rejected = nil
+        case .unreadable(let reason):
+            if reason != previous.rejected {
+                logUnreadable(namespace, reason: reason, keeping: "the rules in force")
+            }
+            state.rejected = reason
+        case .text(let text) where text == current.source.text:
+            state.rejected = nil
+        case .text(let text) where text == previous.rejected:
+            break
+        case .text(let text):
+            switch RulesDocument.compile(source: text, fileName: files.path(for: namespace)) {
+            case .failure(let diagnostics):
+                logRefused(namespace, diagnostics: diagnostics, keeping: "the rules in force")
+                state.rejected = text
+            case .success(let program):
+                state.rejected = nil
+                do {
+                    try await install(program, for: namespace, file: state, origin: .file)
+                    return
+                } catch {
+                    logger.error(
+                        "rules could not be applied; keeping the rules in force",
+                        metadata: ["hearth.ns": "\(namespace)", "hearth.error": "\(error)"]
+                    )
+                }
+            }
+        }
+        fileStates[namespace] = state
+    }
+
+    // MARK: Installing
+
+    private func install(_ program: RuleProgram, for namespace: String, file: FileState, origin: Origin) async throws {
+        try await store.namespace(namespace).setIndexes(program.indexes)
+        fileStates[namespace] = file
+        programs.withLock { $0[namespace] = program }
+        logger.info(
+            "rules installed",
+            metadata: [
+                "hearth.ns": "\(namespace)", "hearth.rules.origin": "\(origin.rawValue)",
+                "hearth.rules.file": "\(files.path(for: namespace))", "hearth.indexes": "\(program.indexes.count)",
+            ]
+        )
+        for observer in observers.withLock({ $0 }) { observer(namespace, program) }
+    }
+
+    /// The file's content, with its stamp taken before reading (a change while reading shows
+    /// up as a new stamp on the next poll).
+    private func readFile(_ namespace: String) -> (FileContent, FileState) {
+        let readAt = RulesFileStamp.Timestamp.now()
+        guard let stamp = files.stamp(for: namespace) else { return (.missing, FileState(stamp: nil, racy: false)) }
+        let state = FileState(stamp: stamp, racy: stamp.isRacy(readAt: readAt))
+        do {
+            guard let text = try files.read(for: namespace) else { return (.missing, state) }
+            return (.text(text), state)
+        } catch let error as RESTError {
+            return (.unreadable(error.message), state)
+        } catch {
+            return (.unreadable("Cannot read the rules file '\(files.path(for: namespace))': \(error)."), state)
+        }
+    }
+
+    private func defaultProgram(for namespace: String) -> RuleProgram {
+        switch RulesDocument.compile(source: RulesFiles.defaultDocument, fileName: files.path(for: namespace)) {
+        case .success(let program): return program
+        case .failure(let diagnostics): preconditionFailure("The default rules do not compile: \(diagnostics)")
+        }
+    }
+
+    // MARK: Logging
+
+    /// One log line: the diagnostics rendered, their line breaks escaped.
+    private func logRefused(_ namespace: String, diagnostics: RulesDiagnostics, keeping: String) {
+        let rendered = diagnostics.description.split(separator: "\n", omittingEmptySubsequences: false)
+        logger.error(
+            "rules file has errors; using \(keeping)",
+            metadata: [
+                "hearth.ns": "\(namespace)", "hearth.rules.file": "\(files.path(for: namespace))",
+                "hearth.rules.errors": "\(diagnostics.diagnostics.count)",
+                "hearth.rules.diagnostics": "\(rendered.joined(separator: "\\n"))",
+            ]
+        )
+    }
+
+    private func logUnreadable(_ namespace: String, reason: String, keeping: String) {
+        logger.error(
+            "rules file unreadable; using \(keeping)",
+            metadata: ["hearth.ns": "\(namespace)", "hearth.error": "\(reason)"]
+        )
+    }
+
+    // MARK: One operation per namespace at a time
+
+    private func lock(_ namespace: String) async {
+        if busy.insert(namespace).inserted { return }
+        await withCheckedContinuation { waiting[namespace, default: []].append($0) }
+    }
+
+    /// Hands the namespace to the next waiter, if any (it stays busy), else frees it.
+    private func unlock(_ namespace: String) {
+        guard var queue = waiting[namespace], !queue.isEmpty else {
+            busy.remove(namespace)
+            return
+        }
+        let next = queue.removeFirst()
+        waiting[namespace] = queue.isEmpty ? nil : queue
+        next.resume()
     }
 }

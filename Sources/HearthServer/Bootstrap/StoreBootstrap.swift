@@ -20,9 +20,7 @@ enum StoreBootstrap {
                 logger: logger
             )
             let names = Set(try store.namespaceNames()).union(["default"]).sorted()
-            for name in names {
-                _ = try await registry.document(for: name)
-            }
+            try await registry.loadAtStart(names)
             try await seedIfEmpty(store, configuration: configuration, logger: logger)
             return (store, registry)
         } catch let error as RESTError {

@@ -1,7 +1,10 @@
 import Hummingbird
 
 extension RESTService {
-    /// `GET|PUT /.settings/rules.json?ns=`: the namespace's rules document (admin only).
+    /// `GET|PUT /.settings/rules.json?ns=` (admin only). GET answers the verbatim text of the rules
+    /// in force. PUT compiles the body: with errors, 400 and every diagnostic rendered
+    /// (`file:line:col: message`, source line, caret), the old rules stay; else the file is
+    /// rewritten and the program installed before the answer.
     func handleRules(_ call: inout Call, request: inout Request) async throws -> Response {
         guard call.credential == .admin else { throw RESTError.permissionDenied }
         let namespace = call.options.namespace
