@@ -1,5 +1,6 @@
 public import HearthCore
 import HearthProtocol
+public import HearthRules
 public import HearthStore
 import Logging
 import Synchronization
@@ -14,6 +15,10 @@ public final class NamespaceEngine: Sendable {
     let fanout: Fanout
     let delivery: DeliveryQueue
     let onDisconnect = OnDisconnectRegistry()
+    /// The security rules in force; every read, listen and write of a non-admin caller is
+    /// checked with them.
+    public let rules = NamespaceRules()
+    let listenGuard: ListenGuard
     private static let nextRegistration = Atomic<UInt64>(0)
 
     init(store: NamespaceStore, logger: Logger) {
@@ -22,7 +27,38 @@ public final class NamespaceEngine: Sendable {
         fanout = Fanout(store: store, logger: logger)
         let delivery = DeliveryQueue(fanout: fanout)
         self.delivery = delivery
+        let listenGuard = ListenGuard(rules: rules, store: store, delivery: delivery, logger: logger)
+        self.listenGuard = listenGuard
+        // The fan-out first: a listen revoked by a commit gets that commit, then nothing later.
         store.observeCommits { commit in delivery.enqueue(.commit(commit)) }
+        store.observeCommits { commit in listenGuard.committed(commit) }
+    }
+
+    // MARK: Rules
+
+    /// Puts `program` in force at once and re-checks every live listen of a non-admin caller
+    /// with it in the returned task: those no longer readable are revoked
+    /// (`ListenSubscriber.revoked`).
+    @discardableResult
+    public func installRules(_ program: RuleProgram) -> Task<Void, Never> {
+        rules.install(program)
+        return Task {
+            do {
+                try self.listenGuard.recheckAll()
+            } catch {
+                self.logger.error(
+                    "re-checking listens after a rules change failed",
+                    metadata: ["hearth.error": "\(error)"]
+                )
+            }
+        }
+    }
+
+    /// Re-checks a live listen for a new credential of its connection; keeps it when still
+    /// readable (rules then see the new `auth`), else revokes it (`ListenSubscriber.revoked`).
+    /// Returns whether it is kept.
+    public func reauthorize(_ registration: ListenRegistration, as caller: Caller) async -> Bool {
+        (try? await Task { try self.listenGuard.recheck(id: registration.id, as: caller) }.value) ?? false
     }
 
     // MARK: Listens
@@ -37,7 +73,12 @@ public final class NamespaceEngine: Sendable {
     /// the listen request's hash. Deliveries may begin before this returns; see
     /// `ListenSubscriber.deliver`.
     /// - Throws: `StoreError` when the store cannot be read.
-    public func listen(path: DataPath, query: Query?, subscriber: any ListenSubscriber) async throws -> ListenStart {
+    public func listen(
+        path: DataPath,
+        query: Query?,
+        subscriber: any ListenSubscriber,
+        as caller: Caller
+    ) async throws -> ListenStart {
         let full = query ?? Query()
         let identifier = QueryIdentifier(full)
         let filtered = identifier == .default ? nil : full
@@ -48,41 +89,74 @@ public final class NamespaceEngine: Sendable {
             queryIdentifier: identifier
         )
         delivery.enqueue(.register(registration, subscriber))
+        listenGuard.begin(id: registration.id)
         do {
-            let start: ListenStart
-            if let filtered {
-                let outcome = try await store.read { try QueryRunner.run($0, path: path, query: filtered) }
-                delivery.enqueue(
-                    .activate(id: registration.id, sequence: outcome.sequence, window: QueryWindow(outcome.children))
-                )
-                let data = outcome.node
-                start = ListenStart(
-                    data: data,
-                    hash: ValueHash.hash(data),
-                    registration: registration,
-                    warnings: outcome.unindexed ? ["no_index"] : [],
-                    sequence: outcome.sequence
-                )
-            } else {
-                let (sequence, data) = try await store.read { reader in (reader.sequence, reader.node(at: path)) }
-                delivery.enqueue(.activate(id: registration.id, sequence: sequence, window: nil))
-                start = ListenStart(
-                    data: data,
-                    hash: ValueHash.hash(data),
-                    registration: registration,
-                    warnings: [],
-                    sequence: sequence
+            // The permission check reads the same snapshot as the data; the paths it read are
+            // what a later write must touch to revoke the listen.
+            let rules = self.rules
+            let outcome = try await store.read { reader -> ListenRead? in
+                let recorder = caller.bypassesRules ? nil : PathRecorder()
+                guard rules.canRead(caller, path: path, query: filtered, reader: reader, recorder: recorder) else {
+                    return nil
+                }
+                let dependencies = recorder?.paths ?? []
+                if let filtered {
+                    let result = try QueryRunner.run(reader, path: path, query: filtered)
+                    return ListenRead(
+                        sequence: result.sequence,
+                        data: result.node,
+                        window: QueryWindow(result.children),
+                        unindexed: result.unindexed,
+                        dependencies: dependencies
+                    )
+                }
+                return ListenRead(
+                    sequence: reader.sequence,
+                    data: reader.node(at: path),
+                    window: nil,
+                    unindexed: false,
+                    dependencies: dependencies
                 )
             }
-            return start
+            guard let outcome,
+                listenGuard.add(
+                    .init(
+                        registration: registration,
+                        subscriber: subscriber,
+                        caller: caller,
+                        dependencies: outcome.dependencies
+                    )
+                )
+            else {
+                throw StoreError.permissionDenied
+            }
+            delivery.enqueue(.activate(id: registration.id, sequence: outcome.sequence, window: outcome.window))
+            return ListenStart(
+                data: outcome.data,
+                hash: ValueHash.hash(outcome.data),
+                registration: registration,
+                warnings: outcome.unindexed ? ["no_index"] : [],
+                sequence: outcome.sequence
+            )
         } catch {
+            listenGuard.remove(id: registration.id)
             delivery.enqueue(.unregister(id: registration.id))
             throw error
         }
     }
 
+    /// What a listen's initial read found.
+    private struct ListenRead: Sendable {
+        let sequence: UInt64
+        let data: Node?
+        let window: QueryWindow?
+        let unindexed: Bool
+        let dependencies: [DataPath]
+    }
+
     /// Removes a listener; no delivery for it starts after its turn on the delivery queue.
     public func unlisten(_ registration: ListenRegistration) {
+        listenGuard.remove(id: registration.id)
         delivery.enqueue(.unregister(id: registration.id))
     }
 
@@ -98,26 +172,48 @@ public final class NamespaceEngine: Sendable {
     /// is a `Write` with `ifMatch` = the client's hash (`Write(request:)` converts a
     /// `WriteRequest`; the SDK's hash of null, `""`, is the store's `null_etag` and is mapped here
     /// too); `.conditionFailed` is the protocol's `datastale`.
-    public func write(_ write: Write) async throws -> WriteResult {
+    /// - Throws: `StoreError` `.permissionDenied` when the rules refuse `caller` the write
+    ///   (checked on the writer, against the state the write applies to).
+    public func write(_ write: Write, as caller: Caller) async throws -> WriteResult {
         var write = write
         if let hash = write.ifMatch { write.ifMatch = Write.storeETag(forClientHash: hash) }
-        return try await store.write(write)
+        return try await store.write(write, authorize: rules.writeAuthorizer(for: caller))
     }
 
     /// The value at `path` through `query` (nil or a query that loads all data: the whole value,
     /// with priorities). An ordered query without an index is evaluated in memory.
-    public func get(path: DataPath, query: Query?) async throws -> Node? {
-        if let query, QueryIdentifier(query) != .default {
-            return try await store.read { try QueryRunner.run($0, path: path, query: query).node }
+    /// Whether the rules let `caller` read `path` through `query` now (an SSE stream's check
+    /// before it starts; listens and gets check in the snapshot they read).
+    public func canRead(path: DataPath, query: Query?, as caller: Caller) async throws -> Bool {
+        if caller.bypassesRules { return true }
+        let filtered = query.flatMap { QueryIdentifier($0) == .default ? nil : $0 }
+        let rules = self.rules
+        return try await store.read { rules.canRead(caller, path: path, query: filtered, reader: $0) }
+    }
+
+    /// - Throws: `StoreError` `.permissionDenied` when the rules refuse `caller` the read.
+    public func get(path: DataPath, query: Query?, as caller: Caller) async throws -> Node? {
+        let filtered = query.flatMap { QueryIdentifier($0) == .default ? nil : $0 }
+        let rules = self.rules
+        return try await store.read { reader in
+            guard rules.canRead(caller, path: path, query: filtered, reader: reader) else {
+                throw StoreError.permissionDenied
+            }
+            if let filtered { return try QueryRunner.run(reader, path: path, query: filtered).node }
+            return reader.node(at: path)
         }
-        return try await store.read { $0.node(at: path) }
     }
 
     // MARK: onDisconnect
 
-    /// Keeps `write` to apply when `connection` closes, after those registered before it.
-    /// (Rules are the caller's to check at registration, as Firebase does.)
-    public func registerOnDisconnect(connection: ConnectionID, _ write: Write) {
+    /// Keeps `write` to apply when `connection` closes, after those registered before it. As in
+    /// Firebase, the rules judge the write when it is registered (as if it happened now); it then
+    /// runs on disconnect without a second check.
+    /// - Throws: `StoreError` `.permissionDenied` when the rules refuse `caller` the write.
+    public func registerOnDisconnect(connection: ConnectionID, _ write: Write, as caller: Caller) async throws {
+        if !caller.bypassesRules {
+            try await store.check(write, authorize: rules.writeAuthorizer(for: caller))
+        }
         onDisconnect.register(write, for: connection)
     }
 

@@ -60,6 +60,13 @@ public final class NamespaceStore: Sendable {
         }
     }
 
+    /// Reads on the calling thread against one consistent snapshot: for work that already runs
+    /// off the event loops and must not suspend (commit observers). Never call it from an event
+    /// loop.
+    public func readSynchronously<T>(_ body: (NamespaceReader) throws -> T) throws -> T {
+        try readNow(body)
+    }
+
     /// Reads synchronously on the calling thread (CLI and tests).
     func readNow<T>(indexes: [RegisteredIndex]? = nil, _ body: (NamespaceReader) throws -> T) throws -> T {
         let indexes = indexes ?? registered.withLock { $0 }
@@ -70,16 +77,52 @@ public final class NamespaceStore: Sendable {
 
     /// Applies a write through the namespace's serial writer; returns once it is durable as
     /// the store's sync mode promises.
-    public func write(_ write: Write) async throws -> WriteResult {
+    /// - Parameter authorize: the caller's access check, run on the writer against the state the
+    ///   write applies to. A refusal throws `StoreError` `.permissionDenied` and writes nothing;
+    ///   a failed `ifMatch` is answered only to callers allowed to make the write.
+    public func write(_ write: Write, authorize: WriteAuthorizer? = nil) async throws -> WriteResult {
         try await writer.perform { [self] in
             try readNow { reader in
                 let batch = WriteBatch()
-                let result = try WritePlanner(reader: reader, batch: batch).plan(write, now: clock())
-                guard case .committed(_, let values) = result else { return result }
+                let now = clock()
+                let result = try WritePlanner(reader: reader, batch: batch).plan(write, now: now)
+                guard case .committed(_, let values) = result else {
+                    if let authorize {
+                        var unconditional = write
+                        unconditional.ifMatch = nil
+                        let scratch = WriteBatch()
+                        let planned = try WritePlanner(reader: reader, batch: scratch).plan(unconditional, now: now)
+                        if case .committed(_, let values) = planned,
+                            !authorize(WriteProposal(write: write, values: values, reader: reader, now: now))
+                        {
+                            throw StoreError.permissionDenied
+                        }
+                    }
+                    return result
+                }
+                if let authorize, !authorize(WriteProposal(write: write, values: values, reader: reader, now: now)) {
+                    throw StoreError.permissionDenied
+                }
                 let sequence = try writer.commit(batch)
                 writer.announce(NamespaceStore.committed(write, sequence: sequence, values: values))
                 return .committed(sequence: sequence, values: values)
             }
+        }
+    }
+
+    /// Plans `write` against the current state without committing it and runs `authorize` on
+    /// it (onDisconnect writes are judged when registered).
+    /// - Throws: `StoreError` `.permissionDenied` when `authorize` refuses it; the write's own
+    ///   errors (invalid update paths, ...).
+    public func check(_ write: Write, authorize: WriteAuthorizer?) async throws {
+        guard let authorize else { return }
+        let now = clock()
+        let unconditional = Write(write.operation)
+        try await read { reader in
+            let planned = try WritePlanner(reader: reader, batch: WriteBatch()).plan(unconditional, now: now)
+            guard case .committed(_, let values) = planned,
+                authorize(WriteProposal(write: unconditional, values: values, reader: reader, now: now))
+            else { throw StoreError.permissionDenied }
         }
     }
 

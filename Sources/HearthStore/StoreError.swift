@@ -4,7 +4,7 @@ public import HearthCore
 public struct StoreError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable {
         private enum Base: Hashable, Sendable {
-            case io, corrupt, closed, locked, invalidNamespace, indexNotDefined, invalidWrite
+            case io, corrupt, closed, locked, invalidNamespace, indexNotDefined, invalidWrite, permissionDenied
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -22,7 +22,12 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let indexNotDefined = Code(.indexNotDefined)
         /// A write was refused (overlapping update paths, too deep, ...).
         public static let invalidWrite = Code(.invalidWrite)
+        /// The caller's access check (security rules) refused the operation.
+        public static let permissionDenied = Code(.permissionDenied)
     }
+
+    /// A refusal by security rules, in Firebase's words.
+    public static let permissionDenied = StoreError(.permissionDenied, "Permission denied")
 
     public let code: Code
     /// A sentence for the user; for `indexNotDefined`, Firebase's exact text.

@@ -24,7 +24,7 @@ import Testing
                 let subscriber = FakeSubscriber()
                 let where_ = ["c", "c/n", ""][k % 3]
                 listens.append(
-                    (try await engine.listen(path: path(where_), query: nil, subscriber: subscriber), subscriber)
+                    (try await engine.listen(path: path(where_), query: nil, subscriber: subscriber, as: .admin), subscriber)
                 )
                 if k % 4 == 0 { await Task.yield() }
             }
@@ -74,7 +74,8 @@ import Testing
                         try await engine.listen(
                             path: path("l"),
                             query: queries[k % queries.count],
-                            subscriber: subscriber
+                            subscriber: subscriber,
+                            as: .admin
                         ), subscriber
                     )
                 )
@@ -82,7 +83,7 @@ import Testing
             }
             for writer in writers { try await writer.value }
             await engine.waitForDeliveries()
-            let node = try await engine.get(path: path("l"), query: nil)
+            let node = try await engine.get(path: path("l"), query: nil, as: .admin)
             for (start, subscriber) in listens {
                 var view = ClientView(start)
                 for delivery in subscriber.deliveries { view.apply(delivery.update) }

@@ -110,7 +110,7 @@ import Testing
         try await withDatabase { _, engine in
             try await engine.set("", Self.initial)
             let subscriber = FakeSubscriber()
-            let start = try await engine.listen(path: path(item.listen), query: nil, subscriber: subscriber)
+            let start = try await engine.listen(path: path(item.listen), query: nil, subscriber: subscriber, as: .admin)
             switch item.change {
             case .set(let where_, let json): try await engine.set(where_, json)
             case .update(let where_, let entries): try await engine.update(where_, entries)
@@ -119,7 +119,7 @@ import Testing
             #expect(subscriber.lines == item.expected)
             var view = ClientView(start)
             for delivery in subscriber.deliveries { view.apply(delivery.update) }
-            let current = try await engine.get(path: path(item.listen), query: nil)
+            let current = try await engine.get(path: path(item.listen), query: nil, as: .admin)
             #expect(view.node == current)
         }
     }
@@ -130,7 +130,7 @@ import Testing
             let subscriber = FakeSubscriber()
             var starts: [ListenStart] = []
             for listen in ["", "a", "a/b", "a/b/c", "a/b/d", "z", "q"] {
-                starts.append(try await engine.listen(path: path(listen), query: nil, subscriber: subscriber))
+                starts.append(try await engine.listen(path: path(listen), query: nil, subscriber: subscriber, as: .admin))
             }
             try await engine.update("", [("a/b/c", "10"), ("a/b/d", #"{"y":1}"#), ("z", "null"), ("a/e", "5")])
             await engine.waitForDeliveries()
@@ -139,7 +139,7 @@ import Testing
             for start in starts {
                 var view = ClientView(start)
                 for update in subscriber.deliveries(for: start.registration) { view.apply(update) }
-                let current = try await engine.get(path: start.registration.path, query: nil)
+                let current = try await engine.get(path: start.registration.path, query: nil, as: .admin)
                 #expect(view.node == current)
             }
         }
@@ -149,8 +149,8 @@ import Testing
         try await withDatabase { _, engine in
             try await engine.set("", Self.initial)
             let subscriber = FakeSubscriber()
-            let below = try await engine.listen(path: path("a/b"), query: nil, subscriber: subscriber)
-            let above = try await engine.listen(path: path(""), query: nil, subscriber: subscriber)
+            let below = try await engine.listen(path: path("a/b"), query: nil, subscriber: subscriber, as: .admin)
+            let above = try await engine.listen(path: path(""), query: nil, subscriber: subscriber, as: .admin)
             let json = Array(#"{"b":{"i":1},"j":2}"#.utf8)
             let chunks = Chunks(json)
             try await engine.store.importJSON(at: path("a"), nextChunk: { chunks.next() })
@@ -172,11 +172,11 @@ import Testing
         try await withDatabase { _, engine in
             let subscribers = (0..<50).map { _ in FakeSubscriber() }
             for subscriber in subscribers {
-                _ = try await engine.listen(path: path("room"), query: nil, subscriber: subscriber)
+                _ = try await engine.listen(path: path("room"), query: nil, subscriber: subscriber, as: .admin)
             }
             // Listens above the change get the same push too: it does not depend on their path.
             let above = FakeSubscriber()
-            _ = try await engine.listen(path: .root, query: nil, subscriber: above)
+            _ = try await engine.listen(path: .root, query: nil, subscriber: above, as: .admin)
             try await engine.set("room/msg", #""hi""#)
             await engine.waitForDeliveries()
             let first = try #require(subscribers[0].deliveries.first?.update)
@@ -195,7 +195,7 @@ import Testing
     @Test func unlistenStopsDeliveriesAndForgetsTheGroup() async throws {
         try await withDatabase { _, engine in
             let subscriber = FakeSubscriber()
-            let start = try await engine.listen(path: path("a"), query: nil, subscriber: subscriber)
+            let start = try await engine.listen(path: path("a"), query: nil, subscriber: subscriber, as: .admin)
             try await engine.set("a/x", "1")
             engine.unlisten(start.registration)
             try await engine.set("a/x", "2")
@@ -209,7 +209,7 @@ import Testing
     @Test func goneSubscribersAreForgotten() async throws {
         try await withDatabase { _, engine in
             var subscriber: FakeSubscriber? = FakeSubscriber()
-            _ = try await engine.listen(path: path("a"), query: nil, subscriber: subscriber!)
+            _ = try await engine.listen(path: path("a"), query: nil, subscriber: subscriber!, as: .admin)
             await engine.waitForDeliveries()
             subscriber = nil
             try await engine.set("a/x", "1")
@@ -222,11 +222,11 @@ import Testing
     @Test func listenStartCarriesDataAndHash() async throws {
         try await withDatabase { _, engine in
             try await engine.set("a", #"{"x":{".value":1,".priority":2}}"#)
-            let start = try await engine.listen(path: path("a"), query: nil, subscriber: FakeSubscriber())
+            let start = try await engine.listen(path: path("a"), query: nil, subscriber: FakeSubscriber(), as: .admin)
             #expect(text(start.data) == #"{"x":{".value":1,".priority":2}}"#)
             #expect(start.hash == ValueHash.hash(start.data))
             #expect(start.warnings.isEmpty)
-            let empty = try await engine.listen(path: path("none"), query: nil, subscriber: FakeSubscriber())
+            let empty = try await engine.listen(path: path("none"), query: nil, subscriber: FakeSubscriber(), as: .admin)
             #expect(empty.data == nil && empty.hash == "")
         }
     }

@@ -82,7 +82,7 @@ import Testing
             let subscriber = FakeSubscriber()
             func addListens(_ suffix: String) async throws {
                 for (id, query) in Self.queries {
-                    let start = try await engine.listen(path: path("l"), query: query, subscriber: subscriber)
+                    let start = try await engine.listen(path: path("l"), query: query, subscriber: subscriber, as: .admin)
                     let ordered =
                         query.order == .value
                         || { if case .child = query.order { return true } else { return false } }()
@@ -95,7 +95,7 @@ import Testing
                 if step == 120 { try await addListens(" (joined later)") }
                 try await Self.randomWrite(&random, on: engine)
                 await engine.waitForDeliveries()
-                let node = try await engine.get(path: path("l"), query: nil)
+                let node = try await engine.get(path: path("l"), query: nil, as: .admin)
                 for i in views.indices {
                     let updates = subscriber.deliveries(for: views[i].registration)
                     let fresh = updates[views[i].seen...]
@@ -129,7 +129,8 @@ import Testing
             let start = try await engine.listen(
                 path: path("l"),
                 query: Query(order: .child(path("s")), limit: .last(2)),
-                subscriber: subscriber
+                subscriber: subscriber,
+                as: .admin
             )
             #expect(text(start.data) == #"{"b":{"s":2},"c":{"s":3}}"#)
             #expect(start.warnings == ["no_index"])

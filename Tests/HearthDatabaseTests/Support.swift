@@ -56,12 +56,15 @@ func text(_ node: Node?) -> String {
 extension NamespaceEngine {
     @discardableResult
     func set(_ where_: String, _ json: String) async throws -> WriteResult {
-        try await write(Write(.set(path(where_), value(json))))
+        try await write(Write(.set(path(where_), value(json))), as: .admin)
     }
 
     @discardableResult
     func update(_ where_: String, _ entries: [(String, String)]) async throws -> WriteResult {
-        try await write(Write(.update(path(where_), entries.map { UpdateEntry(path: path($0.0), value: value($0.1)) })))
+        try await write(
+            Write(.update(path(where_), entries.map { UpdateEntry(path: path($0.0), value: value($0.1)) })),
+            as: .admin
+        )
     }
 }
 

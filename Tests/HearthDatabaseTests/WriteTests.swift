@@ -9,7 +9,7 @@ import Testing
     /// A transaction as the SDK runs it: send the new value with the hash of the value it was
     /// computed from; on `datastale` (condition failed) retry from the current value.
     static func increment(_ engine: NamespaceEngine, at where_: String) async throws -> Int {
-        var current = try await engine.get(path: path(where_), query: nil)
+        var current = try await engine.get(path: path(where_), query: nil, as: .admin)
         var retries = 0
         while true {
             let number: Double
@@ -17,7 +17,7 @@ import Testing
             let request = WriteRequest.set(
                 PutRequest(path: path(where_), value: value("\(Int(number) + 1)"), hash: ValueHash.hash(current))
             )
-            switch try await engine.write(Write(request: request)) {
+            switch try await engine.write(Write(request: request), as: .admin) {
             case .committed:
                 return retries
             case .conditionFailed(let latest, _):
@@ -37,7 +37,7 @@ import Testing
                 var r = 0; for _ in 0..<100 { r += try await Self.increment(engine, at: "counter") }; return r
             }()
             let retries = try await first + second
-            let final = try await engine.get(path: path("counter"), query: nil)
+            let final = try await engine.get(path: path("counter"), query: nil, as: .admin)
             #expect(final == .leaf(.number(200), priority: nil))
             print("transaction retries: \(retries)")
         }
@@ -75,9 +75,9 @@ import Testing
     @Test func getThroughAQuery() async throws {
         try await withDatabase { _, engine in
             try await engine.set("l", #"{"a":{"s":3},"b":{"s":1},"c":{"s":2},".priority":4}"#)
-            let top = try await engine.get(path: path("l"), query: Query(order: .child(path("s")), limit: .last(2)))
+            let top = try await engine.get(path: path("l"), query: Query(order: .child(path("s")), limit: .last(2)), as: .admin)
             #expect(text(top) == #"{"a":{"s":3},"c":{"s":2}}"#)
-            let all = try await engine.get(path: path("l"), query: Query(order: .child(path("s"))))
+            let all = try await engine.get(path: path("l"), query: Query(order: .child(path("s"))), as: .admin)
             #expect(text(all) == #"{"a":{"s":3},"b":{"s":1},"c":{"s":2},".priority":4}"#)
         }
     }
@@ -88,8 +88,8 @@ import Testing
         let engine = try db.engine()
         let connection = ConnectionID.unique()
         let other = ConnectionID.unique()
-        engine.registerOnDisconnect(connection: connection, Write(.set(path("a"), value("1"))))
-        engine.registerOnDisconnect(
+        try await engine.registerOnDisconnect(connection: connection, Write(.set(path("a"), value("1"))), as: .admin)
+        try await engine.registerOnDisconnect(
             connection: connection,
             Write(
                 .update(
@@ -99,26 +99,28 @@ import Testing
                         UpdateEntry(path: path("p/q"), value: value("3")),
                     ]
                 )
-            )
+            ),
+            as: .admin
         )
-        engine.registerOnDisconnect(
+        try await engine.registerOnDisconnect(
             connection: connection,
-            Write(.set(path("a"), value(#"{"t":{".sv":"timestamp"}}"#)))
+            Write(.set(path("a"), value(#"{"t":{".sv":"timestamp"}}"#))),
+            as: .admin
         )
-        engine.registerOnDisconnect(connection: connection, Write(.set(path("x/y"), value("1"))))
-        engine.registerOnDisconnect(connection: connection, Write(.set(path("p/r"), value("1"))))
-        engine.registerOnDisconnect(connection: other, Write(.set(path("o"), value("1"))))
+        try await engine.registerOnDisconnect(connection: connection, Write(.set(path("x/y"), value("1"))), as: .admin)
+        try await engine.registerOnDisconnect(connection: connection, Write(.set(path("p/r"), value("1"))), as: .admin)
+        try await engine.registerOnDisconnect(connection: other, Write(.set(path("o"), value("1"))), as: .admin)
         engine.cancelOnDisconnect(connection: connection, at: path("x"))
         engine.cancelOnDisconnect(connection: connection, at: path("p"))
         #expect(engine.onDisconnectCount(connection: connection) == 3)
         let subscriber = FakeSubscriber()
-        _ = try await engine.listen(path: .root, query: nil, subscriber: subscriber)
+        _ = try await engine.listen(path: .root, query: nil, subscriber: subscriber, as: .admin)
         await engine.runOnDisconnect(connection: connection)
         await engine.waitForDeliveries()
         #expect(subscriber.lines == ["d a 1", #"m  {"b":2}"#, #"d a {"t":1234}"#])
         #expect(engine.onDisconnectCount(connection: connection) == 0)
         await engine.runOnDisconnect(connection: connection)
-        let root = try await engine.get(path: .root, query: nil)
+        let root = try await engine.get(path: .root, query: nil, as: .admin)
         #expect(text(root) == #"{"a":{"t":1234},"b":2}"#)
         #expect(engine.onDisconnectCount(connection: other) == 1)
     }

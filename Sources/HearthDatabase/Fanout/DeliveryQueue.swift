@@ -3,10 +3,16 @@ import Synchronization
 /// A namespace's serial delivery queue: jobs are appended without blocking (the store's writer
 /// appends commits) and handled one at a time, in order, by one drain task that exists only
 /// while there is work. Fan-out never runs on the writer and never holds it up.
+///
+/// A commit announced while no listener is registered (every registration queued before it
+/// was also unregistered before it) reaches nobody, so it is not queued at all: a namespace
+/// without listeners costs its writes no fan-out task.
 final class DeliveryQueue: Sendable {
     private struct Inbox {
         var jobs: [FanoutJob] = []
         var draining = false
+        /// Registrations queued and not yet unregistered, in queue order.
+        var registered = Set<UInt64>()
     }
 
     private let inbox = Mutex(Inbox())
@@ -18,6 +24,16 @@ final class DeliveryQueue: Sendable {
 
     func enqueue(_ job: FanoutJob) {
         let start = inbox.withLock { inbox -> Bool in
+            switch job {
+            case .commit:
+                if inbox.registered.isEmpty { return false }
+            case .register(let registration, _):
+                inbox.registered.insert(registration.id)
+            case .unregister(let id):
+                inbox.registered.remove(id)
+            case .activate, .barrier:
+                break
+            }
             inbox.jobs.append(job)
             if inbox.draining { return false }
             inbox.draining = true

@@ -68,12 +68,11 @@ actor Fanout {
 
     /// The initial read of `id` saw every commit up to `sequence`: replay the later ones.
     private func activate(_ id: UInt64, sequence: UInt64, window initial: QueryWindow?) async {
-        guard let group = groupOf[id], var entry = group.entries[id] else { return }
+        guard let group = groupOf[id], let entry = group.entries[id] else { return }
         if group.isDefault {
             let replay = entry.buffered.filter { $0.sequence > sequence }
             entry.buffered = []
             entry.isActive = true
-            group.entries[id] = entry
             if let subscriber = entry.subscriber {
                 for item in replay { subscriber.deliver(item.update, for: entry.registration) }
             }

@@ -4,13 +4,19 @@ import HearthProtocol
 /// The subscribers of one (path, canonical query): they share every push. For a query, the
 /// group also keeps the window its active subscribers show.
 final class SubscriptionGroup {
-    struct Entry {
+    /// A reference, so that a push to every subscriber copies no entry.
+    final class Entry {
         weak var subscriber: (any ListenSubscriber)?
         let registration: ListenRegistration
         /// Until its activation the subscriber's initial read is still under way: default
         /// listens buffer pushes (with their commit's sequence) to replay those the read missed.
         var isActive = false
         var buffered: [(sequence: UInt64, update: EncodedUpdate)] = []
+
+        init(subscriber: any ListenSubscriber, registration: ListenRegistration) {
+            self.subscriber = subscriber
+            self.registration = registration
+        }
     }
 
     let path: DataPath
@@ -48,7 +54,7 @@ final class SubscriptionGroup {
             if entry.isActive {
                 subscriber.deliver(update, for: entry.registration)
             } else if let sequence {
-                entries[id]?.buffered.append((sequence, update))
+                entry.buffered.append((sequence, update))
             }
         }
         return gone

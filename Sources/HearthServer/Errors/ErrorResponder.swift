@@ -17,6 +17,8 @@ enum ErrorResponder {
             switch error.code {
             case .indexNotDefined, .invalidWrite, .invalidNamespace:
                 return .badRequest(error.message)
+            case .permissionDenied:
+                return .permissionDenied
             default:
                 logger.error("store failure", metadata: ["hearth.error": "\(error.message)"])
                 return .serverFailure

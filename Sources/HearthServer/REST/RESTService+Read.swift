@@ -1,4 +1,5 @@
 import HearthCore
+import HearthDatabase
 import HearthStore
 import Hummingbird
 
@@ -11,12 +12,24 @@ extension RESTService {
     }
 
     /// `GET`: the value, a shallow listing, or a query's selected children.
-    func read(_ call: Call, path: DataPath, isPriority: Bool, in namespace: NamespaceStore) async throws -> Response {
+    /// The rules judge the read in the snapshot it reads (`.priority` as a read of its node).
+    func read(
+        _ call: Call,
+        path: DataPath,
+        isPriority: Bool,
+        in namespace: NamespaceStore,
+        rules: NamespaceRules
+    ) async throws -> Response {
         let options = call.options
         let wantsETag = call.wantsETag || call.ifNoneMatch != nil
         let ifNoneMatch = call.ifNoneMatch
+        let caller = call.caller
         let work: @Sendable () async throws -> ReadOutcome = {
             try await namespace.read { reader in
+                let query = isPriority || options.shallow != nil ? nil : options.query
+                guard rules.canRead(caller, path: path, query: query, reader: reader) else {
+                    throw RESTError.permissionDenied
+                }
                 let etag = wantsETag ? reader.etag(at: path) : nil
                 if let ifNoneMatch, let etag, ifNoneMatch == etag {
                     return ReadOutcome(body: [], etag: etag, notModified: true)

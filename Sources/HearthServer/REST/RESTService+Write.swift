@@ -1,4 +1,5 @@
 import HearthCore
+import HearthDatabase
 import HearthStore
 import Hummingbird
 
@@ -9,15 +10,18 @@ extension RESTService {
         path: DataPath,
         isPriority: Bool,
         body: [UInt8],
-        in namespace: NamespaceStore
+        in namespace: NamespaceStore,
+        rules: NamespaceRules
     ) async throws -> Response {
         let options = call.options
+        let authorize = rules.writeAuthorizer(for: call.caller)
         if isPriority {
             return try await writePriority(
                 call,
                 path: path,
                 body: call.method == .delete ? Array("null".utf8) : body,
-                in: namespace
+                in: namespace,
+                authorize: authorize
             )
         }
         let ifMatch = call.method == .post ? nil : call.ifMatch
@@ -37,7 +41,7 @@ extension RESTService {
             writeOp = .set(path, .null)
         }
 
-        let result = try await namespace.write(Write(writeOp, ifMatch: ifMatch))
+        let result = try await namespace.write(Write(writeOp, ifMatch: ifMatch), authorize: authorize)
         switch result {
         case .conditionFailed(let current, let etag):
             var bytes: [UInt8] = []
@@ -78,9 +82,13 @@ extension RESTService {
     /// `PUT /a/.priority.json`: replaces the node's priority, keeping its value, in one write
     /// (the store reads a path ending in `.priority` as the parent's priority). Firebase keeps
     /// no priority on an empty location, so that write changes nothing.
-    func writePriority(_ call: Call, path: DataPath, body: [UInt8], in namespace: NamespaceStore) async throws
-        -> Response
-    {
+    func writePriority(
+        _ call: Call,
+        path: DataPath,
+        body: [UInt8],
+        in namespace: NamespaceStore,
+        authorize: WriteAuthorizer?
+    ) async throws -> Response {
         let text = String(decoding: body, as: UTF8.self)
         let priority: Node?
         switch JSONScalar.parse(text) {
@@ -91,7 +99,7 @@ extension RESTService {
             throw RESTError.badRequest("Invalid priority '\(text.prefix(64))': use a number, a string or null.")
         }
         let write = Write(.set(path.child(ChildKey(".priority")), NewValue(node: priority)), ifMatch: call.ifMatch)
-        switch try await namespace.write(write) {
+        switch try await namespace.write(write, authorize: authorize) {
         case .committed:
             var answer: [UInt8] = []
             CoreBridge.render(priority, format: .plain, into: &answer)

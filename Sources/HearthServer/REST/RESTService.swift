@@ -1,5 +1,6 @@
 import HTTPTypes
 import HearthCore
+import HearthDatabase
 import HearthStore
 import Hummingbird
 import Logging
@@ -9,6 +10,9 @@ import Logging
 /// `ErrorResponder`.
 struct RESTService: Sendable {
     let store: Store
+    /// The namespaces' engines: their rules judge every non-admin request, and writes reach
+    /// their listeners through the store's commit feed.
+    let database: RealtimeDatabase
     let rules: RulesRegistry
     let credentials: CredentialResolver
     let maxRequestBodyBytes: Int
@@ -24,6 +28,9 @@ struct RESTService: Sendable {
         var options: RESTOptions
         var credential: Credential
         var headers: HTTPFields
+
+        /// Who the rules judge the call as.
+        var caller: Caller { credential.caller }
 
         var wantsETag: Bool { headers[ResponseBuilder.firebaseETag]?.lowercased() == "true" }
         var ifMatch: String? { headers[.ifMatch].map(ResponseBuilder.normalizedETag) }
@@ -67,9 +74,8 @@ struct RESTService: Sendable {
         switch method {
         case .get:
             let (path, isPriority) = try CoreBridge.parseWritePath(decoded)
-            try authorize(call)
-            _ = try await rules.document(for: options.namespace)
-            return try await read(call, path: path, isPriority: isPriority, in: namespace)
+            let access = try await rulesInForce(for: options.namespace)
+            return try await read(call, path: path, isPriority: isPriority, in: namespace, rules: access)
         case .put, .post, .patch, .delete:
             let (path, isPriority) = try CoreBridge.parseWritePath(decoded)
             if isPriority && method != .put && method != .delete {
@@ -79,10 +85,9 @@ struct RESTService: Sendable {
             if options.query != nil {
                 throw RESTError.badRequest("Query parameters are only supported by GET requests.")
             }
-            try authorize(call)
-            _ = try await rules.document(for: options.namespace)
+            let access = try await rulesInForce(for: options.namespace)
             let body = method == .delete ? [] : try await collectBody(&request, options: options)
-            return try await write(call, path: path, isPriority: isPriority, body: body, in: namespace)
+            return try await write(call, path: path, isPriority: isPriority, body: body, in: namespace, rules: access)
         default:
             throw Self.methodNotAllowed
         }
@@ -102,9 +107,9 @@ struct RESTService: Sendable {
         )
     }
 
-    /// Until rules are evaluated, only the admin credential reads or writes.
-    func authorize(_ call: Call) throws {
-        guard call.credential == .admin else { throw RESTError.permissionDenied }
+    /// The namespace's rules, loaded (with their indexes) on first use.
+    func rulesInForce(for namespace: String) async throws -> NamespaceRules {
+        try await RulesInstaller.engine(for: namespace, registry: rules, database: database).rules
     }
 
     static let methodNotAllowed = RESTError(.methodNotAllowed, "Method not allowed")

@@ -132,14 +132,16 @@ struct RealtimeConnection {
     mutating func listen(_ request: ListenRequest, identity: AuthIdentity) async -> RequestOutcome {
         let key = request.key
         let query = key.query == .default ? nil : request.query
-        guard await context.access.mayRead(identity, at: request.path, query: query, in: namespace) else {
-            return .permissionDenied
-        }
         if let old = registrations.removeValue(forKey: key) { engine.unlisten(old.registration) }
         nextGeneration += 1
         let forwarder = ListenForwarder(key: key, generation: nextGeneration, events: events)
         do {
-            let start = try await engine.listen(path: request.path, query: query, subscriber: forwarder)
+            let start = try await engine.listen(
+                path: request.path,
+                query: query,
+                subscriber: forwarder,
+                as: identity.caller
+            )
             registrations[key] = (nextGeneration, start.registration, forwarder)
             if let hash = request.hash, !hash.isEmpty, hash == start.hash {
                 return .listeningUnchanged(warnings: start.warnings)
@@ -153,9 +155,8 @@ struct RealtimeConnection {
     /// Revokes the listens `identity` may no longer read.
     mutating func recheckListens(_ identity: AuthIdentity) async -> [SessionAction] {
         var actions: [SessionAction] = []
-        for key in session.listenKeys {
-            let query = key.query == .default ? nil : session.listen(for: key)?.query
-            if await context.access.mayRead(identity, at: key.path, query: query, in: namespace) { continue }
+        let listens = registrations.map { ($0.key, $0.value.registration) }
+        for key in await work.unreadable(listens, identity: identity) {
             if let entry = registrations.removeValue(forKey: key) { engine.unlisten(entry.registration) }
             actions += session.revokeListen(key)
         }

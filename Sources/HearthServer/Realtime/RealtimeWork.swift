@@ -14,8 +14,9 @@ struct RealtimeWork: Sendable {
     let engine: NamespaceEngine
     let context: RealtimeContext
 
-    /// Checks read access, registers `subscriber` and reads the initial value. Returns the
-    /// outcome and, when listening, the registration (to store under `request.key`).
+    /// Registers `subscriber` (the engine checks read access in the snapshot it reads) and
+    /// reads the initial value. Returns the outcome and, when listening, the registration (to
+    /// store under `request.key`).
     func listen(
         _ request: ListenRequest,
         identity: AuthIdentity,
@@ -23,11 +24,13 @@ struct RealtimeWork: Sendable {
     ) async -> (RequestOutcome, ListenRegistration?) {
         let key = request.key
         let query = key.query == .default ? nil : request.query
-        guard await context.access.mayRead(identity, at: request.path, query: query, in: namespace) else {
-            return (.permissionDenied, nil)
-        }
         do {
-            let start = try await engine.listen(path: request.path, query: query, subscriber: subscriber)
+            let start = try await engine.listen(
+                path: request.path,
+                query: query,
+                subscriber: subscriber,
+                as: identity.caller
+            )
             if let hash = request.hash, !hash.isEmpty, hash == start.hash {
                 return (.listeningUnchanged(warnings: start.warnings), start.registration)
             }
@@ -38,12 +41,9 @@ struct RealtimeWork: Sendable {
     }
 
     func write(_ request: WriteRequest, identity: AuthIdentity) async -> RequestOutcome {
-        guard await context.access.mayWrite(identity, at: request.path, in: namespace) else {
-            return .permissionDenied
-        }
         if case .merge(let merge) = request, merge.entries.isEmpty { return .ok }
         do {
-            switch try await engine.write(Write(request: request)) {
+            switch try await engine.write(Write(request: request), as: identity.caller) {
             case .committed:
                 return .ok
             case .conditionFailed:
@@ -57,37 +57,36 @@ struct RealtimeWork: Sendable {
     func get(_ request: GetRequest, identity: AuthIdentity) async -> RequestOutcome {
         let key = ListenKey(path: request.path, query: request.query)
         let query = key.query == .default ? nil : request.query
-        guard await context.access.mayRead(identity, at: request.path, query: query, in: namespace) else {
-            return .permissionDenied
-        }
         do {
-            return .value(try await engine.get(path: request.path, query: query))
+            return .value(try await engine.get(path: request.path, query: query, as: identity.caller))
         } catch {
             return failure(error, doing: "get")
         }
     }
 
+    /// Judged by the rules now, as Firebase does; runs unchecked on disconnect.
     func registerOnDisconnect(_ request: WriteRequest, identity: AuthIdentity) async -> RequestOutcome {
-        guard await context.access.mayWrite(identity, at: request.path, in: namespace) else {
-            return .permissionDenied
+        do {
+            try await engine.registerOnDisconnect(connection: connection, Write(request: request), as: identity.caller)
+            return .ok
+        } catch {
+            return failure(error, doing: "onDisconnect")
         }
-        engine.registerOnDisconnect(connection: connection, Write(request: request))
-        return .ok
     }
 
+    /// Cancelling only drops this connection's own writes, each judged when registered, so it
+    /// needs no rules check of its own.
     func cancelOnDisconnect(at path: DataPath, identity: AuthIdentity) async -> RequestOutcome {
-        guard await context.access.mayWrite(identity, at: path, in: namespace) else {
-            return .permissionDenied
-        }
         engine.cancelOnDisconnect(connection: connection, at: path)
         return .ok
     }
 
-    /// The listens of `listens` (key and its query) that `identity` may no longer read.
-    func unreadable(_ listens: [(ListenKey, Query?)], identity: AuthIdentity) async -> [ListenKey] {
+    /// Re-checks live listens for a new identity: returns the keys it may no longer read (their
+    /// engine registrations are already gone); the others now evaluate with the new identity.
+    func unreadable(_ listens: [(ListenKey, ListenRegistration)], identity: AuthIdentity) async -> [ListenKey] {
         var keys: [ListenKey] = []
-        for (key, query) in listens {
-            if await context.access.mayRead(identity, at: key.path, query: query, in: namespace) { continue }
+        let caller = identity.caller
+        for (key, registration) in listens where !(await engine.reauthorize(registration, as: caller)) {
             keys.append(key)
         }
         return keys
@@ -99,6 +98,8 @@ struct RealtimeWork: Sendable {
         switch error {
         case let error as CoreError:
             return .failed(.failure, message: error.message)
+        case let error as StoreError where error.code == .permissionDenied:
+            return .permissionDenied
         case let error as StoreError:
             switch error.code {
             case .indexNotDefined, .invalidWrite, .invalidNamespace:

@@ -3,6 +3,7 @@ import HTTPTypes
 import HearthCore
 import HearthDatabase
 import HearthProtocol
+import HearthStore
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -42,10 +43,10 @@ struct EventStreamService: Sendable {
         if options.shallow != nil { throw RESTError.badRequest("shallow is not supported by streaming reads.") }
         let identity = RealtimeCredentials.identity(for: credential)
         let namespace = options.namespace
-        guard await context.access.mayRead(identity, at: path, query: options.query, in: namespace) else {
+        let engine = try await context.engine(for: namespace)
+        guard try await engine.canRead(path: path, query: options.query, as: identity.caller) else {
             throw RESTError.permissionDenied
         }
-        let engine = try await context.engine(for: namespace)
         let stream = EventStream(
             context: context,
             engine: engine,
@@ -113,9 +114,14 @@ struct EventStream: Sendable {
         defer { context.hub.unregister(memberID) }
         let registration: ListenRegistration
         do {
-            let start = try await engine.listen(path: location, query: query, subscriber: subscriber)
+            let start = try await engine.listen(path: location, query: query, subscriber: subscriber, as: identity.caller)
             registration = start.registration
             subscriber.start(initial: start.data)
+        } catch let error as StoreError where error.code == .permissionDenied {
+            // Access was lost between the check and the listen.
+            subscriber.revoke(with: .cancel(reason: "Permission denied"))
+            try await drain(into: &writer)
+            return
         } catch {
             context.logger.error(
                 "event stream listen failed",

@@ -1,0 +1,29 @@
+public import HearthCore
+
+/// What is at a location without materialising its subtree: what security rules read for
+/// `exists()`, `val()` of a leaf, `isString()`, ...
+public enum StoredSummary: Hashable, Sendable {
+    case absent
+    case leaf(LeafValue)
+    case children
+}
+
+extension NamespaceReader {
+    /// Whether there is data at `path`, and its value when it is a leaf: one seek.
+    public func summary(at path: DataPath) -> StoredSummary {
+        let prefix = keys.dataKey(path)
+        let cursor = snapshot.makeIterator()
+        cursor.seek(prefix)
+        guard cursor.hasPrefix(prefix) else { return .absent }
+        if cursor.keyBytes.count == prefix.count {
+            return ValueEncoding.decode(cursor.valueBytes).map { .leaf($0) } ?? .absent
+        }
+        return .children
+    }
+
+    /// The priority of the node at `path`: one point read.
+    public func priority(at path: DataPath) -> Priority? {
+        guard let bytes = snapshot.get(keys.priorityKey(path)) else { return nil }
+        return bytes.withUnsafeBytes { ValueEncoding.decodePriority($0) }
+    }
+}
