@@ -55,9 +55,19 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "HearthAccounts",
+            dependencies: [
+                "CLevelDB",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
             name: "HearthServer",
             dependencies: [
-                "HearthCore", "HearthStore", "HearthProtocol", "HearthDatabase", "HearthRules",
+                "HearthCore", "HearthStore", "HearthProtocol", "HearthDatabase", "HearthRules", "HearthAccounts",
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -78,7 +88,7 @@ let package = Package(
         .executableTarget(
             name: "HearthCLI",
             dependencies: [
-                "HearthCore", "HearthStore", "HearthServer", "HearthRules",
+                "HearthCore", "HearthStore", "HearthServer", "HearthRules", "HearthAccounts",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -88,6 +98,7 @@ let package = Package(
         .testTarget(name: "HearthStoreTests", dependencies: ["HearthStore", "HearthCore"]),
         .testTarget(name: "HearthProtocolTests", dependencies: ["HearthProtocol", "HearthCore"]),
         .testTarget(name: "HearthRulesTests", dependencies: ["HearthRules", "HearthCore"]),
+        .testTarget(name: "HearthAccountsTests", dependencies: ["HearthAccounts"]),
         .testTarget(
             name: "HearthDatabaseTests",
             dependencies: ["HearthDatabase", "HearthStore", "HearthProtocol", "HearthCore"]
@@ -95,7 +106,7 @@ let package = Package(
         .testTarget(
             name: "HearthServerTests",
             dependencies: [
-                "HearthServer", "HearthStore", "HearthCore", "HearthProtocol",
+                "HearthServer", "HearthStore", "HearthCore", "HearthProtocol", "HearthAccounts",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ]
@@ -103,7 +114,7 @@ let package = Package(
         .testTarget(
             name: "HearthCLITests",
             dependencies: [
-                "HearthCLI", "HearthServer", "HearthStore", "HearthCore",
+                "HearthCLI", "HearthServer", "HearthStore", "HearthCore", "HearthAccounts",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -119,6 +130,7 @@ if Context.environment["HEARTH_BENCHMARKS"] == "1" {
         .executableTarget(
             name: "HearthBench",
             dependencies: [
+                "HearthRules", "HearthCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

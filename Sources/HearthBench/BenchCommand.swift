@@ -7,6 +7,8 @@ enum Scenario: String, CaseIterable, ExpressibleByArgument {
     case puts, read50mb, ordered, `import`, all
     case wsPuts = "ws-puts", wsFanout = "ws-fanout", wsLatency = "ws-latency", wsIdleMemory = "ws-idle-memory"
     case realtime
+    case rules
+    case signIn = "sign-in"
 }
 
 /// Benchmarks a running Hearth server over loopback HTTP/1.1 keep-alive and prints one JSON object.
@@ -21,7 +23,9 @@ struct BenchCommand: AsyncParsableCommand {
             of a generated file; needs --hearth-binary, not a server). `all` runs the first three, and import
             when --hearth-binary is given. WebSocket (Firebase v5 protocol) scenarios: ws-puts, ws-fanout,
             ws-latency, ws-idle-memory (needs --server-pid); `realtime` runs the first three, and ws-idle-memory
-            when --server-pid is given. Progress goes to stderr; the JSON report to stdout.
+            when --server-pid is given. rules (no server): µs per evaluation of the shipped security rules
+            (--rules-file). sign-in: accounts:signInWithPassword per second with --sign-in-clients clients.
+            Progress goes to stderr; the JSON report to stdout.
             """
     )
 
@@ -37,7 +41,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(
         help: """
             Scenarios to run, comma-separated: puts, read50mb, ordered, import, all, \
-            ws-puts, ws-fanout, ws-latency, ws-idle-memory, realtime.
+            ws-puts, ws-fanout, ws-latency, ws-idle-memory, realtime, rules.
             """
     )
     var scenario = "all"
@@ -100,6 +104,12 @@ struct BenchCommand: AsyncParsableCommand {
     @Flag(help: "import: keep the generated file and data directory.")
     var keepFiles = false
 
+    @Option(help: "rules: the rules file evaluated (from the repository root).")
+    var rulesFile = "rules/database.rules.json"
+
+    @Option(help: "sign-in: concurrent clients, each signing in its own account.")
+    var signInClients = 16
+
     @OptionGroup(title: "WebSocket scenarios (--duration, --warmup and --threads apply too)")
     var realtimeOptions: RealtimeOptions
 
@@ -127,10 +137,12 @@ struct BenchCommand: AsyncParsableCommand {
         let secret = adminSecret ?? ProcessInfo.processInfo.environment["HEARTH_ADMIN_SECRET"]
         let target = try ServerTarget(url: url, namespace: ns, adminSecret: secret)
         var report = Report(url: url, namespace: ns, serverSync: serverSync, clientThreads: threads)
-        let needsServer = !selected.subtracting([.import]).isEmpty
+        let needsServer = !selected.subtracting([.import, .rules]).isEmpty
+        let rulesReport = selected.contains(.rules) ? try RulesScenario(rulesFile: rulesFile).run() : nil
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         var realtimeReports = RealtimeReports()
+        var signInReport: SignInReport?
         do {
             if needsServer { try await checkHealth(target, group) }
             if selected.contains(.puts) {
@@ -180,6 +192,15 @@ struct BenchCommand: AsyncParsableCommand {
                     targetMBPerS: 30
                 ).run()
             }
+            if selected.contains(.signIn) {
+                signInReport = try await SignInScenario(
+                    target: target,
+                    group: group,
+                    clients: signInClients,
+                    seconds: duration,
+                    warmupSeconds: warmup
+                ).run()
+            }
             realtimeReports = try await RealtimeBench(
                 target: target,
                 group: group,
@@ -196,7 +217,13 @@ struct BenchCommand: AsyncParsableCommand {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let output = BenchOutput(report: report, realtime: realtimeReports)
+        let output = BenchOutputWithSignIn(
+            output: BenchOutputWithRules(
+                output: BenchOutput(report: report, realtime: realtimeReports),
+                rules: rulesReport
+            ),
+            signIn: signInReport
+        )
         FileHandle.standardOutput.write(try encoder.encode(output) + Data("\n".utf8))
     }
 

@@ -29,6 +29,8 @@ struct WSPutsReport: Encodable, Sendable {
     var maxMs: Double
     var errors: Int
     var firstError: String?
+    /// CPU of the benchmark and (with `--server-pid`) the server in the measured window; per put.
+    var cpu: CPUWindow
     var targetOpsPerS: Double
     var meetsTarget: Bool
 }
@@ -57,6 +59,8 @@ struct WSFanoutRun: Encodable, Sendable {
     var subscribersClosed: Int
     var errors: Int
     var firstError: String?
+    /// CPU of the benchmark and (with `--server-pid`) the server in the measured window; per delivery.
+    var cpu: CPUWindow
     var targetDeliveriesPerS: Double?
     var meetsTarget: Bool?
 }
@@ -82,6 +86,9 @@ struct WSLatencyReport: Encodable, Sendable {
     var subscribersClosed: Int
     var errors: Int
     var firstError: String?
+    /// CPU of the benchmark and (with `--server-pid`) the server in the measured window; per
+    /// offered delivery.
+    var cpu: CPUWindow
     var targetP50Ms: Double
     var targetP99Ms: Double
     var meetsTarget: Bool

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NIOCore
+import NIOPosix
 
 #if canImport(Glibc)
 import Glibc
@@ -32,7 +33,10 @@ struct RealtimeOptions: ParsableArguments {
     @Option(help: "ws-idle-memory: seconds to wait after opening them before reading the RSS.")
     var settle = 3.0
 
-    @Option(help: "ws-idle-memory: the server's process id (its RSS is read from /proc/PID/status).")
+    @Option(
+        help:
+            "The server's process id: ws-idle-memory reads its RSS from /proc/PID/status; ws-puts, ws-fanout and ws-latency report its CPU use."
+    )
     var serverPid: Int?
 
     @Option(help: "ws-*: WebSocket handshakes in flight while opening connections.")
@@ -40,6 +44,12 @@ struct RealtimeOptions: ParsableArguments {
 
     @Option(help: "ws-*: the credential of the `auth` request (default: the admin secret).")
     var wsCredential: String?
+
+    @Flag(
+        help:
+            "ws-fanout, ws-latency: run the publishers on the subscribers' event loops instead of a thread of their own."
+    )
+    var publishersShareLoops = false
 
     func fanoutRuns() throws -> [(subscribers: Int, publishers: Int)] {
         try fanout.split(separator: ",").map { item in
@@ -72,6 +82,21 @@ struct RealtimeBench {
     private var credential: String? { options.wsCredential ?? target.adminSecret }
 
     func run(_ selected: Set<Scenario>) async throws -> RealtimeReports {
+        // Publishers get an event loop of their own: on a loop shared with hundreds of
+        // subscribers, a put's answer would wait behind their reads, and the client, not the
+        // server, would set the publishers' pace.
+        let publisherGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        do {
+            let reports = try await run(selected, publisherLoops: options.publishersShareLoops ? group : publisherGroup)
+            try? await publisherGroup.shutdownGracefully()
+            return reports
+        } catch {
+            try? await publisherGroup.shutdownGracefully()
+            throw error
+        }
+    }
+
+    private func run(_ selected: Set<Scenario>, publisherLoops: EventLoopGroup) async throws -> RealtimeReports {
         var reports = RealtimeReports()
         // First: the server's allocator keeps what the other scenarios freed, and new connections would reuse it.
         if selected.contains(.wsIdleMemory) { reports.wsIdleMemory = try await wsIdleMemory() }
@@ -79,11 +104,13 @@ struct RealtimeBench {
         if selected.contains(.wsFanout) {
             var runs: [WSFanoutRun] = []
             for (subscribers, publishers) in try options.fanoutRuns() {
-                runs.append(try await wsFanout(subscribers: subscribers, publishers: publishers))
+                runs.append(
+                    try await wsFanout(subscribers: subscribers, publishers: publishers, publisherLoops: publisherLoops)
+                )
             }
             reports.wsFanout = WSFanoutReport(runs: runs)
         }
-        if selected.contains(.wsLatency) { reports.wsLatency = try await wsLatency() }
+        if selected.contains(.wsLatency) { reports.wsLatency = try await wsLatency(publisherLoops: publisherLoops) }
         return reports
     }
 
@@ -125,9 +152,14 @@ struct RealtimeBench {
             }
             futures.append(writer.run())
         }
+        var cpu = CPUSampler(serverPid: options.serverPid)
+        try await sleep(until: measureFrom)
+        cpu.start()
+        try await sleep(until: deadline)
         let merged = try await collect(futures)
         await closeAll(connections)
         let latencies = merged.latencies.sorted()
+        let cpuWindow = cpu.stop(operations: latencies.count)
         let opsPerS = Double(latencies.count) / seconds
         return WSPutsReport(
             path: runPath,
@@ -140,6 +172,7 @@ struct RealtimeBench {
             maxMs: r3(Double(latencies.last ?? 0) / 1000),
             errors: merged.errors,
             firstError: merged.firstError,
+            cpu: cpuWindow,
             targetOpsPerS: 40_000,
             meetsTarget: opsPerS >= 40_000 && merged.errors == 0
         )
@@ -151,12 +184,18 @@ struct RealtimeBench {
 
     // MARK: ws-fanout
 
-    private func wsFanout(subscribers: Int, publishers: Int) async throws -> WSFanoutRun {
+    private func wsFanout(
+        subscribers: Int,
+        publishers: Int,
+        publisherLoops: EventLoopGroup
+    ) async throws -> WSFanoutRun {
         let window = options.publisherWindow
         progress(
             "ws-fanout: \(subscribers) subscribers on /bench/fan, \(publishers) publisher(s) (window \(window)), \(warmupSeconds) s warm-up + \(seconds) s"
         )
-        let pubs = try await open(publishers, label: "publishers") { _, ws in try await self.authenticate(ws) }
+        let pubs = try await open(publishers, label: "publishers", on: publisherLoops) { _, ws in
+            try await self.authenticate(ws)
+        }
         try await put(on: pubs[0], path: "/bench/fan", json: "null")
         let subs = try await open(subscribers, label: "subscribers") { _, ws in
             try await self.authenticate(ws)
@@ -186,12 +225,15 @@ struct RealtimeBench {
             }
             futures.append(writer.run())
         }
+        var cpu = CPUSampler(serverPid: options.serverPid)
         try await sleep(until: measureFrom)
         let c0 = try await counter.total()
         let t0 = monotonicNanos()
+        cpu.start()
         try await sleep(until: deadline)
         let c1 = try await counter.total()
         let t1 = monotonicNanos()
+        let cpuWindow = cpu.stop(operations: c1 - c0)
         let merged = try await collect(futures)
 
         // Drain: every acked put must reach every subscriber.
@@ -234,6 +276,7 @@ struct RealtimeBench {
             subscribersClosed: closed.count,
             errors: merged.errors,
             firstError: merged.firstError ?? closed.first,
+            cpu: cpuWindow,
             targetDeliveriesPerS: target,
             meetsTarget: target.map { deliveriesPerS >= $0 && lost == 0 && closed.isEmpty && merged.errors == 0 }
         )
@@ -243,14 +286,16 @@ struct RealtimeBench {
 
     // MARK: ws-latency
 
-    private func wsLatency() async throws -> WSLatencyReport {
+    private func wsLatency(publisherLoops: EventLoopGroup) async throws -> WSLatencyReport {
         let s = options.latencySubscribers
         let p = options.latencyPublishers
         let rate = options.latencyRate
         progress(
             "ws-latency: \(s) subscribers on /bench/lat, \(p) publisher(s) pacing \(rate) puts/s in total (\(rate * s) deliveries/s), \(warmupSeconds) s warm-up + \(seconds) s"
         )
-        let pubs = try await open(p, label: "publishers") { _, ws in try await self.authenticate(ws) }
+        let pubs = try await open(p, label: "publishers", on: publisherLoops) { _, ws in
+            try await self.authenticate(ws)
+        }
         try await put(on: pubs[0], path: "/bench/lat", json: "null")
         let subs = try await open(s, label: "subscribers") { _, ws in
             try await self.authenticate(ws)
@@ -287,6 +332,11 @@ struct RealtimeBench {
             }
             futures.append(writer.run())
         }
+        var cpu = CPUSampler(serverPid: options.serverPid)
+        try await sleep(until: measureFrom)
+        cpu.start()
+        try await sleep(until: deadline)
+        let cpuWindow = cpu.stop(operations: Int(seconds * Double(rate * s)))
         var results: [WriterResult] = []
         for future in futures { results.append(try await future.get()) }
         let sent = results.map(\.sent)
@@ -341,6 +391,7 @@ struct RealtimeBench {
             subscribersClosed: closed.count,
             errors: errors,
             firstError: results.compactMap(\.firstError).first ?? closed.first,
+            cpu: cpuWindow,
             targetP50Ms: 3,
             targetP99Ms: 5,
             meetsTarget: p50 <= 3 && p99 <= 5 && lost == 0 && closed.isEmpty && errors == 0 && !latencies.isEmpty
@@ -424,10 +475,11 @@ struct RealtimeBench {
     private func open(
         _ count: Int,
         label: String,
+        on loops: EventLoopGroup? = nil,
         setup: @escaping @Sendable (Int, WebSocketConnection) async throws -> Void
     ) async throws -> [WebSocketConnection] {
         let target = self.target
-        let group = self.group
+        let group = loops ?? self.group
         var opened = [WebSocketConnection?](repeating: nil, count: count)
         let concurrency = options.connectConcurrency
         let started = monotonicNanos()

@@ -10,7 +10,9 @@ struct Hearth: AsyncParsableCommand {
             Every option of `serve` can also be set with an environment variable (HEARTH_PORT, ...); \
             a flag wins over the variable, the variable over the default.
             """,
-        subcommands: [ServeCommand.self, ImportCommand.self, ExportCommand.self, RulesCommand.self],
+        subcommands: [
+            ServeCommand.self, ImportCommand.self, ExportCommand.self, RulesCommand.self, UsersCommand.self,
+        ],
         defaultSubcommand: ServeCommand.self
     )
 }

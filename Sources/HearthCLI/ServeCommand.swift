@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HearthAccounts
 import HearthServer
 import Logging
 
@@ -33,7 +34,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Admin credential; generated and printed once when not given (env HEARTH_ADMIN_SECRET).")
     var adminSecret: String?
 
-    @Option(help: "HS256 key of user ID tokens; random per run when not given (env HEARTH_JWT_SECRET).")
+    @Option(help: "HS256 key of ID tokens; default: generated once into <data>/jwt-secret (env HEARTH_JWT_SECRET).")
     var jwtSecret: String?
 
     @Option(help: "PEM certificate chain for HTTPS and wss:// (env HEARTH_TLS_CERT).")
@@ -55,7 +56,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = Environment(ProcessInfo.processInfo.environment)
-        let settings = try ServeSettings.resolve(self, environment: environment)
+        var settings = try ServeSettings.resolve(self, environment: environment)
         let logger = LoggingOptions.bootstrap(level: try logging.resolve(environment))
         if settings.adminSecretGenerated {
             // stdout, not the log: shown once, and never written to the log stream.
@@ -63,9 +64,7 @@ struct ServeCommand: AsyncParsableCommand {
             try OutputSink(path: nil).write(Array(line.utf8))
         }
         if settings.jwtSecretGenerated {
-            logger.notice(
-                "No JWT secret given: using a random one for this run; ID tokens will not survive a restart"
-            )
+            settings.jwtSecret = try Self.storedJWTSecret(settings.dataDirectory, logger: logger)
         }
         if DataDirectory.isLockedByAnotherProcess(settings.dataDirectory) {
             throw Self.dataDirectoryInUse(settings.dataDirectory)
@@ -74,6 +73,20 @@ struct ServeCommand: AsyncParsableCommand {
             try await HearthServer.run(configuration: settings.serverConfiguration, logger: logger)
         } catch {
             throw Self.explain(error, settings: settings)
+        }
+    }
+
+    /// The JWT secret kept in the data directory (created once, mode 0600), so that ID tokens
+    /// survive restarts when no `--jwt-secret` is given.
+    static func storedJWTSecret(_ directory: String, logger: Logger) throws -> String {
+        do {
+            let stored = try JWTSecretFile.loadOrCreate(in: directory)
+            let file = "\(directory)/\(JWTSecretFile.fileName)"
+            let message = stored.created ? "generated one in '\(file)'" : "using '\(file)'"
+            logger.notice("No JWT secret given: \(message)")
+            return stored.secret
+        } catch {
+            throw CLIError(.file, "Cannot keep the JWT secret in '\(directory)': \(error.detail ?? error.message)")
         }
     }
 

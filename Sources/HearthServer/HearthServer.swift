@@ -1,4 +1,6 @@
+import HearthAccounts
 import HearthDatabase
+import HearthStore
 import Hummingbird
 public import Logging
 import ServiceLifecycle
@@ -52,17 +54,27 @@ public enum HearthServer {
     ) async throws -> (ServiceGroup, RESTService) {
         let endpoint = RealtimeEndpoint()
         let server = try ServerBuilder.httpServer(configuration, realtime: endpoint)
-        let (store, rules) = try await StoreBootstrap.open(configuration, logger: logger)
+        let accounts = try AccountsBootstrap.open(configuration, logger: logger)
+        let store: Store
+        let rules: RulesRegistry
+        do {
+            (store, rules) = try await StoreBootstrap.open(configuration, logger: logger)
+        } catch {
+            accounts.close()
+            throw error
+        }
         let credentials = CredentialResolver(
             adminSecret: configuration.adminSecret,
             jwtSecret: configuration.jwtSecret,
-            emulator: configuration.emulator
+            emulator: configuration.emulator,
+            revocations: accounts.revocations
         )
+        let database = RealtimeDatabase(store: store, logger: logger)
+        RulesInstaller.follow(rules, into: database, logger: logger)
         let realtime = RealtimeContext(
-            database: RealtimeDatabase(store: store, logger: logger),
+            database: database,
             rules: rules,
             credentials: RealtimeCredentials(resolver: credentials),
-            access: RealtimeAccess(),
             hub: RealtimeHub(),
             configuration: configuration.realtime,
             logger: logger
@@ -70,6 +82,7 @@ public enum HearthServer {
         endpoint.attach(realtime)
         let service = RESTService(
             store: store,
+            database: database,
             rules: rules,
             credentials: credentials,
             maxRequestBodyBytes: configuration.maxRequestBodyBytes,
@@ -82,8 +95,15 @@ public enum HearthServer {
             logger: logger
         )
         let scheme = configuration.tlsCertificatePath == nil ? "http" : "https"
+        let accountsEndpoint = AccountsEndpoint(
+            accounts: accounts,
+            credentials: credentials,
+            cors: responder.cors,
+            scheme: scheme,
+            logger: logger
+        )
         let app = Application(
-            responder: responder,
+            responder: AccountsRouter(inner: responder, endpoint: accountsEndpoint),
             server: server,
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port),
@@ -102,7 +122,9 @@ public enum HearthServer {
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [
+                    .init(service: AccountsService(accounts: accounts, logger: logger)),
                     .init(service: StoreService(store: store, logger: logger)),
+                    .init(service: RulesWatcher(registry: rules, interval: configuration.rulesReloadInterval)),
                     .init(service: app),
                     .init(
                         service: RealtimeDrainService(

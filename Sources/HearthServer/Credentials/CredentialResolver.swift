@@ -1,4 +1,5 @@
 import Crypto
+import HearthAccounts
 
 /// Turns a request's `auth` query parameter or `Authorization: Bearer` header into a
 /// `Credential`. A credential that is present but invalid is refused; it never falls back to
@@ -8,10 +9,11 @@ struct CredentialResolver: Sendable {
     let emulator: Bool
     let verifier: IDTokenVerifier
 
-    init(adminSecret: String, jwtSecret: String?, emulator: Bool) {
+    /// - Parameter revocations: the accounts' revocation state; tokens it revokes are refused.
+    init(adminSecret: String, jwtSecret: String?, emulator: Bool, revocations: RevocationRegistry? = nil) {
         self.adminSecret = adminSecret
         self.emulator = emulator
-        self.verifier = IDTokenVerifier(secret: jwtSecret, allowUnsigned: emulator)
+        self.verifier = IDTokenVerifier(secret: jwtSecret, allowUnsigned: emulator, revocations: revocations)
     }
 
     func resolve(queryAuth: String?, authorization: String?) throws(RESTError) -> Credential {

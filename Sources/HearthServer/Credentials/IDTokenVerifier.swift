@@ -1,8 +1,11 @@
 import Crypto
 import Foundation
+import HearthAccounts
 
 /// Verifies Firebase-style ID tokens: JWTs signed HS256 with the JWT secret, or unsigned
-/// (`alg: none`) under `--emulator`. Never logs or echoes the token.
+/// (`alg: none`) under `--emulator`. Tokens of an account whose tokens were revoked since
+/// (`auth_time`, else `iat`, before its `validSince`), or that is disabled or deleted, are
+/// refused: one in-memory lookup in `revocations`. Never logs or echoes the token.
 struct IDTokenVerifier: Sendable {
     /// Seconds an `iat` may lie in the future (clock skew between token issuer and server).
     static let allowedClockSkew: Double = 300
@@ -10,11 +13,17 @@ struct IDTokenVerifier: Sendable {
     let key: SymmetricKey?
     let allowUnsigned: Bool
     let now: @Sendable () -> Double
+    let revocations: RevocationRegistry?
 
-    init(secret: String?, allowUnsigned: Bool, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 })
-    {
+    init(
+        secret: String?,
+        allowUnsigned: Bool,
+        revocations: RevocationRegistry? = nil,
+        now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
+    ) {
         self.key = secret.flatMap { $0.isEmpty ? nil : SymmetricKey(data: Array($0.utf8)) }
         self.allowUnsigned = allowUnsigned
+        self.revocations = revocations
         self.now = now
     }
 
@@ -56,6 +65,10 @@ struct IDTokenVerifier: Sendable {
         }
         let uid = (payload["user_id"] as? String) ?? (payload["sub"] as? String)
         guard let uid, !uid.isEmpty else { throw .unparsableToken }
+        if let revocations {
+            let signedInAt = Self.number(payload["auth_time"]) ?? Self.number(payload["iat"]) ?? 0
+            if revocations.status(uid: uid, authTime: Int64(signedInAt)) != .valid { throw .revokedToken }
+        }
         let provider = (payload["firebase"] as? [String: Any])?["sign_in_provider"] as? String
         return UserClaims(uid: uid, provider: provider, claimsJSON: payloadBytes)
     }

@@ -36,10 +36,10 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
     private enum Event {
         /// A whole text (or binary) message from the client.
         case frame([UInt8])
-        /// An engine push for a listen.
-        case update(EncodedUpdate, ListenRegistration)
+        /// An engine push for a listen (its registration's id and key).
+        case update(EncodedUpdate, id: UInt64, key: ListenKey)
         /// The engine revoked a listen (read access lost).
-        case revoked(ListenRegistration)
+        case revoked(id: UInt64, key: ListenKey)
         case tick(Timestamp)
         /// Graceful shutdown: close with 1001.
         case drain
@@ -49,24 +49,39 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
         case ended
     }
 
-    /// Engine deliveries waiting for the loop; drained by one `execute` per burst.
-    private struct Inbox {
-        /// `.update` and `.revoked` events, in delivery order.
-        var updates: [Event] = []
-        var scheduled = false
-    }
-
     let eventLoop: any EventLoop
     private let upgrade: RealtimeUpgrade
     private var work: RealtimeWork { upgrade.work }
     private var configuration: RealtimeConfiguration { upgrade.work.context.configuration }
 
-    private var session: RealtimeSession
-    /// Engine registrations by listen key.
-    private var registrations: [ListenKey: ListenRegistration] = [:]
+    private var sessionState: RealtimeSession
+    private var registrationTable: [ListenKey: ListenRegistration] = [:]
+    /// The registration whose pushes go out as the loop's shared frame (an untagged listen the
+    /// session holds), until the session or the registrations change; 0: none.
+    private var sharedRegistration: UInt64 = 0
+
+    /// The session; any change to it forgets `sharedRegistration`.
+    private var session: RealtimeSession {
+        _read { yield sessionState }
+        _modify {
+            sharedRegistration = 0
+            yield &sessionState
+        }
+    }
+
+    /// Engine registrations by listen key; any change forgets `sharedRegistration`.
+    private var registrations: [ListenKey: ListenRegistration] {
+        _read { yield registrationTable }
+        _modify {
+            sharedRegistration = 0
+            yield &registrationTable
+        }
+    }
     private var context: ChannelHandlerContext?
     /// The position in the ticker's list of this loop's connections (-1: not ticked).
     var tickSlot = -1
+    /// The position in the loop inbox's batch being drained (-1: none).
+    var inboxSlot = -1
     private var hubID: UInt64?
 
     /// The actions of the event being handled; `actions[actionIndex...]` are still to do.
@@ -87,9 +102,15 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
 
     /// Frames were written since the last flush.
     private var needsFlush = false
+    /// Push frames of the delivery batch being handled, joined into one buffer (one entry in
+    /// the channel's write queue, not one per push); a lone frame is the loop's shared buffer.
+    private var joined: ByteBuffer?
+    private var joinedIsShared = false
     /// The previous action was a `.send` (consecutive sends are one batch).
     private var inBatch = false
     private var slowConsumer = false
+    /// The channel's writability, as `channelWritabilityChanged` reports it.
+    private var writable = true
     /// A close frame went out (either side's): nothing more is sent.
     private var closeSent = false
     /// The session's `.connectionClosed` was performed.
@@ -103,12 +124,17 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
     private var pingSent = false
     private var nextPeerCheck: Int64 = 0
 
-    private let inbox = Mutex(Inbox())
+    /// The deliveries of this loop's connections (one `execute` per burst for all of them).
+    private let loopInbox: RealtimeLoopInbox
+    /// Where frames are written: the context of NIO's frame encoder, so the already encoded
+    /// frames (`WebSocketFrameBytes`) pass below it.
+    private var frameContext: ChannelHandlerContext?
 
     init(upgrade: RealtimeUpgrade, eventLoop: any EventLoop) {
         self.upgrade = upgrade
         self.eventLoop = eventLoop
-        self.session = RealtimeSession(
+        self.loopInbox = upgrade.inboxes.inbox(for: eventLoop)
+        self.sessionState = RealtimeSession(
             sessionID: upgrade.sessionID,
             configuration: RealtimeSessionConfiguration(
                 maxMessageBytes: upgrade.work.context.configuration.maxMessageBytes
@@ -127,6 +153,8 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        let encoder = try? context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
+        frameContext = encoder ?? context
         let maxQueued = max(2, configuration.maxQueuedBytes)
         try? context.channel.syncOptions?.setOption(
             ChannelOptions.writeBufferWaterMark,
@@ -150,6 +178,8 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
         closeTimer?.cancel()
         closeTimer = nil
         self.context = nil
+        frameContext = nil
+        joined = nil
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -191,8 +221,8 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
             append(buffer, fin: frame.fin)
         case .ping:
             guard !closeSent else { return }
-            context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)), promise: nil)
-            needsFlush = true
+            let allocator = context.channel.allocator
+            write(WebSocketFrameBytes.frame(opcode: WebSocketFrameBytes.pong, frame.unmaskedData, allocator: allocator))
             flushIfNeeded()
         case .connectionClose:
             if closeSent {
@@ -201,11 +231,14 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
                 // Echo the client's code, then hang up.
                 closeSent = true
                 var data = frame.unmaskedData
-                var echo = context.channel.allocator.buffer(capacity: 2)
-                if let code = data.readInteger(as: UInt16.self) { echo.writeInteger(code) }
+                let code = data.readInteger(as: UInt16.self)
+                let echo = WebSocketFrameBytes.close(code: code, reason: "", allocator: context.channel.allocator)
                 let loopBound = NIOLoopBound(context, eventLoop: eventLoop)
-                context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: echo)))
-                    .whenComplete { _ in loopBound.value.close(promise: nil) }
+                let written = eventLoop.makePromise(of: Void.self)
+                written.futureResult.whenComplete { _ in loopBound.value.close(promise: nil) }
+                write(echo, promise: written)
+                needsFlush = false
+                context.flush()
             }
             handle(.ended)
         default:
@@ -234,6 +267,11 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
         return bytes
     }
 
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        writable = context.channel.isWritable
+        context.fireChannelWritabilityChanged()
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if let error = error as? NIOWebSocketError {
             switch error {
@@ -257,51 +295,61 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
     }
 
     func read(context: ChannelHandlerContext) {
-        if backlogFrames >= configuration.maxUnhandledFrames {
+        if backlogFrames >= configuration.maxUnhandledFrames || loopInbox.shouldHoldReading(self) {
             readHeld = true
         } else {
             context.read()
         }
     }
 
+    /// Fan-out caught up (`RealtimeLoopInbox`): read again, unless too many frames still wait.
+    func resumeReading() {
+        guard readHeld, backlogFrames < configuration.maxUnhandledFrames, let context else { return }
+        readHeld = false
+        context.read()
+    }
+
     // MARK: Engine deliveries and ticks
 
-    /// Called from the engine's delivery queue: hands the push to the loop, one hop per burst.
+    /// Called from the engine's delivery queue: hands the push to the loop's inbox.
     func deliver(_ update: EncodedUpdate, for registration: ListenRegistration) {
-        let schedule = inbox.withLock { inbox -> Bool in
-            inbox.updates.append(.update(update, registration))
-            if inbox.scheduled { return false }
-            inbox.scheduled = true
-            return true
-        }
-        if schedule {
-            eventLoop.execute { self.drainInbox() }
-        }
+        loopInbox.append(self, .update(update, id: registration.id, key: registration.key))
     }
 
     /// Called from the engine's delivery queue, after the listen's last delivery.
     func revoked(_ registration: ListenRegistration) {
-        let schedule = inbox.withLock { inbox -> Bool in
-            inbox.updates.append(.revoked(registration))
-            if inbox.scheduled { return false }
-            inbox.scheduled = true
-            return true
-        }
-        if schedule {
-            eventLoop.execute { self.drainInbox() }
+        loopInbox.append(self, .revoked(id: registration.id, key: registration.key))
+    }
+
+    /// Called by the loop inbox before it hands over this connection's deliveries of a batch
+    /// (flushes wait until `endDeliveries`).
+    func beginDeliveries() {
+        holdFlush = true
+    }
+
+    /// One delivery, from the loop inbox, in delivery order.
+    func receive(_ delivery: RealtimeLoopInbox.Delivery) {
+        switch delivery {
+        case .update(let update, let id, let key):
+            // The common case without the event machinery: a push for the listen known to take
+            // the shared frame, while nothing else waits.
+            if id == sharedRegistration, !busy, !pumping, backlogHead == backlog.count,
+                update.message.count <= sessionState.configuration.maxFrameLength
+            {
+                if admitBatch() {
+                    writeShared(loopInbox.frame(for: update))
+                } else {
+                    pump(starting: [])  // the close admitBatch queued
+                }
+                return
+            }
+            handle(.update(update, id: id, key: key))
+        case .revoked(let id, let key): handle(.revoked(id: id, key: key))
         }
     }
 
-    private func drainInbox() {
-        let updates = inbox.withLock { inbox -> [Event] in
-            defer {
-                inbox.updates = []
-                inbox.scheduled = false
-            }
-            return inbox.updates
-        }
-        holdFlush = true
-        for event in updates { handle(event) }
+    /// The loop inbox handed over this batch's deliveries: one flush for them all.
+    func endDeliveries() {
         holdFlush = false
         flushIfNeeded()
     }
@@ -328,8 +376,8 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
             context.close(promise: nil)
         } else if !closeSent {
             pingSent = true
-            let frame = WebSocketFrame(fin: true, opcode: .ping, data: context.channel.allocator.buffer(capacity: 0))
-            context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+            write(WebSocketFrameBytes.frame(opcode: WebSocketFrameBytes.ping, [], allocator: context.channel.allocator))
+            flushIfNeeded()
         }
     }
 
@@ -374,13 +422,23 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
         switch event {
         case .frame(let bytes):
             return session.received(frame: bytes, now: RealtimeConnection.now())
-        case .update(let update, let registration):
-            let key = registration.key
-            guard registrations[key]?.id == registration.id else { return [] }
+        case .update(let update, let id, let key):
+            // A push for an untagged listen that fits one frame goes out as the loop's shared
+            // frame, as `session.push(encoded:for:)` would send it.
+            let fits = update.message.count <= sessionState.configuration.maxFrameLength
+            if id == sharedRegistration, fits {
+                if admitBatch() { writeShared(loopInbox.frame(for: update)) }
+                return []
+            }
+            guard registrations[key]?.id == id else { return [] }
+            if fits, sessionState.holdsUntaggedListen(key) {
+                sharedRegistration = id
+                if admitBatch() { writeShared(loopInbox.frame(for: update)) }
+                return []
+            }
             return session.push(encoded: update, for: key)
-        case .revoked(let registration):
-            let key = registration.key
-            guard registrations[key]?.id == registration.id else { return [] }
+        case .revoked(let id, let key):
+            guard registrations[key]?.id == id else { return [] }
             registrations[key] = nil
             return session.revokeListen(key)
         case .tick(let now):
@@ -461,9 +519,7 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
         case .cancelOnDisconnect(let path, let requestID, let identity):
             run(requestID) { await work.cancelOnDisconnect(at: path, identity: identity) }
         case .identityChanged(let identity):
-            let listens = session.listenKeys.map { key -> (ListenKey, Query?) in
-                (key, key.query == .default ? nil : session.listen(for: key)?.query)
-            }
+            let listens = registrations.map { ($0.key, $0.value) }
             guard !listens.isEmpty else { return }
             busy = true
             Task {
@@ -475,11 +531,17 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
         }
     }
 
+    /// Runs a short database action in a task on this loop (it suspends while the store works,
+    /// and resumes here).
     private func run(_ requestID: RequestID, _ body: @escaping @Sendable () async -> RequestOutcome) {
         busy = true
-        Task {
+        Task(executorPreference: loopInbox.executor) {
             let outcome = await body()
-            self.eventLoop.execute { self.completed(outcome, for: requestID) }
+            if self.eventLoop.inEventLoop {
+                self.completed(outcome, for: requestID)
+            } else {
+                self.eventLoop.execute { self.completed(outcome, for: requestID) }
+            }
         }
     }
 
@@ -522,20 +584,39 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
         guard !closeSent, !slowConsumer, let context else { return }
         if !inBatch {
             inBatch = true
-            if !context.channel.isWritable {
-                slowConsumer = true
-                logger.notice("realtime slow consumer", metadata: ["hearth.max_queued_bytes": "\(configuration.maxQueuedBytes)"])
-                insertNext(
-                    session.close(
-                        code: .policyViolation,
-                        reason: "Slow consumer: more than \(configuration.maxQueuedBytes) bytes waited to be sent."
-                    )
-                )
-                return
-            }
+            guard admitBatch() else { return }
         }
-        let buffer = context.channel.allocator.buffer(bytes: frame)
-        context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: buffer)), promise: nil)
+        write(WebSocketFrameBytes.frame(opcode: WebSocketFrameBytes.text, frame, allocator: context.channel.allocator))
+    }
+
+    /// Whether the first frame of a batch (consecutive frames of one event) may be written: a
+    /// channel that is not writable (more than `maxQueuedBytes` waiting) is a slow consumer and
+    /// gets closed instead.
+    private func admitBatch() -> Bool {
+        guard !closeSent, !slowConsumer else { return false }
+        if writable { return true }
+        slowConsumer = true
+        logger.notice(
+            "realtime slow consumer",
+            metadata: ["hearth.max_queued_bytes": "\(configuration.maxQueuedBytes)"]
+        )
+        insertNext(
+            session.close(
+                code: .policyViolation,
+                reason: "Slow consumer: more than \(configuration.maxQueuedBytes) bytes waited to be sent."
+            )
+        )
+        return false
+    }
+
+    /// Writes an encoded frame (flushed by `flushIfNeeded`).
+    private func write(_ frame: ByteBuffer, promise: EventLoopPromise<Void>? = nil) {
+        writeJoined()
+        guard let frameContext else {
+            promise?.fail(ChannelError.ioOnClosedChannel)
+            return
+        }
+        frameContext.write(NIOAny(frame), promise: promise)
         needsFlush = true
     }
 
@@ -544,11 +625,7 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
     private func closeWebSocket(code: CloseCode, reason: String) {
         guard !closeSent, let context else { return }
         closeSent = true
-        var data = context.channel.allocator.buffer(capacity: 2 + reason.utf8.count)
-        data.writeInteger(code.rawValue)
-        data.writeString(reason)
-        context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data)), promise: nil)
-        needsFlush = true
+        write(WebSocketFrameBytes.close(code: code.rawValue, reason: reason, allocator: context.channel.allocator))
         let timeout = TimeAmount.nanoseconds(RealtimeTicker.nanoseconds(configuration.closeTimeout))
         closeTimer = eventLoop.scheduleTask(in: timeout) { [self] in
             if let context = self.context {
@@ -559,9 +636,43 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
     }
 
     private func flushIfNeeded() {
-        guard needsFlush, !holdFlush, !pumping, let context else { return }
+        guard needsFlush, !holdFlush, !pumping, let frameContext else { return }
+        writeJoined()
         needsFlush = false
-        context.flush()
+        frameContext.flush()
+    }
+
+    /// Frames up to this size are joined during a delivery batch; larger ones go as they are.
+    private static let joinLimit = 2048
+
+    /// Writes a push frame shared with other connections: during a delivery batch, a small one
+    /// joins the batch's buffer (copied there from the second frame on).
+    private func writeShared(_ frame: ByteBuffer) {
+        guard holdFlush, frame.readableBytes <= Self.joinLimit, var buffer = joined else {
+            if holdFlush, frame.readableBytes <= Self.joinLimit, frameContext != nil {
+                joined = frame
+                joinedIsShared = true
+                needsFlush = true
+                return
+            }
+            return write(frame)
+        }
+        joined = nil
+        if joinedIsShared {
+            var copy = ByteBufferAllocator().buffer(capacity: 2 * (buffer.readableBytes + frame.readableBytes))
+            copy.writeImmutableBuffer(buffer)
+            buffer = copy
+            joinedIsShared = false
+        }
+        buffer.writeImmutableBuffer(frame)
+        joined = buffer
+    }
+
+    /// Hands the joined frames (if any) to the channel, before anything written after them.
+    private func writeJoined() {
+        guard let buffer = joined else { return }
+        joined = nil
+        frameContext?.write(NIOAny(buffer), promise: nil)
     }
 
     /// Drops the listeners and runs the connection's onDisconnect writes; the hub learns the

@@ -21,6 +21,8 @@ struct RealtimeEndpoint: Sendable {
     private let counter = Counter()
     /// Ticks the lean path's connections, one repeated task per event loop.
     let ticker = RealtimeTicker()
+    /// The lean path's engine deliveries, one inbox per event loop.
+    let inboxes = RealtimeLoopInboxes()
 
     /// The endpoint exists before the store is open (the HTTP server is built first, so a bad
     /// TLS setup fails before anything touches the data); `attach` gives it the context.
@@ -62,7 +64,8 @@ struct RealtimeEndpoint: Sendable {
                 engine: engine,
                 context: context
             ),
-            ticker: ticker
+            ticker: ticker,
+            inboxes: inboxes
         )
     }
 
@@ -252,4 +255,5 @@ struct RealtimeUpgrade: Sendable {
     /// The namespace's engine and context, for the connection `sessionID`.
     let work: RealtimeWork
     let ticker: RealtimeTicker
+    let inboxes: RealtimeLoopInboxes
 }

@@ -1,0 +1,58 @@
+/// A refusal or failure of an accounts operation, named by Firebase Auth's error code
+/// (`EMAIL_EXISTS`, `WEAK_PASSWORD : Password should be at least 6 characters`, ...).
+public struct AccountsError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Firebase Auth's error code, e.g. `EMAIL_EXISTS`.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        public static let emailExists = Code("EMAIL_EXISTS")
+        public static let emailNotFound = Code("EMAIL_NOT_FOUND")
+        public static let invalidPassword = Code("INVALID_PASSWORD")
+        public static let invalidLoginCredentials = Code("INVALID_LOGIN_CREDENTIALS")
+        public static let weakPassword = Code("WEAK_PASSWORD")
+        public static let invalidEmail = Code("INVALID_EMAIL")
+        public static let missingEmail = Code("MISSING_EMAIL")
+        public static let missingPassword = Code("MISSING_PASSWORD")
+        public static let userDisabled = Code("USER_DISABLED")
+        public static let userNotFound = Code("USER_NOT_FOUND")
+        public static let tokenExpired = Code("TOKEN_EXPIRED")
+        public static let invalidIDToken = Code("INVALID_ID_TOKEN")
+        public static let missingIDToken = Code("MISSING_ID_TOKEN")
+        public static let tooManyAttempts = Code("TOO_MANY_ATTEMPTS_TRY_LATER")
+        public static let invalidRefreshToken = Code("INVALID_REFRESH_TOKEN")
+        public static let missingRefreshToken = Code("MISSING_REFRESH_TOKEN")
+        public static let missingGrantType = Code("MISSING_GRANT_TYPE")
+        public static let invalidGrantType = Code("INVALID_GRANT_TYPE")
+        public static let invalidOOBCode = Code("INVALID_OOB_CODE")
+        public static let expiredOOBCode = Code("EXPIRED_OOB_CODE")
+        public static let missingOOBCode = Code("MISSING_OOB_CODE")
+        public static let missingRequestType = Code("MISSING_REQ_TYPE")
+        public static let invalidRequestType = Code("INVALID_REQ_TYPE")
+        public static let missingLocalID = Code("MISSING_LOCAL_ID")
+        public static let operationNotAllowed = Code("OPERATION_NOT_ALLOWED")
+        public static let invalidArgument = Code("INVALID_ARGUMENT")
+        /// Not a Firebase code: the store failed (I/O); answered as a 500.
+        public static let internalError = Code("INTERNAL_ERROR")
+    }
+
+    public let code: Code
+    /// Firebase's text after the code (`Password should be at least 6 characters`), if any.
+    public let detail: String?
+
+    public init(_ code: Code, _ detail: String? = nil) {
+        self.code = code
+        self.detail = detail
+    }
+
+    /// The wire message: `CODE` or `CODE : detail`.
+    public var message: String { detail.map { "\(code.rawValue) : \($0)" } ?? code.rawValue }
+    public var description: String { message }
+
+    static func weakPassword(minimum: Int) -> AccountsError {
+        AccountsError(.weakPassword, "Password should be at least \(minimum) characters")
+    }
+
+    static func storage(_ detail: String) -> AccountsError { AccountsError(.internalError, detail) }
+}

@@ -1,0 +1,33 @@
+/// What `accounts:update` (or an admin) asks to change; nil leaves a field alone.
+public struct AccountChanges: Sendable, Equatable {
+    public var email: String?
+    public var password: String?
+    public var displayName: String?
+    public var photoUrl: String?
+    /// `deleteAttribute`: `DISPLAY_NAME`, `PHOTO_URL`, `EMAIL`, `PASSWORD`.
+    public var deleteAttributes: Set<String> = []
+    /// Admin only (`disableUser`).
+    public var disabled: Bool?
+    /// Admin only.
+    public var emailVerified: Bool?
+
+    public init(
+        email: String? = nil,
+        password: String? = nil,
+        displayName: String? = nil,
+        photoUrl: String? = nil,
+        deleteAttributes: Set<String> = [],
+        disabled: Bool? = nil,
+        emailVerified: Bool? = nil
+    ) {
+        self.email = email
+        self.password = password
+        self.displayName = displayName
+        self.photoUrl = photoUrl
+        self.deleteAttributes = deleteAttributes
+        self.disabled = disabled
+        self.emailVerified = emailVerified
+    }
+
+    static let knownAttributes: Set<String> = ["DISPLAY_NAME", "PHOTO_URL", "EMAIL", "PASSWORD"]
+}

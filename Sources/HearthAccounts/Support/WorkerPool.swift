@@ -1,0 +1,77 @@
+import Foundation
+import Synchronization
+
+/// A fixed set of threads for CPU-heavy work (password hashing), so that it never runs on
+/// NIO event loops or starves Swift's cooperative pool. At most `maxQueued` jobs wait; more are
+/// refused rather than queued without bound.
+final class WorkerPool: Sendable {
+    private struct State {
+        var jobs: [@Sendable () -> Void] = []
+        var head = 0
+        var stopped = false
+        var started = false
+    }
+
+    private let condition = NSCondition()
+    nonisolated(unsafe) private var state = State()
+    let threadCount: Int
+    let maxQueued: Int
+
+    init(threads: Int, maxQueued: Int) {
+        self.threadCount = max(1, threads)
+        self.maxQueued = max(1, maxQueued)
+    }
+
+    /// Runs `body` on a pool thread and returns its result; nil when the queue is full or the
+    /// pool has stopped.
+    func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
+            let accepted = enqueue { continuation.resume(returning: body()) }
+            if !accepted { continuation.resume(returning: nil) }
+        }
+    }
+
+    private func enqueue(_ job: @escaping @Sendable () -> Void) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !state.stopped, state.jobs.count - state.head < maxQueued else { return false }
+        if !state.started {
+            state.started = true
+            for index in 0..<threadCount {
+                let thread = Thread { [self] in work() }
+                thread.name = "hearth.accounts.hash-\(index)"
+                thread.start()
+            }
+        }
+        state.jobs.append(job)
+        condition.signal()
+        return true
+    }
+
+    private func work() {
+        while true {
+            condition.lock()
+            while state.head == state.jobs.count && !state.stopped { condition.wait() }
+            if state.head == state.jobs.count {
+                condition.unlock()
+                return
+            }
+            let job = state.jobs[state.head]
+            state.head += 1
+            if state.head > 64 && state.head * 2 > state.jobs.count {
+                state.jobs.removeFirst(state.head)
+                state.head = 0
+            }
+            condition.unlock()
+            job()
+        }
+    }
+
+    /// Lets queued jobs finish, then ends the threads; later `run` calls answer nil.
+    func shutdown() {
+        condition.lock()
+        state.stopped = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}

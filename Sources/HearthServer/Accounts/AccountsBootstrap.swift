@@ -1,0 +1,22 @@
+import HearthAccounts
+import Logging
+
+/// Opens the accounts store of a server's data directory.
+enum AccountsBootstrap {
+    static func open(_ configuration: HearthServerConfiguration, logger: Logger) throws -> AccountsStore {
+        var settings = configuration.accounts
+        if configuration.emulator { settings.emailEnumerationProtection = false }
+        let directory = AccountsStore.directory(inDataDirectory: configuration.dataDirectory)
+        do {
+            return try AccountsStore(
+                directory: directory,
+                jwtSecret: configuration.jwtSecret,
+                allowUnsignedTokens: configuration.emulator,
+                configuration: settings,
+                logger: logger
+            )
+        } catch {
+            throw HearthServerError(error.message)
+        }
+    }
+}

@@ -1,0 +1,250 @@
+import HearthDatabase
+import HearthProtocol
+import NIOCore
+import Synchronization
+
+/// The engine's deliveries to the WebSocket connections of one event loop.
+///
+/// The delivery queue appends each push or revocation, with its connection, under a lock; one
+/// `execute` per burst drains them on the loop (not one per connection). A drain takes what is
+/// pending as one batch and groups it by connection (keeping each connection's order); then each
+/// connection handles all its deliveries of the batch and is flushed once, so pushes that piled
+/// up for a connection leave in one system call. A push sent unchanged to many connections (an
+/// untagged listen) is framed once per batch and the same buffer is written to each of them.
+///
+/// A drain runs in slices of about `sliceNanoseconds`: between slices the loop serves its
+/// sockets, so a publisher's next write and its acknowledgement do not wait for a whole fan-out;
+/// deliveries arriving meanwhile form the next batch. Writers are held back when fan-out falls
+/// behind: while more than `RealtimeLoopInboxes.holdAbove` deliveries wait on all loops,
+/// connections stop reading their sockets, until fewer than `resumeBelow` wait.
+final class RealtimeLoopInbox: Sendable {
+    /// A push or a revocation for one listen (its registration's id and key).
+    enum Delivery: Sendable {
+        case update(EncodedUpdate, id: UInt64, key: ListenKey)
+        case revoked(id: UInt64, key: ListenKey)
+    }
+
+    struct Item: Sendable {
+        let handler: RealtimeChannelHandler
+        let delivery: Delivery
+    }
+
+    private struct Pending {
+        var items: [Item] = []
+        /// A drain is scheduled or under way.
+        var scheduled = false
+    }
+
+    /// What only the loop touches.
+    private final class LoopState: @unchecked Sendable {
+        /// The batch being drained: `items[grouped...]` still to group by connection, then
+        /// `touched[served...]` still to serve.
+        var items: [Item] = []
+        var grouped = 0
+        /// Per item: the index of the connection's next item in the batch, or -1.
+        var next: [Int32] = []
+        /// The batch's connections in the order first seen, with the first and last index of
+        /// their items (a connection's `inboxSlot` is its index here).
+        var touched: [RealtimeChannelHandler] = []
+        var first: [Int32] = []
+        var last: [Int32] = []
+        var served = 0
+        /// Frames built for this batch (at most `frameSlots`, oldest replaced first).
+        var frames: [(update: EncodedUpdate, frame: ByteBuffer)] = []
+        var nextSlot = 0
+        /// Connections that stopped reading while fan-out was behind.
+        var held: [RealtimeChannelHandler] = []
+    }
+
+    private static let frameSlots = 8
+    /// Arrays that grew past this in a burst are not kept for the next one.
+    private static let keptCapacity = 16_384
+    /// How long one slice of a drain may run before the loop serves its sockets.
+    static let sliceNanoseconds: Int64 = 250_000
+    /// The pause that lets the loop poll its sockets between slices.
+    static let yieldNanoseconds: Int64 = 20_000
+
+    let eventLoop: any EventLoop
+    /// Runs the tasks of the connections' short database actions on this loop.
+    let executor: EventLoopTaskExecutor
+    private let all: RealtimeLoopInboxes
+    private let allocator = ByteBufferAllocator()
+    private let pending = Mutex(Pending())
+    private let state = LoopState()
+
+    init(eventLoop: any EventLoop, all: RealtimeLoopInboxes) {
+        self.eventLoop = eventLoop
+        self.executor = EventLoopTaskExecutor(eventLoop: eventLoop)
+        self.all = all
+    }
+
+    /// From the engine's delivery queue; never blocks.
+    func append(_ handler: RealtimeChannelHandler, _ delivery: Delivery) {
+        all.waiting.add(1, ordering: .relaxed)
+        let schedule = pending.withLock { pending -> Bool in
+            pending.items.append(Item(handler: handler, delivery: delivery))
+            if pending.scheduled { return false }
+            pending.scheduled = true
+            return true
+        }
+        if schedule {
+            eventLoop.execute { self.drain() }
+        }
+    }
+
+    /// The text frame of `update`'s untagged message, built once per batch. On the loop.
+    func frame(for update: EncodedUpdate) -> ByteBuffer {
+        let state = self.state
+        for entry in state.frames where entry.update === update { return entry.frame }
+        let frame = WebSocketFrameBytes.frame(opcode: WebSocketFrameBytes.text, update.message, allocator: allocator)
+        if state.frames.count < Self.frameSlots {
+            state.frames.append((update, frame))
+        } else {
+            state.frames[state.nextSlot] = (update, frame)
+            state.nextSlot = (state.nextSlot + 1) % Self.frameSlots
+        }
+        return frame
+    }
+
+    /// Asked by a connection about to read (on the loop): true when fan-out is behind, and the
+    /// connection is then told `resumeReading()` once it has caught up.
+    func shouldHoldReading(_ handler: RealtimeChannelHandler) -> Bool {
+        guard all.waiting.load(ordering: .relaxed) > RealtimeLoopInboxes.holdAbove else { return false }
+        state.held.append(handler)
+        all.holding.store(true, ordering: .relaxed)
+        return true
+    }
+
+    /// Fan-out caught up: the held connections read again. On the loop.
+    func resumeHeld() {
+        let state = self.state
+        guard !state.held.isEmpty else { return }
+        let held = state.held
+        state.held = []
+        for handler in held { handler.resumeReading() }
+    }
+
+    private func drain() {
+        let state = self.state
+        let sliceEnd = NIODeadline.now().uptimeNanoseconds + UInt64(Self.sliceNanoseconds)
+        var steps = 0
+        while true {
+            if state.grouped < state.items.count {
+                group(state.grouped)
+                state.grouped += 1
+            } else if state.served < state.touched.count {
+                steps += serve(state.served)
+                state.served += 1
+            } else if !nextBatch() {
+                return
+            }
+            steps += 1
+            if steps >= 16 {
+                steps = 0
+                if NIODeadline.now().uptimeNanoseconds >= sliceEnd {
+                    eventLoop.scheduleTask(in: .nanoseconds(Self.yieldNanoseconds)) { self.drain() }
+                    return
+                }
+            }
+        }
+    }
+
+    /// Links item `index` behind its connection's earlier items of the batch.
+    private func group(_ index: Int) {
+        let state = self.state
+        let handler = state.items[index].handler
+        let item = Int32(index)
+        state.next.append(-1)
+        if handler.inboxSlot < 0 {
+            handler.inboxSlot = state.touched.count
+            state.touched.append(handler)
+            state.first.append(item)
+            state.last.append(item)
+        } else {
+            let slot = handler.inboxSlot
+            state.next[Int(state.last[slot])] = item
+            state.last[slot] = item
+        }
+    }
+
+    /// Hands connection `slot` its deliveries of the batch, in order, and flushes it once.
+    /// Returns the number of deliveries.
+    private func serve(_ slot: Int) -> Int {
+        let state = self.state
+        let handler = state.touched[slot]
+        handler.inboxSlot = -1
+        handler.beginDeliveries()
+        var index = Int(state.first[slot])
+        var count = 0
+        while index >= 0 {
+            handler.receive(state.items[index].delivery)
+            index = Int(state.next[index])
+            count += 1
+        }
+        handler.endDeliveries()
+        all.handedOver(count)
+        return count
+    }
+
+    /// Ends the batch just drained and takes what is pending as the next; false (and no drain
+    /// scheduled) when nothing is.
+    private func nextBatch() -> Bool {
+        let state = self.state
+        let keep = state.items.capacity <= Self.keptCapacity
+        state.frames.removeAll(keepingCapacity: true)
+        state.nextSlot = 0
+        state.items.removeAll(keepingCapacity: keep)
+        state.next.removeAll(keepingCapacity: keep)
+        state.touched.removeAll(keepingCapacity: keep)
+        state.first.removeAll(keepingCapacity: keep)
+        state.last.removeAll(keepingCapacity: keep)
+        state.grouped = 0
+        state.served = 0
+        // The emptied array goes to `pending` (its capacity is reused), the pending items come here.
+        return pending.withLock { pending -> Bool in
+            guard !pending.items.isEmpty else {
+                pending.scheduled = false
+                return false
+            }
+            swap(&state.items, &pending.items)
+            return true
+        }
+    }
+}
+
+/// One `RealtimeLoopInbox` per event loop, created with the loop's first connection, and the
+/// count of deliveries waiting on all of them (the hold on reading).
+final class RealtimeLoopInboxes: Sendable {
+    /// Connections stop reading while more deliveries than this wait…
+    static let holdAbove = 65_536
+    /// … and read again once fewer than this do.
+    static let resumeBelow = 16_384
+
+    private let inboxes = Mutex<[ObjectIdentifier: RealtimeLoopInbox]>([:])
+    /// Deliveries appended and not yet handed over and flushed, on all loops.
+    fileprivate let waiting = Atomic<Int>(0)
+    /// Some connection holds its reading.
+    fileprivate let holding = Atomic<Bool>(false)
+
+    func inbox(for eventLoop: any EventLoop) -> RealtimeLoopInbox {
+        inboxes.withLock { inboxes in
+            let key = ObjectIdentifier(eventLoop)
+            if let inbox = inboxes[key] { return inbox }
+            let inbox = RealtimeLoopInbox(eventLoop: eventLoop, all: self)
+            inboxes[key] = inbox
+            return inbox
+        }
+    }
+
+    /// `count` deliveries were handed over and flushed; below `resumeBelow`, held connections
+    /// read again.
+    fileprivate func handedOver(_ count: Int) {
+        let left = waiting.subtract(count, ordering: .relaxed).newValue
+        guard left < Self.resumeBelow, holding.load(ordering: .relaxed),
+            holding.exchange(false, ordering: .relaxed)
+        else { return }
+        for inbox in inboxes.withLock({ Array($0.values) }) {
+            inbox.eventLoop.execute { inbox.resumeHeld() }
+        }
+    }
+}
