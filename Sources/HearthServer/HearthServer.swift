@@ -71,6 +71,8 @@ public enum HearthServer {
         )
         let database = RealtimeDatabase(store: store, logger: logger)
         RulesInstaller.follow(rules, into: database, logger: logger)
+        // A revoked token's WebSocket connections learn it at once (`ac`); SSE streams within a second.
+        accounts.onRevoke { [ticker = endpoint.ticker] _ in ticker.tickAll() }
         let realtime = RealtimeContext(
             database: database,
             rules: rules,

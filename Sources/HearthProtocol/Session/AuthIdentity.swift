@@ -19,6 +19,9 @@ public struct AuthIdentity: Sendable, Equatable {
     public var authVariable: JSONValue
     /// When the credential expires (the token's `exp`); nil for credentials that do not.
     public var expiresAt: Timestamp?
+    /// Asked on every tick whether the credential was revoked meanwhile (password changed,
+    /// account disabled or deleted): the session then sends `ac` and continues anonymously.
+    public var revocation: (any CredentialRevocationProbe)?
 
     public init(role: Role, authVariable: JSONValue = .null, expiresAt: Timestamp? = nil) {
         self.role = role
@@ -41,4 +44,14 @@ public struct AuthIdentity: Sendable, Equatable {
 
     /// True when rules do not apply.
     public var bypassesRules: Bool { role == .admin }
+
+    /// Equal role, `auth` and expiry (the probe is not compared).
+    public static func == (lhs: AuthIdentity, rhs: AuthIdentity) -> Bool {
+        lhs.role == rhs.role && lhs.authVariable == rhs.authVariable && lhs.expiresAt == rhs.expiresAt
+    }
+}
+
+/// Tells whether a verified credential has been revoked since (the accounts store knows).
+public protocol CredentialRevocationProbe: Sendable {
+    var isRevoked: Bool { get }
 }

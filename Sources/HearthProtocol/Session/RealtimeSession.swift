@@ -139,6 +139,9 @@ public struct RealtimeSession: Sendable {
         if let expiry = identity.expiresAt, now >= expiry {
             return revokeAuthentication(status: .expiredToken, reason: "Auth token is expired.")
         }
+        if let probe = identity.revocation, probe.isRevoked {
+            return revokeAuthentication(status: .invalidToken, reason: "Auth token is revoked: sign in again.")
+        }
         return []
     }
 

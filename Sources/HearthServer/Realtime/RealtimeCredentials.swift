@@ -1,3 +1,4 @@
+import HearthAccounts
 import HearthCore
 import HearthProtocol
 
@@ -27,10 +28,32 @@ struct RealtimeCredentials: Sendable {
             case .authVariable(let value)?: return .authenticated(.user(authVariable: value))
             }
         case .user(let claims):
-            return .authenticated(Self.identity(for: claims))
+            return .authenticated(identity(for: claims))
         case .anonymous:
             return .failed(.invalidToken, message: RESTError.unparsableToken.message)
         }
+    }
+
+    /// A user's identity that notices when the accounts store revokes its token (checked on
+    /// every tick of the connection, and by SSE streams).
+    func identity(for claims: UserClaims) -> AuthIdentity {
+        var identity = Self.identity(for: claims)
+        if let revocations = resolver.verifier.revocations {
+            let token = (try? JSONParser.parse(claims.claimsJSON)) ?? .object([])
+            let signedInAt = token["auth_time"]?.numberValue ?? token["iat"]?.numberValue ?? 0
+            identity.revocation = AccountRevocationProbe(
+                registry: revocations,
+                uid: claims.uid,
+                signedInAt: Int64(signedInAt)
+            )
+        }
+        return identity
+    }
+
+    /// The identity a REST/SSE credential acts as, watching for revocation.
+    func identity(forCredential credential: Credential) -> AuthIdentity {
+        if case .user(let claims) = credential { return identity(for: claims) }
+        return Self.identity(for: credential)
     }
 
     /// The identity a REST/SSE credential acts as.
@@ -51,4 +74,13 @@ struct RealtimeCredentials: Sendable {
         let expiresAt = token["exp"]?.numberValue.map { Timestamp(millisecondsSince1970: Int64($0 * 1000)) }
         return .user(authVariable: .object(members), expiresAt: expiresAt)
     }
+}
+
+/// Asks the accounts store whether a user's token was revoked after it was verified.
+struct AccountRevocationProbe: CredentialRevocationProbe {
+    let registry: RevocationRegistry
+    let uid: String
+    let signedInAt: Int64
+
+    var isRevoked: Bool { registry.status(uid: uid, authTime: signedInAt) != .valid }
 }

@@ -9,8 +9,13 @@ import Synchronization
 final class RealtimeTicker: Sendable {
     /// One event loop's connections; only touched on that loop.
     final class LoopMembers: @unchecked Sendable {
+        let loop: any EventLoop
         var handlers: [RealtimeChannelHandler] = []
         var task: RepeatedTask?
+
+        init(loop: any EventLoop) {
+            self.loop = loop
+        }
     }
 
     private let loops = Mutex<[ObjectIdentifier: LoopMembers]>([:])
@@ -22,7 +27,7 @@ final class RealtimeTicker: Sendable {
         let key = ObjectIdentifier(loop)
         let members = loops.withLock { loops in
             if let members = loops[key] { return members }
-            let members = LoopMembers()
+            let members = LoopMembers(loop: loop)
             loops[key] = members
             return members
         }
@@ -59,6 +64,18 @@ final class RealtimeTicker: Sendable {
             members.task = nil
             members.handlers = []
             loops.withLock { _ = $0.removeValue(forKey: key) }
+        }
+    }
+
+    /// Ticks every connection now, on its loop (a credential was revoked: its connections send
+    /// `ac` at once rather than at their next tick).
+    func tickAll() {
+        let all = loops.withLock { Array($0.values) }
+        for members in all {
+            members.loop.execute {
+                let now = RealtimeConnection.now()
+                for handler in members.handlers { handler.tick(now: now) }
+            }
         }
     }
 

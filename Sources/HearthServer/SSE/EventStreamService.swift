@@ -41,7 +41,7 @@ struct EventStreamService: Sendable {
         let (path, isPriority) = try CoreBridge.parseWritePath(decoded)
         if isPriority { throw RESTError.badRequest("Invalid path '\(decoded)': '.priority' cannot be streamed.") }
         if options.shallow != nil { throw RESTError.badRequest("shallow is not supported by streaming reads.") }
-        let identity = RealtimeCredentials.identity(for: credential)
+        let identity = context.credentials.identity(forCredential: credential)
         let namespace = options.namespace
         let engine = try await context.engine(for: namespace)
         guard try await engine.canRead(path: path, query: options.query, as: identity.caller) else {
@@ -155,16 +155,28 @@ struct EventStream: Sendable {
         }
     }
 
-    /// `keep-alive` every interval; `auth_revoked` once the credential has expired.
+    /// `keep-alive` every interval; `auth_revoked` once the credential has expired or the
+    /// accounts store revoked it (checked every `credentialCheckInterval`).
     private func keepAlive() async {
         let interval = context.configuration.sseKeepAliveInterval
+        let check = min(interval, Self.credentialCheckInterval)
+        let clock = ContinuousClock()
+        var nextKeepAlive = clock.now + interval
         while !Task.isCancelled {
-            do { try await Task.sleep(for: interval) } catch { return }
+            do { try await Task.sleep(for: check) } catch { return }
             if let expiry = identity.expiresAt, RealtimeConnection.now() >= expiry {
                 subscriber.revoke(with: .authRevoked(reason: "Auth token is expired."))
                 return
             }
+            if let probe = identity.revocation, probe.isRevoked {
+                subscriber.revoke(with: .authRevoked(reason: "Auth token is revoked: sign in again."))
+                return
+            }
+            guard clock.now >= nextKeepAlive else { continue }
+            nextKeepAlive = clock.now + interval
             if !subscriber.send(.keepAlive) { return }
         }
     }
+
+    static let credentialCheckInterval: Duration = .seconds(1)
 }
