@@ -18,6 +18,31 @@ struct DataSourceTests {
         #expect(overlay.summary(at: path("/a")) == .children)
     }
 
+    /// `.validate` on an ancestor of a push (`newData.hasChildren()` on a list) must not read the
+    /// whole list: the summary of an ancestor of a non-null write is known without it.
+    @Test func overlaySummaryOfAnAncestorDoesNotMaterialiseIt() {
+        final class Counting: RuleDataSource {
+            let inner: RuleMemorySource
+            var nodeReads: [DataPath] = []
+            init(_ inner: RuleMemorySource) { self.inner = inner }
+            func node(at path: DataPath) -> Node? {
+                nodeReads.append(path)
+                return inner.node(at: path)
+            }
+            func summary(at path: DataPath) -> RuleNodeSummary { inner.summary(at: path) }
+        }
+        let counting = Counting(base)
+        let overlay = RuleOverlaySource(base: counting, writes: [(path("/a/c/new"), tree(#"{"n": 1}"#))])
+        #expect(overlay.summary(at: path("/a")) == .children)
+        #expect(overlay.summary(at: path("/a/c")) == .children)
+        #expect(overlay.summary(at: .root) == .children)
+        #expect(counting.nodeReads.isEmpty)
+        // A deletion below an ancestor still needs the data (it may empty it).
+        let deleting = RuleOverlaySource(base: counting, writes: [(path("/a/c/d"), nil)])
+        #expect(deleting.summary(at: path("/a/c")) == .absent)
+        #expect(!counting.nodeReads.isEmpty)
+    }
+
     @Test func overlayDeletesAndEmptiesParents() {
         let overlay = RuleOverlaySource(base: base, writes: [(path("/a/b"), nil), (path("/a/c"), nil)])
         #expect(overlay.node(at: path("/a")) == nil)

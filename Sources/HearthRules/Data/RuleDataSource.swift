@@ -119,6 +119,14 @@ public struct RuleOverlaySource: RuleDataSource {
             guard let node = writes[last].node else { return .absent }
             return NodeWalk.summary(node, path.keys[writes[last].path.depth...])
         }
+        // An ancestor of the writes (`.validate` runs on them): a value written below it makes it
+        // an object, without materialising its subtree (which grows with every push under it).
+        let after = (writes.lastIndex { RuleKeys.contains($0.path, path) } ?? -1) + 1
+        if writes[after...].contains(where: {
+            $0.node != nil && $0.path.depth > path.depth && RuleKeys.contains(path, $0.path)
+        }) {
+            return .children
+        }
         return RuleNodeSummary(node(at: path))
     }
 
