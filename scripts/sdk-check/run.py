@@ -7,8 +7,14 @@ firebase-database.js import of https://www.gstatic.com/.../firebase-app.js to ./
 and pass their directory as --sdk. Start Hearth with --emulator on --hearth-port first.
 
     python3 scripts/sdk-check/run.py --sdk /tmp/sdk --hearth-port 9000
+
+auth-check.html (also needs firebase-auth.js, its import rewritten the same way) signs up, in and
+out with the Auth SDK against a server with the shipped rules (--emulator optional); --data is
+that server's data directory, whose reset outbox the page reads at /outbox:
+
+    python3 scripts/sdk-check/run.py --sdk /tmp/sdk --hearth-port 9000 --page auth-check.html --data DIR
 """
-import argparse, http.server, json, os, subprocess, sys, threading, time
+import argparse, http.server, json, os, subprocess, sys, tempfile, threading, time
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--sdk", required=True)
@@ -16,6 +22,8 @@ parser.add_argument("--hearth-port", type=int, default=9000)
 parser.add_argument("--port", type=int, default=9599, help="port of this page server")
 parser.add_argument("--chromium", default="chromium")
 parser.add_argument("--timeout", type=float, default=120)
+parser.add_argument("--page", default="sdk-check.html")
+parser.add_argument("--data", help="the server's data directory (auth-check.html reads its outbox)")
 args = parser.parse_args()
 here = os.path.dirname(os.path.abspath(__file__))
 results = []
@@ -24,6 +32,9 @@ finished = threading.Event()
 class Handler(http.server.SimpleHTTPRequestHandler):
     def translate_path(self, path):
         path = path.split("?")[0]
+        if path == "/outbox" and args.data:
+            outbox = os.path.join(args.data, "accounts", "outbox.jsonl")
+            return outbox if os.path.exists(outbox) else os.devnull
         if path.startswith("/sdk/"):
             return os.path.join(args.sdk, path[len("/sdk/"):])
         return os.path.join(here, path.lstrip("/"))
@@ -39,13 +50,15 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
 server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
 threading.Thread(target=server.serve_forever, daemon=True).start()
-url = f"http://127.0.0.1:{args.port}/sdk-check.html?port={args.hearth_port}&ns=sdkcheck{int(time.time())}"
+url = f"http://127.0.0.1:{args.port}/{args.page}?port={args.hearth_port}&ns=sdkcheck{int(time.time())}"
+profile = tempfile.TemporaryDirectory(ignore_cleanup_errors=True)  # a fresh browser profile
 browser = subprocess.Popen([args.chromium, "--headless=new", "--no-sandbox", "--disable-gpu",
-                            "--remote-debugging-port=0", url],
+                            "--remote-debugging-port=0", f"--user-data-dir={profile.name}", url],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 finished.wait(args.timeout)
 browser.terminate()
 browser.wait(10)
+profile.cleanup()
 server.shutdown()
 failed = 0
 for r in results:
