@@ -61,9 +61,4 @@ enum CoreBridge {
     static func nextPushID() -> String {
         pushIDs.next()
     }
-
-    /// The `.indexOn` specs of a rules document (JSON with comments).
-    static func indexes(fromRulesDocument text: String) throws -> [IndexSpec] {
-        try RulesIndexes.extract(fromRulesDocument: Array(text.utf8))
-    }
 }
