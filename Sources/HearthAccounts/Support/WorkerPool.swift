@@ -1,6 +1,10 @@
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A fixed set of threads for CPU-heavy work (password hashing), so that it never runs on
 /// NIO event loops or starves Swift's cooperative pool. At most `maxQueued` jobs wait; more are
 /// refused rather than queued without bound.
@@ -49,6 +53,7 @@ final class WorkerPool: Sendable {
     }
 
     private func work() {
+        Self.yieldToOtherThreads()
         while true {
             condition.lock()
             while state.head == state.jobs.count && !state.stopped { condition.wait() }
@@ -65,6 +70,21 @@ final class WorkerPool: Sendable {
             condition.unlock()
             job()
         }
+    }
+
+    /// Hashing runs only on CPU time nobody else wants: the thread is put in Linux's
+    /// `SCHED_IDLE` class (else, at the lowest nice level), so 16 concurrent sign-ins cost the
+    /// event loops' realtime deliveries almost nothing; sign-ins slow down instead.
+    private static func yieldToOtherThreads() {
+        #if os(Linux)
+        var parameters = sched_param()
+        parameters.sched_priority = 0
+        let schedIdle: Int32 = 5  // SCHED_IDLE (linux/sched.h)
+        if pthread_setschedparam(pthread_self(), schedIdle, &parameters) != 0 {
+            // who = 0: on Linux, the calling thread only.
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+        }
+        #endif
     }
 
     /// Lets queued jobs finish, then ends the threads; later `run` calls answer nil.
