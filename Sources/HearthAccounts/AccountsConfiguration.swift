@@ -4,7 +4,9 @@ import Foundation
 public struct AccountsConfiguration: Sendable {
     /// scrypt cost. Production: N=2^15, r=8, p=1 (32 MiB and ~70 ms per hash on one core).
     public var scrypt: ScryptParameters
-    /// Threads that run password hashes (default: one per core); each holds `scrypt.memoryBytes` while it works.
+    /// Threads that run password hashes (default: one fewer than the cores, at least one: scrypt
+    /// is memory-bound, and a second hashing thread on 2 cores raised the realtime p99 by
+    /// ~10 ms); each holds `scrypt.memoryBytes` while it works.
     public var hashingThreads: Int
     /// Hashes waiting for a thread before new ones are refused as `TOO_MANY_ATTEMPTS_TRY_LATER`.
     public var maxQueuedHashes: Int
@@ -45,7 +47,7 @@ public struct AccountsConfiguration: Sendable {
         now: (@Sendable () -> Double)? = nil
     ) {
         self.scrypt = scrypt
-        self.hashingThreads = hashingThreads ?? max(1, ProcessInfo.processInfo.activeProcessorCount)
+        self.hashingThreads = hashingThreads ?? max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
         self.maxQueuedHashes = maxQueuedHashes
         self.projectID = projectID
         self.idTokenLifetime = idTokenLifetime

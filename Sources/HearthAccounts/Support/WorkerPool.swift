@@ -77,6 +77,7 @@ final class WorkerPool: Sendable {
     /// event loops' realtime deliveries almost nothing; sign-ins slow down instead.
     private static func yieldToOtherThreads() {
         #if os(Linux)
+        keepHashBuffersMapped
         var parameters = sched_param()
         parameters.sched_priority = 0
         let schedIdle: Int32 = 5  // SCHED_IDLE (linux/sched.h)
@@ -86,6 +87,21 @@ final class WorkerPool: Sendable {
         }
         #endif
     }
+
+    #if os(Linux)
+    /// scrypt (N=2^15, r=8) allocates 32 MB per hash. Above glibc's mmap threshold each one is a
+    /// fresh mapping: 8,192 page faults to zero it and a TLB shootdown that interrupts every
+    /// core (the event loops too) when it is unmapped. Raising the threshold once keeps these
+    /// buffers in the hashing threads' heaps, reused from one hash to the next.
+    private static let keepHashBuffersMapped: Void = {
+        // `mallopt` (<malloc.h>, not in the Glibc module): M_TRIM_THRESHOLD -1, M_MMAP_THRESHOLD -3.
+        typealias MallOpt = @convention(c) (Int32, Int32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
+        let mallopt = unsafeBitCast(symbol, to: MallOpt.self)
+        _ = mallopt(-3, 64 << 20)
+        _ = mallopt(-1, 256 << 20)
+    }()
+    #endif
 
     /// Lets queued jobs finish, then ends the threads; later `run` calls answer nil.
     func shutdown() {
