@@ -6,6 +6,19 @@ struct LoopResult: Sendable {
     var latencies: [UInt32] = []
     var errors = 0
     var firstError: String?
+
+    /// The loops' results together, latencies sorted: every latency, the error count, the first error.
+    static func merged(_ futures: [EventLoopFuture<LoopResult>]) async throws -> LoopResult {
+        var merged = LoopResult()
+        for future in futures {
+            let result = try await future.get()
+            merged.latencies += result.latencies
+            merged.errors += result.errors
+            merged.firstError = merged.firstError ?? result.firstError
+        }
+        merged.latencies.sort()
+        return merged
+    }
 }
 
 /// One connection, one request in flight: send, wait for the response, send the next, until the deadline.

@@ -51,17 +51,9 @@ struct PutsScenario {
             }
             futures.append(loop.run())
         }
-        var latencies: [UInt32] = []
-        var errors = 0
-        var firstError: String?
-        for future in futures {
-            let result = try await future.get()
-            latencies += result.latencies
-            errors += result.errors
-            firstError = firstError ?? result.firstError
-        }
+        let merged = try await LoopResult.merged(futures)
+        let (latencies, errors, firstError) = (merged.latencies, merged.errors, merged.firstError)
         for connection in connections { await connection.close() }
-        latencies.sort()
         let opsPerS = Double(latencies.count) / seconds
         let is64 = clients == 64
         return PutsPhase(

@@ -50,6 +50,25 @@ struct UsersOptions: ParsableArguments {
         )
     }
 
+    /// Opens the accounts, finds `user`, applies `change` to its uid and prints `"<done> <uid>"`;
+    /// a failure names what was being done (`"disable 'ada@example.com'"`).
+    func change(
+        _ user: String,
+        doing what: String,
+        done: String,
+        _ change: (AccountsStore, _ uid: String) async throws -> Void
+    ) async throws {
+        let store = try open(create: false)
+        defer { store.close() }
+        do {
+            let account = try Self.find(user, in: store)
+            try await change(store, account.localId)
+            FileHandle.standardOutput.write(Data("\(done) \(account.localId)\n".utf8))
+        } catch {
+            throw Self.failure(error, doing: "\(what) '\(user)'")
+        }
+    }
+
     /// The account named by `user`: an email when it contains '@', else a uid.
     static func find(_ user: String, in store: AccountsStore) throws -> AccountRecord {
         let found = user.contains("@") ? store.account(email: user) : store.account(uid: user)

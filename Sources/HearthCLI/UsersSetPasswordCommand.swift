@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 
 /// `hearth users set-password USER`: replaces the password and revokes earlier tokens.
 struct UsersSetPasswordCommand: AsyncParsableCommand {
@@ -18,14 +17,8 @@ struct UsersSetPasswordCommand: AsyncParsableCommand {
 
     func run() async throws {
         let password = try UsersOptions.password(password)
-        let store = try options.open(create: false)
-        defer { store.close() }
-        do {
-            let account = try UsersOptions.find(user, in: store)
-            _ = try await store.setPassword(uid: account.localId, password)
-            FileHandle.standardOutput.write(Data("Password set for \(account.localId)\n".utf8))
-        } catch {
-            throw UsersOptions.failure(error, doing: "set the password of '\(user)'")
+        try await options.change(user, doing: "set the password of", done: "Password set for") { store, uid in
+            _ = try await store.setPassword(uid: uid, password)
         }
     }
 }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 
 /// `hearth users disable USER`: refuses sign-ins and revokes every token.
 struct UsersDisableCommand: AsyncParsableCommand {
@@ -14,14 +13,8 @@ struct UsersDisableCommand: AsyncParsableCommand {
     @OptionGroup var options: UsersOptions
 
     func run() async throws {
-        let store = try options.open(create: false)
-        defer { store.close() }
-        do {
-            let account = try UsersOptions.find(user, in: store)
-            _ = try await store.setDisabled(uid: account.localId, true)
-            FileHandle.standardOutput.write(Data("Disabled \(account.localId)\n".utf8))
-        } catch {
-            throw UsersOptions.failure(error, doing: "disable '\(user)'")
+        try await options.change(user, doing: "disable", done: "Disabled") { store, uid in
+            _ = try await store.setDisabled(uid: uid, true)
         }
     }
 }
@@ -39,14 +32,8 @@ struct UsersEnableCommand: AsyncParsableCommand {
     @OptionGroup var options: UsersOptions
 
     func run() async throws {
-        let store = try options.open(create: false)
-        defer { store.close() }
-        do {
-            let account = try UsersOptions.find(user, in: store)
-            _ = try await store.setDisabled(uid: account.localId, false)
-            FileHandle.standardOutput.write(Data("Enabled \(account.localId)\n".utf8))
-        } catch {
-            throw UsersOptions.failure(error, doing: "enable '\(user)'")
+        try await options.change(user, doing: "enable", done: "Enabled") { store, uid in
+            _ = try await store.setDisabled(uid: uid, false)
         }
     }
 }
@@ -64,14 +51,8 @@ struct UsersDeleteCommand: AsyncParsableCommand {
     @OptionGroup var options: UsersOptions
 
     func run() async throws {
-        let store = try options.open(create: false)
-        defer { store.close() }
-        do {
-            let account = try UsersOptions.find(user, in: store)
-            try await store.deleteAccount(uid: account.localId)
-            FileHandle.standardOutput.write(Data("Deleted \(account.localId)\n".utf8))
-        } catch {
-            throw UsersOptions.failure(error, doing: "delete '\(user)'")
+        try await options.change(user, doing: "delete", done: "Deleted") { store, uid in
+            try await store.deleteAccount(uid: uid)
         }
     }
 }
