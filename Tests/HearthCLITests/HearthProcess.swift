@@ -95,7 +95,7 @@ final class Child: @unchecked Sendable {
         process.standardOutput = try FileHandle(forWritingTo: outputURL)
         process.standardError = try FileHandle(forWritingTo: errorURL)
         process.standardInput = try stdin.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
-        try process.run()
+        try HearthProcess.launching { try process.run() }
         return Child(process: process, outputURL: outputURL, errorURL: errorURL, scratch: scratch)
     }
 
@@ -131,4 +131,17 @@ final class Child: @unchecked Sendable {
             _ = try? await wait(timeout: .seconds(10))
         }
     }
+}
+
+extension HearthProcess {
+    /// Foundation's `Process.run()` on Linux is not safe to call from several threads at once
+    /// (a CI run crashed in its memcpy while another launch walked the descriptor table): the
+    /// tests launch one child at a time; the children then run concurrently.
+    static func launching<T>(_ body: () throws -> T) rethrows -> T {
+        launchLock.lock()
+        defer { launchLock.unlock() }
+        return try body()
+    }
+
+    private static let launchLock = NSLock()
 }

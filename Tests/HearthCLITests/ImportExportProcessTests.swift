@@ -150,7 +150,7 @@ struct ImportExportProcessTests {
         _ = FileManager.default.createFile(atPath: transcriptURL.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: transcriptURL)
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try HearthProcess.launching { try process.run() }
         while process.isRunning {
             try await Task.sleep(for: .milliseconds(20))
         }
