@@ -107,6 +107,12 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "rules: the rules file evaluated (from the repository root).")
     var rulesFile = "rules/database.rules.json"
 
+    @Option(help: "rules: decisions per timed loop (lower it to profile under valgrind).")
+    var rulesIterations = 200_000
+
+    @Option(help: "rules: timed loops per decision (the best is reported).")
+    var rulesRuns = 5
+
     @Option(help: "sign-in: concurrent clients, each signing in its own account.")
     var signInClients = 16
 
@@ -126,7 +132,7 @@ struct BenchCommand: AsyncParsableCommand {
             throw ValidationError("--clients must be positive integers separated by commas, not '\(clients)'")
         }
         guard duration > 0, warmup >= 0, threads >= 1, bigMb >= 1, bigParts >= 1, reads >= 1, listSize >= limit,
-            batch >= 1, limit >= 1, queries >= 1, importMb >= 1
+            batch >= 1, limit >= 1, queries >= 1, importMb >= 1, rulesIterations >= 1, rulesRuns >= 1
         else {
             throw ValidationError("durations, counts and sizes must be positive")
         }
@@ -138,7 +144,7 @@ struct BenchCommand: AsyncParsableCommand {
         let target = try ServerTarget(url: url, namespace: ns, adminSecret: secret)
         var report = Report(url: url, namespace: ns, serverSync: serverSync, clientThreads: threads)
         let needsServer = !selected.subtracting([.import, .rules]).isEmpty
-        let rulesReport = selected.contains(.rules) ? try RulesScenario(rulesFile: rulesFile).run() : nil
+        let rulesReport = selected.contains(.rules) ? try RulesScenario(rulesFile: rulesFile, iterations: rulesIterations, runs: rulesRuns).run() : nil
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         var realtimeReports = RealtimeReports()

@@ -13,8 +13,8 @@ struct RulesScenario {
     var users = 10_000
     var chats = 2_000
     var messagesPerChat = 20
-    var iterations = 200_000
-    var runs = 5
+    var iterations: Int
+    var runs: Int
     /// µs per decision the message write and the chat-list read must stay under (issue 4).
     var targetUs = 5.0
 

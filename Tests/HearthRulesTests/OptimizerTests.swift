@@ -69,7 +69,9 @@ struct OptimizerTests {
         let target = path("/items/a")
         let newNode = tree(optimizerNewNode)
         let newRoot = RuleOverlaySource(base: current, writes: [(target, newNode)])
-        for uid in ["alice", nil] as [String?] {
+        // "team/alice" is not one key: `child(auth.uid)` splits it (the evaluator's one-key fast
+        // path must not apply).
+        for uid in ["alice", "team/alice", nil] as [String?] {
             for known in testCase.kind == .read ? [false] : [false, true] {
                 var evaluator = RuleEvaluator(
                     auth: auth(uid, token: expressionToken),
@@ -78,7 +80,7 @@ struct OptimizerTests {
                     now: 1000,
                     query: RuleQuery()
                 )
-                evaluator.wildcards = ["a"]
+                evaluator.wildcards = [ChildKey("a")]
                 evaluator.locationKeys = target.keys
                 if known { evaluator.newNodeAtLocation = .known(newNode) }
                 let expected = evaluator.run(checked)

@@ -50,6 +50,12 @@ public struct RuleMemorySource: RuleDataSource, Sendable {
     private final class Storage: Sendable {
         let root: Node?
         init(_ root: Node?) { self.root = root }
+
+        /// Reads `root` in place (no copy of the root node per lookup).
+        func summary(at keys: ArraySlice<ChildKey>) -> RuleNodeSummary {
+            guard case .some(let root) = root else { return .absent }
+            return NodeWalk.summary(root, keys)
+        }
     }
 
     private var storage: Storage
@@ -65,6 +71,10 @@ public struct RuleMemorySource: RuleDataSource, Sendable {
 
     public func node(at path: DataPath) -> Node? {
         root?.descendant(path)
+    }
+
+    func summary(at keys: ArraySlice<ChildKey>) -> RuleNodeSummary {
+        storage.summary(at: keys)
     }
 }
 
@@ -94,6 +104,7 @@ public struct RuleOverlaySource: RuleDataSource {
     public func node(at path: DataPath) -> Node? {
         // The last write at or above `path` gives the starting value; writes after it that lie
         // strictly below `path` are applied on top.
+        let writes = storage.writes
         var startIndex = 0
         var value: Node?
         var covered = false
@@ -103,7 +114,7 @@ public struct RuleOverlaySource: RuleDataSource {
             covered = true
             break
         }
-        if !covered { value = base.node(at: path) }
+        if !covered { value = storage.base.node(at: path) }
         for write in writes[startIndex...] where write.path.depth > path.depth && RuleKeys.contains(path, write.path) {
             value = NodeEditing.setting(value, at: write.path.keys[path.depth...], to: write.node)
         }
@@ -111,7 +122,8 @@ public struct RuleOverlaySource: RuleDataSource {
     }
 
     public func summary(at path: DataPath) -> RuleNodeSummary {
-        guard touches(path) else { return base.summary(at: path) }
+        let writes = storage.writes
+        guard touches(path, writes) else { return storage.base.summary(at: path) }
         // The common case: the last write that touches `path` is at or above it.
         if let last = writes.lastIndex(where: { RuleKeys.contains($0.path, path) || RuleKeys.contains(path, $0.path) }),
             RuleKeys.contains(writes[last].path, path)
@@ -131,12 +143,12 @@ public struct RuleOverlaySource: RuleDataSource {
     }
 
     public func priority(at path: DataPath) -> Priority? {
-        guard touches(path) else { return base.priority(at: path) }
+        guard touches(path, storage.writes) else { return storage.base.priority(at: path) }
         return node(at: path)?.priority
     }
 
     /// True when a write lies at, above or below `path`.
-    private func touches(_ path: DataPath) -> Bool {
+    private func touches(_ path: DataPath, _ writes: [(path: DataPath, node: Node?)]) -> Bool {
         for write in writes where RuleKeys.contains(write.path, path) || RuleKeys.contains(path, write.path) {
             return true
         }

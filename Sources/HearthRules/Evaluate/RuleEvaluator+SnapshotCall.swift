@@ -12,7 +12,7 @@ extension RuleEvaluator {
     ) -> RuleValue {
         let isNew = variable == .newData
         if isNew {
-            guard new != nil else { return .error("'newData' outside a write") }
+            guard inWrite else { return .error("'newData' outside a write") }
             // `newData.val()`, `newData.isString()`, ... during validation: the summary is known.
             if segments.isEmpty, let summary = newSummaryAtLocation, method != .hasChild,
                 method != .hasChildren || paths.isEmpty
@@ -56,7 +56,7 @@ extension RuleEvaluator {
 
     @inline(__always)
     private func summary(_ isNew: Bool, _ path: DataPath) -> RuleNodeSummary {
-        isNew ? new!.summary(at: path) : current.summary(at: path)
+        isNew ? new.summary(at: path) : current.summary(at: path)
     }
 
     /// Appends the keys of `segments`; returns the error value when a computed one is not a
@@ -67,6 +67,14 @@ extension RuleEvaluator {
             switch segment {
             case .keys(let literal):
                 keys.append(contentsOf: literal)
+            case .expression(.variable(.wildcard(let index))) where index < wildcards.count:
+                // A `$wildcard` is one key of the path: appended as it is when it is a valid key
+                // (as `RuleKeys.append` would), without splitting or parsing it again.
+                let key = wildcards[index]
+                guard KeyValidator.isValid(key.string) else { return .error(Message.runtimeBadChildPath(key.string)) }
+                keys.append(key)
+            case .expression(.authMember("uid")) where auth?.uidKey != nil:
+                keys.append(auth!.uidKey!)
             case .expression(let expression):
                 switch evaluate(expression) {
                 case .string(let path):

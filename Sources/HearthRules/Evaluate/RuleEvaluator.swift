@@ -10,11 +10,15 @@ internal import HearthCore
 struct RuleEvaluator {
     let auth: RuleAuth?
     let current: any RuleDataSource
-    let new: (any RuleDataSource)?
+    /// The database after the write (an empty source outside a write: see `inWrite`). Not an
+    /// optional, so that reading it never copies the existential.
+    let new: any RuleDataSource
+    /// True when evaluating a write (`newData` exists).
+    let inWrite: Bool
     let now: Double
     let query: RuleQuery
-    /// Values of the `$wildcards` in scope, outermost first.
-    var wildcards: [String] = []
+    /// Values of the `$wildcards` in scope, outermost first (each one key of the path).
+    var wildcards: [ChildKey] = []
     /// The keys of the location of the rule being evaluated (a buffer reused while the
     /// program walks the rules and the new data, so that moving to a child allocates nothing).
     var locationKeys: [ChildKey] = []
@@ -29,6 +33,17 @@ struct RuleEvaluator {
     }
     /// The summary of `newNodeAtLocation` when known (`newData.val()` and friends read it).
     private(set) var newSummaryAtLocation: RuleNodeSummary?
+
+    init(auth: RuleAuth?, current: any RuleDataSource, new: (any RuleDataSource)?, now: Double, query: RuleQuery) {
+        self.auth = auth
+        self.current = current
+        self.new = new ?? Self.noNewData
+        self.inWrite = new != nil
+        self.now = now
+        self.query = query
+    }
+
+    private static let noNewData = RuleMemorySource(root: nil)
 
     /// The outcome of one rule: true, false, or an error (which denies).
     func run(_ expression: RuleExpression) -> RuleOutcome {
@@ -50,14 +65,14 @@ struct RuleEvaluator {
             case .data:
                 return .snapshot(RuleSnapshot(source: .current, path: DataPath(keys: locationKeys), resolved: .unknown))
             case .newData:
-                guard new != nil else { return .error("'newData' outside a write") }
+                guard inWrite else { return .error("'newData' outside a write") }
                 return .snapshot(
                     RuleSnapshot(source: .new, path: DataPath(keys: locationKeys), resolved: newNodeAtLocation)
                 )
             case .now: return .number(now)
             case .query: return .query(query)
             case .wildcard(let index):
-                return index < wildcards.count ? .string(wildcards[index]) : .error("wildcard out of scope")
+                return index < wildcards.count ? .string(wildcards[index].string) : .error("wildcard out of scope")
             }
         case .authIsNull(let equal):
             return .bool((auth == nil) == equal)
@@ -254,7 +269,7 @@ struct RuleEvaluator {
         case (.null, .null): return true
         case let (.bool(a), .bool(b)): return a == b
         case let (.number(a), .number(b)): return a == b
-        case let (.string(a), .string(b)): return a.utf8.elementsEqual(b.utf8)
+        case let (.string(a), .string(b)): return a.utf8.count == b.utf8.count && RuleKeys.equal(a, b)
         case (.snapshot, _), (_, .snapshot), (.regex, _), (_, .regex), (.array, _), (_, .array): return nil
         case let (.json(a), .json(b)): return a == b
         case let (.auth(a), .auth(b)): return a == b
@@ -346,7 +361,7 @@ struct RuleEvaluator {
         case .unknown:
             switch snapshot.source {
             case .current: return current.summary(at: snapshot.path)
-            case .new: return new?.summary(at: snapshot.path) ?? .absent
+            case .new: return inWrite ? new.summary(at: snapshot.path) : .absent
             }
         }
     }
@@ -434,7 +449,7 @@ struct RuleEvaluator {
             case .unknown:
                 switch snapshot.source {
                 case .current: return RuleValue(priority: current.priority(at: snapshot.path))
-                case .new: return RuleValue(priority: new?.priority(at: snapshot.path))
+                case .new: return RuleValue(priority: inWrite ? new.priority(at: snapshot.path) : nil)
                 }
             }
         case .isNumber, .isString, .isBoolean:

@@ -99,7 +99,7 @@ enum RuleOptimizer {
 enum RuleKeys {
     @inline(__always)
     static func equal(_ a: ChildKey, _ b: ChildKey) -> Bool {
-        a.intValue == b.intValue && equal(a.string, b.string)
+        a.intValue == b.intValue && a.string.utf8.count == b.string.utf8.count && equal(a.string, b.string)
     }
 
     /// Byte equality of two strings (no Unicode equivalence, as Firebase compares keys).

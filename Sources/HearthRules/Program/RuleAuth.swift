@@ -2,13 +2,18 @@ public import HearthCore
 
 /// The `auth` variable of a signed-in user: `uid`, `provider` and `token` (every claim of the ID token).
 public struct RuleAuth: Equatable, Sendable {
-    public var uid: String
+    public var uid: String {
+        didSet { uidKey = Self.key(uid) }
+    }
+    /// `uid` as one child key when it is a valid key (what `child(auth.uid)` appends), else nil.
+    private(set) var uidKey: ChildKey?
     public var provider: String
     /// The claims, a JSON object (`email`, `email_verified`, `firebase`, custom claims, ...).
     public var token: JSONValue
 
     public init(uid: String, provider: String = "password", token: JSONValue = .object([])) {
         self.uid = uid
+        self.uidKey = Self.key(uid)
         self.provider = provider
         var token = token
         if case .object(let members) = token {
@@ -17,6 +22,10 @@ public struct RuleAuth: Equatable, Sendable {
             }
         }
         self.token = token
+    }
+
+    private static func key(_ uid: String) -> ChildKey? {
+        KeyValidator.isValid(uid) ? ChildKey(uid) : nil
     }
 
     /// Reads `{"uid": ..., "provider": ..., "token": {...}}`. Without `uid`, the token's

@@ -71,7 +71,25 @@ public struct RuleProgram: Sendable {
     ) -> RuleDecision {
         var evaluator = RuleEvaluator(auth: auth, current: root, new: newRoot, now: now, query: RuleQuery())
         var log: [RuleTraceEntry]? = trace ? [] : nil
-        let changed = changedPaths.isEmpty ? [path] : changedPaths
+        if changedPaths.count <= 1 {
+            // One written path (a set): no ancestor is shared with another path.
+            let target = changedPaths.first ?? path
+            guard let grant = cascade(.write, to: target, evaluator: &evaluator, log: &log) else {
+                return RuleDecision(allowed: false, trace: log ?? [])
+            }
+            var validatedAncestors = Set<DataPath>()
+            if let failure = validate(
+                target,
+                newRoot: newRoot,
+                evaluator: &evaluator,
+                log: &log,
+                done: &validatedAncestors
+            ) {
+                return RuleDecision(allowed: false, trace: log ?? [], decidedBy: failure)
+            }
+            return RuleDecision(allowed: true, trace: log ?? [], decidedBy: grant)
+        }
+        let changed = changedPaths
         var grant: RuleTraceEntry?
         for target in changed {
             guard let g = cascade(.write, to: target, evaluator: &evaluator, log: &log) else {
@@ -143,7 +161,7 @@ public struct RuleProgram: Sendable {
             if depth == target.depth { return nil }
             let key = target.keys[depth]
             guard let next = node.child(key) else { return nil }
-            if next.isWildcard { evaluator.wildcards.append(key.string) }
+            if next.isWildcard { evaluator.wildcards.append(key) }
             evaluator.locationKeys.append(key)
             node = next.node
             depth += 1
@@ -174,7 +192,7 @@ public struct RuleProgram: Sendable {
             }
             let key = target.keys[depth]
             guard let next = node.child(key) else { return nil }
-            if next.isWildcard { evaluator.wildcards.append(key.string) }
+            if next.isWildcard { evaluator.wildcards.append(key) }
             evaluator.locationKeys.append(key)
             node = next.node
         }
@@ -213,7 +231,7 @@ public struct RuleProgram: Sendable {
             } else {
                 continue
             }
-            if isWildcard { evaluator.wildcards.append(key.string) }
+            if isWildcard { evaluator.wildcards.append(key) }
             evaluator.locationKeys.append(key)
             let failure = validateSubtree(target, newNode: child, evaluator: &evaluator, log: &log)
             evaluator.locationKeys.removeLast()
