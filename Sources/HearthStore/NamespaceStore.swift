@@ -85,7 +85,7 @@ public final class NamespaceStore: Sendable {
             try readNow { reader in
                 let batch = WriteBatch()
                 let now = clock()
-                let result = try WritePlanner(reader: reader, batch: batch).plan(write, now: now)
+                let result = try WritePlanner(reader: reader, batch: batch, shapes: writer.shapes).plan(write, now: now)
                 guard case .committed(_, let values) = result else {
                     if let authorize {
                         var unconditional = write
@@ -103,7 +103,7 @@ public final class NamespaceStore: Sendable {
                 if let authorize, !authorize(WriteProposal(write: write, values: values, reader: reader, now: now)) {
                     throw StoreError.permissionDenied
                 }
-                let sequence = try writer.commit(batch)
+                let sequence = try writer.commit(batch, stagedShapes: true)
                 writer.announce(NamespaceStore.committed(write, sequence: sequence, values: values))
                 return .committed(sequence: sequence, values: values)
             }

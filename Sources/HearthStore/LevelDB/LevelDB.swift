@@ -21,6 +21,8 @@ final class LevelDB: Sendable {
     nonisolated(unsafe) private let syncWrite: OpaquePointer
     nonisolated(unsafe) private let asyncWrite: OpaquePointer
     private let state = Mutex(State())
+    /// Prefixes waiting for `compactSoon`'s delayed compaction, and whether one is scheduled.
+    private let deletedRanges = Mutex<(prefixes: [[UInt8]], scheduled: Bool)>(([], false))
     let path: String
 
     init(path: String, writeBufferSize: Int, cacheBytes: Int = 64 << 20) throws {
@@ -95,6 +97,33 @@ final class LevelDB: Sendable {
                     }
                 }
             }
+        }
+    }
+
+    /// At most this many prefixes wait for one delayed compaction (more are left to LevelDB).
+    private static let maxDeletedRanges = 256
+    /// How long deleted ranges wait, so that a burst of deletes is compacted once.
+    private static let deletedRangesDelay = DispatchTimeInterval.milliseconds(300)
+
+    /// Compacts the key ranges under `prefixes` a little later, together with the others noted
+    /// meanwhile: one compaction per burst of deletes, however small each delete was.
+    func compactSoon(_ prefixes: [[UInt8]]) {
+        guard !prefixes.isEmpty else { return }
+        let schedule = deletedRanges.withLock { state -> Bool in
+            for prefix in prefixes where state.prefixes.count < Self.maxDeletedRanges {
+                state.prefixes.append(prefix)
+            }
+            if state.scheduled { return false }
+            state.scheduled = true
+            return true
+        }
+        guard schedule else { return }
+        LevelDB.compactionQueue.asyncAfter(deadline: .now() + Self.deletedRangesDelay) { [self] in
+            let prefixes = deletedRanges.withLock { state -> [[UInt8]] in
+                defer { state = ([], false) }
+                return state.prefixes
+            }
+            compactInBackground(prefixes)
         }
     }
 

@@ -8,12 +8,20 @@ final class WriteBatch {
     /// Key ranges (as prefixes) this batch cleared in bulk; compacted after commit so that
     /// later seeks do not step over their tombstones one by one.
     private(set) var clearedRanges: [[UInt8]] = []
+    /// Key ranges (as prefixes) this batch deleted, however few keys: compacted a little later,
+    /// at most a few times a second (see `LevelDB.compactSoon`).
+    private(set) var deletedRanges: [[UInt8]] = []
 
     /// A prefix whose keys this batch deleted in bulk is compacted once at least this many went.
     static let compactionThreshold = 5_000
 
     func noteCleared(prefix: [UInt8], deletedKeys: Int) {
         if deletedKeys >= WriteBatch.compactionThreshold { clearedRanges.append(prefix) }
+    }
+
+    /// Notes a node deleted at `prefix` (a delete, not a replacement).
+    func noteDeleted(prefix: [UInt8]) {
+        deletedRanges.append(prefix)
     }
 
     init() {
@@ -53,5 +61,6 @@ final class WriteBatch {
         count = 0
         byteSize = 0
         clearedRanges = []
+        deletedRanges = []
     }
 }

@@ -21,6 +21,8 @@ final class NamespaceWriter: Sendable {
     private let onCommit: @Sendable () -> Void
     /// The last committed sequence number; touched only on `queue`.
     nonisolated(unsafe) private var sequence: UInt64
+    /// The keys of small subtrees written recently; touched only on `queue`.
+    nonisolated(unsafe) let shapes = SubtreeShapes()
     /// Commits of the current round not yet announced; touched only on `queue`.
     nonisolated(unsafe) private var unannounced: [CommittedWrite] = []
     /// Told about every commit, in order, once it is as durable as the sync mode promises.
@@ -60,17 +62,27 @@ final class NamespaceWriter: Sendable {
     }
 
     /// Commits `batch` with the next sequence number; call only from a job.
-    func commit(_ batch: WriteBatch) throws -> UInt64 {
+    /// - Parameter stagedShapes: the batch was planned with `shapes` (its staged change is
+    ///   applied); otherwise every remembered shape is dropped.
+    func commit(_ batch: WriteBatch, stagedShapes: Bool = false) throws -> UInt64 {
         let next = sequence + 1
         var bytes: [UInt8] = []
         for shift in stride(from: 56, through: 0, by: -8) {
             bytes.append(UInt8(truncatingIfNeeded: next >> UInt64(shift)))
         }
         batch.put(sequenceKey, bytes)
-        try db.write(batch, sync: false)
+        do {
+            try db.write(batch, sync: false)
+        } catch {
+            shapes.removeAll()
+            throw error
+        }
+        if stagedShapes { shapes.apply(shapes.staged) } else { shapes.removeAll() }
+        shapes.staged = SubtreeShapes.Change()
         sequence = next
         onCommit()
         db.compactInBackground(batch.clearedRanges)
+        db.compactSoon(batch.deletedRanges)
         return next
     }
 
@@ -86,6 +98,7 @@ final class NamespaceWriter: Sendable {
 
     /// Writes `batch` without a sequence number (index builds, import chunks); only from a job.
     func commitUnsequenced(_ batch: WriteBatch) throws {
+        shapes.removeAll()
         try db.write(batch, sync: false)
         onCommit()
         db.compactInBackground(batch.clearedRanges)

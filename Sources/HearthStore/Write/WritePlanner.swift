@@ -5,6 +5,9 @@ import HearthCore
 struct WritePlanner {
     let reader: NamespaceReader
     let batch: WriteBatch
+    /// The writer's remembered subtree keys: used to replace a subtree without an iterator, and
+    /// given this write's change (`staged`). Nil: neither.
+    var shapes: SubtreeShapes? = nil
     var keys: KeySpace { reader.keys }
 
     /// Adds the write to the batch. Returns the resolved values, or the current value and ETag
@@ -26,6 +29,7 @@ struct WritePlanner {
             let etag = current.map(ValueHash.hash) ?? "null_etag"
             if etag != expected { return .conditionFailed(current: current, etag: etag) }
         }
+        shapes?.staged = SubtreeShapes.Change()
         var entries: [PlannedEntry] = []
         var values: [Node?] = []
         for (path, value) in requested {
@@ -42,6 +46,7 @@ struct WritePlanner {
                 entries.append(PlannedEntry(path: path, isPriority: false, node: resolved, dataKey: keys.dataKey(path)))
             }
         }
+        shapes?.staged.written = entries.map(\.dataKey)
         let view = PostWriteView(reader: reader, entries: entries)
         for entry in entries where !entry.isPriority {
             replace(entry)
@@ -70,10 +75,20 @@ struct WritePlanner {
 
     /// Replaces the subtree at the entry's path with its node.
     private func replace(_ entry: PlannedEntry) {
+        if let known = shapes?.keys(at: entry.dataKey) {
+            // The writer's own last write there: its keys, and the path exists (so every
+            // ancestor is an object).
+            for key in known { batch.delete(key) }
+            if entry.node == nil && !known.isEmpty { batch.noteDeleted(prefix: entry.dataKey) }
+            put(entry)
+            return
+        }
         let cursor = reader.snapshot.makeIterator()
-        // A leaf ancestor turns into an object: its value goes (its priority stays).
-        if entry.node != nil && !entry.path.isRoot {
-            var probe = entry.path.parent
+        // A leaf ancestor turns into an object: its value goes (its priority stays). When the
+        // parent already has a child, it and every ancestor are objects: one seek instead of a
+        // point read per ancestor.
+        if entry.node != nil, let parent = entry.path.parent, !hasChild(parent, cursor) {
+            var probe = Optional(parent)
             while let ancestor = probe {
                 let key = keys.dataKey(ancestor)
                 if reader.snapshot.get(key) != nil { batch.delete(key) }
@@ -88,6 +103,7 @@ struct WritePlanner {
             batch.delete(entry.dataKey)
             let priorityKey = entry.dataKey + [KeyEncoding.priorityMarker]
             if reader.snapshot.get(priorityKey) != nil { batch.delete(priorityKey) }
+            deleted = 1
         } else {
             while cursor.hasPrefix(entry.dataKey) {
                 let current = Array(cursor.keyBytes)
@@ -99,9 +115,64 @@ struct WritePlanner {
             }
         }
         batch.noteCleared(prefix: entry.dataKey, deletedKeys: deleted)
-        if let node = entry.node {
-            var key = entry.dataKey
-            putNode(node, key: &key)
+        // A deleted hot node leaves its many unflushed versions behind a tombstone, and every
+        // later seek that passes it (writes to a sibling before it, reads of the parent) steps
+        // over each of them until LevelDB compacts the range.
+        if entry.node == nil && deleted > 0 { batch.noteDeleted(prefix: entry.dataKey) }
+        put(entry)
+    }
+
+    /// Puts the entry's node; remembers its keys in the staged shapes when it is small.
+    private func put(_ entry: PlannedEntry) {
+        guard let node = entry.node else { return }
+        var key = entry.dataKey
+        guard let shapes else { return putNode(node, key: &key) }
+        var written: [[UInt8]]? = []
+        putNode(node, key: &key, recording: &written)
+        if let written { shapes.staged.recorded.append((entry.dataKey, written)) }
+    }
+
+    /// True when `path` has at least one child (so it is an object, and so are its ancestors).
+    /// A child's key is the parent's key followed by a segment that starts with a tag byte
+    /// above the priority marker.
+    private func hasChild(_ path: DataPath, _ cursor: Cursor) -> Bool {
+        var first = keys.dataKey(path)
+        let prefix = first
+        first.append(KeyEncoding.intTag)
+        cursor.seek(first)
+        return cursor.hasPrefix(prefix)
+    }
+
+    /// `putNode`, also collecting the keys put into `recording` while there are at most
+    /// `SubtreeShapes.maxKeys` of them (nil beyond).
+    private func putNode(_ node: Node, key: inout [UInt8], recording: inout [[UInt8]]?) {
+        if let priority = node.priority {
+            key.append(KeyEncoding.priorityMarker)
+            batch.put(key, ValueEncoding.encode(priority))
+            record(key, &recording)
+            key.removeLast()
+        }
+        switch node {
+        case .leaf(let value, _):
+            batch.put(key, ValueEncoding.encode(value))
+            record(key, &recording)
+        case .children(let children, _):
+            let length = key.count
+            for (childKey, child) in zip(children.keys, children.nodes) {
+                KeyEncoding.append(childKey, to: &key)
+                putNode(child, key: &key, recording: &recording)
+                key.removeSubrange(length...)
+            }
+        }
+    }
+
+    @inline(__always)
+    private func record(_ key: [UInt8], _ recording: inout [[UInt8]]?) {
+        guard recording != nil else { return }
+        if recording!.count >= SubtreeShapes.maxKeys {
+            recording = nil
+        } else {
+            recording!.append(key)
         }
     }
 
