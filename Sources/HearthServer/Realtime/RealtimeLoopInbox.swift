@@ -2,6 +2,7 @@ import HearthDatabase
 import HearthProtocol
 import NIOCore
 import Synchronization
+import Foundation
 
 /// The engine's deliveries to the WebSocket connections of one event loop.
 ///
@@ -61,6 +62,10 @@ final class RealtimeLoopInbox: Sendable {
     private static let keptCapacity = 16_384
     /// How long one slice of a drain may run before the loop serves its sockets.
     static let sliceNanoseconds: Int64 = 250_000
+    /// How long a drain waits for more commits when fan-out is sustained…
+    static let coalesceNanoseconds: Int64 = Int64(ProcessInfo.processInfo.environment["HEARTH_COALESCE_NS"] ?? "400000") ?? 0
+    /// … that is, when the previous drain ended less than this ago.
+    static let busyWindowNanoseconds: UInt64 = UInt64(ProcessInfo.processInfo.environment["HEARTH_BUSY_NS"] ?? "1000000") ?? 0
     /// The pause that lets the loop poll its sockets between slices.
     static let yieldNanoseconds: Int64 = 20_000
 
@@ -70,6 +75,8 @@ final class RealtimeLoopInbox: Sendable {
     private let all: RealtimeLoopInboxes
     private let allocator = ByteBufferAllocator()
     private let pending = Mutex(Pending())
+    /// When the last drain found nothing more to do (uptime nanoseconds).
+    private let lastDrainEnd = Atomic<UInt64>(0)
     private let state = LoopState()
 
     init(eventLoop: any EventLoop, all: RealtimeLoopInboxes) {
@@ -88,7 +95,15 @@ final class RealtimeLoopInbox: Sendable {
             return true
         }
         if schedule {
-            eventLoop.execute { self.drain() }
+            // Under sustained fan-out (the last drain ended moments ago) wait a little, so that
+            // the next batch holds several commits and each connection gets them in one write;
+            // after a quiet spell, drain at once.
+            let now = NIODeadline.now().uptimeNanoseconds
+            if now &- lastDrainEnd.load(ordering: .relaxed) < Self.busyWindowNanoseconds {
+                eventLoop.scheduleTask(in: .nanoseconds(Self.coalesceNanoseconds)) { self.drain() }
+            } else {
+                eventLoop.execute { self.drain() }
+            }
         }
     }
 
@@ -204,6 +219,7 @@ final class RealtimeLoopInbox: Sendable {
         return pending.withLock { pending -> Bool in
             guard !pending.items.isEmpty else {
                 pending.scheduled = false
+                lastDrainEnd.store(NIODeadline.now().uptimeNanoseconds, ordering: .relaxed)
                 return false
             }
             swap(&state.items, &pending.items)
