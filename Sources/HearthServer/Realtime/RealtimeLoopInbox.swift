@@ -63,7 +63,7 @@ final class RealtimeLoopInbox: Sendable {
     /// How long one slice of a drain may run before the loop serves its sockets.
     static let sliceNanoseconds: Int64 = 250_000
     /// How long a drain waits for more commits when fan-out is sustained…
-    static let coalesceNanoseconds: Int64 = Int64(ProcessInfo.processInfo.environment["HEARTH_COALESCE_NS"] ?? "400000") ?? 0
+    static let coalesceNanoseconds: Int64 = Int64(ProcessInfo.processInfo.environment["HEARTH_COALESCE_NS"] ?? "1000000") ?? 0
     /// … that is, when the previous drain ended less than this ago.
     static let busyWindowNanoseconds: UInt64 = UInt64(ProcessInfo.processInfo.environment["HEARTH_BUSY_NS"] ?? "1000000") ?? 0
     /// The pause that lets the loop poll its sockets between slices.
