@@ -175,9 +175,21 @@ public final class NamespaceEngine: Sendable {
     /// - Throws: `StoreError` `.permissionDenied` when the rules refuse `caller` the write
     ///   (checked on the writer, against the state the write applies to).
     public func write(_ write: Write, as caller: Caller) async throws -> WriteResult {
+        try await withCheckedThrowingContinuation { continuation in
+            self.write(write, as: caller) { continuation.resume(with: $0) }
+        }
+    }
+
+    /// `write(_:as:)` without a task: `completion` runs on the store's writer and must only hand
+    /// the result on (a connection's event loop resumes from there).
+    public func write(
+        _ write: Write,
+        as caller: Caller,
+        completion: @escaping @Sendable (Result<WriteResult, Error>) -> Void
+    ) {
         var write = write
         if let hash = write.ifMatch { write.ifMatch = Write.storeETag(forClientHash: hash) }
-        return try await store.write(write, authorize: rules.writeAuthorizer(for: caller))
+        store.write(write, authorize: rules.writeAuthorizer(for: caller), completion: completion)
     }
 
     /// The value at `path` through `query` (nil or a query that loads all data: the whole value,

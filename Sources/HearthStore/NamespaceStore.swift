@@ -81,7 +81,19 @@ public final class NamespaceStore: Sendable {
     ///   write applies to. A refusal throws `StoreError` `.permissionDenied` and writes nothing;
     ///   a failed `ifMatch` is answered only to callers allowed to make the write.
     public func write(_ write: Write, authorize: WriteAuthorizer? = nil) async throws -> WriteResult {
-        try await writer.perform { [self] in
+        try await withCheckedThrowingContinuation { continuation in
+            self.write(write, authorize: authorize) { continuation.resume(with: $0) }
+        }
+    }
+
+    /// `write(_:authorize:)` without a task: `completion` gets the result on the writer's thread
+    /// (it must only hand it on, never block or write).
+    public func write(
+        _ write: Write,
+        authorize: WriteAuthorizer? = nil,
+        completion: @escaping @Sendable (Result<WriteResult, Error>) -> Void
+    ) {
+        writer.perform({ [self] in
             try readNow { reader in
                 let batch = WriteBatch()
                 let now = clock()
@@ -105,9 +117,9 @@ public final class NamespaceStore: Sendable {
                 }
                 let sequence = try writer.commit(batch, stagedShapes: true)
                 writer.announce(NamespaceStore.committed(write, sequence: sequence, values: values))
-                return .committed(sequence: sequence, values: values)
+                return WriteResult.committed(sequence: sequence, values: values)
             }
-        }
+        }, completion: completion)
     }
 
     /// Plans `write` against the current state without committing it and runs `authorize` on

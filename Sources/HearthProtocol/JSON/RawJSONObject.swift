@@ -77,7 +77,7 @@ struct RawJSONObject {
 
     /// Parses every member whose key is not in `known` with the strict parser, so that a
     /// message is rejected when any part of it is not JSON.
-    func validateOthers(except known: Set<String>) throws {
+    func validateOthers(except known: [String]) throws {
         for member in members where !known.contains(member.key) {
             _ = try JSONParser.parse(bytes[member.value])
         }

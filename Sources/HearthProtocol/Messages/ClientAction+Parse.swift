@@ -2,19 +2,32 @@ public import HearthCore
 
 extension ClientAction {
     /// The body members action `name` reads; other members are checked for syntax and ignored.
-    static func members(read name: String) -> Set<String> {
+    static func members(read name: String) -> [String] {
         switch name {
-        case "q", "l": return ["p", "q", "t", "h"]
-        case "n", "u": return ["p", "q", "t"]
-        case "p", "o": return ["p", "d", "h"]
-        case "m", "om": return ["p", "d"]
-        case "oc": return ["p"]
-        case "auth", "gauth": return ["cred", "noauth", "authvar"]
-        case "s": return ["c"]
-        case "g": return ["p", "q"]
-        case "appcheck": return ["token"]
+        case "q", "l": return BodyMembers.listen
+        case "n", "u": return BodyMembers.unlisten
+        case "p", "o": return BodyMembers.put
+        case "m", "om": return BodyMembers.merge
+        case "oc": return BodyMembers.path
+        case "auth", "gauth": return BodyMembers.auth
+        case "s": return BodyMembers.stats
+        case "g": return BodyMembers.get
+        case "appcheck": return BodyMembers.appCheck
         default: return []
         }
+    }
+
+    /// The member lists, built once (a message is parsed on every request).
+    private enum BodyMembers {
+        static let listen = ["p", "q", "t", "h"]
+        static let unlisten = ["p", "q", "t"]
+        static let put = ["p", "d", "h"]
+        static let merge = ["p", "d"]
+        static let path = ["p"]
+        static let auth = ["cred", "noauth", "authvar"]
+        static let stats = ["c"]
+        static let get = ["p", "q"]
+        static let appCheck = ["token"]
     }
 
     /// Parses the body of action `name`.

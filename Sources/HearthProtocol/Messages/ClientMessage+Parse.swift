@@ -9,7 +9,7 @@ extension ClientMessage {
     public static func parse(_ bytes: [UInt8]) throws -> ClientMessage {
         do {
             let envelope = try RawJSONObject(bytes)
-            try envelope.validateOthers(except: ["t", "d"])
+            try envelope.validateOthers(except: envelopeMembers)
             guard let dataRange = envelope.range(of: "d") else {
                 throw ProtocolError.malformed("Invalid message: the member 'd' is missing.")
             }
@@ -46,8 +46,11 @@ extension ClientMessage {
         }
     }
 
+    private static let envelopeMembers = ["t", "d"]
+    private static let requestMembers = ["r", "a", "b"]
+
     static func request(_ message: RawJSONObject) throws -> ClientMessage {
-        try message.validateOthers(except: ["r", "a", "b"])
+        try message.validateOthers(except: requestMembers)
         guard let idValue = try message.value(of: "r") else {
             throw ProtocolError.malformed("Invalid request: the request number 'r' is missing.")
         }
@@ -62,7 +65,9 @@ extension ClientMessage {
             }
             let body: RawJSONObject
             if let range = message.range(of: "b") {
-                if try JSONParser.parse(message.bytes[range]) == .null {
+                // `null` is an empty body; any other body must be an object (whose members are
+                // each parsed strictly below), so the body is never parsed twice.
+                if message.bytes[range].elementsEqual("null".utf8) {
                     body = try RawJSONObject(Array("{}".utf8))
                 } else {
                     guard message.bytes[range].first == UInt8(ascii: "{") else {

@@ -511,7 +511,16 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
                 }
             }
         case .write(let request, let requestID, let identity):
-            run(requestID) { await work.write(request, identity: identity) }
+            // No task: the writer's completion hops straight to this loop.
+            busy = true
+            let eventLoop = self.eventLoop
+            work.write(request, identity: identity) { outcome in
+                if eventLoop.inEventLoop {
+                    self.completed(outcome, for: requestID)
+                } else {
+                    eventLoop.execute { self.completed(outcome, for: requestID) }
+                }
+            }
         case .get(let request, let requestID, let identity):
             run(requestID) { await work.get(request, identity: identity) }
         case .registerOnDisconnect(let request, let requestID, let identity):
@@ -547,7 +556,11 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
 
     private func completed(_ outcome: RequestOutcome, for requestID: RequestID) {
         busy = false
-        pump(starting: session.completed(outcome, for: requestID))
+        let next = session.completed(outcome, for: requestID)
+        // Completed while this connection's own pump runs (the action finished at once): the
+        // running pump goes on with the answer.
+        if pumping { return insertNext(next) }
+        pump(starting: next)
     }
 
     private func listenCompleted(

@@ -41,16 +41,28 @@ struct RealtimeWork: Sendable {
     }
 
     func write(_ request: WriteRequest, identity: AuthIdentity) async -> RequestOutcome {
-        if case .merge(let merge) = request, merge.entries.isEmpty { return .ok }
-        do {
-            switch try await engine.write(Write(request: request), as: identity.caller) {
-            case .committed:
-                return .ok
-            case .conditionFailed:
-                return .failed(.dataStale, message: "The transaction's data is stale: the value changed.")
+        await withCheckedContinuation { continuation in
+            write(request, identity: identity) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// Writes without a task: `completion` runs on the store's writer (or at once, for an
+    /// empty merge) and must only hand the outcome on.
+    func write(
+        _ request: WriteRequest,
+        identity: AuthIdentity,
+        completion: @escaping @Sendable (RequestOutcome) -> Void
+    ) {
+        if case .merge(let merge) = request, merge.entries.isEmpty { return completion(.ok) }
+        engine.write(Write(request: request), as: identity.caller) { result in
+            switch result {
+            case .success(.committed):
+                completion(.ok)
+            case .success(.conditionFailed):
+                completion(.failed(.dataStale, message: "The transaction's data is stale: the value changed."))
+            case .failure(let error):
+                completion(failure(error, doing: "write"))
             }
-        } catch {
-            return failure(error, doing: "write")
         }
     }
 

@@ -47,15 +47,24 @@ final class NamespaceWriter: Sendable {
     /// Runs `body` on the writer; resumes after the round's sync when `--sync always`.
     func perform<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
-            enqueue {
-                let result: Result<T, Error>
-                do { result = .success(try body()) } catch { result = .failure(error) }
-                return { syncError in
-                    if let syncError, case .success = result {
-                        continuation.resume(throwing: syncError)
-                    } else {
-                        continuation.resume(with: result)
-                    }
+            perform(body) { continuation.resume(with: $0) }
+        }
+    }
+
+    /// Runs `body` on the writer and calls `completion` with its result after the round's sync
+    /// (`--sync always`), on the writer's thread: it must only hand the result on.
+    func perform<T: Sendable>(
+        _ body: @escaping @Sendable () throws -> T,
+        completion: @escaping @Sendable (Result<T, Error>) -> Void
+    ) {
+        enqueue {
+            let result: Result<T, Error>
+            do { result = .success(try body()) } catch { result = .failure(error) }
+            return { syncError in
+                if let syncError, case .success = result {
+                    completion(.failure(syncError))
+                } else {
+                    completion(result)
                 }
             }
         }
