@@ -358,10 +358,12 @@ struct WebSocketTests {
             configuration.realtime.tickInterval = .milliseconds(100)
         }) { server in
             let client = try await RealtimeTestClient.connect(port: server.port)
-            let token = TokenMinter.token(expiresIn: 1)
+            // `exp` is whole seconds (truncated): 3 s ahead leaves at least 2 s for the `auth`
+            // to be answered before the token expires, even on a loaded machine.
+            let token = TokenMinter.token(expiresIn: 3)
             let reply = try await client.response(to: client.request("auth", #"{"cred":"\#(token)"}"#))
             #expect(reply.body["s"] as? String == "ok")
-            let push = try await client.nextPush(timeout: .seconds(5))
+            let push = try await client.nextPush(timeout: .seconds(8))
             #expect(push["a"] as? String == "ac")
             #expect((push["b"] as? [String: Any])?["s"] as? String == "expired_token")
             await client.close()

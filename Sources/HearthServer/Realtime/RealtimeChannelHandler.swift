@@ -12,8 +12,9 @@ import Synchronization
 ///
 /// Everything that reaches the session is an `Event` handled on the loop, in order. An action
 /// that needs the database (listen, write, get, onDisconnect, the re-check after an identity
-/// change) runs in a task of its own and hops its outcome back with `eventLoop.execute`; until
-/// then the connection is *busy*: later events (frames, engine deliveries, ticks, drain, the
+/// change) runs off the loop — a write on the namespace writer's callbacks, the others in a
+/// task of their own — and hops its outcome back with `eventLoop.execute`; until then the
+/// connection is *busy*: later events (frames, engine deliveries, ticks, drain, the
 /// end of the socket) wait in a backlog, so a listen's data always leaves before the
 /// deliveries that raced it, as `ListenSubscriber` requires. Reading pauses while more than
 /// `maxUnhandledFrames` frames wait.

@@ -6,8 +6,8 @@ import Logging
 
 /// The database side of one WebSocket connection's session actions, without any connection
 /// state: rules checks, listens, writes, reads and onDisconnect through the namespace's
-/// `NamespaceEngine`. `RealtimeChannelHandler` runs each call in a short-lived task and hops the
-/// outcome back to its event loop.
+/// `NamespaceEngine`. `RealtimeChannelHandler` runs each call in a short-lived task (writes: on
+/// the writer's completion callback, no task) and hops the outcome back to its event loop.
 struct RealtimeWork: Sendable {
     let connection: ConnectionID
     let namespace: String
