@@ -57,12 +57,12 @@ struct HearthProcess {
 
 /// A running `hearth` process whose stdout and stderr go to temporary files.
 final class Child: @unchecked Sendable {
-    let process: Process
+    let process: SpawnedProcess
     private let outputURL: URL
     private let errorURL: URL
     let scratch: URL
 
-    private init(process: Process, outputURL: URL, errorURL: URL, scratch: URL) {
+    private init(process: SpawnedProcess, outputURL: URL, errorURL: URL, scratch: URL) {
         self.process = process
         self.outputURL = outputURL
         self.errorURL = errorURL
@@ -87,15 +87,15 @@ final class Child: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
 
-        let process = Process()
-        process.executableURL = HearthProcess.binary
-        process.arguments = arguments
-        process.environment = HearthProcess.environment(environment)
-        if let directory { process.currentDirectoryURL = directory }
-        process.standardOutput = try FileHandle(forWritingTo: outputURL)
-        process.standardError = try FileHandle(forWritingTo: errorURL)
-        process.standardInput = try stdin.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
-        try HearthProcess.launching { try process.run() }
+        let process = try SpawnedProcess(
+            executable: HearthProcess.binary.path,
+            arguments: arguments,
+            environment: HearthProcess.environment(environment),
+            directory: directory?.path,
+            stdin: stdin?.path,
+            stdout: outputURL.path,
+            stderr: errorURL.path
+        )
         return Child(process: process, outputURL: outputURL, errorURL: errorURL, scratch: scratch)
     }
 
@@ -116,7 +116,7 @@ final class Child: @unchecked Sendable {
         }
         if process.isRunning {
             send(SIGKILL)
-            Issue.record("hearth \(process.arguments ?? []) did not exit within \(timeout); killed")
+            Issue.record("hearth \(process.arguments) did not exit within \(timeout); killed")
         }
         while process.isRunning {
             try await Task.sleep(for: .milliseconds(20))
@@ -131,17 +131,4 @@ final class Child: @unchecked Sendable {
             _ = try? await wait(timeout: .seconds(10))
         }
     }
-}
-
-extension HearthProcess {
-    /// Foundation's `Process.run()` on Linux is not safe to call from several threads at once
-    /// (a CI run crashed in its memcpy while another launch walked the descriptor table): the
-    /// tests launch one child at a time; the children then run concurrently.
-    static func launching<T>(_ body: () throws -> T) rethrows -> T {
-        launchLock.lock()
-        defer { launchLock.unlock() }
-        return try body()
-    }
-
-    private static let launchLock = NSLock()
 }

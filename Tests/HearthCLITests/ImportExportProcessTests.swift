@@ -139,18 +139,16 @@ struct ImportExportProcessTests {
             encoding: .utf8
         )
         let binary = HearthProcess.binary.path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = [
-            "-qec", "'\(binary)' import in.json --data d && '\(binary)' export --data d --output out.json", "/dev/null",
-        ]
-        process.currentDirectoryURL = directory.url
-        process.environment = HearthProcess.environment()
         let transcriptURL = directory.appending("transcript")
-        _ = FileManager.default.createFile(atPath: transcriptURL.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: transcriptURL)
-        process.standardInput = FileHandle.nullDevice
-        try HearthProcess.launching { try process.run() }
+        let process = try SpawnedProcess(
+            executable: "/usr/bin/script",
+            arguments: [
+                "-qec", "'\(binary)' import in.json --data d && '\(binary)' export --data d --output out.json", "/dev/null",
+            ],
+            environment: HearthProcess.environment(),
+            directory: directory.url.path,
+            stdout: transcriptURL.path
+        )
         while process.isRunning {
             try await Task.sleep(for: .milliseconds(20))
         }

@@ -101,12 +101,8 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
     /// A `read` was held back while too many frames waited.
     private var readHeld = false
 
-    /// Frames were written since the last flush.
-    private var needsFlush = false
-    /// Push frames of the delivery batch being handled, joined into one buffer (one entry in
-    /// the channel's write queue, not one per push); a lone frame is the loop's shared buffer.
-    private var joined: ByteBuffer?
-    private var joinedIsShared = false
+    /// Encoded frames out, small pushes of a batch joined, one flush per event or batch.
+    private let frames = RealtimeFrameWriter()
     /// The previous action was a `.send` (consecutive sends are one batch).
     private var inBatch = false
     private var slowConsumer = false
@@ -117,8 +113,8 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
     /// The session's `.connectionClosed` was performed.
     private var finished = false
     private var closeTimer: Scheduled<Void>?
-    /// The payload of a fragmented message so far.
-    private var fragments: ByteBuffer?
+    /// Whole messages out of data frames (fragments collected, size bounded).
+    private var messages: RealtimeMessageAssembler
     /// Liveness (`webSocketPingInterval`): a frame arrived since the last check; a ping is
     /// unanswered; when the next check is due (ms since 1970).
     private var sawInbound = false
@@ -127,14 +123,12 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
 
     /// The deliveries of this loop's connections (one `execute` per burst for all of them).
     private let loopInbox: RealtimeLoopInbox
-    /// Where frames are written: the context of NIO's frame encoder, so the already encoded
-    /// frames (`WebSocketFrameBytes`) pass below it.
-    private var frameContext: ChannelHandlerContext?
 
     init(upgrade: RealtimeUpgrade, eventLoop: any EventLoop) {
         self.upgrade = upgrade
         self.eventLoop = eventLoop
         self.loopInbox = upgrade.inboxes.inbox(for: eventLoop)
+        self.messages = RealtimeMessageAssembler(maxMessageBytes: upgrade.work.context.configuration.maxMessageBytes)
         self.sessionState = RealtimeSession(
             sessionID: upgrade.sessionID,
             configuration: RealtimeSessionConfiguration(
@@ -155,7 +149,8 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         let encoder = try? context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
-        frameContext = encoder ?? context
+        // Frames are written at NIO's frame encoder, so the already encoded ones pass below it.
+        frames.context = encoder ?? context
         let maxQueued = max(2, configuration.maxQueuedBytes)
         try? context.channel.syncOptions?.setOption(
             ChannelOptions.writeBufferWaterMark,
@@ -179,15 +174,14 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
         closeTimer?.cancel()
         closeTimer = nil
         self.context = nil
-        frameContext = nil
-        joined = nil
+        frames.detach()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         closeTimer?.cancel()
         closeTimer = nil
         upgrade.ticker.unregister(self)
-        fragments = nil
+        messages.reset()
         handle(.ended)
         context.fireChannelInactive()
     }
@@ -196,34 +190,16 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
         let frame = unwrapInboundIn(data)
         sawInbound = true
         switch frame.opcode {
-        case .text, .binary:
-            guard fragments == nil else {
-                fragments = nil
-                return handle(.fail(.protocolError, "A new message began before the previous one ended."))
+        case .text, .binary, .continuation:
+            switch messages.receive(frame, allocator: context.channel.allocator) {
+            case .message(let bytes): handle(.frame(bytes))
+            case .pending: break
+            case .failure(let code, let reason): handle(.fail(code, reason))
             }
-            if frame.fin {
-                handle(.frame(Self.payload(of: frame)))
-            } else {
-                var buffer = context.channel.allocator.buffer(capacity: frame.length)
-                var data = frame.unmaskedData
-                buffer.writeBuffer(&data)
-                append(buffer, fin: false)
-            }
-        case .continuation:
-            guard var buffer = fragments else {
-                return handle(.fail(.protocolError, "A continuation frame without a message."))
-            }
-            fragments = nil
-            var data = frame.unmaskedData
-            guard buffer.readableBytes + data.readableBytes <= configuration.maxMessageBytes else {
-                return handle(.fail(.messageTooBig, "Message too large."))
-            }
-            buffer.writeBuffer(&data)
-            append(buffer, fin: frame.fin)
         case .ping:
             guard !closeSent else { return }
             let allocator = context.channel.allocator
-            write(WebSocketFrameBytes.frame(opcode: WebSocketFrameBytes.pong, frame.unmaskedData, allocator: allocator))
+            frames.write(WebSocketFrameBytes.frame(opcode: WebSocketFrameBytes.pong, frame.unmaskedData, allocator: allocator))
             flushIfNeeded()
         case .connectionClose:
             if closeSent {
@@ -237,35 +213,13 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
                 let loopBound = NIOLoopBound(context, eventLoop: eventLoop)
                 let written = eventLoop.makePromise(of: Void.self)
                 written.futureResult.whenComplete { _ in loopBound.value.close(promise: nil) }
-                write(echo, promise: written)
-                needsFlush = false
-                context.flush()
+                frames.write(echo, promise: written)
+                frames.flush()
             }
             handle(.ended)
         default:
             break
         }
-    }
-
-    /// Adds a fragment's payload; a message is handed over once its last fragment arrived.
-    private func append(_ buffer: ByteBuffer, fin: Bool) {
-        guard buffer.readableBytes <= configuration.maxMessageBytes else {
-            return handle(.fail(.messageTooBig, "Message too large."))
-        }
-        if fin {
-            handle(.frame(Array(buffer.readableBytesView)))
-        } else {
-            fragments = buffer
-        }
-    }
-
-    /// The frame's payload, unmasked, in one copy.
-    private static func payload(of frame: WebSocketFrame) -> [UInt8] {
-        var bytes = Array(frame.data.readableBytesView)
-        if let key = frame.maskKey {
-            for index in bytes.indices { bytes[index] ^= key[index & 3] }
-        }
-        return bytes
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -338,7 +292,7 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
                 update.message.count <= sessionState.configuration.maxFrameLength
             {
                 if admitBatch() {
-                    writeShared(loopInbox.frame(for: update))
+                    frames.writeShared(loopInbox.frame(for: update), joining: holdFlush)
                 } else {
                     pump(starting: [])  // the close admitBatch queued
                 }
@@ -377,7 +331,7 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
             context.close(promise: nil)
         } else if !closeSent {
             pingSent = true
-            write(WebSocketFrameBytes.frame(opcode: WebSocketFrameBytes.ping, [], allocator: context.channel.allocator))
+            frames.write(WebSocketFrameBytes.frame(opcode: WebSocketFrameBytes.ping, [], allocator: context.channel.allocator))
             flushIfNeeded()
         }
     }
@@ -428,13 +382,13 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
             // frame, as `session.push(encoded:for:)` would send it.
             let fits = update.message.count <= sessionState.configuration.maxFrameLength
             if id == sharedRegistration, fits {
-                if admitBatch() { writeShared(loopInbox.frame(for: update)) }
+                if admitBatch() { frames.writeShared(loopInbox.frame(for: update), joining: holdFlush) }
                 return []
             }
             guard registrations[key]?.id == id else { return [] }
             if fits, sessionState.holdsUntaggedListen(key) {
                 sharedRegistration = id
-                if admitBatch() { writeShared(loopInbox.frame(for: update)) }
+                if admitBatch() { frames.writeShared(loopInbox.frame(for: update), joining: holdFlush) }
                 return []
             }
             return session.push(encoded: update, for: key)
@@ -600,7 +554,7 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
             inBatch = true
             guard admitBatch() else { return }
         }
-        write(WebSocketFrameBytes.frame(opcode: WebSocketFrameBytes.text, frame, allocator: context.channel.allocator))
+        frames.write(WebSocketFrameBytes.frame(opcode: WebSocketFrameBytes.text, frame, allocator: context.channel.allocator))
     }
 
     /// Whether the first frame of a batch (consecutive frames of one event) may be written: a
@@ -623,23 +577,12 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
         return false
     }
 
-    /// Writes an encoded frame (flushed by `flushIfNeeded`).
-    private func write(_ frame: ByteBuffer, promise: EventLoopPromise<Void>? = nil) {
-        writeJoined()
-        guard let frameContext else {
-            promise?.fail(ChannelError.ioOnClosedChannel)
-            return
-        }
-        frameContext.write(NIOAny(frame), promise: promise)
-        needsFlush = true
-    }
-
     /// Sends a close frame; the TCP connection ends when the client answers it, or after
     /// `closeTimeout` (a client that stopped reading never gets it flushed).
     private func closeWebSocket(code: CloseCode, reason: String) {
         guard !closeSent, let context else { return }
         closeSent = true
-        write(WebSocketFrameBytes.close(code: code.rawValue, reason: reason, allocator: context.channel.allocator))
+        frames.write(WebSocketFrameBytes.close(code: code.rawValue, reason: reason, allocator: context.channel.allocator))
         let timeout = TimeAmount.nanoseconds(RealtimeTicker.nanoseconds(configuration.closeTimeout))
         closeTimer = eventLoop.scheduleTask(in: timeout) { [self] in
             if let context = self.context {
@@ -649,44 +592,11 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
         }
     }
 
+    /// Flushes what the last event or batch wrote, unless more is about to follow (a batch of
+    /// deliveries or the pump is under way).
     private func flushIfNeeded() {
-        guard needsFlush, !holdFlush, !pumping, let frameContext else { return }
-        writeJoined()
-        needsFlush = false
-        frameContext.flush()
-    }
-
-    /// Frames up to this size are joined during a delivery batch; larger ones go as they are.
-    private static let joinLimit = 2048
-
-    /// Writes a push frame shared with other connections: during a delivery batch, a small one
-    /// joins the batch's buffer (copied there from the second frame on).
-    private func writeShared(_ frame: ByteBuffer) {
-        guard holdFlush, frame.readableBytes <= Self.joinLimit, var buffer = joined else {
-            if holdFlush, frame.readableBytes <= Self.joinLimit, frameContext != nil {
-                joined = frame
-                joinedIsShared = true
-                needsFlush = true
-                return
-            }
-            return write(frame)
-        }
-        joined = nil
-        if joinedIsShared {
-            var copy = ByteBufferAllocator().buffer(capacity: 2 * (buffer.readableBytes + frame.readableBytes))
-            copy.writeImmutableBuffer(buffer)
-            buffer = copy
-            joinedIsShared = false
-        }
-        buffer.writeImmutableBuffer(frame)
-        joined = buffer
-    }
-
-    /// Hands the joined frames (if any) to the channel, before anything written after them.
-    private func writeJoined() {
-        guard let buffer = joined else { return }
-        joined = nil
-        frameContext?.write(NIOAny(buffer), promise: nil)
+        guard !holdFlush, !pumping else { return }
+        frames.flush()
     }
 
     /// Drops the listeners and runs the connection's onDisconnect writes; the hub learns the
