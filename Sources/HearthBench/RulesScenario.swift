@@ -37,7 +37,9 @@ struct RulesScenario {
         let samples = data.samples(1_024)
 
         // Message writes: a member pushes a text message with the server time into their chat.
-        let writes = samples.map { sample -> (DataPath, RuleAuth, RuleOverlaySource) in
+        // Boxed, so that the timed loop borrows a prepared write instead of copying its path,
+        // auth and overlay (a copy of the tuple was ~5 % of the measured time).
+        let writes = samples.map { sample -> PreparedWrite in
             let target = DataPath(keys: [ChildKey("messages"), ChildKey(sample.chat), ChildKey(sample.pushID)])
             let message = Node.children(
                 Children(unsorted: [
@@ -48,7 +50,11 @@ struct RulesScenario {
                 ]),
                 priority: nil
             )
-            return (target, RuleAuth(uid: sample.member), RuleOverlaySource(base: current, writes: [(target, message)]))
+            return PreparedWrite(
+                target: target,
+                auth: RuleAuth(uid: sample.member),
+                newRoot: RuleOverlaySource(base: current, writes: [(target, message)])
+            )
         }
         let chatList = RuleQuery(Query(order: .child(DataPath(keys: [ChildKey("lastMessageAt")])), limit: .last(20)))
         let messageList = RuleQuery(Query(order: .child(DataPath(keys: [ChildKey("sentAt")])), limit: .last(50)))
@@ -65,8 +71,14 @@ struct RulesScenario {
         decisions.append(
             measure("message-write", "/messages/$chatId/<push id> (write cascade, membership lookup, 6 .validate)", 5.0)
             {
-                let (target, auth, newRoot) = writes[$0 & 1_023]
-                return program.canWrite(path: target, auth: auth, root: current, newRoot: newRoot, now: now).allowed
+                let write = writes[$0 & 1_023]
+                return program.canWrite(
+                    path: write.target,
+                    auth: write.auth,
+                    root: current,
+                    newRoot: write.newRoot,
+                    now: now
+                ).allowed
             }
         )
         decisions.append(
@@ -135,6 +147,19 @@ struct RulesScenario {
     }
 
     private func r3(_ x: Double) -> Double { (x * 1000).rounded() / 1000 }
+}
+
+/// One message write of the rules scenario, prepared before the timed loops.
+private final class PreparedWrite {
+    let target: DataPath
+    let auth: RuleAuth
+    let newRoot: RuleOverlaySource
+
+    init(target: DataPath, auth: RuleAuth, newRoot: RuleOverlaySource) {
+        self.target = target
+        self.auth = auth
+        self.newRoot = newRoot
+    }
 }
 
 struct RulesReport: Encodable, Sendable {
