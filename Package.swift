@@ -68,7 +68,6 @@ let package = Package(
             name: "HearthServer",
             dependencies: [
                 "HearthCore", "HearthStore", "HearthProtocol", "HearthDatabase", "HearthRules", "HearthAccounts",
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

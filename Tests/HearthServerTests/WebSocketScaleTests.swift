@@ -58,20 +58,6 @@ struct WebSocketScaleTests {
         }
     }
 
-    @Test func hummingbirdTransportStillWorks() async throws {
-        try await TestServer.with(prepare: { configuration, _ in
-            configuration.realtime.webSocketTransport = .hummingbird
-        }) { server in
-            let client = try await RealtimeTestClient.connect(port: server.port)
-            try await client.authenticateAsAdmin()
-            _ = try await client.response(to: client.request("q", #"{"p":"/hb","h":""}"#))
-            try await server.put("/hb/x", "1")
-            let push = try await client.nextPush()
-            #expect((push["b"] as? [String: Any])?["p"] as? String == "hb/x")
-            await client.close()
-        }
-    }
-
     /// `HEARTH_WS_SCALE=N` (e.g. 2000): opens N idle listening connections against an in-process
     /// debug server and prints its RSS growth per connection. Outside the default run; the
     /// release figure comes from `hearth-bench --scenario ws-idle-memory` (docs/benchmarks.md).

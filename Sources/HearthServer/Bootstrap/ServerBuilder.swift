@@ -1,6 +1,5 @@
 import Hummingbird
 import HummingbirdCore
-import HummingbirdWebSocket
 
 #if canImport(HummingbirdTLS)
 import HummingbirdTLS
@@ -14,21 +13,9 @@ enum ServerBuilder {
         _ configuration: HearthServerConfiguration,
         realtime: RealtimeEndpoint
     ) throws -> HTTPServerBuilder {
-        let http1: HTTPServerBuilder
-        switch configuration.realtime.webSocketTransport {
-        case .channelHandler:
-            let maxFrameBytes = configuration.realtime.maxFrameBytes
-            http1 = HTTPServerBuilder { responder in
-                RealtimeChildChannel(responder: responder, endpoint: realtime, maxFrameBytes: maxFrameBytes)
-            }
-        case .hummingbird:
-            http1 = .http1WebSocketUpgrade(
-                configuration: HTTP1WebSocketUpgradeChannel.Configuration(
-                    ws: WebSocketServerConfiguration(maxFrameSize: configuration.realtime.maxFrameBytes)
-                )
-            ) { head, channel, _ in
-                await realtime.shouldUpgrade(head, abort: { channel.close(promise: nil) })
-            }
+        let maxFrameBytes = configuration.realtime.maxFrameBytes
+        let http1 = HTTPServerBuilder { responder in
+            RealtimeChildChannel(responder: responder, endpoint: realtime, maxFrameBytes: maxFrameBytes)
         }
         switch (configuration.tlsCertificatePath, configuration.tlsKeyPath) {
         case (nil, nil):

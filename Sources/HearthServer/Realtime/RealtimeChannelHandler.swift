@@ -161,7 +161,7 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
         }
         upgrade.ticker.register(self, interval: configuration.tickInterval)
         logger.debug("realtime connected")
-        let now = RealtimeConnection.now()
+        let now = Timestamp.now()
         if let interval = configuration.webSocketPingInterval {
             nextPeerCheck = now.millisecondsSince1970 + RealtimeTicker.nanoseconds(interval) / 1_000_000
         }
@@ -376,7 +376,7 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
     private func actions(for event: Event) -> [SessionAction] {
         switch event {
         case .frame(let bytes):
-            return session.received(frame: bytes, now: RealtimeConnection.now())
+            return session.received(frame: bytes, now: Timestamp.now())
         case .update(let update, let id, let key):
             // A push for an untagged listen that fits one frame goes out as the loop's shared
             // frame, as `session.push(encoded:for:)` would send it.

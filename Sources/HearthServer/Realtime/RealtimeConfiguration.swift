@@ -1,17 +1,5 @@
 /// Limits and timings of realtime connections (WebSocket and SSE).
 public struct RealtimeConfiguration: Sendable {
-    /// How WebSocket connections are run.
-    public enum WebSocketTransport: Sendable, Equatable {
-        /// One `RealtimeChannelHandler` on the connection's event loop: no task per connection
-        /// (about 5 KB per idle connection instead of ~30 KB).
-        case channelHandler
-        /// Hummingbird's WebSocket channel: a `NIOAsyncChannel`, a loop task with reader,
-        /// writer and ticker child tasks per connection.
-        case hummingbird
-    }
-
-    /// How WebSocket connections are run; `.channelHandler` unless set.
-    public var webSocketTransport: WebSocketTransport
     /// Largest WebSocket frame accepted from a client, in bytes. The SDKs split messages into
     /// frames of 16,384 characters (up to ~48 KiB of UTF-8), but other clients may send a whole
     /// message in one frame, so this matches the largest message.
@@ -36,7 +24,7 @@ public struct RealtimeConfiguration: Sendable {
     public var drainTimeout: Duration
     /// The host named in the hello (`h`); nil echoes the `Host` header the client used.
     public var publicHost: String?
-    /// `.channelHandler` transport: a WebSocket silent for this long gets a ping, and is dropped
+    /// A WebSocket silent for this long gets a ping, and is dropped
     /// when it stays silent (no pong) for as long again (checked on each tick). Nil: no pings.
     public var webSocketPingInterval: Duration?
 
@@ -50,11 +38,9 @@ public struct RealtimeConfiguration: Sendable {
         closeTimeout: Duration = .seconds(3),
         drainTimeout: Duration = .seconds(5),
         publicHost: String? = nil,
-        webSocketPingInterval: Duration? = .seconds(30),
-        webSocketTransport: WebSocketTransport = .channelHandler
+        webSocketPingInterval: Duration? = .seconds(30)
     ) {
         self.webSocketPingInterval = webSocketPingInterval
-        self.webSocketTransport = webSocketTransport
         self.maxFrameBytes = maxFrameBytes
         self.maxMessageBytes = maxMessageBytes
         self.maxQueuedBytes = maxQueuedBytes

@@ -36,7 +36,7 @@ final class RealtimeTicker: Sendable {
         if members.task == nil {
             let amount = TimeAmount.nanoseconds(max(1_000_000, Self.nanoseconds(interval)))
             members.task = loop.scheduleRepeatedTask(initialDelay: amount, delay: amount) { _ in
-                let now = RealtimeConnection.now()
+                let now = Timestamp.now()
                 // A handler may leave during the round: iterate over a copy.
                 for handler in members.handlers { handler.tick(now: now) }
             }
@@ -73,7 +73,7 @@ final class RealtimeTicker: Sendable {
         let all = loops.withLock { Array($0.values) }
         for members in all {
             members.loop.execute {
-                let now = RealtimeConnection.now()
+                let now = Timestamp.now()
                 for handler in members.handlers { handler.tick(now: now) }
             }
         }

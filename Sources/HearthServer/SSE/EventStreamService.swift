@@ -164,7 +164,7 @@ struct EventStream: Sendable {
         var nextKeepAlive = clock.now + interval
         while !Task.isCancelled {
             do { try await Task.sleep(for: check) } catch { return }
-            if let expiry = identity.expiresAt, RealtimeConnection.now() >= expiry {
+            if let expiry = identity.expiresAt, Timestamp.now() >= expiry {
                 subscriber.revoke(with: .authRevoked(reason: "Auth token is expired."))
                 return
             }
