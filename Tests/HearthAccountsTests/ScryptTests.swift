@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import Testing
 
 @testable import HearthAccounts
@@ -90,17 +91,41 @@ struct ScryptTests {
         let pool = WorkerPool(threads: 1, maxQueued: 1)
         defer { pool.shutdown() }
         let gate = Gate()
-        async let first: Int? = pool.run {
-            gate.wait(); return 1
+        let started = Atomic<Bool>(false)
+        // Whatever happens below, the first job is let go within 20 s, so a regression fails
+        // the expectations instead of hanging the suite.
+        let watchdog = Task {
+            try? await Task.sleep(for: .seconds(20))
+            gate.open()
         }
-        try await Task.sleep(for: .milliseconds(50))
+        defer { watchdog.cancel() }
+        // Each step waits for the pool to reach the state it needs: on a loaded machine the
+        // pool's thread (SCHED_IDLE) and the child tasks start late, so sleeps do not order them.
+        async let first: Int? = pool.run {
+            started.store(true, ordering: .releasing)
+            gate.wait()
+            return 1
+        }
+        try await Self.waitUntil { started.load(ordering: .acquiring) }  // the thread is busy
         async let second: Int? = pool.run { 2 }
-        try await Task.sleep(for: .milliseconds(50))
+        try await Self.waitUntil { pool.queuedCount == 1 }  // the queue is full
         let third = await pool.run { 3 }
         #expect(third == nil)
         gate.open()
         #expect(await first == 1)
         #expect(await second == 2)
+    }
+
+    /// Polls `condition` every millisecond for up to 20 s.
+    static func waitUntil(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("condition not reached within 20 s")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(1))
+        }
     }
 }
 

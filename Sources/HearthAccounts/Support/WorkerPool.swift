@@ -35,6 +35,13 @@ final class WorkerPool: Sendable {
         }
     }
 
+    /// Jobs accepted and not yet taken by a thread.
+    var queuedCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return state.jobs.count - state.head
+    }
+
     private func enqueue(_ job: @escaping @Sendable () -> Void) -> Bool {
         condition.lock()
         defer { condition.unlock() }
