@@ -84,9 +84,7 @@ final class Child: @unchecked Sendable {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         let outputURL = scratch.appendingPathComponent("stdout")
         let errorURL = scratch.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
-
+        // The child creates both files before it runs (posix_spawn returns after its file actions).
         let process = try SpawnedProcess(
             executable: HearthProcess.binary.path,
             arguments: arguments,

@@ -19,7 +19,6 @@ final class SpawnedProcess: Sendable {
         case uncaughtSignal
     }
 
-    let executable: String
     let arguments: [String]
     let processIdentifier: pid_t
     /// The raw `waitpid` status once the child was reaped.
@@ -37,7 +36,6 @@ final class SpawnedProcess: Sendable {
         stdout: String? = nil,
         stderr: String? = nil
     ) throws {
-        self.executable = executable
         self.arguments = arguments
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)

@@ -16,7 +16,7 @@ final class RealtimeFrameWriter {
     /// removed: writes then fail or are dropped).
     var context: ChannelHandlerContext?
     /// Frames were written (or joined) since the last flush.
-    private(set) var needsFlush = false
+    private var needsFlush = false
     /// Push frames of the delivery batch being handled, joined into one buffer (one entry in
     /// the channel's write queue, not one per push); a lone frame is the loop's shared buffer.
     private var joined: ByteBuffer?
