@@ -13,6 +13,9 @@ struct SSETests {
             let stream = try await SSETestStream.open(port: server.port, path: "/room.json?\(Self.admin)")
             #expect(stream.status == 200)
             #expect(stream.contentType?.hasPrefix("text/event-stream") == true)
+            // The server closes the connection when the stream ends: announced, so that clients
+            // do not reuse it (a pooled reuse raced the close: "I/O on closed channel").
+            #expect(stream.connection?.lowercased() == "close")
             var event = try await stream.nextData()
             #expect(event.name == "put")
             #expect(event.data == #"{"path":"/","data":{"a":1,"b":{"c":2}}}"#)

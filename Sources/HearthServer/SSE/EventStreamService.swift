@@ -61,6 +61,10 @@ struct EventStreamService: Sendable {
             headers: [
                 .contentType: "text/event-stream; charset=utf-8",
                 .cacheControl: "no-cache",
+                // The connection ends with the stream (`consumeWithInboundCloseHandler` closes
+                // it): said up front, so a keep-alive client does not pool it and send its next
+                // request into the close.
+                .connection: "close",
             ],
             body: ResponseBody { writer in
                 try await request.body.consumeWithInboundCloseHandler { _ in

@@ -25,6 +25,8 @@ final class SSETestStream: Sendable {
 
     let status: Int
     let contentType: String?
+    /// The response's `Connection` header.
+    let connection: String?
     private let state = Locked(State())
     private let task: Task<Void, Never>
 
@@ -40,6 +42,7 @@ final class SSETestStream: Sendable {
     private init(response: HTTPClientResponse) {
         status = Int(response.status.code)
         contentType = response.headers.first(name: "Content-Type")
+        connection = response.headers.first(name: "Connection")
         let state = self.state
         task = Task {
             do {
