@@ -184,6 +184,28 @@ struct ClientMessageTests {
         }
     }
 
+    /// Member values read on the fast path (plain strings, short integers) must equal what the
+    /// full parser reads, and anything it would refuse must still be refused.
+    @Test(arguments: [
+        "0", "-0", "7", "-12", "007", "-", "123456789012345", "-123456789012345", "1234567890123456",
+        "12345678901234567890", "1.5", "1e3", "-0.0", #""plain""#, #""""#, #""a\"b""#, #""\u00e9""#, "\"é\"",
+        "\"tab\there\"", "\"del\u{7F}\"", "true", "null", "[1]", "{\"a\":1}", "tru",
+    ])
+    func memberValuesReadLikeTheFullParser(_ raw: String) throws {
+        let object = try RawJSONObject(Array("{\"v\":\(raw)}".utf8))
+        let full = Result { try JSONParser.parse(Array(raw.utf8)) }
+        let read = Result { try object.value(of: "v") }
+        switch (full, read) {
+        case (.success(let expected), .success(let value?)):
+            #expect(value == expected)
+            if case .number(let a) = expected, case .number(let b) = value { #expect(a.sign == b.sign) }
+        case (.failure, .failure):
+            break
+        default:
+            Issue.record("\(raw): the full parser gives \(full), the member reader \(read)")
+        }
+    }
+
     @Test func escapedEnvelopeKeysAreDecoded() throws {
         let parsed = try #require(try request(#"{"\u0074":"d","d":{"r":1,"a":"g","b":{"p":"/x"}}}"#))
         #expect(parsed.action == .get(GetRequest(path: path("/x"))))

@@ -39,6 +39,16 @@ struct RealtimeMessageAssemblerTests {
         #expect(Self.text(of: outcome) == #"{"t":"d"}"#)
     }
 
+    @Test(arguments: 0...20)
+    func unmaskingMatchesTheBytewiseDefinition(length: Int) {
+        // Lengths around the 8-byte word boundary: whole words, then a tail.
+        let plain = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 5) }
+        var masked = plain
+        for index in masked.indices { masked[index] ^= Self.key[index & 3] }
+        RealtimeMessageAssembler.unmask(&masked, key: (0x11, 0x22, 0x33, 0x44))
+        #expect(masked == plain)
+    }
+
     @Test func fragmentsAreJoinedWhenTheLastArrives() {
         var assembler = RealtimeMessageAssembler(maxMessageBytes: 100)
         #expect(Self.isPending(assembler.receive(Self.frame(.text, "hel", fin: false), allocator: allocator)))

@@ -57,8 +57,10 @@ struct TreeReader {
     var depth = 0
     /// Members of the objects and arrays being read, innermost last.
     var members = TreeMemberStack(capacity: 16)
-    /// Recently read keys, by depth and member position (allocated on the first object).
+    /// Recently read keys, by depth and member position (allocated on the second object).
     var keyCache: UnsafeMutablePointer<CachedTreeKey>?
+    /// Set once the first object is read (the key cache is made for the second).
+    var sawObject = false
 
     static let keyCacheSlots = 64
 
@@ -267,8 +269,8 @@ struct TreeReader {
                 let key = ChildKey(validated: string, intValue: intValue)
                 let readable = scanner.end - (start + 1)
                 let info = TreeKeyBytes.sortInfo(p, count: n, readable: readable, isInt: intValue != nil)
-                if n <= 16 && readable >= 17 {
-                    let entry = keyCache! + slot
+                if n <= 16 && readable >= 17, let keyCache {
+                    let entry = keyCache + slot
                     entry.pointee.rawLo = UnsafeRawPointer(p).loadUnaligned(as: UInt64.self) & TreeKeyBytes.lowMask(n)
                     entry.pointee.rawHi = n > 8 ? UnsafeRawPointer(p + 8).loadUnaligned(as: UInt64.self) & TreeKeyBytes.lowMask(n - 8) : 0
                     entry.pointee.count = n
@@ -321,12 +323,17 @@ struct TreeReader {
             scanner.position += 1
             return nil
         }
+        // The cache pays off from the second object on (keys repeat across siblings); a
+        // document of one flat object, like most realtime writes, never allocates it.
         if keyCache == nil {
-            let cache = UnsafeMutablePointer<CachedTreeKey>.allocate(capacity: Self.keyCacheSlots)
-            cache.initialize(repeating: CachedTreeKey(), count: Self.keyCacheSlots)
-            keyCache = cache
+            if sawObject {
+                let cache = UnsafeMutablePointer<CachedTreeKey>.allocate(capacity: Self.keyCacheSlots)
+                cache.initialize(repeating: CachedTreeKey(), count: Self.keyCacheSlots)
+                keyCache = cache
+            }
+            sawObject = true
         }
-        let cache = keyCache!
+        let cache = keyCache
         var memberIndex = 0
         while true {
             guard try next() == 0x22 else { throw CoreError.expectedKey(scanner.byte(scanner.position)) }
@@ -334,9 +341,9 @@ struct TreeReader {
             let slot = (depth &* 8 &+ min(memberIndex, 7)) & (Self.keyCacheSlots - 1)
             memberIndex &+= 1
             var scanned: ScannedKey
-            let entry = cache + slot
-            let cachedCount = entry.pointee.count
-            if cachedCount != 0 && keyStart &+ 18 <= scanner.end
+            let entry = cache.map { $0 + slot }
+            let cachedCount = entry?.pointee.count ?? 0
+            if let entry, cachedCount != 0 && keyStart &+ 18 <= scanner.end
                 && (UnsafeRawPointer(scanner.base + keyStart + 1).loadUnaligned(as: UInt64.self) & TreeKeyBytes.lowMask(cachedCount)) == entry.pointee.rawLo
                 && (cachedCount <= 8
                     || (UnsafeRawPointer(scanner.base + keyStart + 9).loadUnaligned(as: UInt64.self) & TreeKeyBytes.lowMask(cachedCount &- 8)) == entry.pointee.rawHi)

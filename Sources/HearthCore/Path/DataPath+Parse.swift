@@ -17,19 +17,42 @@ extension DataPath {
     private static func parseWritePath(_ urlPath: String, allowPriority: Bool) throws -> (
         path: DataPath, isPriority: Bool
     ) {
+        var text = urlPath
+        return try text.withUTF8 { bytes in
+            try parseWritePath(bytes: bytes, urlPath: urlPath, allowPriority: allowPriority)
+        }
+    }
+
+    /// Splits on the byte '/' (not on Characters: a combining mark could glue onto '/'); every
+    /// segment lies between ASCII bytes, so it is valid UTF-8 on its own.
+    private static func parseWritePath(
+        bytes: UnsafeBufferPointer<UInt8>, urlPath: String, allowPriority: Bool
+    ) throws -> (path: DataPath, isPriority: Bool) {
         var keys: [ChildKey] = []
         var isPriority = false
-        // Split on the byte '/', not on Characters (a combining mark could glue onto '/').
-        for segment in urlPath.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
-            let key = String(Substring(segment))
+        let slash = UInt8(ascii: "/")
+        var start = 0
+        while start < bytes.count {
+            if bytes[start] == slash {
+                start += 1
+                continue
+            }
+            var end = start + 1
+            while end < bytes.count && bytes[end] != slash { end += 1 }
+            let segment = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            start = end
             if isPriority {
                 throw CoreError.priorityNotLastSegment(urlPath)
             }
-            if allowPriority && key == ".priority" {
+            if allowPriority && segment.elementsEqual(".priority".utf8) {
                 isPriority = true
                 continue
             }
-            try KeyValidator.validate(key, inPath: urlPath)
+            let key = String(decoding: segment, as: UTF8.self)
+            if let problem = KeyValidator.problem(bytes: segment) {
+                throw KeyValidator.error(problem, key: key, path: urlPath)
+            }
+            if keys.isEmpty { keys.reserveCapacity(8) }
             keys.append(ChildKey(key))
             if keys.count > KeyValidator.maxDepth {
                 throw CoreError.pathTooDeep(urlPath)

@@ -19,6 +19,7 @@ struct RawJSONObject {
     /// - Throws: `ProtocolError` (`.malformedMessage`) when the text is not an object.
     init(_ bytes: [UInt8], range: Range<Int>) throws {
         self.bytes = bytes
+        members.reserveCapacity(4)
         var i = skipWhitespace(range.lowerBound, end: range.upperBound)
         guard i < range.upperBound, bytes[i] == UInt8(ascii: "{") else {
             throw RawJSONObject.notObject(bytes, range)
@@ -67,7 +68,47 @@ struct RawJSONObject {
     /// The member named `key` parsed as a generic JSON value.
     func value(of key: String) throws -> JSONValue? {
         guard let range = range(of: key) else { return nil }
+        if let plain = plainScalar(range) { return plain }
         return try JSONParser.parse(bytes[range])
+    }
+
+    /// A plain string (printable ASCII, no escapes) or a short integer, read without the full
+    /// parser: request numbers, actions and paths on every message. Nil for anything else,
+    /// which `JSONParser` reads (and rejects with its exact message when it is not JSON).
+    private func plainScalar(_ range: Range<Int>) -> JSONValue? {
+        guard !range.isEmpty else { return nil }
+        return bytes.withUnsafeBufferPointer { buffer -> JSONValue? in
+            if buffer[range.lowerBound] == 0x22 {
+                guard let text = plainString(buffer, range) else { return nil }
+                return .string(text)
+            }
+            var i = range.lowerBound
+            let negative = buffer[i] == UInt8(ascii: "-")
+            if negative { i += 1 }
+            let digits = range.upperBound - i
+            // At most 15 digits (exact in a Double); no leading zero; not -0 (a Double -0.0).
+            guard digits >= 1, digits <= 15, buffer[i] != 0x30 || digits == 1 else { return nil }
+            var value: Int64 = 0
+            while i < range.upperBound {
+                let digit = buffer[i] &- 0x30
+                guard digit <= 9 else { return nil }
+                value = value &* 10 &+ Int64(digit)
+                i += 1
+            }
+            if negative && value == 0 { return nil }
+            return .number(Double(negative ? -value : value))
+        }
+    }
+
+    /// The text of the quoted string filling `range` when it is printable ASCII without escapes.
+    private func plainString(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String? {
+        guard range.count >= 2, buffer[range.upperBound - 1] == 0x22 else { return nil }
+        let inner = (range.lowerBound + 1)..<(range.upperBound - 1)
+        for i in inner {
+            let b = buffer[i]
+            if b < 0x20 || b >= 0x7F || b == 0x5C || b == 0x22 { return nil }
+        }
+        return String(decoding: UnsafeBufferPointer(rebasing: buffer[inner]), as: UTF8.self)
     }
 
     /// The raw bytes of a member's value.
@@ -157,6 +198,7 @@ struct RawJSONObject {
     }
 
     private func decodeKey(_ range: Range<Int>) throws -> String {
+        if let plain = bytes.withUnsafeBufferPointer({ plainString($0, range) }) { return plain }
         if !bytes[range].contains(0x5C), let plain = String(validating: bytes[range.dropFirst().dropLast()], as: UTF8.self) {
             return plain
         }

@@ -68,8 +68,29 @@ struct RealtimeMessageAssembler {
     private static func payload(of frame: WebSocketFrame) -> [UInt8] {
         var bytes = Array(frame.data.readableBytesView)
         if let key = frame.maskKey {
-            for index in bytes.indices { bytes[index] ^= key[index & 3] }
+            unmask(&bytes, key: (key[0], key[1], key[2], key[3]))
         }
         return bytes
+    }
+
+    /// XORs `bytes` with the 4-byte masking key, eight bytes at a time.
+    static func unmask(_ bytes: inout [UInt8], key: (UInt8, UInt8, UInt8, UInt8)) {
+        // Byte j of the payload is XORed with key[j % 4]: as a little-endian word, the key
+        // repeated.
+        let key32 = UInt32(key.0) | UInt32(key.1) << 8 | UInt32(key.2) << 16 | UInt32(key.3) << 24
+        let word = (UInt64(key32) | UInt64(key32) << 32).littleEndian
+        bytes.withUnsafeMutableBytes { raw in
+            let count = raw.count
+            var i = 0
+            while i + 8 <= count {
+                let value = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                raw.storeBytes(of: value ^ word, toByteOffset: i, as: UInt64.self)
+                i += 8
+            }
+            while i < count {
+                raw[i] ^= UInt8(truncatingIfNeeded: key32 >> (8 * UInt32(i & 3)))
+                i += 1
+            }
+        }
     }
 }
