@@ -93,33 +93,83 @@ public final class NamespaceStore: Sendable {
         authorize: WriteAuthorizer? = nil,
         completion: @escaping @Sendable (Result<WriteResult, Error>) -> Void
     ) {
-        writer.perform({ [self] in
-            try readNow { reader in
-                let batch = WriteBatch()
-                let now = clock()
-                let result = try WritePlanner(reader: reader, batch: batch, shapes: writer.shapes).plan(write, now: now)
-                guard case .committed(_, let values) = result else {
-                    if let authorize {
-                        var unconditional = write
-                        unconditional.ifMatch = nil
-                        let scratch = WriteBatch()
-                        let planned = try WritePlanner(reader: reader, batch: scratch).plan(unconditional, now: now)
-                        if case .committed(_, let values) = planned,
-                            !authorize(WriteProposal(write: write, values: values, reader: reader, now: now))
-                        {
-                            throw StoreError.permissionDenied
-                        }
-                    }
-                    return result
-                }
-                if let authorize, !authorize(WriteProposal(write: write, values: values, reader: reader, now: now)) {
-                    throw StoreError.permissionDenied
-                }
-                let sequence = try writer.commit(batch, stagedShapes: true)
-                writer.announce(NamespaceStore.committed(write, sequence: sequence, values: values))
-                return WriteResult.committed(sequence: sequence, values: values)
+        writer.perform(staging: true, { [self] in
+            // A write may be staged (applied with the round's other staged writes) when nothing
+            // it reads can have been changed by them. Rules read anywhere: a judged write is
+            // never staged. The planner reads only inside the locations and index units the
+            // write touches (increments included), checked against the staged ones after
+            // planning; an ETag is compared before that check, so it is compared after a flush.
+            let mayStage = authorize == nil
+            if !mayStage || write.ifMatch != nil { writer.flushStaged() }
+            while true {
+                if let result = try apply(write, authorize: authorize, mayStage: mayStage) { return result }
+                // It touches a staged location: apply those first, then plan it again.
+                writer.flushStaged()
             }
         }, completion: completion)
+    }
+
+    /// Plans and commits (or stages) `write` on the writer. Nil when it was planned for staging
+    /// but overlaps what is staged; the caller flushes and calls again.
+    private func apply(_ write: Write, authorize: WriteAuthorizer?, mayStage: Bool) throws -> WriteResult? {
+        try readNow { reader in
+            let batch = WriteBatch()
+            let now = clock()
+            let result = try WritePlanner(reader: reader, batch: batch, shapes: writer.shapes).plan(write, now: now)
+            guard case .committed(_, let values) = result else {
+                if let authorize {
+                    var unconditional = write
+                    unconditional.ifMatch = nil
+                    let scratch = WriteBatch()
+                    let planned = try WritePlanner(reader: reader, batch: scratch).plan(unconditional, now: now)
+                    if case .committed(_, let values) = planned,
+                        !authorize(WriteProposal(write: write, values: values, reader: reader, now: now))
+                    {
+                        throw StoreError.permissionDenied
+                    }
+                }
+                return result
+            }
+            if let authorize, !authorize(WriteProposal(write: write, values: values, reader: reader, now: now)) {
+                throw StoreError.permissionDenied
+            }
+            let sequence: UInt64
+            if mayStage, !values.contains(where: { $0 == nil }), !write.setsPriority {
+                // Deletes and priority writes read the state around them (orphaned priorities,
+                // the node a priority lands on): never staged.
+                let touched = writer.shapes.staged.written + indexUnits(of: write, indexes: reader.indexes)
+                if writer.canStage(touching: touched, batch: batch) {
+                    sequence = writer.stage(batch, touching: touched)
+                } else if writer.hasStaged {
+                    return nil
+                } else {
+                    sequence = try writer.commit(batch, stagedShapes: true)
+                }
+            } else {
+                if writer.hasStaged { return nil }
+                sequence = try writer.commit(batch, stagedShapes: true)
+            }
+            writer.announce(NamespaceStore.committed(write, sequence: sequence, values: values))
+            return WriteResult.committed(sequence: sequence, values: values)
+        }
+    }
+
+    /// The data keys of the indexed children a write re-indexes below an index location (two
+    /// writes into different descendants of one indexed child both rewrite its entry).
+    private func indexUnits(of write: Write, indexes: [RegisteredIndex]) -> [[UInt8]] {
+        guard !indexes.isEmpty else { return [] }
+        var units: [[UInt8]] = []
+        for path in write.writtenPaths {
+            for index in indexes {
+                let depth = index.spec.location.count
+                guard path.depth > depth else { continue }
+                let child = DataPath(keys: Array(path.keys[0...depth]))
+                if index.spec.matches(DataPath(keys: Array(path.keys[0..<depth]))) {
+                    units.append(keys.dataKey(child))
+                }
+            }
+        }
+        return units
     }
 
     /// Plans `write` against the current state without committing it and runs `authorize` on

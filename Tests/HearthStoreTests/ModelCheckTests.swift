@@ -48,6 +48,58 @@ import Testing
             if pairs.isEmpty { return nil }
             return .children(Children(unsorted: pairs), priority: priority())
         }
+
+        /// A random set, update, priority write or delete, applied to `model` too; with a
+        /// description for failure messages.
+        mutating func operation(applyingTo model: inout Node?) -> (write: Write, description: String) {
+            let write: Write
+            let lastOp: String
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0..<5:
+                let where_ = self.path(maxDepth: 4)
+                let node = self.node(depth: 3)
+                write = Write(.set(DataPath(keys: where_), ModelCheckTests.newValue(node)))
+                model = ReferenceModel.set(model, where_[...], node)
+                lastOp =
+                    "set \(DataPath(keys: where_)) \(String(decoding: JSONRenderer.render(node, format: .export), as: UTF8.self))"
+            case 5..<8:
+                let base = self.path(maxDepth: 2)
+                var seen: [[ChildKey]] = []
+                var entries: [UpdateEntry] = []
+                for _ in 0..<Int.random(in: 1...4, using: &random) {
+                    let relative = self.path(maxDepth: 2)
+                    if seen.contains(where: { $0.starts(with: relative) || relative.starts(with: $0) }) { continue }
+                    seen.append(relative)
+                    let node = self.node(depth: 2)
+                    entries.append(UpdateEntry(path: DataPath(keys: relative), value: ModelCheckTests.newValue(node)))
+                    model = ReferenceModel.set(model, (base + relative)[...], node)
+                }
+                write = Write(.update(DataPath(keys: base), entries))
+                lastOp =
+                    "update \(DataPath(keys: base)) "
+                    + entries.map {
+                        "\($0.path)=\(String(decoding: JSONRenderer.render($0.value.node, format: .export), as: UTF8.self))"
+                    }.joined(separator: " ")
+            case 8:
+                let where_ = self.path(maxDepth: 3)
+                let priority = self.priority()
+                let leaf: Node? = priority.map {
+                    switch $0 {
+                    case .number(let d): return .leaf(.number(d), priority: nil)
+                    case .string(let s): return .leaf(.string(s), priority: nil)
+                    }
+                }
+                write = Write(.set(DataPath(keys: where_ + [ChildKey(".priority")]), ModelCheckTests.newValue(leaf)))
+                model = ReferenceModel.setPriority(model, where_[...], priority)
+                lastOp = "priority \(DataPath(keys: where_)) \(String(describing: priority))"
+            default:
+                let where_ = self.path(maxDepth: 2)
+                write = Write(.set(DataPath(keys: where_), .null))
+                model = ReferenceModel.set(model, where_[...], nil)
+                lastOp = "delete \(DataPath(keys: where_))"
+            }
+            return (write, lastOp)
+        }
     }
 
     static func newValue(_ node: Node?) -> NewValue { NewValue(node: node) }
@@ -65,68 +117,63 @@ import Testing
         try await ns.setIndexes([listSpec, valueSpec])
         var generator = Generator(random: SeededRandom(state: seed))
         var model: Node? = nil
-        var lastOp = ""
         for step in 0..<150 {
-            switch Int.random(in: 0..<10, using: &generator.random) {
-            case 0..<5:
-                let where_ = generator.path(maxDepth: 4)
-                let node = generator.node(depth: 3)
-                _ = try await ns.write(Write(.set(DataPath(keys: where_), Self.newValue(node))))
-                model = ReferenceModel.set(model, where_[...], node)
-                lastOp =
-                    "set \(DataPath(keys: where_)) \(String(decoding: JSONRenderer.render(node, format: .export), as: UTF8.self))"
-            case 5..<8:
-                let base = generator.path(maxDepth: 2)
-                var seen: [[ChildKey]] = []
-                var entries: [UpdateEntry] = []
-                for _ in 0..<Int.random(in: 1...4, using: &generator.random) {
-                    let relative = generator.path(maxDepth: 2)
-                    if seen.contains(where: { $0.starts(with: relative) || relative.starts(with: $0) }) { continue }
-                    seen.append(relative)
-                    let node = generator.node(depth: 2)
-                    entries.append(UpdateEntry(path: DataPath(keys: relative), value: Self.newValue(node)))
-                    model = ReferenceModel.set(model, (base + relative)[...], node)
-                }
-                _ = try await ns.write(Write(.update(DataPath(keys: base), entries)))
-                lastOp =
-                    "update \(DataPath(keys: base)) "
-                    + entries.map {
-                        "\($0.path)=\(String(decoding: JSONRenderer.render($0.value.node, format: .export), as: UTF8.self))"
-                    }.joined(separator: " ")
-            case 8:
-                let where_ = generator.path(maxDepth: 3)
-                let priority = generator.priority()
-                let leaf: Node? = priority.map {
-                    switch $0 {
-                    case .number(let d): return .leaf(.number(d), priority: nil)
-                    case .string(let s): return .leaf(.string(s), priority: nil)
-                    }
-                }
-                _ = try await ns.write(
-                    Write(.set(DataPath(keys: where_ + [ChildKey(".priority")]), Self.newValue(leaf)))
-                )
-                model = ReferenceModel.setPriority(model, where_[...], priority)
-                lastOp = "priority \(DataPath(keys: where_)) \(String(describing: priority))"
-            default:
-                let where_ = generator.path(maxDepth: 2)
-                _ = try await ns.write(Write(.set(DataPath(keys: where_), .null)))
-                model = ReferenceModel.set(model, where_[...], nil)
-                lastOp = "delete \(DataPath(keys: where_))"
-            }
-            let stored = try await ns.node("")
-            let storedText = String(decoding: JSONRenderer.render(stored, format: .export), as: UTF8.self)
-            let modelText = String(decoding: JSONRenderer.render(model, format: .export), as: UTF8.self)
-            #expect(storedText == modelText, "step \(step) \(lastOp): \(Self.difference(stored, model, at: []))")
-            if stored != model { return }
-            let plain = String(decoding: JSONRenderer.render(model, format: .plain), as: UTF8.self)
-            let rendered = try await ns.json("", format: .plain)
-            #expect(rendered == plain, "step \(step)")
-            if rendered != plain { return }
-            // Export puts `.priority` first where Core's renderer puts it last: compare as trees.
-            let exported = try await ns.json("", format: .export)
-            #expect(try TreeParser.parse(Array(exported.utf8), at: .root).node == model, "step \(step) \(exported)")
-            guard try await checkQueries(ns, model: model, step: step, random: &generator.random) else { return }
+            let (write, lastOp) = generator.operation(applyingTo: &model)
+            _ = try await ns.write(write)
+            guard try await agrees(ns, with: model, step: step, after: lastOp, random: &generator.random) else { return }
         }
+    }
+
+    /// The same random writes, issued in bursts of 1–8 that the writer takes as one round, so
+    /// that writes are staged together (and overlapping ones are not): the result must be as
+    /// if they ran one by one, in order.
+    @Test(arguments: [5, 6, 7, 8])
+    func writesSharingARoundAgreeWithTheReferenceModel(seed: UInt64) async throws {
+        let temp = try TemporaryStore()
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        let listSpec = IndexSpec(
+            location: [.key(ChildKey("a")), .wildcard("$w")],
+            indexed: .child(DataPath(keys: [ChildKey("b")]))
+        )
+        let valueSpec = IndexSpec(location: [.key(ChildKey("b"))], indexed: .value)
+        try await ns.setIndexes([listSpec, valueSpec])
+        var generator = Generator(random: SeededRandom(state: seed))
+        var model: Node? = nil
+        for step in 0..<60 {
+            var writes: [Write] = []
+            var described: [String] = []
+            for _ in 0..<Int.random(in: 1...8, using: &generator.random) {
+                let (write, description) = generator.operation(applyingTo: &model)
+                writes.append(write)
+                described.append(description)
+            }
+            let results = try await ns.writeInOneRound(writes)
+            for result in results { _ = try result.get() }
+            guard
+                try await agrees(ns, with: model, step: step, after: described.joined(separator: "; "), random: &generator.random)
+            else { return }
+        }
+        #expect(ns.writer.groupsApplied > 0, "no round staged its writes")
+    }
+
+    /// Compares the stored tree, its JSON and the indexed queries with the model.
+    func agrees(
+        _ ns: NamespaceStore, with model: Node?, step: Int, after lastOp: String, random: inout SeededRandom
+    ) async throws -> Bool {
+        let stored = try await ns.node("")
+        let storedText = String(decoding: JSONRenderer.render(stored, format: .export), as: UTF8.self)
+        let modelText = String(decoding: JSONRenderer.render(model, format: .export), as: UTF8.self)
+        #expect(storedText == modelText, "step \(step) \(lastOp): \(Self.difference(stored, model, at: []))")
+        if stored != model { return false }
+        let plain = String(decoding: JSONRenderer.render(model, format: .plain), as: UTF8.self)
+        let rendered = try await ns.json("", format: .plain)
+        #expect(rendered == plain, "step \(step)")
+        if rendered != plain { return false }
+        // Export puts `.priority` first where Core's renderer puts it last: compare as trees.
+        let exported = try await ns.json("", format: .export)
+        #expect(try TreeParser.parse(Array(exported.utf8), at: .root).node == model, "step \(step) \(exported)")
+        return try await checkQueries(ns, model: model, step: step, random: &random)
     }
 
     static func difference(_ a: Node?, _ b: Node?, at path: [ChildKey]) -> String {

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import HearthCore
 
@@ -58,5 +59,44 @@ extension NamespaceStore {
 
     func node(_ where_: String) async throws -> Node? {
         try await read { $0.node(at: path(where_)) }
+    }
+}
+
+extension NamespaceStore {
+    /// Issues `writes` while the writer is held by another job, so that it takes them all in
+    /// one round; returns their results in order.
+    func writeInOneRound(_ writes: [Write]) async throws -> [Result<WriteResult, Error>] {
+        let gate = DispatchSemaphore(value: 0)
+        writer.perform({ gate.wait() }, completion: { _ in })
+        return await withCheckedContinuation { continuation in
+            let results = ResultsBox(count: writes.count) { continuation.resume(returning: $0) }
+            for (index, write) in writes.enumerated() {
+                self.write(write) { results.set(index, $0) }
+            }
+            gate.signal()
+        }
+    }
+}
+
+/// Collects results from the writer's thread; calls `done` with all of them after the last.
+private final class ResultsBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var results: [Result<WriteResult, Error>?]
+    private var missing: Int
+    private let done: ([Result<WriteResult, Error>]) -> Void
+
+    init(count: Int, done: @escaping ([Result<WriteResult, Error>]) -> Void) {
+        results = Array(repeating: nil, count: count)
+        missing = count
+        self.done = done
+    }
+
+    func set(_ index: Int, _ result: Result<WriteResult, Error>) {
+        lock.lock()
+        results[index] = result
+        missing -= 1
+        let finished = missing == 0
+        lock.unlock()
+        if finished { done(results.map { $0! }) }
     }
 }

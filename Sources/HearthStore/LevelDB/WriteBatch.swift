@@ -56,6 +56,15 @@ final class WriteBatch {
         byteSize += key.count + 8
     }
 
+    /// Adds every put and delete of `other` after this batch's own (`other` is unchanged).
+    func append(_ other: WriteBatch) {
+        leveldb_writebatch_append(handle, other.handle)
+        count += other.count
+        byteSize += other.byteSize
+        clearedRanges += other.clearedRanges
+        deletedRanges += other.deletedRanges
+    }
+
     func clear() {
         leveldb_writebatch_clear(handle)
         count = 0

@@ -4,6 +4,12 @@ import Synchronization
 /// The one serial writer of a namespace. Jobs run in order on its queue; each round applies
 /// every queued job, then (with `--sync always`) one fsync covers them all before any of them
 /// is acknowledged: group commit.
+///
+/// Within a round, writes that cannot see one another (see `NamespaceStore.write`) are
+/// *staged*: each gets its sequence number at once, but their batches are applied to LevelDB
+/// together, as one batch, before the round ends (`flushStaged`), so a round of small writes
+/// costs one log write instead of one per write. Any other job flushes the staged writes
+/// before it runs, so it reads them; a staged write is acknowledged only after the flush.
 final class NamespaceWriter: Sendable {
     typealias Completion = @Sendable (Error?) -> Void
     typealias Job = @Sendable () -> Completion
@@ -25,6 +31,12 @@ final class NamespaceWriter: Sendable {
     nonisolated(unsafe) let shapes = SubtreeShapes()
     /// Commits of the current round not yet announced; touched only on `queue`.
     nonisolated(unsafe) private var unannounced: [CommittedWrite] = []
+    /// Writes staged in this round and not yet applied to LevelDB; touched only on `queue`.
+    nonisolated(unsafe) private var staged: StagedWrites?
+    /// How many staged groups reached LevelDB (for tests); touched only on `queue`.
+    nonisolated(unsafe) private(set) var groupsApplied = 0
+    /// The staged group the running job joined, if it staged a write; touched only on `queue`.
+    nonisolated(unsafe) private var joinedGroup: StagedWrites.Outcome?
     /// Told about every commit, in order, once it is as durable as the sync mode promises.
     private let observers = Mutex<[@Sendable (CommittedWrite) -> Void]>([])
 
@@ -53,16 +65,24 @@ final class NamespaceWriter: Sendable {
 
     /// Runs `body` on the writer and calls `completion` with its result after the round's sync
     /// (`--sync always`), on the writer's thread: it must only hand the result on.
+    /// - Parameter staging: the job may stage its write (`stage`) and flushes what earlier jobs
+    ///   staged itself when it needs to read it; other jobs find every staged write applied.
     func perform<T: Sendable>(
+        staging: Bool = false,
         _ body: @escaping @Sendable () throws -> T,
         completion: @escaping @Sendable (Result<T, Error>) -> Void
     ) {
         enqueue {
+            if !staging { self.flushStaged() }
+            self.joinedGroup = nil
             let result: Result<T, Error>
             do { result = .success(try body()) } catch { result = .failure(error) }
+            let group = self.joinedGroup
+            self.joinedGroup = nil
             return { syncError in
-                if let syncError, case .success = result {
-                    completion(.failure(syncError))
+                // A staged write fails when its group could not be applied.
+                if let error = group?.error ?? syncError, case .success = result {
+                    completion(.failure(error))
                 } else {
                     completion(result)
                 }
@@ -74,12 +94,9 @@ final class NamespaceWriter: Sendable {
     /// - Parameter stagedShapes: the batch was planned with `shapes` (its staged change is
     ///   applied); otherwise every remembered shape is dropped.
     func commit(_ batch: WriteBatch, stagedShapes: Bool = false) throws -> UInt64 {
+        flushStaged()
         let next = sequence + 1
-        var bytes: [UInt8] = []
-        for shift in stride(from: 56, through: 0, by: -8) {
-            bytes.append(UInt8(truncatingIfNeeded: next >> UInt64(shift)))
-        }
-        batch.put(sequenceKey, bytes)
+        batch.put(sequenceKey, Self.encode(next))
         do {
             try db.write(batch, sync: false)
         } catch {
@@ -95,6 +112,61 @@ final class NamespaceWriter: Sendable {
         return next
     }
 
+    static func encode(_ sequence: UInt64) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(8)
+        for shift in stride(from: 56, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: sequence >> UInt64(shift)))
+        }
+        return bytes
+    }
+
+    /// True when a write whose locations (and index units) have the data keys `touched` may be
+    /// staged: nothing staged contains or lies inside any of them, so it was planned against
+    /// the same state it will apply to. Only from a job started with `staging`.
+    func canStage(touching touched: [[UInt8]], batch: WriteBatch) -> Bool {
+        guard let staged else { return true }
+        return staged.admits(touched, batch: batch)
+    }
+
+    /// True when writes are staged in this round.
+    var hasStaged: Bool { staged != nil }
+
+    /// Stages `batch` as the next commit: it gets its sequence number now and is applied with
+    /// the round's other staged writes. Call only after `canStage` said yes; only from a job
+    /// started with `staging`.
+    func stage(_ batch: WriteBatch, touching touched: [[UInt8]]) -> UInt64 {
+        let group = staged ?? StagedWrites(sequenceBefore: sequence, announcedBefore: unannounced.count)
+        staged = group
+        group.add(batch, touching: touched)
+        shapes.apply(shapes.staged)
+        shapes.staged = SubtreeShapes.Change()
+        sequence += 1
+        joinedGroup = group.outcome
+        return sequence
+    }
+
+    /// Applies the staged writes to LevelDB as one batch. When that fails, every staged write
+    /// fails with the error (none was acknowledged), and what they announced is forgotten.
+    func flushStaged() {
+        guard let group = staged else { return }
+        staged = nil
+        group.batch.put(sequenceKey, Self.encode(sequence))
+        do {
+            try db.write(group.batch, sync: false)
+        } catch {
+            group.outcome.error = error
+            sequence = group.sequenceBefore
+            shapes.removeAll()
+            unannounced.removeSubrange(group.announcedBefore...)
+            return
+        }
+        groupsApplied += 1
+        onCommit()
+        db.compactInBackground(group.batch.clearedRanges)
+        db.compactSoon(group.batch.deletedRanges)
+    }
+
     /// Adds an observer of commits; it runs on the writer's queue and must not block.
     func observe(_ observer: @escaping @Sendable (CommittedWrite) -> Void) {
         observers.withLock { $0.append(observer) }
@@ -107,6 +179,7 @@ final class NamespaceWriter: Sendable {
 
     /// Writes `batch` without a sequence number (index builds, import chunks); only from a job.
     func commitUnsequenced(_ batch: WriteBatch) throws {
+        flushStaged()
         shapes.removeAll()
         try db.write(batch, sync: false)
         onCommit()
@@ -133,6 +206,7 @@ final class NamespaceWriter: Sendable {
             }
             if jobs.isEmpty { return }
             let completions = jobs.map { $0() }
+            flushStaged()
             var syncError: Error?
             if syncAlways {
                 do { try db.sync() } catch { syncError = error }

@@ -1,0 +1,85 @@
+import HearthCore
+import Testing
+
+@testable import HearthStore
+
+/// Writes the writer takes in one round: staged together when they cannot see one another,
+/// applied one after another when they can.
+@Suite struct StagedWritesTests {
+    @Test func disjointWritesOfOneRoundAreStagedAndNumberedInOrder() async throws {
+        let temp = try TemporaryStore()
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        let writes = try (0..<5).map { Write(.set(path("rooms/r\($0)"), try value(#"{"n":\#($0)}"#))) }
+        let results = try await ns.writeInOneRound(writes).map { try $0.get() }
+        let sequences = results.map { result -> UInt64 in if case .committed(let s, _) = result { s } else { 0 } }
+        #expect(sequences == [1, 2, 3, 4, 5])
+        #expect(ns.writer.groupsApplied == 1)
+        #expect(try await ns.json("rooms") == #"{"r0":{"n":0},"r1":{"n":1},"r2":{"n":2},"r3":{"n":3},"r4":{"n":4}}"#)
+        #expect(try await ns.read { $0.sequence } == 5)
+        try temp.reopen()
+        let reopened = try temp.store.namespace("default")
+        #expect(try await reopened.read { $0.sequence } == 5)
+        #expect(try await reopened.json("rooms/r4") == #"{"n":4}"#)
+    }
+
+    @Test func aWriteBelowAStagedLeafSeesIt() async throws {
+        let temp = try TemporaryStore()
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        // Planned against the state before the round, the second set would keep the leaf.
+        let writes = [
+            Write(.set(path("x"), try value("5"))),
+            Write(.set(path("x/b"), try value("2"))),
+        ]
+        for result in try await ns.writeInOneRound(writes) { _ = try result.get() }
+        #expect(try await ns.json("") == #"{"x":{"b":2}}"#)
+    }
+
+    @Test func anIncrementAfterAStagedSetCountsFromIt() async throws {
+        let temp = try TemporaryStore()
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        let writes = [
+            Write(.set(path("n"), try value("10"))),
+            Write(.set(path("n"), try value(#"{".sv":{"increment":1}}"#))),
+            Write(.set(path("n"), try value(#"{".sv":{"increment":1}}"#))),
+        ]
+        for result in try await ns.writeInOneRound(writes) { _ = try result.get() }
+        #expect(try await ns.json("n") == "12")
+    }
+
+    @Test func anETagAfterAStagedSetIsComparedWithIt() async throws {
+        let temp = try TemporaryStore()
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        let etag = ValueHash.hash(Node.leaf(.number(1), priority: nil))
+        let writes = [
+            Write(.set(path("n"), try value("1"))),
+            Write(.set(path("n"), try value("2")), ifMatch: etag),
+        ]
+        let results = try await ns.writeInOneRound(writes).map { try $0.get() }
+        guard case .committed = results[1] else {
+            Issue.record("the transaction failed against the state before the round: \(results[1])")
+            return
+        }
+        #expect(try await ns.json("n") == "2")
+    }
+
+    @Test func twoWritesIntoOneIndexedChildKeepItsIndexEntryCurrent() async throws {
+        let temp = try TemporaryStore()
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        let spec = IndexSpec(location: [.key(ChildKey("list"))], indexed: .child(path("v")))
+        try await ns.setIndexes([spec])
+        try await ns.set("list", #"{"c1":{"v":5},"c2":{"v":3}}"#)
+        // Both re-derive c1's index entry; the second must see the first's new `v`.
+        let writes = [
+            Write(.set(path("list/c1/v"), try value("1"))),
+            Write(.set(path("list/c1/w"), try value("2"))),
+        ]
+        for result in try await ns.writeInOneRound(writes) { _ = try result.get() }
+        let ordered = try await ns.read { try $0.query(at: path("list"), Query(order: .child(path("v")))) }
+        #expect(ordered.map(\.key.string) == ["c1", "c2"])
+    }
+}
