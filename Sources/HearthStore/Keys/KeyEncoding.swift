@@ -17,7 +17,9 @@ enum KeyEncoding {
             out.append(UInt8(truncatingIfNeeded: biased))
             let utf8 = key.string.utf8
             out.append(UInt8(utf8.count))
-            out.append(contentsOf: utf8)
+            if utf8.withContiguousStorageIfAvailable({ out.append(contentsOf: $0) }) == nil {
+                out.append(contentsOf: utf8)
+            }
         } else {
             out.append(stringTag)
             CESU8.append(key.string, to: &out)
@@ -95,6 +97,13 @@ enum KeyEncoding {
 /// UTF-16 code-unit order. Identical to UTF-8 except for characters outside the BMP.
 enum CESU8 {
     static func append(_ string: String, to out: inout [UInt8]) {
+        // Native strings: one scan and one copy of their bytes.
+        let copied = string.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            for byte in bytes where byte >= 0xF0 { return false }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if copied == true { return }
         var bmpOnly = true
         for byte in string.utf8 where byte >= 0xF0 {
             bmpOnly = false

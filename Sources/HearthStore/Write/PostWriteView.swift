@@ -9,22 +9,30 @@ struct PostWriteView {
     private let byPath: [DataPath: Int]
     private let sortedKeys: [(key: [UInt8], index: Int)]
 
+    /// Up to this many entries are searched one by one (no dictionary to build).
+    private static let linearEntries = 8
+
     init(reader: NamespaceReader, entries: [PlannedEntry]) {
         self.reader = reader
         self.entries = entries
         var byPath: [DataPath: Int] = [:]
         var sortedKeys: [(key: [UInt8], index: Int)] = []
+        let indexed = entries.count > Self.linearEntries
         for (index, entry) in entries.enumerated() where !entry.isPriority {
-            byPath[entry.path] = index
+            if indexed { byPath[entry.path] = index }
             sortedKeys.append((entry.dataKey, index))
         }
-        sortedKeys.sort { $0.key.lexicographicallyPrecedes($1.key) }
+        if sortedKeys.count > 1 { sortedKeys.sort { $0.key.lexicographicallyPrecedes($1.key) } }
         self.byPath = byPath
         self.sortedKeys = sortedKeys
     }
 
     /// The entry whose path is `path` or one of its ancestors.
     private func coveringEntry(_ path: DataPath) -> PlannedEntry? {
+        if entries.count <= Self.linearEntries {
+            // Update paths are disjoint: at most one entry covers `path`.
+            return entries.first { !$0.isPriority && $0.path.contains(path) }
+        }
         guard !byPath.isEmpty else { return nil }
         var keys = path.keys
         while true {
