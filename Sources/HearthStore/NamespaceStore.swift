@@ -112,7 +112,8 @@ public final class NamespaceStore: Sendable {
     /// Plans and commits (or stages) `write` on the writer. Nil when it was planned for staging
     /// but overlaps what is staged; the caller flushes and calls again.
     private func apply(_ write: Write, authorize: WriteAuthorizer?, mayStage: Bool) throws -> WriteResult? {
-        try readNow { reader in
+        let reader = NamespaceReader(snapshot: try writer.snapshotForWriting(), keys: keys, indexes: registeredIndexes)
+        return try {
             let batch = WriteBatch()
             let now = clock()
             let result = try WritePlanner(reader: reader, batch: batch, shapes: writer.shapes).plan(write, now: now)
@@ -151,7 +152,7 @@ public final class NamespaceStore: Sendable {
             }
             writer.announce(NamespaceStore.committed(write, sequence: sequence, values: values))
             return WriteResult.committed(sequence: sequence, values: values)
-        }
+        }()
     }
 
     /// The data keys of the indexed children a write re-indexes below an index location (two

@@ -142,6 +142,18 @@ final class LevelDB: Sendable {
         return try body(snapshot)
     }
 
+    /// A snapshot kept past one call (the writer's round snapshot); the database stays open
+    /// until `releaseSnapshot` is called with it.
+    func makeSnapshot() throws -> Snapshot {
+        try enterReader()
+        return Snapshot(db: db)
+    }
+
+    func releaseSnapshot(_ snapshot: Snapshot) {
+        snapshot.release()
+        leaveReader()
+    }
+
     private func enterReader() throws {
         let ok = state.withLock { state -> Bool in
             if state.closed { return false }
@@ -195,7 +207,18 @@ final class Snapshot {
         leveldb_readoptions_set_verify_checksums(readOptions, 0)
     }
 
+    /// One iterator for callers that use it one at a time (the write planner), made on first use.
+    private var shared: Cursor?
+
+    func sharedCursor() -> Cursor {
+        if let shared { return shared }
+        let cursor = makeIterator()
+        shared = cursor
+        return cursor
+    }
+
     fileprivate func release() {
+        shared = nil
         leveldb_readoptions_destroy(readOptions)
         leveldb_release_snapshot(db, snapshot)
     }

@@ -33,6 +33,9 @@ final class NamespaceWriter: Sendable {
     nonisolated(unsafe) private var unannounced: [CommittedWrite] = []
     /// Writes staged in this round and not yet applied to LevelDB; touched only on `queue`.
     nonisolated(unsafe) private var staged: StagedWrites?
+    /// The snapshot write jobs read while LevelDB is unchanged by this writer (it is replaced
+    /// after every write of the writer and released when a round ends); touched only on `queue`.
+    nonisolated(unsafe) private var roundSnapshot: Snapshot?
     /// How many staged groups reached LevelDB (for tests); touched only on `queue`.
     nonisolated(unsafe) private(set) var groupsApplied = 0
     /// The staged group the running job joined, if it staged a write; touched only on `queue`.
@@ -73,7 +76,10 @@ final class NamespaceWriter: Sendable {
         completion: @escaping @Sendable (Result<T, Error>) -> Void
     ) {
         enqueue {
-            if !staging { self.flushStaged() }
+            if !staging {
+                self.flushStaged()
+                self.releaseRoundSnapshot()
+            }
             self.joinedGroup = nil
             let result: Result<T, Error>
             do { result = .success(try body()) } catch { result = .failure(error) }
@@ -95,6 +101,7 @@ final class NamespaceWriter: Sendable {
     ///   applied); otherwise every remembered shape is dropped.
     func commit(_ batch: WriteBatch, stagedShapes: Bool = false) throws -> UInt64 {
         flushStaged()
+        releaseRoundSnapshot()
         let next = sequence + 1
         batch.put(sequenceKey, Self.encode(next))
         do {
@@ -151,6 +158,7 @@ final class NamespaceWriter: Sendable {
     func flushStaged() {
         guard let group = staged else { return }
         staged = nil
+        releaseRoundSnapshot()
         group.batch.put(sequenceKey, Self.encode(sequence))
         do {
             try db.write(group.batch, sync: false)
@@ -167,6 +175,22 @@ final class NamespaceWriter: Sendable {
         db.compactSoon(group.batch.deletedRanges)
     }
 
+    /// The state this writer's next write applies to, as a snapshot shared by the write jobs
+    /// until the writer next writes to LevelDB (staged writes are not in it: a job that could
+    /// read them flushes first). Only from a job started with `staging`.
+    func snapshotForWriting() throws -> Snapshot {
+        if let roundSnapshot { return roundSnapshot }
+        let snapshot = try db.makeSnapshot()
+        roundSnapshot = snapshot
+        return snapshot
+    }
+
+    private func releaseRoundSnapshot() {
+        guard let snapshot = roundSnapshot else { return }
+        roundSnapshot = nil
+        db.releaseSnapshot(snapshot)
+    }
+
     /// Adds an observer of commits; it runs on the writer's queue and must not block.
     func observe(_ observer: @escaping @Sendable (CommittedWrite) -> Void) {
         observers.withLock { $0.append(observer) }
@@ -180,6 +204,7 @@ final class NamespaceWriter: Sendable {
     /// Writes `batch` without a sequence number (index builds, import chunks); only from a job.
     func commitUnsequenced(_ batch: WriteBatch) throws {
         flushStaged()
+        releaseRoundSnapshot()
         shapes.removeAll()
         try db.write(batch, sync: false)
         onCommit()
@@ -207,6 +232,7 @@ final class NamespaceWriter: Sendable {
             if jobs.isEmpty { return }
             let completions = jobs.map { $0() }
             flushStaged()
+            releaseRoundSnapshot()
             var syncError: Error?
             if syncAlways {
                 do { try db.sync() } catch { syncError = error }

@@ -83,7 +83,7 @@ struct WritePlanner {
             put(entry)
             return
         }
-        let cursor = reader.snapshot.makeIterator()
+        let cursor = reader.snapshot.sharedCursor()
         // A leaf ancestor turns into an object: its value goes (its priority stays). When the
         // parent already has a child, it and every ancestor are objects: one seek instead of a
         // point read per ancestor.
