@@ -33,6 +33,8 @@ struct HearthResponder: HTTPResponder {
     }
 
     private func log(_ request: Request, response: Response, elapsed: Duration) {
+        // The line's parts cost more than the rest of a small request: only when it is logged.
+        guard logger.logLevel <= .info else { return }
         let target = PercentDecoding.splitTarget(request.head.path ?? "/")
         let parsed = try? QueryString(target.query)
         let query = parsed?.redacted ?? "<unparsable>"

@@ -27,10 +27,11 @@ enum PercentDecoding {
     }
 
     /// Splits a request target into its raw path and raw query (without `?` or `#fragment`).
+    /// Splits on the bytes `#` and `?` (ASCII, so never inside a multi-byte character).
     static func splitTarget(_ target: String) -> (path: Substring, query: Substring?) {
         var target = Substring(target)
-        if let hash = target.firstIndex(of: "#") { target = target[..<hash] }
-        guard let question = target.firstIndex(of: "?") else { return (target, nil) }
-        return (target[..<question], target[target.index(after: question)...])
+        if let hash = target.utf8.firstIndex(of: UInt8(ascii: "#")) { target = target[..<hash] }
+        guard let question = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return (target, nil) }
+        return (target[..<question], target[target.utf8.index(after: question)...])
     }
 }

@@ -5,12 +5,14 @@ struct QueryString: Sendable {
 
     init(_ raw: Substring?) throws(RESTError) {
         guard let raw, !raw.isEmpty else { return }
-        for part in raw.split(separator: "&", omittingEmptySubsequences: true) {
+        // Split on the bytes `&` and `=` (ASCII: never inside a multi-byte character).
+        for bytes in raw.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let part = Substring(bytes)
             let name: Substring
             let value: Substring
-            if let equals = part.firstIndex(of: "=") {
+            if let equals = part.utf8.firstIndex(of: UInt8(ascii: "=")) {
                 name = part[..<equals]
-                value = part[part.index(after: equals)...]
+                value = part[part.utf8.index(after: equals)...]
             } else {
                 name = part
                 value = ""
