@@ -52,6 +52,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Access-Control-Allow-Origin for browsers (env HEARTH_CORS_ORIGIN; default *).")
     var corsOrigin: String?
 
+    @Option(help: "Event-loop threads for connections (env HEARTH_EVENT_LOOPS; default: one per core less one, at least one).")
+    var eventLoops: Int?
+
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
@@ -69,6 +72,7 @@ struct ServeCommand: AsyncParsableCommand {
         if DataDirectory.isLockedByAnotherProcess(settings.dataDirectory) {
             throw Self.dataDirectoryInUse(settings.dataDirectory)
         }
+        EventLoops.use(settings.eventLoops)
         do {
             try await HearthServer.run(configuration: settings.serverConfiguration, logger: logger)
         } catch {

@@ -20,6 +20,7 @@ struct ServeSettings: Equatable, Sendable {
     var emulator = false
     var syncMode: StoreConfiguration.SyncMode = .periodic(milliseconds: 100)
     var corsAllowedOrigin = "*"
+    var eventLoops = EventLoops.recommended
 
     /// The server's configuration.
     var serverConfiguration: HearthServerConfiguration {
@@ -76,6 +77,9 @@ extension ServeSettings {
         if let sync = environment.string(flags.sync, "HEARTH_SYNC") {
             settings.syncMode = try syncMode(sync, source: flags.sync != nil ? "'--sync'" : "HEARTH_SYNC")
         }
+        settings.eventLoops =
+            try environment.integer(flags.eventLoops, "HEARTH_EVENT_LOOPS", in: 1...1024, option: "--event-loops")
+            ?? settings.eventLoops
         settings.corsAllowedOrigin =
             environment.string(flags.corsOrigin, "HEARTH_CORS_ORIGIN")
             ?? settings.corsAllowedOrigin

@@ -69,6 +69,27 @@ struct ServeProcessTests {
         #expect(!server.child.stderr().contains("env-secret"))
     }
 
+    @Test func eventLoopsSetsTheNumberOfLoopThreads() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let server = try await TestServer.start(
+            dataDirectory: directory.appending("data"),
+            workingDirectory: directory.url,
+            arguments: ["--event-loops", "3"]
+        )
+        // NIO names the threads of its shared loop group `NIO-SGLTN-<group>-#<loop>`.
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(server.child.pid)/task")) ?? []
+        let loops = tasks.filter { task in
+            let name = (try? String(contentsOfFile: "/proc/\(server.child.pid)/task/\(task)/comm", encoding: .utf8)) ?? ""
+            return name.hasPrefix("NIO-SGLTN-")
+        }
+        #expect(loops.count == 3)
+        let write = try await server.request("PUT", "/x.json", body: "1", admin: true)
+        #expect(write.status == 200)
+        let (status, _) = try await server.terminate()
+        #expect(status == 0)
+    }
+
     @Test func sigtermDrainsAndExitsZeroQuickly() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

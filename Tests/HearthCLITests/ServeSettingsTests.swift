@@ -1,4 +1,5 @@
 import HearthStore
+import NIOCore
 import Logging
 import Testing
 
@@ -25,6 +26,7 @@ struct ServeSettingsTests {
         #expect(settings.emulator == false)
         #expect(settings.syncMode == .periodic(milliseconds: 100))
         #expect(settings.corsAllowedOrigin == "*")
+        #expect(settings.eventLoops == max(1, System.coreCount - 1))
     }
 
     struct Case: CustomTestStringConvertible, Sendable {
@@ -42,6 +44,8 @@ struct ServeSettingsTests {
             $0.host == "a"
         },
         .init(id: "port env", environment: ["HEARTH_PORT": "8080"]) { $0.port == 8080 },
+        .init(id: "event loops flag", arguments: ["--event-loops", "3"]) { $0.eventLoops == 3 },
+        .init(id: "event loops env", environment: ["HEARTH_EVENT_LOOPS": "2"]) { $0.eventLoops == 2 },
         .init(id: "port flag beats env", arguments: ["--port", "1"], environment: ["HEARTH_PORT": "2"]) {
             $0.port == 1
         },
@@ -87,6 +91,7 @@ struct ServeSettingsTests {
 
     static let invalid: [(arguments: [String], environment: [String: String], message: String)] = [
         (["--port", "65536"], [:], "Invalid value '65536' for '--port': expected 0...65535."),
+        (["--event-loops", "0"], [:], "Invalid value '0' for '--event-loops': expected 1...1024."),
         ([], ["HEARTH_PORT": "nine"], "Invalid value 'nine' for HEARTH_PORT: expected an integer 0...65535."),
         (["--sync", "never"], [:], "Invalid value 'never' for '--sync': expected 'periodic' or 'always'."),
         ([], ["HEARTH_SYNC": "x"], "Invalid value 'x' for HEARTH_SYNC: expected 'periodic' or 'always'."),
