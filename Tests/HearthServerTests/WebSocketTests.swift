@@ -16,9 +16,16 @@ struct WebSocketTests {
             let body = try #require(control["d"] as? [String: Any])
             #expect(body["v"] as? String == "5")
             #expect(body["h"] as? String == "127.0.0.1:\(server.port)")
-            #expect((body["s"] as? String)?.isEmpty == false)
+            let session = try #require(body["s"] as? String)
+            // 128 random bits in hex: not guessable from another connection's id.
+            #expect(session.count == 32 && session.allSatisfy(\.isHexDigit))
             let ts = try #require(body["ts"] as? Double)
             #expect(abs(ts / 1000 - Date().timeIntervalSince1970) < 60)
+            let second = try await RealtimeTestClient.connect(port: server.port, ns: "chat", readHello: false)
+            let secondHello = try await second.nextJSON()
+            let secondBody = (secondHello["d"] as? [String: Any])?["d"] as? [String: Any]
+            #expect(secondBody?["s"] as? String != session)
+            await second.close()
             await client.close()
         }
     }

@@ -66,17 +66,19 @@ struct RealtimeEndpoint: Sendable {
         let value = Mutex<RealtimeContext?>(nil)
     }
 
-    /// Session ids: unique per process, unguessable enough for logs and `ls` echoes.
+    /// Session ids: 128 random bits (hex), so that one client cannot guess another's (a future
+    /// `ls=` that retires the old session must not let a stranger end it).
     final class Counter: Sendable {
-        private let state = Mutex<UInt64>(0)
-        private let prefix = String(UInt32.random(in: 0...UInt32.max), radix: 36)
-
         func nextSessionID() -> String {
-            let n = state.withLock { value -> UInt64 in
-                value += 1
-                return value
-            }
-            return "\(prefix)-\(String(n, radix: 36))"
+            var generator = SystemRandomNumberGenerator()
+            let high = generator.next() as UInt64
+            let low = generator.next() as UInt64
+            return Self.hex(high) + Self.hex(low)
+        }
+
+        private static func hex(_ value: UInt64) -> String {
+            let digits = String(value, radix: 16)
+            return String(repeating: "0", count: 16 - digits.count) + digits
         }
     }
 }
