@@ -1,4 +1,5 @@
 import HearthCore
+import Synchronization
 import Testing
 
 @testable import HearthStore
@@ -21,6 +22,30 @@ import Testing
         let reopened = try temp.store.namespace("default")
         #expect(try await reopened.read { $0.sequence } == 5)
         #expect(try await reopened.json("rooms/r4") == #"{"n":4}"#)
+    }
+
+    struct InjectedFailure: Error {}
+
+    @Test func aGroupLevelDBRefusesFailsEveryWriteInItAndChangesNothing() async throws {
+        let temp = try TemporaryStore()
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        let announced = Mutex<[UInt64]>([])
+        ns.observeCommits { commit in announced.withLock { $0.append(commit.sequence) } }
+        try await ns.set("before", "1")
+        let writer = ns.writer
+        let writes = try (0..<3).map { Write(.set(path("lost/w\($0)"), try value("\($0)"))) }
+        let results = try await ns.writeInOneRound(writes) { writer.failNextFlush = InjectedFailure() }
+        for result in results {
+            #expect(throws: InjectedFailure.self) { try result.get() }
+        }
+        #expect(try await ns.json("lost") == "null")
+        #expect(announced.withLock { $0 } == [1])
+        // The sequence numbers the failed writes took are given out again, once.
+        let next = try await ns.set("after", "2")
+        #expect(next == .committed(sequence: 2, values: [.leaf(.number(2), priority: nil)]))
+        #expect(announced.withLock { $0 } == [1, 2])
+        #expect(try await ns.read { $0.sequence } == 2)
     }
 
     @Test func aWriteBelowAStagedLeafSeesIt() async throws {

@@ -65,9 +65,16 @@ extension NamespaceStore {
 extension NamespaceStore {
     /// Issues `writes` while the writer is held by another job, so that it takes them all in
     /// one round; returns their results in order.
-    func writeInOneRound(_ writes: [Write]) async throws -> [Result<WriteResult, Error>] {
+    /// - Parameter beforeRound: runs on the writer just before the round (while it is held).
+    func writeInOneRound(
+        _ writes: [Write], beforeRound: @escaping @Sendable () -> Void = {}
+    ) async throws -> [Result<WriteResult, Error>] {
         let gate = DispatchSemaphore(value: 0)
-        writer.perform({ gate.wait() }, completion: { _ in })
+        writer.perform(
+            {
+                gate.wait()
+                beforeRound()
+            }, completion: { _ in })
         return await withCheckedContinuation { continuation in
             let results = ResultsBox(count: writes.count) { continuation.resume(returning: $0) }
             for (index, write) in writes.enumerated() {

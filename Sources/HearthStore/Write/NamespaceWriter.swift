@@ -36,6 +36,9 @@ final class NamespaceWriter: Sendable {
     /// The snapshot write jobs read while LevelDB is unchanged by this writer (it is replaced
     /// after every write of the writer and released when a round ends); touched only on `queue`.
     nonisolated(unsafe) private var roundSnapshot: Snapshot?
+    /// Tests: the next flush of staged writes fails with this instead of writing; set only from
+    /// a job (touched only on `queue`).
+    nonisolated(unsafe) var failNextFlush: Error?
     /// How many staged groups reached LevelDB (for tests); touched only on `queue`.
     nonisolated(unsafe) private(set) var groupsApplied = 0
     /// The staged group the running job joined, if it staged a write; touched only on `queue`.
@@ -161,6 +164,10 @@ final class NamespaceWriter: Sendable {
         releaseRoundSnapshot()
         group.batch.put(sequenceKey, Self.encode(sequence))
         do {
+            if let injected = failNextFlush {
+                failNextFlush = nil
+                throw injected
+            }
             try db.write(group.batch, sync: false)
         } catch {
             group.outcome.error = error
