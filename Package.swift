@@ -102,10 +102,11 @@ let package = Package(
             name: "HearthDatabaseTests",
             dependencies: ["HearthDatabase", "HearthStore", "HearthProtocol", "HearthCore"]
         ),
+        .target(name: "HearthTestSupport", path: "Tests/HearthTestSupport"),
         .testTarget(
             name: "HearthServerTests",
             dependencies: [
-                "HearthServer", "HearthStore", "HearthCore", "HearthProtocol", "HearthAccounts",
+                "HearthServer", "HearthStore", "HearthCore", "HearthProtocol", "HearthAccounts", "HearthTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ]
@@ -113,7 +114,7 @@ let package = Package(
         .testTarget(
             name: "HearthCLITests",
             dependencies: [
-                "HearthCLI", "HearthServer", "HearthStore", "HearthCore", "HearthAccounts",
+                "HearthCLI", "HearthServer", "HearthStore", "HearthCore", "HearthAccounts", "HearthTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -220,33 +220,82 @@ public final class NamespaceEngine: Sendable {
 
     /// Keeps `write` to apply when `connection` closes, after those registered before it. As in
     /// Firebase, the rules judge the write when it is registered (as if it happened now); it then
-    /// runs on disconnect without a second check.
+    /// runs on disconnect without a second check. Returns once the registration is stored (as
+    /// durable as a write), so a crash before the disconnect leaves it for the next start.
     /// - Throws: `StoreError` `.permissionDenied` when the rules refuse `caller` the write.
     public func registerOnDisconnect(connection: ConnectionID, _ write: Write, as caller: Caller) async throws {
         if !caller.bypassesRules {
             try await store.check(write, authorize: rules.writeAuthorizer(for: caller))
         }
-        onDisconnect.register(write, for: connection)
+        let list = onDisconnect.register(write, for: connection)
+        do {
+            try await save(list, for: connection)
+        } catch {
+            _ = onDisconnect.removeLast(for: connection)
+            throw error
+        }
     }
 
     /// Cancels the connection's onDisconnect writes at and below `path` (update entries there
-    /// too; an update left empty goes).
-    public func cancelOnDisconnect(connection: ConnectionID, at path: DataPath) {
-        onDisconnect.cancel(at: path, for: connection)
+    /// too; an update left empty goes); returns once that is stored.
+    public func cancelOnDisconnect(connection: ConnectionID, at path: DataPath) async throws {
+        try await save(onDisconnect.cancel(at: path, for: connection), for: connection)
+    }
+
+    private func save(_ list: [Write], for connection: ConnectionID) async throws {
+        try await store.saveOnDisconnect(connection: connection.rawValue, operations: list.map(OnDisconnectCodec.encode))
     }
 
     /// Applies the connection's onDisconnect writes, each atomically, in registration order,
-    /// and forgets them. Failures are logged and do not stop the others.
+    /// and forgets them; each deletes its stored record in its own batch, so it runs once.
+    /// Failures are logged and do not stop the others.
     public func runOnDisconnect(connection: ConnectionID) async {
-        for write in onDisconnect.take(for: connection) {
-            do {
-                _ = try await store.write(write)
-            } catch {
-                logger.error(
-                    "onDisconnect write failed",
-                    metadata: ["hearth.connection": "\(connection)", "hearth.error": "\(error)"]
-                )
+        for (position, write) in onDisconnect.take(for: connection).enumerated() {
+            await run(write, record: .init(connection: connection.rawValue, position: UInt32(position)))
+        }
+    }
+
+    /// Runs the writes left in the store by connections of a process that stopped without
+    /// running them (at startup, before serving). Returns how many it ran.
+    @discardableResult
+    public func runStoredOnDisconnect() async -> Int {
+        let stored: [(connection: String, operations: [(position: UInt32, bytes: [UInt8])])]
+        do {
+            stored = try store.loadOnDisconnect()
+        } catch {
+            logger.error("reading stored onDisconnect writes failed", metadata: ["hearth.error": "\(error)"])
+            return 0
+        }
+        var count = 0
+        for (connection, operations) in stored {
+            for (position, bytes) in operations {
+                let record = NamespaceStore.OnDisconnectRecord(connection: connection, position: position)
+                do {
+                    await run(try OnDisconnectCodec.decode(bytes), record: record)
+                    count += 1
+                } catch {
+                    logger.error(
+                        "a stored onDisconnect write is unreadable; dropped",
+                        metadata: ["hearth.connection": "\(connection)", "hearth.error": "\(error)"]
+                    )
+                    try? await store.deleteOnDisconnect(record)
+                }
             }
+        }
+        return count
+    }
+
+    private func run(_ write: Write, record: NamespaceStore.OnDisconnectRecord) async {
+        do {
+            _ = try await store.write(write, consuming: record)
+        } catch {
+            logger.error(
+                "onDisconnect write failed",
+                metadata: ["hearth.connection": "\(record.connection)", "hearth.error": "\(error)"]
+            )
+            // Its record goes too (it would fail again); when the store is closing this fails
+            // as well and the write runs at the next start.
+            try? await store.deleteOnDisconnect(record)
         }
     }
 

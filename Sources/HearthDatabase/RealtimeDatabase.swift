@@ -29,4 +29,26 @@ public final class RealtimeDatabase: Sendable {
             return engine
         }
     }
+
+    /// Runs the onDisconnect writes that connections of a previous process left in every
+    /// namespace (that process stopped before their connections closed). Call before serving.
+    public func runStoredOnDisconnect() async {
+        let names: [String]
+        do {
+            names = try store.namespaceNames()
+        } catch {
+            logger.error("listing namespaces failed", metadata: ["hearth.error": "\(error)"])
+            return
+        }
+        for name in names {
+            // Only namespaces with records get their engine now (the others on first use).
+            guard let records = try? store.namespace(name).loadOnDisconnect(), !records.isEmpty,
+                let engine = try? namespace(name)
+            else { continue }
+            let count = await engine.runStoredOnDisconnect()
+            if count > 0 {
+                logger.notice("ran onDisconnect writes left by the previous run", metadata: ["hearth.ns": "\(name)", "hearth.count": "\(count)"])
+            }
+        }
+    }
 }

@@ -70,6 +70,8 @@ public enum HearthServer {
             revocations: accounts.revocations
         )
         let database = RealtimeDatabase(store: store, logger: logger)
+        // Connections of a previous run that stopped (crash, kill -9) before they closed.
+        await database.runStoredOnDisconnect()
         RulesInstaller.follow(rules, into: database, logger: logger)
         // A revoked token's WebSocket connections learn it at once (`ac`); SSE streams within a second.
         accounts.onRevoke { [ticker = endpoint.ticker] _ in ticker.tickAll() }

@@ -93,6 +93,17 @@ public final class NamespaceStore: Sendable {
         authorize: WriteAuthorizer? = nil,
         completion: @escaping @Sendable (Result<WriteResult, Error>) -> Void
     ) {
+        self.write(write, authorize: authorize, consuming: nil, completion: completion)
+    }
+
+    /// - Parameter consuming: a key deleted in the same batch as the write (an onDisconnect
+    ///   record, so that the write runs once).
+    func write(
+        _ write: Write,
+        authorize: WriteAuthorizer?,
+        consuming: [UInt8]?,
+        completion: @escaping @Sendable (Result<WriteResult, Error>) -> Void
+    ) {
         writer.perform(staging: true, { [self] in
             // A write may be staged (applied with the round's other staged writes) when nothing
             // it reads can have been changed by them. Rules read anywhere: a judged write is
@@ -102,7 +113,9 @@ public final class NamespaceStore: Sendable {
             let mayStage = authorize == nil
             if !mayStage || write.ifMatch != nil { writer.flushStaged() }
             while true {
-                if let result = try apply(write, authorize: authorize, mayStage: mayStage) { return result }
+                if let result = try apply(write, authorize: authorize, consuming: consuming, mayStage: mayStage) {
+                    return result
+                }
                 // It touches a staged location: apply those first, then plan it again.
                 writer.flushStaged()
             }
@@ -111,7 +124,9 @@ public final class NamespaceStore: Sendable {
 
     /// Plans and commits (or stages) `write` on the writer. Nil when it was planned for staging
     /// but overlaps what is staged; the caller flushes and calls again.
-    private func apply(_ write: Write, authorize: WriteAuthorizer?, mayStage: Bool) throws -> WriteResult? {
+    private func apply(
+        _ write: Write, authorize: WriteAuthorizer?, consuming: [UInt8]?, mayStage: Bool
+    ) throws -> WriteResult? {
         let reader = NamespaceReader(snapshot: try writer.snapshotForWriting(), keys: keys, indexes: registeredIndexes)
         return try {
             let batch = WriteBatch()
@@ -134,6 +149,7 @@ public final class NamespaceStore: Sendable {
             if let authorize, !authorize(WriteProposal(write: write, values: values, reader: reader, now: now)) {
                 throw StoreError.permissionDenied
             }
+            if let consuming { batch.delete(consuming) }
             let sequence: UInt64
             if mayStage, !values.contains(where: { $0 == nil }), !write.setsPriority {
                 // Deletes and priority writes read the state around them (orphaned priorities,

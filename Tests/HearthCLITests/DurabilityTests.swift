@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import HearthTestSupport
 import Testing
 
 /// A write acknowledged to a client survives `kill -9` of the server.
@@ -159,5 +160,39 @@ struct DurabilityTests {
         #expect(Set(values).count == 1, "keys from different updates: \(Set(values).sorted())")
         #expect((values.first ?? -1) >= acknowledged, "the last acknowledged update (\(acknowledged)) was lost")
         _ = try await restarted.terminate()
+    }
+
+    /// An acknowledged onDisconnect registration survives `kill -9` of the server and runs
+    /// once at the next start (the connection never closed cleanly).
+    @Test func onDisconnectRegisteredBeforeKill9RunsOnceAtTheNextStart() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let data = directory.appending("data")
+        let server = try await TestServer.start(dataDirectory: data, workingDirectory: directory.url, arguments: [])
+        let port = server.port
+        try await onThread {
+            let socket = try RawWebSocket(port: port, query: "v=5&ns=default")
+            _ = try socket.readText()  // hello
+            try socket.sendText(#"{"t":"d","d":{"r":1,"a":"auth","b":{"cred":"test-admin-secret"}}}"#)
+            _ = try socket.awaitResponse(to: 1)
+            try socket.sendText(#"{"t":"d","d":{"r":2,"a":"o","b":{"p":"/presence/ada","d":{"state":"offline","at":{".sv":"timestamp"}}}}}"#)
+            let ok = try socket.awaitResponse(to: 2)
+            guard ok.contains(#""s":"ok""#) else { throw TestFailure("onDisconnect refused: \(ok)") }
+            // Kill the server while the socket is still open.
+            server.child.send(SIGKILL)
+        }
+        _ = try await server.child.wait(timeout: .seconds(30))
+        try? await server.client.shutdown()
+
+        let restarted = try await TestServer.start(dataDirectory: data, workingDirectory: directory.url, arguments: [])
+        let read = try await restarted.request("GET", "/presence/ada/state.json", admin: true)
+        #expect(read.body == #""offline""#)
+        // Once: overwrite it, start again, and the old registration does not come back.
+        _ = try await restarted.request("PUT", "/presence/ada.json", body: #""online""#, admin: true)
+        _ = try await restarted.terminate()
+        let again = try await TestServer.start(dataDirectory: data, workingDirectory: directory.url, arguments: [])
+        let after = try await again.request("GET", "/presence/ada.json", admin: true)
+        #expect(after.body == #""online""#)
+        _ = try await again.terminate()
     }
 }

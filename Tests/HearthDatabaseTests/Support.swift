@@ -14,9 +14,10 @@ final class TestDatabase: Sendable {
     let store: Store
     let database: RealtimeDatabase
 
-    init(clock: @escaping @Sendable () -> Double = { 1_700_000_000_000 }) throws {
-        directory = NSTemporaryDirectory() + "hearth-db-" + UUID().uuidString
-        store = try Store.open(directory: directory, clock: clock)
+    /// - Parameter directory: an existing data directory to open again; default: a new one.
+    init(directory: String? = nil, clock: @escaping @Sendable () -> Double = { 1_700_000_000_000 }) throws {
+        self.directory = directory ?? NSTemporaryDirectory() + "hearth-db-" + UUID().uuidString
+        store = try Store.open(directory: self.directory, clock: clock)
         database = RealtimeDatabase(store: store, logger: Logger(label: "test"))
     }
 

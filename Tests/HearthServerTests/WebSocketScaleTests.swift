@@ -1,5 +1,6 @@
 import Foundation
 import HearthServer
+import HearthTestSupport
 import Testing
 
 /// Many WebSockets at once on the lean transport (`RealtimeChannelHandler`), and the

@@ -2,6 +2,7 @@ import Foundation
 import HearthCore
 import HearthServer
 import Logging
+import HearthTestSupport
 import Testing
 
 /// The realtime protocol over real WebSockets against a live server.

@@ -2,22 +2,40 @@ import HearthCore
 import HearthStore
 import Synchronization
 
-/// Each connection's onDisconnect writes, in registration order. Kept in memory: they are lost
-/// when the process stops (see docs/realtime.md).
+/// Each connection's onDisconnect writes, in registration order. The engine mirrors every
+/// change into the store's onDisconnect records (see `NamespaceEngine`), so that writes of a
+/// process that stops without running them are run at the next start.
 final class OnDisconnectRegistry: Sendable {
     private let writes = Mutex<[ConnectionID: [Write]]>([:])
 
-    func register(_ write: Write, for connection: ConnectionID) {
-        writes.withLock { $0[connection, default: []].append(write) }
+    /// Adds `write`; returns the connection's list.
+    func register(_ write: Write, for connection: ConnectionID) -> [Write] {
+        writes.withLock { table in
+            table[connection, default: []].append(write)
+            return table[connection]!
+        }
+    }
+
+    /// Removes the last write of the connection (a registration that could not be stored);
+    /// returns the connection's list.
+    func removeLast(for connection: ConnectionID) -> [Write] {
+        writes.withLock { table in
+            guard var list = table[connection], !list.isEmpty else { return [] }
+            list.removeLast()
+            table[connection] = list.isEmpty ? nil : list
+            return list
+        }
     }
 
     /// Removes the connection's operations at and below `path`: sets whose path is there, and
     /// the entries of updates whose full path is there (an update left without entries goes).
-    func cancel(at path: DataPath, for connection: ConnectionID) {
+    /// Returns the connection's list.
+    func cancel(at path: DataPath, for connection: ConnectionID) -> [Write] {
         writes.withLock { table in
-            guard var list = table[connection] else { return }
+            guard var list = table[connection] else { return [] }
             list = list.compactMap { OnDisconnectRegistry.cancelling(path, in: $0) }
             table[connection] = list.isEmpty ? nil : list
+            return list
         }
     }
 

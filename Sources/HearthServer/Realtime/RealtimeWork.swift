@@ -89,8 +89,12 @@ struct RealtimeWork: Sendable {
     /// Cancelling only drops this connection's own writes, each judged when registered, so it
     /// needs no rules check of its own.
     func cancelOnDisconnect(at path: DataPath, identity: AuthIdentity) async -> RequestOutcome {
-        engine.cancelOnDisconnect(connection: connection, at: path)
-        return .ok
+        do {
+            try await engine.cancelOnDisconnect(connection: connection, at: path)
+            return .ok
+        } catch {
+            return failure(error, doing: "onDisconnect cancel")
+        }
     }
 
     /// Re-checks live listens for a new identity: returns the keys it may no longer read (their

@@ -8,6 +8,7 @@ struct KeySpace: Sendable {
     static let indexTable = UInt8(ascii: "I")
     static let reverseTable = UInt8(ascii: "R")
     static let indexDefinitionTable = UInt8(ascii: "X")
+    static let onDisconnectTable = UInt8(ascii: "O")
 
     let namespaceID: UInt32
     let dataPrefix: [UInt8]
@@ -89,6 +90,25 @@ struct KeySpace: Sendable {
         let encoded = IndexValueEncoding.encode(value)
         batch.put(indexEntryKey(indexID, list: list, value: encoded, child: child), [])
         batch.put(reverseEntryKey(indexID, list: list, child: child), encoded)
+    }
+
+    /// The onDisconnect records of the namespace (outside the data tree).
+    var onDisconnectPrefix: [UInt8] { KeySpace.prefix(KeySpace.onDisconnectTable, namespaceID) }
+
+    /// The records of one connection: its id, length-prefixed (so no id is a prefix of another's).
+    func onDisconnectPrefix(connection: String) -> [UInt8] {
+        var out = onDisconnectPrefix
+        let bytes = Array(connection.utf8.prefix(Int(UInt16.max)))
+        out.append(UInt8(truncatingIfNeeded: bytes.count >> 8))
+        out.append(UInt8(truncatingIfNeeded: bytes.count))
+        out += bytes
+        return out
+    }
+
+    func onDisconnectKey(connection: String, position: UInt32) -> [UInt8] {
+        var out = onDisconnectPrefix(connection: connection)
+        KeySpace.appendBigEndian(position, to: &out)
+        return out
     }
 
     func indexDefinitionPrefix() -> [UInt8] {

@@ -108,9 +108,6 @@ struct TestServer: Sendable {
 struct TestFailure: Error, CustomStringConvertible, Equatable {
     let description: String
     init(_ description: String) { self.description = description }
-
-    /// The peer closed the TCP connection.
-    static let connectionEnded = TestFailure("connection ended")
 }
 
 /// JSON equality regardless of member order and whitespace.

@@ -4,16 +4,17 @@ import Foundation
 import Glibc
 #endif
 
-/// A WebSocket client on a plain blocking socket, for what a well-behaved client library will
+/// Shared by the server and CLI tests (a library target: test targets cannot depend on one
+/// another). A WebSocket client on a plain blocking socket, for what a well-behaved client library will
 /// not do: drop the TCP connection without a close frame, or stop reading.
-final class RawWebSocket: @unchecked Sendable {
+public final class RawWebSocket: @unchecked Sendable {
     private let fd: Int32
     private var buffer: [UInt8] = []
 
     /// Connects and upgrades `/.ws?query`; throws unless the server answers 101.
-    init(port: Int, query: String = "v=5", receiveBufferBytes: Int32? = nil) throws {
+    public init(port: Int, query: String = "v=5", receiveBufferBytes: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestFailure("socket failed") }
+        guard fd >= 0 else { throw RawWebSocketError("socket failed") }
         if var size = receiveBufferBytes {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
@@ -30,7 +31,7 @@ final class RawWebSocket: @unchecked Sendable {
         }
         guard connected == 0 else {
             close(fd)
-            throw TestFailure("connect failed")
+            throw RawWebSocketError("connect failed")
         }
         let request =
             "GET /.ws?\(query) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
@@ -43,12 +44,12 @@ final class RawWebSocket: @unchecked Sendable {
         let status = String(decoding: head, as: UTF8.self)
         guard status.hasPrefix("HTTP/1.1 101") else {
             close(fd)
-            throw TestFailure("upgrade refused: \(status.prefix(40))")
+            throw RawWebSocketError("upgrade refused: \(status.prefix(40))")
         }
     }
 
     /// Sends one masked text frame.
-    func sendText(_ text: String) throws {
+    public func sendText(_ text: String) throws {
         let payload = Array(text.utf8)
         var frame: [UInt8] = [0x81]
         if payload.count < 126 {
@@ -67,7 +68,7 @@ final class RawWebSocket: @unchecked Sendable {
     }
 
     /// The next text frame from the server (control frames skipped).
-    func readText() throws -> String {
+    public func readText() throws -> String {
         while true {
             let first = try readByte()
             var length = Int(try readByte() & 0x7F)
@@ -81,12 +82,12 @@ final class RawWebSocket: @unchecked Sendable {
             payload.reserveCapacity(length)
             for _ in 0..<length { payload.append(try readByte()) }
             if first & 0x0F == 0x1 { return String(decoding: payload, as: UTF8.self) }
-            if first & 0x0F == 0x8 { throw TestFailure("closed by the server") }
+            if first & 0x0F == 0x8 { throw RawWebSocketError("closed by the server") }
         }
     }
 
     /// Reads (and drops) frames until the server's close frame; returns its code.
-    func readUntilClose() throws -> Int {
+    public func readUntilClose() throws -> Int {
         while true {
             let first = try readByte()
             var length = Int(try readByte() & 0x7F)
@@ -105,16 +106,16 @@ final class RawWebSocket: @unchecked Sendable {
     /// Reads until the server closes: the close frame's code, or nil when the server dropped the
     /// TCP connection without one (it could not flush a close frame to a client that stopped
     /// reading). Throws when the server keeps the connection open past the read timeout.
-    func readUntilDisconnected() throws -> Int? {
+    public func readUntilDisconnected() throws -> Int? {
         do {
             return try readUntilClose()
-        } catch let failure as TestFailure where failure == .connectionEnded {
+        } catch let failure as RawWebSocketError where failure == .connectionEnded {
             return nil
         }
     }
 
     /// Reads text frames until the response to request `id` arrives.
-    func awaitResponse(to id: Int) throws -> String {
+    public func awaitResponse(to id: Int) throws -> String {
         while true {
             let text = try readText()
             if text.contains(#""r":\#(id),"#) { return text }
@@ -122,7 +123,7 @@ final class RawWebSocket: @unchecked Sendable {
     }
 
     /// Drops the connection with a TCP reset: no close frame.
-    func abort() {
+    public func abort() {
         var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
         setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
         close(fd)
@@ -132,7 +133,7 @@ final class RawWebSocket: @unchecked Sendable {
         var offset = 0
         while offset < bytes.count {
             let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            guard n > 0 else { throw TestFailure("write failed") }
+            guard n > 0 else { throw RawWebSocketError("write failed") }
             offset += n
         }
     }
@@ -141,8 +142,8 @@ final class RawWebSocket: @unchecked Sendable {
         if buffer.isEmpty {
             var chunk = [UInt8](repeating: 0, count: 65536)
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n == 0 { throw TestFailure.connectionEnded }
-            guard n > 0 else { throw TestFailure("read failed or timed out (errno \(errno))") }
+            if n == 0 { throw RawWebSocketError.connectionEnded }
+            guard n > 0 else { throw RawWebSocketError("read failed or timed out (errno \(errno))") }
             buffer = Array(chunk[0..<n].reversed())
         }
         return buffer.removeLast()
@@ -151,8 +152,20 @@ final class RawWebSocket: @unchecked Sendable {
 
 /// Runs blocking socket work on a thread of its own, off the cooperative pool the in-process
 /// server needs.
-func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+public func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
     }
+}
+
+/// A failure of the raw client (connect, upgrade, framing, timeout).
+public struct RawWebSocketError: Error, CustomStringConvertible, Equatable {
+    public let description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+
+    /// The server closed the TCP connection.
+    public static let connectionEnded = RawWebSocketError("the connection ended")
 }
