@@ -97,7 +97,7 @@ let package = Package(
         .testTarget(name: "HearthStoreTests", dependencies: ["HearthStore", "HearthCore"]),
         .testTarget(name: "HearthProtocolTests", dependencies: ["HearthProtocol", "HearthCore"]),
         .testTarget(name: "HearthRulesTests", dependencies: ["HearthRules", "HearthCore"]),
-        .testTarget(name: "HearthAccountsTests", dependencies: ["HearthAccounts"]),
+        .testTarget(name: "HearthAccountsTests", dependencies: ["HearthAccounts", "HearthTestSupport"]),
         .testTarget(
             name: "HearthDatabaseTests",
             dependencies: ["HearthDatabase", "HearthStore", "HearthProtocol", "HearthCore"]

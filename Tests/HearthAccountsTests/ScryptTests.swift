@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import HearthTestSupport
 import Testing
 
 @testable import HearthAccounts
@@ -106,26 +107,16 @@ struct ScryptTests {
             gate.wait()
             return 1
         }
-        try await Self.waitUntil { started.load(ordering: .acquiring) }  // the thread is busy
+        // The thread is busy:
+        try await eventually(timeout: .seconds(20), interval: .milliseconds(1)) { started.load(ordering: .acquiring) }
         async let second: Int? = pool.run { 2 }
-        try await Self.waitUntil { pool.queuedCount == 1 }  // the queue is full
+        // The queue is full:
+        try await eventually(timeout: .seconds(20), interval: .milliseconds(1)) { pool.queuedCount == 1 }
         let third = await pool.run { 3 }
         #expect(third == nil)
         gate.open()
         #expect(await first == 1)
         #expect(await second == 2)
-    }
-
-    /// Polls `condition` every millisecond for up to 20 s.
-    static func waitUntil(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("condition not reached within 20 s")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(1))
-        }
     }
 }
 

@@ -423,15 +423,3 @@ struct WebSocketTests {
         #expect(gone == "true")
     }
 }
-
-/// Polls `condition` until it holds (or fails after `timeout`).
-func eventually(
-    timeout: Duration = .seconds(10),
-    _ condition: () async throws -> Bool
-) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while try await !condition() {
-        guard ContinuousClock.now < deadline else { throw TestFailure("condition not met within \(timeout)") }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-}

@@ -70,11 +70,16 @@ extension NamespaceStore {
         _ writes: [Write], beforeRound: @escaping @Sendable () -> Void = {}
     ) async throws -> [Result<WriteResult, Error>] {
         let gate = DispatchSemaphore(value: 0)
-        writer.perform(
-            {
-                gate.wait()
-                beforeRound()
-            }, completion: { _ in })
+        // Wait until the holding job runs: writes queued before the writer takes it could
+        // otherwise join its round, ahead of the hold.
+        await withCheckedContinuation { (running: CheckedContinuation<Void, Never>) in
+            writer.perform(
+                {
+                    running.resume()
+                    gate.wait()
+                    beforeRound()
+                }, completion: { _ in })
+        }
         return await withCheckedContinuation { continuation in
             let results = ResultsBox(count: writes.count) { continuation.resume(returning: $0) }
             for (index, write) in writes.enumerated() {
