@@ -95,7 +95,7 @@ public final class NamespaceEngine: Sendable {
             // what a later write must touch to revoke the listen.
             let rules = self.rules
             let outcome = try await store.read { reader -> ListenRead? in
-                let recorder = caller.bypassesRules ? nil : PathRecorder()
+                let recorder = caller.bypassesRules ? nil : ReadLog()
                 guard rules.canRead(caller, path: path, query: filtered, reader: reader, recorder: recorder) else {
                     return nil
                 }

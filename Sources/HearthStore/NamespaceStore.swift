@@ -106,14 +106,13 @@ public final class NamespaceStore: Sendable {
     ) {
         writer.perform(staging: true, { [self] in
             // A write may be staged (applied with the round's other staged writes) when nothing
-            // it reads can have been changed by them. Rules read anywhere: a judged write is
-            // never staged. The planner reads only inside the locations and index units the
-            // write touches (increments included), checked against the staged ones after
-            // planning; an ETag is compared before that check, so it is compared after a flush.
-            let mayStage = authorize == nil
-            if !mayStage || write.ifMatch != nil { writer.flushStaged() }
+            // it reads can have been changed by them. The planner reads only inside the
+            // locations and index units the write touches (increments included), checked
+            // against the staged ones after planning; the rules report what they read, checked
+            // after judging. An ETag is compared before any check, so after a flush.
+            if write.ifMatch != nil { writer.flushStaged() }
             while true {
-                if let result = try apply(write, authorize: authorize, consuming: consuming, mayStage: mayStage) {
+                if let result = try apply(write, authorize: authorize, consuming: consuming) {
                     return result
                 }
                 // It touches a staged location: apply those first, then plan it again.
@@ -122,11 +121,9 @@ public final class NamespaceStore: Sendable {
         }, completion: completion)
     }
 
-    /// Plans and commits (or stages) `write` on the writer. Nil when it was planned for staging
-    /// but overlaps what is staged; the caller flushes and calls again.
-    private func apply(
-        _ write: Write, authorize: WriteAuthorizer?, consuming: [UInt8]?, mayStage: Bool
-    ) throws -> WriteResult? {
+    /// Plans and commits (or stages) `write` on the writer. Nil when it overlaps what is staged
+    /// (or its check read something staged); the caller flushes and calls again.
+    private func apply(_ write: Write, authorize: WriteAuthorizer?, consuming: [UInt8]?) throws -> WriteResult? {
         let reader = NamespaceReader(snapshot: try writer.snapshotForWriting(), keys: keys, indexes: registeredIndexes)
         return try {
             let batch = WriteBatch()
@@ -146,12 +143,18 @@ public final class NamespaceStore: Sendable {
                 }
                 return result
             }
-            if let authorize, !authorize(WriteProposal(write: write, values: values, reader: reader, now: now)) {
-                throw StoreError.permissionDenied
+            if let authorize {
+                let reads = writer.hasStaged ? ReadLog() : nil
+                let allowed = authorize(WriteProposal(write: write, values: values, reader: reader, now: now, reads: reads))
+                if let reads {
+                    // Judged without the staged writes: valid only if it read none of them.
+                    guard reads.isComplete, !writer.stagedOverlaps(reads.paths.map(keys.dataKey)) else { return nil }
+                }
+                if !allowed { throw StoreError.permissionDenied }
             }
             if let consuming { batch.delete(consuming) }
             let sequence: UInt64
-            if mayStage, !values.contains(where: { $0 == nil }), !write.setsPriority {
+            if !values.contains(where: { $0 == nil }), !write.setsPriority {
                 // Deletes and priority writes read the state around them (orphaned priorities,
                 // the node a priority lands on): never staged.
                 let touched = writer.shapes.staged.written + indexUnits(of: write, indexes: reader.indexes)

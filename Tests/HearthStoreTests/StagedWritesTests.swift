@@ -48,6 +48,53 @@ import Testing
         #expect(try await ns.read { $0.sequence } == 2)
     }
 
+    /// A check like the rules': allows a write under `rooms/R` when `members/R/ada` exists,
+    /// reading through the proposal's reader and noting the read (unless `reports` is false).
+    static func membershipCheck(reports: Bool) -> WriteAuthorizer {
+        { proposal in
+            let room = proposal.location.keys[1]
+            let member = DataPath(keys: [ChildKey("members"), room, ChildKey("ada")])
+            if reports { proposal.reads?.note(member) }
+            let allowed = proposal.reader.node(at: member) != nil
+            if reports { proposal.reads?.isComplete = true }
+            return allowed
+        }
+    }
+
+    @Test(arguments: [true, false])
+    func aJudgedWriteSeesTheStagedWritesItsCheckReads(reports: Bool) async throws {
+        let temp = try TemporaryStore()
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        let check = Self.membershipCheck(reports: reports)
+        let results = try await ns.writeInOneRound(
+            [Write(.set(path("members/r1/ada"), try value("true")))],
+            then: [(Write(.set(path("rooms/r1/m1"), try value(#""hi""#))), check)]
+        )
+        // Judged before the staged membership it would be refused.
+        for result in results { _ = try result.get() }
+        #expect(try await ns.json("rooms") == #"{"r1":{"m1":"hi"}}"#)
+    }
+
+    @Test func judgedWritesThatReadNothingStagedAreStagedToo() async throws {
+        let temp = try TemporaryStore()
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        try await ns.set("members", #"{"r1":{"ada":true},"r2":{"ada":true}}"#)
+        let check = Self.membershipCheck(reports: true)
+        let groups = ns.writer.groupsApplied
+        let results = try await ns.writeInOneRound(
+            [],
+            then: try (0..<4).map { (Write(.set(path("rooms/r\($0 % 2 + 1)/m\($0)"), try value("\($0)"))), check) }
+        )
+        for result in results { _ = try result.get() }
+        #expect(ns.writer.groupsApplied == groups + 1)
+        #expect(try await ns.json("rooms") == #"{"r1":{"m0":0,"m2":2},"r2":{"m1":1,"m3":3}}"#)
+        // And one the check refuses is refused.
+        let refused = try await ns.writeInOneRound([], then: [(Write(.set(path("rooms/r3/m"), try value("1"))), check)])
+        #expect(throws: StoreError.self) { try refused[0].get() }
+    }
+
     @Test func aWriteBelowAStagedLeafSeesIt() async throws {
         let temp = try TemporaryStore()
         defer { temp.destroy() }

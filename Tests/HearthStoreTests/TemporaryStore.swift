@@ -66,8 +66,11 @@ extension NamespaceStore {
     /// Issues `writes` while the writer is held by another job, so that it takes them all in
     /// one round; returns their results in order.
     /// - Parameter beforeRound: runs on the writer just before the round (while it is held).
+    /// - Parameter judged: more writes, after `writes`, each with the check that judges it.
     func writeInOneRound(
-        _ writes: [Write], beforeRound: @escaping @Sendable () -> Void = {}
+        _ writes: [Write],
+        then judged: [(Write, WriteAuthorizer)] = [],
+        beforeRound: @escaping @Sendable () -> Void = {}
     ) async throws -> [Result<WriteResult, Error>] {
         let gate = DispatchSemaphore(value: 0)
         // Wait until the holding job runs: writes queued before the writer takes it could
@@ -81,9 +84,12 @@ extension NamespaceStore {
                 }, completion: { _ in })
         }
         return await withCheckedContinuation { continuation in
-            let results = ResultsBox(count: writes.count) { continuation.resume(returning: $0) }
+            let results = ResultsBox(count: writes.count + judged.count) { continuation.resume(returning: $0) }
             for (index, write) in writes.enumerated() {
                 self.write(write) { results.set(index, $0) }
+            }
+            for (offset, (write, check)) in judged.enumerated() {
+                self.write(write, authorize: check) { results.set(writes.count + offset, $0) }
             }
             gate.signal()
         }

@@ -124,7 +124,7 @@ final class ListenGuard: Sendable {
     private func evaluate(_ listens: [Guarded], reader: NamespaceReader, notify: Bool = true) -> [Guarded] {
         var revoked: [Guarded] = []
         for var guarded in listens {
-            let recorder = PathRecorder()
+            let recorder = ReadLog()
             let registration = guarded.registration
             let allowed = guarded.subscriber != nil && rules.canRead(
                 guarded.caller,

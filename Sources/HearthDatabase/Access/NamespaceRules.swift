@@ -44,7 +44,7 @@ public final class NamespaceRules: Sendable {
         path: DataPath,
         query: Query?,
         reader: NamespaceReader,
-        recorder: PathRecorder?
+        recorder: ReadLog?
     ) -> Bool {
         if caller.bypassesRules { return true }
         guard let program = current else { return false }
@@ -67,18 +67,18 @@ public final class NamespaceRules: Sendable {
     /// `.validate` on the merged result (a multi-path update is judged as one write).
     func canWrite(_ caller: Caller, _ proposal: WriteProposal) -> Bool {
         guard let program = current else { return false }
-        let root = StoreRuleSource(proposal.reader)
+        let root = StoreRuleSource(proposal.reader, recorder: proposal.reads)
         var writes: [(path: DataPath, node: Node?)] = []
         writes.reserveCapacity(proposal.changes.count)
         for change in proposal.changes {
             if change.path.last?.string == ".priority", let owner = change.path.parent {
                 // A priority write: the owner's node, its priority replaced.
-                writes.append((owner, proposal.reader.node(at: owner).map { $0.withPriority(change.node) }))
+                writes.append((owner, root.node(at: owner).map { $0.withPriority(change.node) }))
             } else {
                 writes.append(change)
             }
         }
-        return program.canWrite(
+        let allowed = program.canWrite(
             path: proposal.location.last?.string == ".priority" ? proposal.location.parent! : proposal.location,
             auth: caller.auth,
             root: root,
@@ -86,6 +86,9 @@ public final class NamespaceRules: Sendable {
             now: proposal.now,
             changedPaths: writes.map(\.path)
         ).allowed
+        // Every read went through `root` (the overlay reads its base there).
+        proposal.reads?.isComplete = true
+        return allowed
     }
 }
 

@@ -8,9 +8,9 @@ import HearthStore
 /// can revoke it.
 struct StoreRuleSource: RuleDataSource {
     let reader: NamespaceReader
-    let recorder: PathRecorder?
+    let recorder: ReadLog?
 
-    init(_ reader: NamespaceReader, recorder: PathRecorder? = nil) {
+    init(_ reader: NamespaceReader, recorder: ReadLog? = nil) {
         self.reader = reader
         self.recorder = recorder
     }
@@ -32,14 +32,5 @@ struct StoreRuleSource: RuleDataSource {
     func priority(at path: DataPath) -> Priority? {
         recorder?.note(path)
         return reader.priority(at: path)
-    }
-}
-
-/// The paths a rule evaluation read (used on one thread at a time).
-final class PathRecorder {
-    private(set) var paths: [DataPath] = []
-
-    func note(_ path: DataPath) {
-        if paths.last != path { paths.append(path) }
     }
 }

@@ -142,6 +142,12 @@ final class NamespaceWriter: Sendable {
     /// True when writes are staged in this round.
     var hasStaged: Bool { staged != nil }
 
+    /// True when a staged write's location contains or lies inside one of the data keys `keys`
+    /// (so a read of them before the round would not see it).
+    func stagedOverlaps(_ keys: [[UInt8]]) -> Bool {
+        staged?.overlaps(keys) ?? false
+    }
+
     /// Stages `batch` as the next commit: it gets its sequence number now and is applied with
     /// the round's other staged writes. Call only after `canStage` said yes; only from a job
     /// started with `staging`.

@@ -31,10 +31,15 @@ final class StagedWrites {
     /// is prefix-free, so that is exactly "one location contains the other").
     func admits(_ keys: [[UInt8]], batch: WriteBatch) -> Bool {
         guard writes < Self.maxWrites, self.batch.byteSize + batch.byteSize <= Self.maxBytes else { return false }
+        return !overlaps(keys)
+    }
+
+    /// True when a staged location contains or lies inside one of `keys`.
+    func overlaps(_ keys: [[UInt8]]) -> Bool {
         for key in keys {
-            for other in touched where Self.related(key, other) { return false }
+            for other in touched where Self.related(key, other) { return true }
         }
-        return true
+        return false
     }
 
     func add(_ batch: WriteBatch, touching keys: [[UInt8]]) {

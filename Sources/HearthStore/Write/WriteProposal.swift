@@ -13,6 +13,9 @@ public struct WriteProposal {
     public let changes: [(path: DataPath, node: Node?)]
     /// The server time the write's timestamps resolved to (milliseconds since 1970).
     public let now: Double
+    /// When set, the check notes in it every path it reads from `reader`: the writer then
+    /// knows whether writes staged in its round (not in `reader`) could change the verdict.
+    public let reads: ReadLog?
 }
 
 /// Decides whether a proposed write may commit; false refuses it with
@@ -20,9 +23,10 @@ public struct WriteProposal {
 public typealias WriteAuthorizer = @Sendable (WriteProposal) -> Bool
 
 extension WriteProposal {
-    init(write: Write, values: [Node?], reader: NamespaceReader, now: Double) {
+    init(write: Write, values: [Node?], reader: NamespaceReader, now: Double, reads: ReadLog? = nil) {
         self.reader = reader
         self.now = now
+        self.reads = reads
         switch write.operation {
         case .set(let path, _):
             location = path
