@@ -100,7 +100,7 @@ let package = Package(
         .testTarget(name: "HearthAccountsTests", dependencies: ["HearthAccounts", "HearthTestSupport"]),
         .testTarget(
             name: "HearthDatabaseTests",
-            dependencies: ["HearthDatabase", "HearthStore", "HearthProtocol", "HearthCore"]
+            dependencies: ["HearthDatabase", "HearthStore", "HearthProtocol", "HearthCore", "HearthRules"]
         ),
         .target(name: "HearthTestSupport", path: "Tests/HearthTestSupport"),
         .testTarget(
