@@ -42,9 +42,9 @@ public final class RealtimeDatabase: Sendable {
         }
         for name in names {
             // Only namespaces with records get their engine now (the others on first use).
-            guard let records = try? store.namespace(name).loadOnDisconnect(), !records.isEmpty,
-                let engine = try? namespace(name)
-            else { continue }
+            guard (try? store.namespace(name).hasOnDisconnectRecords()) == true, let engine = try? namespace(name) else {
+                continue
+            }
             let count = await engine.runStoredOnDisconnect()
             if count > 0 {
                 logger.notice("ran onDisconnect writes left by the previous run", metadata: ["hearth.ns": "\(name)", "hearth.count": "\(count)"])

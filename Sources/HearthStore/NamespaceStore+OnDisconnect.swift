@@ -30,21 +30,24 @@ extension NamespaceStore {
 
     /// Every stored operation, by connection, in position order.
     public func loadOnDisconnect() throws -> [(connection: String, operations: [(position: UInt32, bytes: [UInt8])])] {
-        let prefix = keys.onDisconnectPrefix
         var result: [(connection: String, operations: [(position: UInt32, bytes: [UInt8])])] = []
         try readNow { reader in
-            reader.scan(prefix) { key, value in
-                guard key.count >= prefix.count + 2 + 4 else { return }
-                let length = Int(key[prefix.count]) << 8 | Int(key[prefix.count + 1])
-                let idStart = prefix.count + 2
-                guard key.count == idStart + length + 4 else { return }
-                let connection = String(decoding: UnsafeRawBufferPointer(rebasing: key[idStart..<(idStart + length)]), as: UTF8.self)
-                let position = key[(idStart + length)...].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            reader.scan(keys.onDisconnectPrefix) { key, value in
+                guard let (connection, position) = keys.onDisconnectRecord(key) else { return }
                 if result.last?.connection != connection { result.append((connection, [])) }
                 result[result.count - 1].operations.append((position, Array(value)))
             }
         }
         return result
+    }
+
+    /// True when some operation is stored (one seek).
+    public func hasOnDisconnectRecords() throws -> Bool {
+        try readNow { reader in
+            let cursor = reader.snapshot.makeIterator()
+            cursor.seek(keys.onDisconnectPrefix)
+            return cursor.hasPrefix(keys.onDisconnectPrefix)
+        }
     }
 
     /// Applies `write` and deletes `record` in the same batch (so it runs once).

@@ -125,53 +125,47 @@ public final class NamespaceStore: Sendable {
     /// (or its check read something staged); the caller flushes and calls again.
     private func apply(_ write: Write, authorize: WriteAuthorizer?, consuming: [UInt8]?) throws -> WriteResult? {
         let reader = NamespaceReader(snapshot: try writer.snapshotForWriting(), keys: keys, indexes: registeredIndexes)
-        return try {
-            let batch = WriteBatch()
-            let now = clock()
-            let result = try WritePlanner(reader: reader, batch: batch, shapes: writer.shapes).plan(write, now: now)
-            guard case .committed(_, let values) = result else {
-                if let authorize {
-                    var unconditional = write
-                    unconditional.ifMatch = nil
-                    let scratch = WriteBatch()
-                    let planned = try WritePlanner(reader: reader, batch: scratch).plan(unconditional, now: now)
-                    if case .committed(_, let values) = planned,
-                        !authorize(WriteProposal(write: write, values: values, reader: reader, now: now))
-                    {
-                        throw StoreError.permissionDenied
-                    }
-                }
-                return result
-            }
+        let batch = WriteBatch()
+        let now = clock()
+        let result = try WritePlanner(reader: reader, batch: batch, shapes: writer.shapes).plan(write, now: now)
+        guard case .committed(_, let values) = result else {
             if let authorize {
-                let reads = writer.hasStaged ? ReadLog() : nil
-                let allowed = authorize(WriteProposal(write: write, values: values, reader: reader, now: now, reads: reads))
-                if let reads {
-                    // Judged without the staged writes: valid only if it read none of them.
-                    guard reads.isComplete, !writer.stagedOverlaps(reads.paths.map(keys.dataKey)) else { return nil }
+                var unconditional = write
+                unconditional.ifMatch = nil
+                let scratch = WriteBatch()
+                let planned = try WritePlanner(reader: reader, batch: scratch).plan(unconditional, now: now)
+                if case .committed(_, let values) = planned,
+                    !authorize(WriteProposal(write: write, values: values, reader: reader, now: now))
+                {
+                    throw StoreError.permissionDenied
                 }
-                if !allowed { throw StoreError.permissionDenied }
             }
-            if let consuming { batch.delete(consuming) }
-            let sequence: UInt64
-            if !values.contains(where: { $0 == nil }), !write.setsPriority {
-                // Deletes and priority writes read the state around them (orphaned priorities,
-                // the node a priority lands on): never staged.
-                let touched = writer.shapes.staged.written + indexUnits(of: write, indexes: reader.indexes)
-                if writer.canStage(touching: touched, batch: batch) {
-                    sequence = writer.stage(batch, touching: touched)
-                } else if writer.hasStaged {
-                    return nil
-                } else {
-                    sequence = try writer.commit(batch, stagedShapes: true)
-                }
-            } else {
-                if writer.hasStaged { return nil }
-                sequence = try writer.commit(batch, stagedShapes: true)
+            return result
+        }
+        if let authorize {
+            let reads = writer.hasStaged ? ReadLog() : nil
+            let allowed = authorize(WriteProposal(write: write, values: values, reader: reader, now: now, reads: reads))
+            if let reads {
+                // Judged without the staged writes: valid only if it read none of them.
+                guard reads.isComplete, !writer.stagedOverlaps(reads.paths.map(keys.dataKey)) else { return nil }
             }
-            writer.announce(NamespaceStore.committed(write, sequence: sequence, values: values))
-            return WriteResult.committed(sequence: sequence, values: values)
-        }()
+            if !allowed { throw StoreError.permissionDenied }
+        }
+        if let consuming { batch.delete(consuming) }
+        // Deletes and priority writes read the state around them (orphaned priorities, the
+        // node a priority lands on): never staged.
+        let stageable = !values.contains(where: { $0 == nil }) && !write.setsPriority
+        let touched = stageable ? writer.shapes.staged.written + indexUnits(of: write, indexes: reader.indexes) : []
+        let sequence: UInt64
+        if stageable && writer.canStage(touching: touched, batch: batch) {
+            sequence = writer.stage(batch, touching: touched)
+        } else if writer.hasStaged {
+            return nil
+        } else {
+            sequence = try writer.commit(batch, stagedShapes: true)
+        }
+        writer.announce(NamespaceStore.committed(write, sequence: sequence, values: values))
+        return WriteResult.committed(sequence: sequence, values: values)
     }
 
     /// The data keys of the indexed children a write re-indexes below an index location (two

@@ -97,17 +97,18 @@ enum KeyEncoding {
 /// UTF-16 code-unit order. Identical to UTF-8 except for characters outside the BMP.
 enum CESU8 {
     static func append(_ string: String, to out: inout [UInt8]) {
-        // Native strings: one scan and one copy of their bytes.
-        let copied = string.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-            for byte in bytes where byte >= 0xF0 { return false }
+        // Without characters outside the BMP (no 4-byte UTF-8 sequence) it is the UTF-8 itself:
+        // native strings scan and copy their bytes at once.
+        let bmpOnly: Bool
+        if let copied = string.utf8.withContiguousStorageIfAvailable({ bytes -> Bool in
+            guard !bytes.contains(where: { $0 >= 0xF0 }) else { return false }
             out.append(contentsOf: bytes)
             return true
-        }
-        if copied == true { return }
-        var bmpOnly = true
-        for byte in string.utf8 where byte >= 0xF0 {
+        }) {
+            if copied { return }
             bmpOnly = false
-            break
+        } else {
+            bmpOnly = !string.utf8.contains { $0 >= 0xF0 }
         }
         if bmpOnly {
             out.append(contentsOf: string.utf8)

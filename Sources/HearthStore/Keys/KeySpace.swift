@@ -111,6 +111,18 @@ struct KeySpace: Sendable {
         return out
     }
 
+    /// The connection and position of an `onDisconnectKey`, or nil for another key.
+    func onDisconnectRecord(_ key: UnsafeRawBufferPointer) -> (connection: String, position: UInt32)? {
+        let start = onDisconnectPrefix.count
+        guard key.count >= start + 2 + 4 else { return nil }
+        let length = Int(key[start]) << 8 | Int(key[start + 1])
+        let idStart = start + 2
+        guard key.count == idStart + length + 4 else { return nil }
+        let connection = String(decoding: UnsafeRawBufferPointer(rebasing: key[idStart..<(idStart + length)]), as: UTF8.self)
+        let position = key[(idStart + length)...].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        return (connection, position)
+    }
+
     func indexDefinitionPrefix() -> [UInt8] {
         KeySpace.prefix(KeySpace.indexDefinitionTable, namespaceID)
     }

@@ -79,10 +79,7 @@ final class NamespaceWriter: Sendable {
         completion: @escaping @Sendable (Result<T, Error>) -> Void
     ) {
         enqueue {
-            if !staging {
-                self.flushStaged()
-                self.releaseRoundSnapshot()
-            }
+            if !staging { self.settle() }
             self.joinedGroup = nil
             let result: Result<T, Error>
             do { result = .success(try body()) } catch { result = .failure(error) }
@@ -103,7 +100,7 @@ final class NamespaceWriter: Sendable {
     /// - Parameter stagedShapes: the batch was planned with `shapes` (its staged change is
     ///   applied); otherwise every remembered shape is dropped.
     func commit(_ batch: WriteBatch, stagedShapes: Bool = false) throws -> UInt64 {
-        flushStaged()
+        assert(staged == nil, "a job must flush staged writes before it plans what it commits")
         releaseRoundSnapshot()
         let next = sequence + 1
         batch.put(sequenceKey, Self.encode(next))
@@ -198,6 +195,13 @@ final class NamespaceWriter: Sendable {
         return snapshot
     }
 
+    /// Applies what is staged and drops the round snapshot: before a job that reads on its own
+    /// (`perform` without `staging`) and when a round ends.
+    private func settle() {
+        flushStaged()
+        releaseRoundSnapshot()
+    }
+
     private func releaseRoundSnapshot() {
         guard let snapshot = roundSnapshot else { return }
         roundSnapshot = nil
@@ -216,7 +220,7 @@ final class NamespaceWriter: Sendable {
 
     /// Writes `batch` without a sequence number (index builds, import chunks); only from a job.
     func commitUnsequenced(_ batch: WriteBatch) throws {
-        flushStaged()
+        assert(staged == nil, "a job must flush staged writes before it plans what it commits")
         releaseRoundSnapshot()
         shapes.removeAll()
         try db.write(batch, sync: false)
@@ -244,8 +248,7 @@ final class NamespaceWriter: Sendable {
             }
             if jobs.isEmpty { return }
             let completions = jobs.map { $0() }
-            flushStaged()
-            releaseRoundSnapshot()
+            settle()
             var syncError: Error?
             if syncAlways {
                 do { try db.sync() } catch { syncError = error }
