@@ -104,10 +104,8 @@ import Testing
 
     static func newValue(_ node: Node?) -> NewValue { NewValue(node: node) }
 
-    @Test(arguments: [1, 2, 3, 4])
-    func storeAgreesWithTheReferenceModel(seed: UInt64) async throws {
-        let temp = try TemporaryStore()
-        defer { temp.destroy() }
+    /// The namespace the model checks write to, with the indexes `checkQueries` queries.
+    static func indexedNamespace(_ temp: TemporaryStore) async throws -> NamespaceStore {
         let ns = try temp.store.namespace("default")
         let listSpec = IndexSpec(
             location: [.key(ChildKey("a")), .wildcard("$w")],
@@ -115,6 +113,14 @@ import Testing
         )
         let valueSpec = IndexSpec(location: [.key(ChildKey("b"))], indexed: .value)
         try await ns.setIndexes([listSpec, valueSpec])
+        return ns
+    }
+
+    @Test(arguments: [1, 2, 3, 4])
+    func storeAgreesWithTheReferenceModel(seed: UInt64) async throws {
+        let temp = try TemporaryStore()
+        defer { temp.destroy() }
+        let ns = try await Self.indexedNamespace(temp)
         var generator = Generator(random: SeededRandom(state: seed))
         var model: Node? = nil
         for step in 0..<150 {
@@ -131,13 +137,7 @@ import Testing
     func writesSharingARoundAgreeWithTheReferenceModel(seed: UInt64) async throws {
         let temp = try TemporaryStore()
         defer { temp.destroy() }
-        let ns = try temp.store.namespace("default")
-        let listSpec = IndexSpec(
-            location: [.key(ChildKey("a")), .wildcard("$w")],
-            indexed: .child(DataPath(keys: [ChildKey("b")]))
-        )
-        let valueSpec = IndexSpec(location: [.key(ChildKey("b"))], indexed: .value)
-        try await ns.setIndexes([listSpec, valueSpec])
+        let ns = try await Self.indexedNamespace(temp)
         var generator = Generator(random: SeededRandom(state: seed))
         var model: Node? = nil
         for step in 0..<60 {
