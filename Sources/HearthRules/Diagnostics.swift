@@ -155,17 +155,23 @@ enum Message {
         "operator '\(op)' cannot be applied to \(type)"
     }
     static func conditionType(_ type: String) -> String { "the condition of '?:' must be a boolean, got \(type)" }
-    static func notBoolean(_ rule: String, type: String) -> String {
-        "'\(rule)' rule must evaluate to a boolean, got \(type)"
+    static func notBoolean(_ rule: String, type: String, known: Bool, branch: Bool) -> String {
+        let must = "'\(rule)' rule must evaluate to a boolean" + (branch ? " on every branch" : "")
+        return known ? "\(must), got \(type)" : "\(must), got a value that may not be one; compare it, e.g. '... == true'"
+    }
+    static func operandNotBoolean(_ op: String, type: String, known: Bool) -> String {
+        known
+            ? "operand of '\(op)' must be a boolean, got \(type)"
+            : "operand of '\(op)' must be a boolean, got a value that may not be one; compare it, e.g. '... == true'"
+    }
+    static func orderingComparison() -> String {
+        "'query.orderByChild' can only be compared with a string literal or null (Firebase refuses a computed path)"
     }
     static func snapshotComparison() -> String {
         "a snapshot cannot be compared; use 'val()' for its value or 'exists()' for its presence"
     }
     static func regexOutsideMatches() -> String { "a regular expression literal can only be an argument of 'matches'" }
     static func arrayOutsideHasChildren() -> String { "an array literal can only be an argument of 'hasChildren'" }
-    static func invalidChildPath(_ path: String) -> String {
-        "invalid child path '\(path)': keys cannot contain '.', '#', '$', '[', ']' or control characters"
-    }
     static func indexNotSupported(_ type: String) -> String { "'[...]' cannot be applied to \(type)" }
 
     // MARK: Runtime (evaluation errors make a rule false)

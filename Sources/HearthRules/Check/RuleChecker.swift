@@ -21,10 +21,44 @@ struct RuleChecker {
 
     func check(rule syntax: RuleSyntax) -> RuleExpression {
         let (expression, type) = check(syntax)
-        if type.isKnown && type != .boolean {
-            report(0, Message.notBoolean(kind.rawValue, type: type.name))
-        }
+        requireBooleanRule(syntax, type)
         return expression
+    }
+
+    /// A rule must be a boolean on every branch, as Firebase's deploy requires: statically known
+    /// to be one, not just possibly one (`data.val()`, `auth != null ? 'yes' : false` are refused).
+    private func requireBooleanRule(_ syntax: RuleSyntax, _ type: RuleType, branch: Bool = false) {
+        if type == .boolean || type == .unknown { return }
+        if case .conditional(_, let then, let otherwise) = syntax.kind {
+            let silent = RuleChecker(kind: kind, wildcards: wildcards) { _, _ in }
+            for part in [then, otherwise] {
+                requireBooleanRule(part, silent.check(part).1, branch: true)
+            }
+            return
+        }
+        let message = Message.notBoolean(kind.rawValue, type: type.name, known: type.isKnown, branch: branch)
+        report(Self.start(of: syntax), message)
+    }
+
+    /// Reports an operand that is not statically a boolean where Firebase requires one (`!`,
+    /// `&&`, `||`, the condition of `?:`); true when it is one.
+    @discardableResult
+    private func requireBoolean(_ operand: RuleSyntax, _ type: RuleType, of op: String) -> Bool {
+        if type == .boolean || type == .unknown { return true }
+        report(Self.start(of: operand), Message.operandNotBoolean(op, type: type.name, known: type.isKnown))
+        return false
+    }
+
+    /// The offset where an expression's text begins (a binary expression's node sits on its
+    /// operator, a member's on its name).
+    static func start(of syntax: RuleSyntax) -> Int {
+        switch syntax.kind {
+        case .binary(_, let lhs, _): return start(of: lhs)
+        case .member(let receiver, _), .index(let receiver, _): return start(of: receiver)
+        case .call(let callee, _): return start(of: callee)
+        case .conditional(let condition, _, _): return start(of: condition)
+        default: return syntax.offset
+        }
     }
 
     func check(_ syntax: RuleSyntax) -> (RuleExpression, RuleType) {
@@ -66,6 +100,8 @@ struct RuleChecker {
                     report(syntax.offset, Message.unaryOperandType("!", t.name))
                     return (.constant(.error("!")), .unknown)
                 }
+                // Firebase refuses `!` on what may not be a boolean (`!data.child('x').val()`).
+                if !requireBoolean(operand, t, of: "!") { return (.constant(.error("!")), .unknown) }
                 return (.not(e), .boolean)
             }
             if t.isKnown && t != .number {
@@ -81,6 +117,8 @@ struct RuleChecker {
             let (b, bt) = check(otherwise)
             if ct.isKnown && ct != .boolean {
                 report(condition.offset, Message.conditionType(ct.name))
+            } else {
+                requireBoolean(condition, ct, of: "?:")
             }
             let type: RuleType = at == bt ? at : (at == .unknown || bt == .unknown ? .unknown : .dynamic)
             return (.conditional(c, a, b), type)
@@ -125,7 +163,6 @@ struct RuleChecker {
         }
     }
 
-    static let authMembers = ["uid", "provider", "token"]
     static let queryMembers = [
         "orderByKey", "orderByPriority", "orderByValue", "orderByChild", "startAt", "endAt", "equalTo",
         "limitToFirst", "limitToLast",
@@ -151,10 +188,12 @@ struct RuleChecker {
         }
         switch rt {
         case .auth:
+            // Firebase accepts any property of auth at deploy (`auth.someClaim`); other than
+            // these three it is null at run time.
             switch name {
             case "uid", "provider": return (.member(r, name), .string)
             case "token": return (.member(r, name), .map)
-            default: return unknown(Self.authMembers)
+            default: return (.member(r, name), .dynamic)
             }
         case .query:
             switch name {
@@ -192,7 +231,8 @@ struct RuleChecker {
         let candidates: [RuleMethod]
         switch rt {
         case .snapshot: candidates = RuleMethod.snapshotMethods
-        case .string, .primitive, .dynamic: candidates = RuleMethod.stringMethods
+        // auth and its token may be called string methods at deploy (an error at run time).
+        case .string, .primitive, .dynamic, .auth, .map: candidates = RuleMethod.stringMethods
         case .unknown: candidates = RuleMethod.allCases
         default: candidates = []
         }
@@ -297,32 +337,23 @@ struct RuleChecker {
             }
         }
         if failed { return (.constant(.error(name)), .unknown) }
-        // Literal paths are split and validated once, here.
+        // Literal paths are split and validated once, here. A path with a key no data can have
+        // ('a.b') is accepted, as Firebase does, and left to run time, where it finds nothing.
         func literalPath(_ syntax: RuleSyntax) -> [ChildKey]? {
             guard case .string(let text) = syntax.kind else { return nil }
             let keys = text.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-            guard keys.allSatisfy({ KeyValidator.problem($0) == nil }) else {
-                report(syntax.offset, Message.invalidChildPath(text))
-                return nil
-            }
+            guard keys.allSatisfy({ KeyValidator.problem($0) == nil }) else { return nil }
             return keys.map(ChildKey.init)
         }
         switch method {
         case .child, .hasChild:
-            if case .string = arguments[0].kind {
-                guard let keys = literalPath(arguments[0]) else { return (.constant(.error(name)), .unknown) }
+            if let keys = literalPath(arguments[0]) {
                 return (.childPath(r, keys, method), method == .child ? .snapshot : .boolean)
             }
         case .hasChildren:
-            if let argument = arguments.first, case .array(let elements) = argument.kind,
-                elements.allSatisfy({ if case .string = $0.kind { true } else { false } })
-            {
-                var paths: [[ChildKey]] = []
-                for element in elements {
-                    guard let keys = literalPath(element) else { return (.constant(.error(name)), .unknown) }
-                    paths.append(keys)
-                }
-                return (.hasChildrenPaths(r, paths), .boolean)
+            if let argument = arguments.first, case .array(let elements) = argument.kind {
+                let paths = elements.compactMap(literalPath)
+                if paths.count == elements.count { return (.hasChildrenPaths(r, paths), .boolean) }
             }
         default:
             break
@@ -336,6 +367,14 @@ struct RuleChecker {
         default: result = .boolean
         }
         return (.call(r, method, compiled), result)
+    }
+
+    /// `query.orderByChild` (also written `query['orderByChild']`).
+    static func isOrdering(_ syntax: RuleSyntax) -> Bool {
+        guard case .member(let receiver, "orderByChild") = syntax.kind,
+            case .identifier("query") = receiver.kind
+        else { return false }
+        return true
     }
 
     private func binary(
@@ -357,11 +396,27 @@ struct RuleChecker {
         switch op {
         case "&&", "||":
             if (lt.isKnown && lt != .boolean) || (rt.isKnown && rt != .boolean) { return mismatch() }
+            // Both sides must be known booleans: Firebase refuses `auth.token.admin && ...`.
+            let left = requireBoolean(lhs, lt, of: op)
+            let right = requireBoolean(rhs, rt, of: op)
+            if !left || !right { return failed }
             return (op == "&&" ? .and(l, r) : .or(l, r), .boolean)
         case "==", "===", "!=", "!==":
             if lt == .snapshot || rt == .snapshot {
                 report(offset, Message.snapshotComparison())
                 return failed
+            }
+            // Firebase compares `query.orderByChild` (an ordering) only with a string literal, null
+            // or another ordering: "right operand must be an ordering or string literal when
+            // comparing against an ordering" (firebase/firebase-tools#944).
+            for (ordering, other) in [(lhs, rhs), (rhs, lhs)] where Self.isOrdering(ordering) {
+                switch other.kind {
+                case .string, .null: continue
+                case _ where Self.isOrdering(other): continue
+                default:
+                    report(Self.start(of: other), Message.orderingComparison())
+                    return failed
+                }
             }
             let equal = op == "==" || op == "==="
             return (.binary(equal ? .equal : .notEqual, l, r), .boolean)
@@ -370,10 +425,12 @@ struct RuleChecker {
             if !ok { return mismatch() }
             return (.binary(RuleBinaryOperator(rawValue: op)!, l, r), .boolean)
         case "+":
-            let ok = (lt.maybeNumber && rt.maybeNumber) || (lt.maybeString && rt.maybeString)
+            // JavaScript's `+` on numbers and strings, mixed too (`'v' + 2` is 'v2'); null,
+            // booleans and the rest are refused, as Firebase does.
+            let ok = (lt.maybeNumber || lt.maybeString) && (rt.maybeNumber || rt.maybeString)
             if !ok { return mismatch() }
             let type: RuleType =
-                lt == .string || rt == .string ? .string : (lt == .number || rt == .number ? .number : .dynamic)
+                lt == .string || rt == .string ? .string : (lt == .number && rt == .number ? .number : .dynamic)
             return (.binary(.add, l, r), type)
         default:
             if !lt.maybeNumber || !rt.maybeNumber { return mismatch() }

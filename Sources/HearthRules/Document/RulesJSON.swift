@@ -46,7 +46,8 @@ struct RulesJSON {
     }
 }
 
-/// A JSON parser for rules files: `//` and `/* */` comments, positions tracked.
+/// A JSON parser for rules files: `//` and `/* */` comments, raw line breaks inside strings (a
+/// rule expression broken across lines), positions tracked.
 struct RulesJSONParser {
     struct Failure: Error {
         var position: SourcePosition
@@ -240,8 +241,10 @@ struct RulesJSONParser {
                 advance()
                 return (String(result), positions)
             }
-            if c.value < 0x20 {
-                if c == "\n" { throw failure(Message.jsonUnterminatedString(), at: start) }
+            // Firebase's rules parser takes line breaks and tabs inside a string as they are,
+            // so a rule expression may span several lines of the file (each scalar keeps its
+            // own line and column). Other control characters must be escaped.
+            if c.value < 0x20 && c != "\n" && c != "\r" && c != "\t" {
                 throw failure(Message.jsonControlCharacter())
             }
             if c == "\\" {

@@ -19,19 +19,20 @@ public struct SourcePosition: Hashable, Sendable, Comparable, CustomStringConver
 public struct RulesSource: Sendable {
     public let text: String
     public let fileName: String
-    /// The lines of `text` without their line terminators.
-    let lines: [Substring]
+    /// The lines of `text` without their line terminators, split by scalars (as positions are
+    /// counted: "\r\n" is one Character, so splitting Characters would not see its "\n").
+    let lines: [Substring.UnicodeScalarView]
 
     public init(text: String, fileName: String) {
         self.text = text
         self.fileName = fileName
-        self.lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+        self.lines = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map { line in
             line.last == "\r" ? line.dropLast() : line
         }
     }
 
     /// The source line at a 1-based line number, or "" past the end.
     func line(_ number: Int) -> String {
-        number >= 1 && number <= lines.count ? String(lines[number - 1]) : ""
+        number >= 1 && number <= lines.count ? String(String.UnicodeScalarView(lines[number - 1])) : ""
     }
 }

@@ -25,7 +25,11 @@ extension RuleEvaluator {
         if segments.count == 1, case .keys(let literal) = segments[0] {
             keys = literal
         } else if !segments.isEmpty {
-            if let failure = appendKeys(segments, to: &keys) { return failure }
+            switch appendKeys(segments, to: &keys) {
+            case .valid: break
+            case .invalid: return Self.apply(method, paths, absent: ())
+            case .failed(let failure): return failure
+            }
         }
         if isNew, case .known(let node) = newNodeAtLocation {
             return Self.apply(method, paths, to: node, below: keys[...])
@@ -59,10 +63,19 @@ extension RuleEvaluator {
         isNew ? new.summary(at: path) : current.summary(at: path)
     }
 
-    /// Appends the keys of `segments`; returns the error value when a computed one is not a
-    /// string or not a valid path.
-    func appendKeys(_ segments: [RuleChildSegment], to keys: inout [ChildKey]) -> RuleValue? {
+    /// What `appendKeys` found.
+    enum KeysAppended {
+        case valid
+        /// One key cannot be in any data ('a.b'): the location holds nothing (not an error).
+        case invalid
+        /// A computed segment is not a string (or is an error): the call's value.
+        case failed(RuleValue)
+    }
+
+    /// Appends the keys of `segments`.
+    func appendKeys(_ segments: [RuleChildSegment], to keys: inout [ChildKey]) -> KeysAppended {
         keys.reserveCapacity(keys.count + segments.count + 2)
+        var valid = true
         for segment in segments {
             switch segment {
             case .keys(let literal):
@@ -71,24 +84,25 @@ extension RuleEvaluator {
                 // A `$wildcard` is one key of the path: appended as it is when it is a valid key
                 // (as `RuleKeys.append` would), without splitting or parsing it again.
                 let key = wildcards[index]
-                guard KeyValidator.isValid(key.string) else { return .error(Message.runtimeBadChildPath(key.string)) }
+                guard KeyValidator.isValid(key.string) else {
+                    valid = RuleKeys.append(path: key.string, to: &keys) && valid
+                    continue
+                }
                 keys.append(key)
             case .expression(.authMember("uid")) where auth?.uidKey != nil:
                 keys.append(auth!.uidKey!)
             case .expression(let expression):
                 switch evaluate(expression) {
                 case .string(let path):
-                    guard RuleKeys.append(path: path, to: &keys) else {
-                        return .error(Message.runtimeBadChildPath(path))
-                    }
+                    valid = RuleKeys.append(path: path, to: &keys) && valid
                 case .error(let e):
-                    return .error(e)
+                    return .failed(.error(e))
                 case let other:
-                    return .error(Message.runtimeArgument(RuleMethod.child.rawValue, other.typeName))
+                    return .failed(.error(Message.runtimeArgument(RuleMethod.child.rawValue, other.typeName)))
                 }
             }
         }
-        return nil
+        return valid ? .valid : .invalid
     }
 
     /// `method` on the node at `keys` below a known node.
@@ -113,7 +127,8 @@ extension RuleEvaluator {
         }
     }
 
-    private static func apply(_ method: RuleMethod, _ paths: [[ChildKey]], absent: Void) -> RuleValue {
+    /// `method` on a location that holds nothing.
+    static func apply(_ method: RuleMethod, _ paths: [[ChildKey]], absent: Void) -> RuleValue {
         switch method {
         case .hasChild: return .bool(false)
         case .hasChildren where !paths.isEmpty: return .bool(false)

@@ -77,7 +77,8 @@ struct RuleEvaluator {
         case .authIsNull(let equal):
             return .bool((auth == nil) == equal)
         case .authMember(let name):
-            guard let auth else { return .error(Message.runtimeMember(name, RuleValue.null.typeName)) }
+            // A member of null is null (`auth.uid != 'x'` is true when signed out).
+            guard let auth else { return .null }
             return .string(name == "uid" ? auth.uid : auth.provider)
         case .childChain(let receiver, let segments):
             let r = evaluate(receiver)
@@ -87,8 +88,11 @@ struct RuleEvaluator {
             }
             if segments.count == 1, case .keys(let keys) = segments[0] { return .snapshot(child(snapshot, keys)) }
             var keys: [ChildKey] = []
-            if let failure = appendKeys(segments, to: &keys) { return failure }
-            return .snapshot(child(snapshot, keys))
+            switch appendKeys(segments, to: &keys) {
+            case .valid: return .snapshot(child(snapshot, keys))
+            case .invalid: return .snapshot(child(snapshot, keys).cannotHoldData)
+            case .failed(let failure): return failure
+            }
         case .snapshotCall(let variable, let segments, let method, let paths):
             return snapshotCall(variable, segments, method, paths)
         case .member(let receiver, let name):
@@ -190,11 +194,18 @@ struct RuleEvaluator {
             default: return .null
             }
         case .json(let json):
-            if case .object = json { return json[name].map { RuleValue(json: $0) } ?? .null }
-            return .error(Message.runtimeMember(name, receiver.typeName))
+            switch json {
+            case .object: return json[name].map { RuleValue(json: $0) } ?? .null
+            case .array(let elements) where name == "length": return .number(Double(elements.count))
+            default: return .null
+            }
         case .string(let s):
             if name == "length" { return .number(Double(s.utf16.count)) }
-            return .error(Message.runtimeMember(name, receiver.typeName))
+            return .null
+        case .null, .number, .bool, .object:
+            // As in JavaScript, a property a value does not have is null (never undefined), and
+            // so is any property of null: `auth.token.missing.deeper == null` is true.
+            return .null
         case .query(let q):
             switch name {
             case "orderByKey": return .bool(q.orderByKey)
@@ -227,9 +238,14 @@ struct RuleEvaluator {
             }
             return .bool(op == .equal ? equal : !equal)
         case .add:
+            // JavaScript's `+` on numbers and strings: a string on either side makes the other
+            // one a string (`1 + 2 + 'x'` is '3x'). Null, booleans and objects are errors (what
+            // Firebase does for `'users/' + auth.uid` when signed out), not 'null' or 'true'.
             switch (lhs, rhs) {
             case let (.number(a), .number(b)): return .number(a + b)
             case let (.string(a), .string(b)): return .string(a + b)
+            case let (.string(a), .number(b)): return .string(a + JavaScriptNumber.string(b))
+            case let (.number(a), .string(b)): return .string(JavaScriptNumber.string(a) + b)
             default: return .error(Message.runtimeType("+", lhs.typeName, rhs.typeName))
             }
         case .subtract, .multiply, .divide, .remainder:
@@ -239,7 +255,9 @@ struct RuleEvaluator {
             switch op {
             case .subtract: return .number(a - b)
             case .multiply: return .number(a * b)
-            case .divide: return .number(a / b)
+            // Firebase answers NaN for a division by zero, not Infinity (observed: `(1/0 + '')
+            // == 'NaN'` is true, targaryen test/spec/lib/parser/fixtures.json).
+            case .divide: return .number(b == 0 ? .nan : a / b)
             default: return .number(a.truncatingRemainder(dividingBy: b))
             }
         case .less, .lessOrEqual, .greater, .greaterOrEqual:
@@ -367,10 +385,13 @@ struct RuleEvaluator {
     }
 
     /// `snapshot.child(path)`: slash-separated keys, empty segments skipped.
+    /// A path with a key no data can have (`'banned/' + auth.uid` for the uid
+    /// 'bob@example.com') is a snapshot of nothing, not an error: Firebase answers
+    /// `root.child('banned/bob@example.com').val() != true` with true.
     private func child(_ snapshot: RuleSnapshot, _ pathString: String) -> RuleValue {
         var keys: [ChildKey] = []
         guard RuleKeys.append(path: pathString, to: &keys) else {
-            return .error(Message.runtimeBadChildPath(pathString))
+            return .snapshot(child(snapshot, keys).cannotHoldData)
         }
         return .snapshot(child(snapshot, keys))
     }
@@ -423,7 +444,12 @@ struct RuleEvaluator {
             return .bool(summary(c) != .absent)
         case .parent:
             guard let parent = snapshot.path.parent else { return .error(Message.runtimeRootParent()) }
-            return .snapshot(RuleSnapshot(source: snapshot.source, path: parent, resolved: .unknown))
+            let result = RuleSnapshot(source: snapshot.source, path: parent, resolved: .unknown)
+            // Still below a key no data can have (`child('a.b/c').parent()`): still nothing.
+            if parent.keys.contains(where: { !KeyValidator.isValid($0.string) }) {
+                return .snapshot(result.cannotHoldData)
+            }
+            return .snapshot(result)
         case .hasChildren:
             guard let argument = arguments.first else { return .bool(summary(snapshot) == .children) }
             guard case .array(let names) = evaluate(argument) else {

@@ -129,20 +129,20 @@ enum RuleKeys {
         return true
     }
 
-    /// Appends the keys of a `child()` argument (slash-separated, empty segments skipped);
-    /// false when one is not a valid key.
+    /// Appends the keys of a `child()` argument (slash-separated, empty segments skipped), every
+    /// one of them; false when one is not a valid key (no data can be there).
     static func append(path: String, to keys: inout [ChildKey]) -> Bool {
         if !path.utf8.contains(UInt8(ascii: "/")) {
             if path.isEmpty { return true }
-            guard KeyValidator.problem(path) == nil else { return false }
             keys.append(ChildKey(path))
-            return true
+            return KeyValidator.problem(path) == nil
         }
+        var valid = true
         for segment in path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
             let key = String(Substring(segment))
-            guard KeyValidator.problem(key) == nil else { return false }
+            if KeyValidator.problem(key) != nil { valid = false }
             keys.append(ChildKey(key))
         }
-        return true
+        return valid
     }
 }

@@ -29,6 +29,13 @@ struct RuleSnapshot: Sendable {
         self.resolved = resolved
     }
 
+    /// The same location, known to hold nothing: below a key no data can have ('a.b').
+    var cannotHoldData: RuleSnapshot {
+        var result = self
+        result.resolved = .known(nil)
+        return result
+    }
+
     /// The location as one path.
     var path: DataPath {
         if suffix.isEmpty { return base }

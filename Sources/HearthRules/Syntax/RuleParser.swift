@@ -117,7 +117,13 @@ struct RuleParser {
                 position += 1
                 let index = try conditional()
                 try expect("]", what: "']'")
-                expression = RuleSyntax(kind: .index(expression, index), offset: offset)
+                // `x['name']` is `x.name`, methods included: Firebase accepts
+                // `root['exists']()` but not a computed name (`root[$m]()`).
+                if case .string(let name) = index.kind {
+                    expression = RuleSyntax(kind: .member(expression, name: name), offset: index.offset)
+                } else {
+                    expression = RuleSyntax(kind: .index(expression, index), offset: offset)
+                }
             } else {
                 return expression
             }
