@@ -128,11 +128,11 @@ struct DiagnosticsTests {
                 """
         ),
         DiagnosticCase(
-            name: "string plus number",
-            rules: #"{"rules": {".read": "'a' + 1 == 'a1'"}}"#,
+            name: "string plus boolean",
+            rules: #"{"rules": {".read": "'a' + true == 'atrue'"}}"#,
             expected: """
-                test.rules.json:1:26: operator '+' cannot be applied to a string and a number
-                 | {"rules": {".read": "'a' + 1 == 'a1'"}}
+                test.rules.json:1:26: operator '+' cannot be applied to a string and a boolean
+                 | {"rules": {".read": "'a' + true == 'atrue'"}}
                  | .........................^
                 """
         ),
@@ -194,12 +194,12 @@ struct DiagnosticsTests {
                 """
         ),
         DiagnosticCase(
-            name: "unknown auth property",
-            rules: #"{"rules": {".read": "auth.id == 'x'"}}"#,
+            name: "unknown query property",
+            rules: #"{"rules": {".read": "query.orderBy == 'x'"}}"#,
             expected: """
-                test.rules.json:1:27: unknown property 'id' on auth; did you mean 'uid'?
-                 | {"rules": {".read": "auth.id == 'x'"}}
-                 | ..........................^
+                test.rules.json:1:28: unknown property 'orderBy' on query; did you mean 'orderByKey'?
+                 | {"rules": {".read": "query.orderBy == 'x'"}}
+                 | ...........................^
                 """
         ),
         DiagnosticCase(
@@ -281,15 +281,6 @@ struct DiagnosticsTests {
                 test.rules.json:1:12: invalid key 'a#b': keys cannot be empty or contain '.', '#', '$', '[', ']', '/' or control characters
                  | {"rules": {"a#b": {}}}
                  | ...........^
-                """
-        ),
-        DiagnosticCase(
-            name: "invalid literal child path",
-            rules: #"{"rules": {".read": "root.child('a.b').exists()"}}"#,
-            expected: """
-                test.rules.json:1:33: invalid child path 'a.b': keys cannot contain '.', '#', '$', '[', ']' or control characters
-                 | {"rules": {".read": "root.child('a.b').exists()"}}
-                 | ................................^
                 """
         ),
         DiagnosticCase(
