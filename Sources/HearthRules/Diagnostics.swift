@@ -157,7 +157,8 @@ enum Message {
     static func conditionType(_ type: String) -> String { "the condition of '?:' must be a boolean, got \(type)" }
     static func notBoolean(_ rule: String, type: String, known: Bool, branch: Bool) -> String {
         let must = "'\(rule)' rule must evaluate to a boolean" + (branch ? " on every branch" : "")
-        return known ? "\(must), got \(type)" : "\(must), got a value that may not be one; compare it, e.g. '... == true'"
+        if known { return "\(must), got \(type)" }
+        return "\(must), got a value that may not be one; compare it, e.g. '... == true'"
     }
     static func operandNotBoolean(_ op: String, type: String, known: Bool) -> String {
         known

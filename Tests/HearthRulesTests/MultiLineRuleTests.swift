@@ -56,8 +56,12 @@ struct MultiLineRuleTests {
     @Test func crlfAndTabsInsideARuleAreAccepted() throws {
         let text = "{\r\n  \"rules\": {\r\n    \".read\": \"auth != null &&\r\n\tauth.uid == 'alice'\"\r\n  }\r\n}\r\n"
         let program = try #require(compile(text))
-        #expect(program.canRead(path: path("/x"), auth: auth("alice"), root: RuleMemorySource(root: nil), now: 1).allowed)
-        #expect(!program.canRead(path: path("/x"), auth: auth("bob"), root: RuleMemorySource(root: nil), now: 1).allowed)
+        #expect(
+            program.canRead(path: path("/x"), auth: auth("alice"), root: RuleMemorySource(root: nil), now: 1).allowed
+        )
+        #expect(
+            !program.canRead(path: path("/x"), auth: auth("bob"), root: RuleMemorySource(root: nil), now: 1).allowed
+        )
     }
 
     static let cases: [DiagnosticCase] = [
@@ -120,7 +124,8 @@ struct MultiLineRuleTests {
         DiagnosticCase(
             name: "other control characters in a string must still be escaped",
             rules: "{\"rules\": {\".read\": \"true\u{1}\"}}",
-            expected: "test.rules.json:1:26: control character in a string; escape it\n | {\"rules\": {\".read\": \"true\u{1}\"}}\n | "
+            expected:
+                "test.rules.json:1:26: control character in a string; escape it\n | {\"rules\": {\".read\": \"true\u{1}\"}}\n | "
                 + String(repeating: ".", count: 25) + "^"
         ),
         DiagnosticCase(

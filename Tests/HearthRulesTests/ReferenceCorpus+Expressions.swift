@@ -25,34 +25,87 @@ extension CorpusCase {
         CorpusCase("newData", "newData.child('name').val() == 'Ada'", .allow, "reference", write: #"{"name":"Ada"}"#),
         CorpusCase("newData", "newData.exists()", .deny, "reference", write: "null"),
         CorpusCase("newData", "newData.exists()", .refused("'newData' is not available in '.read'"), "reference"),
-        CorpusCase("query", "query.orderByChild == 'owner' && query.equalTo == auth.uid", .allow, "conditions",
-            query: #"{"orderByChild": "owner", "equalTo": "alice"}"#),
-        CorpusCase("query", "query.orderByChild == 'owner' && query.equalTo == auth.uid", .deny, "conditions",
-            query: #"{"orderByChild": "owner", "equalTo": "bob"}"#),
+        CorpusCase(
+            "query",
+            "query.orderByChild == 'owner' && query.equalTo == auth.uid",
+            .allow,
+            "conditions",
+            query: #"{"orderByChild": "owner", "equalTo": "alice"}"#
+        ),
+        CorpusCase(
+            "query",
+            "query.orderByChild == 'owner' && query.equalTo == auth.uid",
+            .deny,
+            "conditions",
+            query: #"{"orderByChild": "owner", "equalTo": "bob"}"#
+        ),
     ]
 
     static let queries: [CorpusCase] = [
         CorpusCase("query.orderByKey", "query.orderByKey", .allow, "conditions", query: #"{"orderByKey": true}"#),
         CorpusCase("query.orderByKey", "query.orderByKey == false", .allow, "observed"),
-        CorpusCase("query.orderByPriority", "query.orderByPriority", .allow, "conditions",
-            query: #"{"orderByPriority": true}"#),
-        CorpusCase("query.orderByValue", "query.orderByValue && !query.orderByKey", .allow, "conditions",
-            query: #"{"orderByValue": true}"#),
-        CorpusCase("query.orderByChild", "query.orderByChild == 'foo/bar'", .allow, "observed",
-            query: #"{"orderByChild": "foo/bar"}"#),
+        CorpusCase(
+            "query.orderByPriority",
+            "query.orderByPriority",
+            .allow,
+            "conditions",
+            query: #"{"orderByPriority": true}"#
+        ),
+        CorpusCase(
+            "query.orderByValue",
+            "query.orderByValue && !query.orderByKey",
+            .allow,
+            "conditions",
+            query: #"{"orderByValue": true}"#
+        ),
+        CorpusCase(
+            "query.orderByChild",
+            "query.orderByChild == 'foo/bar'",
+            .allow,
+            "observed",
+            query: #"{"orderByChild": "foo/bar"}"#
+        ),
         CorpusCase("query.orderByChild", "query.orderByChild == null", .allow, "observed"),
-        CorpusCase("query.orderByChild", "query.orderByChild == 'members/' + auth.uid",
-            .refused("'query.orderByChild' can only be compared with a string literal or null"), "firebase-tools#944"),
-        CorpusCase("query.orderByChild", "query.orderByChild == 'members/' + 'x'",
-            .refused("'query.orderByChild' can only be compared with a string literal or null"), "firebase-tools#944"),
+        CorpusCase(
+            "query.orderByChild",
+            "query.orderByChild == 'members/' + auth.uid",
+            .refused("'query.orderByChild' can only be compared with a string literal or null"),
+            "firebase-tools#944"
+        ),
+        CorpusCase(
+            "query.orderByChild",
+            "query.orderByChild == 'members/' + 'x'",
+            .refused("'query.orderByChild' can only be compared with a string literal or null"),
+            "firebase-tools#944"
+        ),
         CorpusCase("query.startAt", "query.startAt == 'foo'", .allow, "observed", query: #"{"startAt": "foo"}"#),
-        CorpusCase("query.startAt", "query.startAt == null && query.endAt == null && query.equalTo == null", .allow,
-            "observed"),
-        CorpusCase("query.endAt", "query.endAt == 3", .allow, "observed", query: #"{"orderByValue": true, "endAt": 3}"#),
-        CorpusCase("query.equalTo", "query.equalTo == true", .allow, "observed",
-            query: #"{"orderByValue": true, "equalTo": true}"#),
-        CorpusCase("query.limitToFirst", "query.limitToFirst <= 10", .allow, "conditions",
-            query: #"{"limitToFirst": 10}"#),
+        CorpusCase(
+            "query.startAt",
+            "query.startAt == null && query.endAt == null && query.equalTo == null",
+            .allow,
+            "observed"
+        ),
+        CorpusCase(
+            "query.endAt",
+            "query.endAt == 3",
+            .allow,
+            "observed",
+            query: #"{"orderByValue": true, "endAt": 3}"#
+        ),
+        CorpusCase(
+            "query.equalTo",
+            "query.equalTo == true",
+            .allow,
+            "observed",
+            query: #"{"orderByValue": true, "equalTo": true}"#
+        ),
+        CorpusCase(
+            "query.limitToFirst",
+            "query.limitToFirst <= 10",
+            .allow,
+            "conditions",
+            query: #"{"limitToFirst": 10}"#
+        ),
         CorpusCase("query.limitToFirst", "query.limitToFirst <= 10", .error, "observed"),
         CorpusCase("query.limitToLast", "query.limitToLast == 10", .allow, "observed", query: #"{"limitToLast": 10}"#),
         CorpusCase("query.limitToLast", "query.limitToLast == null && query.limitToFirst == null", .allow, "observed"),
@@ -75,7 +128,12 @@ extension CorpusCase {
         CorpusCase("hasChildren()", "data.hasChildren(['name', 'age'])", .allow, "reference"),
         CorpusCase("hasChildren()", "data.child('name').hasChildren()", .deny, "reference"),
         CorpusCase("hasChildren()", "root.hasChildren([auth.uid])", .error, "observed", signedIn: false),
-        CorpusCase("hasChildren()", "root.hasChildren(['foo', 7])", .refused("argument 1 of 'hasChildren'"), "observed"),
+        CorpusCase(
+            "hasChildren()",
+            "root.hasChildren(['foo', 7])",
+            .refused("argument 1 of 'hasChildren'"),
+            "observed"
+        ),
         CorpusCase("hasChildren()", "root.hasChildren('foo', 'bar')", .refused("'hasChildren' expects"), "observed"),
         CorpusCase("exists()", "data.exists() && !data.child('nope').exists()", .allow, "reference"),
         CorpusCase("exists()", "root['exists']() == true", .allow, "observed"),
@@ -93,8 +151,12 @@ extension CorpusCase {
         CorpusCase("length", "data.child('missing').val().length == null", .allow, "observed"),
         CorpusCase("contains()", "'foo'.contains('o')", .allow, "observed"),
         CorpusCase("contains()", "'foo'.contains(auth.foo)", .error, "observed", signedIn: false),
-        CorpusCase("contains()", "auth.foo.contains(7)", .refused("argument 1 of 'contains' must be a string"),
-            "observed"),
+        CorpusCase(
+            "contains()",
+            "auth.foo.contains(7)",
+            .refused("argument 1 of 'contains' must be a string"),
+            "observed"
+        ),
         CorpusCase("contains()", "auth.token.email['contains']('@') == true", .allow, "observed"),
         CorpusCase("beginsWith()", "auth.token.email.beginsWith('alice@')", .allow, "reference"),
         CorpusCase("beginsWith()", "'1foo'.beginsWith(auth.token.level)", .error, "observed"),
@@ -103,10 +165,19 @@ extension CorpusCase {
         CorpusCase("replace()", "'foobar'.replace('bar', auth.token.level) == 'foo3'", .error, "observed"),
         CorpusCase("toLowerCase()", "'MiXeD'.toLowerCase() == 'mixed'", .allow, "reference"),
         CorpusCase("toUpperCase()", "auth.token.email.toUpperCase() == 'ALICE@EXAMPLE.COM'", .allow, "reference"),
-        CorpusCase("toUpperCase()", "root.child(auth.foo.toUpperCase()).val() === null", .error, "observed",
-            signedIn: false),
+        CorpusCase(
+            "toUpperCase()",
+            "root.child(auth.foo.toUpperCase()).val() === null",
+            .error,
+            "observed",
+            signedIn: false
+        ),
         CorpusCase("matches()", "data.child('name').val().matches(/^Al/)", .allow, "reference"),
-        CorpusCase("matches()", "root.child('str').val().matches('/foo/')",
-            .refused("argument 1 of 'matches' must be a regular expression literal"), "observed"),
+        CorpusCase(
+            "matches()",
+            "root.child('str').val().matches('/foo/')",
+            .refused("argument 1 of 'matches' must be a regular expression literal"),
+            "observed"
+        ),
     ]
 }

@@ -8,17 +8,29 @@ extension CorpusCase {
         CorpusCase("+", "'x' + 1 + 2 == 'x12'", .allow, "reference"),
         CorpusCase("+", "'v' + 2 == 'v2'", .allow, "reference"),
         CorpusCase("+", "'x' + 0.5 + 'y' + -3 == 'x0.5y-3'", .allow, "reference"),
-        CorpusCase("+", "'' + 1e21 == '1e+21' && '' + 1e-7 == '1e-7' && '' + 123456789012 == '123456789012'",
-            .allow, "reference"),
+        CorpusCase(
+            "+",
+            "'' + 1e21 == '1e+21' && '' + 1e-7 == '1e-7' && '' + 123456789012 == '123456789012'",
+            .allow,
+            "reference"
+        ),
         CorpusCase("+", "(auth.token.level + 'two') == '3two'", .allow, "observed"),
         CorpusCase("+", "(1 + auth.token.email) == 2", .deny, "observed"),
         CorpusCase("+", "(1 + auth.token.admin) == 2", .error, "observed"),
         CorpusCase("+", "(1 + auth.none) == 2", .error, "observed"),
         CorpusCase("+", "'users/' + auth.uid == 'users/null'", .error, "observed", signedIn: false),
-        CorpusCase("+", "'a' + null == 'anull'", .refused("operator '+' cannot be applied to a string and null"),
-            "observed"),
-        CorpusCase("+", "'a' + true == 'atrue'", .refused("operator '+' cannot be applied to a string and a boolean"),
-            "observed"),
+        CorpusCase(
+            "+",
+            "'a' + null == 'anull'",
+            .refused("operator '+' cannot be applied to a string and null"),
+            "observed"
+        ),
+        CorpusCase(
+            "+",
+            "'a' + true == 'atrue'",
+            .refused("operator '+' cannot be applied to a string and a boolean"),
+            "observed"
+        ),
         CorpusCase("-", "5 - 7 == -2 && -(2 + 3) == -5", .allow, "reference"),
         CorpusCase("-", "-auth.token.email == -1", .error, "observed"),
         CorpusCase("*", "(auth.token.level * 2) == 6", .allow, "observed"),
@@ -36,8 +48,12 @@ extension CorpusCase {
         CorpusCase("&&", "auth.token.admin && true", .refused("operand of '&&' must be a boolean"), "targaryen#64"),
         CorpusCase("||", "true || auth.foo > 1", .allow, "observed", signedIn: false),
         CorpusCase("||", "auth.foo > 1 || true", .error, "observed", signedIn: false),
-        CorpusCase("||", "false || data.child('admin').val()", .refused("operand of '||' must be a boolean"),
-            "targaryen#64"),
+        CorpusCase(
+            "||",
+            "false || data.child('admin').val()",
+            .refused("operand of '||' must be a boolean"),
+            "targaryen#64"
+        ),
         CorpusCase("==", "'1' == 1", .deny, "reference"),
         CorpusCase("==", "auth.token.level == 'one'", .deny, "observed"),
         CorpusCase("==", "'foo' == auth.foo", .deny, "observed", signedIn: false),
@@ -46,20 +62,36 @@ extension CorpusCase {
         CorpusCase("!==", "auth.token.level !== 'one'", .allow, "observed"),
         CorpusCase("<", "1 < 2 && 'a' < 'b'", .allow, "observed"),
         CorpusCase("<", "'foo' < auth.foo", .error, "observed", signedIn: false),
-        CorpusCase("<", "root.val() < true", .refused("operator '<' cannot be applied to a value and a boolean"),
-            "observed"),
+        CorpusCase(
+            "<",
+            "root.val() < true",
+            .refused("operator '<' cannot be applied to a value and a boolean"),
+            "observed"
+        ),
         CorpusCase("<=", "1 <= auth.token.level", .allow, "observed"),
         CorpusCase("<=", "'one' <= auth.token.level", .error, "observed"),
         CorpusCase(">", "2 > auth.token.level", .deny, "observed"),
         CorpusCase(">=", "auth.token.level >= 3", .allow, "observed"),
         CorpusCase("?:", "auth.isTernary === true ? root.child('x').exists() : true", .allow, "observed"),
         CorpusCase("?:", "auth.dreams.length > 1 ? false : true", .error, "observed", signedIn: false),
-        CorpusCase("?:", "auth != null ? 'yes' : false", .refused("must evaluate to a boolean on every branch"),
-            "issue 13"),
-        CorpusCase("?:", "auth.uid === '5' ? 7 : true", .refused("must evaluate to a boolean on every branch, got a number"),
-            "observed"),
-        CorpusCase("?:", "data.child('age').val() ? true : false", .refused("operand of '?:' must be a boolean"),
-            "targaryen#64"),
+        CorpusCase(
+            "?:",
+            "auth != null ? 'yes' : false",
+            .refused("must evaluate to a boolean on every branch"),
+            "issue 13"
+        ),
+        CorpusCase(
+            "?:",
+            "auth.uid === '5' ? 7 : true",
+            .refused("must evaluate to a boolean on every branch, got a number"),
+            "observed"
+        ),
+        CorpusCase(
+            "?:",
+            "data.child('age').val() ? true : false",
+            .refused("operand of '?:' must be a boolean"),
+            "targaryen#64"
+        ),
     ]
 
     static let regularExpressions: [CorpusCase] = [
@@ -88,7 +120,11 @@ extension CorpusCase {
         CorpusCase("regex \\ escape", "'a.b'.matches(/^a\\.b$/) && !'axb'.matches(/^a\\.b$/)", .allow, "regex"),
         CorpusCase("regex \\ escape", "'{foo}'.matches(/\\{foo}/)", .allow, "observed"),
         CorpusCase("regex flag i", "'BAR'.matches(/bar/i) && !'BAR'.matches(/bar/)", .allow, "regex"),
-        CorpusCase("regex flag i", "'bar'.matches(/bar/ig)", .refused("unsupported regular expression flag 'g'"),
-            "observed"),
+        CorpusCase(
+            "regex flag i",
+            "'bar'.matches(/bar/ig)",
+            .refused("unsupported regular expression flag 'g'"),
+            "observed"
+        ),
     ]
 }
