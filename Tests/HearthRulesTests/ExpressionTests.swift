@@ -157,7 +157,8 @@ struct ExpressionTests {
         ExpressionCase("$id == 'a'", true),
         ExpressionCase("$id.length == 1", true),
         ExpressionCase("$id.toUpperCase() == 'A'", true),
-        ExpressionCase("query.orderByKey == false", true),
+        // A plain read is ordered by key (observed, see ReferenceCorpus.swift).
+        ExpressionCase("query.orderByKey == true && !query.orderByValue && !query.orderByPriority", true),
         ExpressionCase("query.orderByChild == null", true),
         ExpressionCase("query.limitToFirst == null", true),
         ExpressionCase("query.startAt == null && query.endAt == null && query.equalTo == null", true),

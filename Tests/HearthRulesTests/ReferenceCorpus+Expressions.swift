@@ -43,7 +43,13 @@ extension CorpusCase {
 
     static let queries: [CorpusCase] = [
         CorpusCase("query.orderByKey", "query.orderByKey", .allow, "conditions", query: #"{"orderByKey": true}"#),
-        CorpusCase("query.orderByKey", "query.orderByKey == false", .allow, "observed"),
+        CorpusCase(
+            "query.orderByKey",
+            "query.orderByKey == true && query.orderByValue == false && query.orderByPriority == false",
+            .allow,
+            "observed"
+        ),
+        CorpusCase("query.orderByKey", "query.orderByKey", .deny, "conditions", query: #"{"orderByChild": "a"}"#),
         CorpusCase(
             "query.orderByPriority",
             "query.orderByPriority",

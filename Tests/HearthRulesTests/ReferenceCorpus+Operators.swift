@@ -107,6 +107,7 @@ extension CorpusCase {
         CorpusCase("regex {n,}", "'aaaa'.matches(/^a{2,}$/) && !'a'.matches(/^a{2,}$/)", .allow, "regex"),
         CorpusCase("regex {n,m}", "'aaa'.matches(/^a{2,3}$/) && !'aaaa'.matches(/^a{2,3}$/)", .allow, "regex"),
         CorpusCase("regex |", "'bc'.matches(/^(a|bc)$/) && !'b'.matches(/^(a|bc)$/)", .allow, "regex"),
+        CorpusCase("regex |", "'foo'.matches(/^(foo|)$/)", .refused("empty alternative after '|'"), "observed"),
         CorpusCase("regex ( )", "'abab'.matches(/^(ab)*$/) && !'aba'.matches(/^(ab)*$/)", .allow, "regex"),
         CorpusCase("regex [abc]", "'xBx'.matches(/[ABCDEF]/) && !'G'.matches(/^[ABCDEF]$/)", .allow, "regex"),
         CorpusCase("regex [a-z]", "'DEADBEEF'.matches(/^[0-9A-F]+$/)", .allow, "regex"),

@@ -103,6 +103,10 @@ struct RegexTests {
         ("a{x}", "'{' must start a quantifier such as {2} or {1,3}; escape it as '\\{'"),
         ("(?:a)", "'(?' groups are not supported"),
         ("[z-a]", "range out of order in a character class"),
+        // Observed: Firebase refuses `/^(foo|)$/` at deploy (targaryen's fixtures, ReferenceCorpus.swift).
+        ("^(foo|)$", "empty alternative after '|'"),
+        ("(|a)", "empty alternative before '|'"),
+        ("a||b", "empty alternative after '|'"),
     ]
 
     @Test(arguments: invalid)

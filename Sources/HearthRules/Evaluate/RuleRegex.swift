@@ -114,10 +114,17 @@ public struct RuleRegex: Hashable, Sendable, CustomStringConvertible {
         func peek() -> Unicode.Scalar? { index < scalars.count ? scalars[index] : nil }
 
         mutating func alternation() throws(SyntaxError) -> Node {
+            var start = index
             var branches = [try sequence()]
+            var empty = index == start
             while peek() == "|" {
+                // Firebase refuses an empty alternative (observed: `/^(foo|)$/` does not deploy).
+                if empty { throw SyntaxError(offset: index, detail: "empty alternative before '|'") }
                 index += 1
+                start = index
                 branches.append(try sequence())
+                empty = index == start
+                if empty { throw SyntaxError(offset: index - 1, detail: "empty alternative after '|'") }
             }
             return branches.count == 1 ? branches[0] : .alternation(branches)
         }

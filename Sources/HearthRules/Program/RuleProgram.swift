@@ -43,7 +43,7 @@ public struct RuleProgram: Sendable {
             current: root,
             new: nil,
             now: now,
-            query: query ?? RuleQuery()
+            query: query ?? .plainRead
         )
         var log: [RuleTraceEntry]? = trace ? [] : nil
         if let grant = cascade(.read, to: path, evaluator: &evaluator, log: &log) {

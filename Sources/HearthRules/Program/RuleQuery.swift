@@ -1,7 +1,9 @@
 public import HearthCore
 
-/// The `query` variable of a `.read` rule: how the client's query orders and limits. For a
-/// plain read every `orderBy...` flag is false and every bound and limit is null.
+/// The `query` variable of a `.read` rule: how the client's query orders and limits. A plain
+/// read (`plainRead`) is ordered by key, as Firebase answers it (observed: with no query,
+/// `query.orderByKey == true && query.orderByValue == false` is true), and every bound and
+/// limit is null.
 public struct RuleQuery: Hashable, Sendable {
     public var orderByKey = false
     public var orderByPriority = false
@@ -15,6 +17,13 @@ public struct RuleQuery: Hashable, Sendable {
     public var limitToLast: Int?
 
     public init() {}
+
+    /// The `query` of a read without one.
+    public static let plainRead: RuleQuery = {
+        var query = RuleQuery()
+        query.orderByKey = true
+        return query
+    }()
 
     /// The rules' view of a HearthCore `Query`. `equalTo` is a query whose start and end are the
     /// same inclusive value; it sets `equalTo` (and `startAt`/`endAt` to the same value, as the
