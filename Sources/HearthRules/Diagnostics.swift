@@ -186,7 +186,6 @@ enum Message {
     static func runtimeArgument(_ name: String, _ type: String) -> String { "bad argument for '\(name)': \(type)" }
     static func runtimeNotBoolean(_ type: String) -> String { "the rule evaluated to \(type), not a boolean" }
     static func runtimeRootParent() -> String { "'parent()' of the root" }
-    static func runtimeBadChildPath(_ path: String) -> String { "invalid child path '\(path)'" }
 
     // MARK: Test runner
 

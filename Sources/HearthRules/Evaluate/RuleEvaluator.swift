@@ -461,10 +461,7 @@ struct RuleEvaluator {
                     if case .error = name { return name }
                     return .error(Message.runtimeArgument("hasChildren", name.typeName))
                 }
-                guard case .snapshot(let c) = child(snapshot, path) else {
-                    return .error(Message.runtimeBadChildPath(path))
-                }
-                if summary(c) == .absent { return .bool(false) }
+                if case .snapshot(let c) = child(snapshot, path), summary(c) == .absent { return .bool(false) }
             }
             return .bool(true)
         case .exists:
