@@ -85,6 +85,14 @@ struct ReferenceCorpusTests {
         return Set(document["cases"]!.arrayValue!.compactMap { $0["feature"]?.stringValue })
     }
 
+    @Test func everyDocumentCaseCitesASource() {
+        let document = try! JSONParser.parse(referenceDocumentFixture)
+        for testCase in document["cases"]!.arrayValue! {
+            let source = testCase["source"]?.stringValue ?? "none"
+            #expect(Self.sources.contains(source), "'\(testCase["name"]?.stringValue ?? "?")' cites '\(source)'")
+        }
+    }
+
     @Test func everyReferenceFeatureHasCases() {
         let covered = Set(Self.expressionCases.map(\.feature)).union(Self.documentFeatures)
         let listed = Set(FirebaseReference.features)
