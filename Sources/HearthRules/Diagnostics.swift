@@ -154,7 +154,11 @@ enum Message {
     static func unaryOperandType(_ op: String, _ type: String) -> String {
         "operator '\(op)' cannot be applied to \(type)"
     }
-    static func conditionType(_ type: String) -> String { "the condition of '?:' must be a boolean, got \(type)" }
+    static func conditionType(_ type: String, known: Bool) -> String {
+        if known { return "the condition of '?:' must be a boolean, got \(type)" }
+        return "the condition of '?:' must be a boolean, got a value that may not be one; "
+            + "compare it, e.g. '... == true'"
+    }
     static func notBoolean(_ rule: String, type: String, known: Bool, branch: Bool) -> String {
         let must = "'\(rule)' rule must evaluate to a boolean" + (branch ? " on every branch" : "")
         if known { return "\(must), got \(type)" }

@@ -89,7 +89,7 @@ extension CorpusCase {
         CorpusCase(
             "?:",
             "data.child('age').val() ? true : false",
-            .refused("operand of '?:' must be a boolean"),
+            .refused("the condition of '?:' must be a boolean, got a value that may not be one"),
             "targaryen#64"
         ),
     ]

@@ -40,9 +40,8 @@ struct RuleChecker {
         report(Self.start(of: syntax), message)
     }
 
-    /// Reports an operand that is not statically a boolean where Firebase requires one (`!`,
-    /// `&&`, `||`, the condition of `?:`); true when it is one.
-    @discardableResult
+    /// Reports an operand of `!`, `&&` or `||` that is not statically a boolean, as Firebase
+    /// requires; true when it is one.
     private func requireBoolean(_ operand: RuleSyntax, _ type: RuleType, of op: String) -> Bool {
         if type == .boolean || type == .unknown { return true }
         report(Self.start(of: operand), Message.operandNotBoolean(op, type: type.name, known: type.isKnown))
@@ -115,10 +114,9 @@ struct RuleChecker {
             let (c, ct) = check(condition)
             let (a, at) = check(then)
             let (b, bt) = check(otherwise)
-            if ct.isKnown && ct != .boolean {
-                report(condition.offset, Message.conditionType(ct.name))
-            } else {
-                requireBoolean(condition, ct, of: "?:")
+            // Firebase also refuses a condition that may not be a boolean (`data.val() ? a : b`).
+            if ct != .boolean && ct != .unknown {
+                report(Self.start(of: condition), Message.conditionType(ct.name, known: ct.isKnown))
             }
             let type: RuleType = at == bt ? at : (at == .unknown || bt == .unknown ? .unknown : .dynamic)
             return (.conditional(c, a, b), type)
