@@ -64,6 +64,34 @@ struct MultiLineRuleTests {
         )
     }
 
+    @Test func aTestFileHoldsMultiLineRulesInline() throws {
+        let file = """
+            {
+              // rules pasted inline, as in a rules file
+              "rules": {"rules": {"$room": {".read": "auth != null &&
+                                                  $room == 'r' + 1"}}},
+              "cases": [
+                {"name": "r1", "op": "read", "path": "/r1", "auth": {"uid": "a"}, "expected": "allow"},
+                {"name": "r2", "op": "read", "path": "/r2", "auth": {"uid": "a"}, "expected": "deny"}
+              ]
+            }
+            """
+        let report = try #require(runFixture(file))
+        #expect(report.summary == "2 passed, 0 failed", "\(report)")
+    }
+
+    @Test func aMalformedTestFileNamesLineAndColumn() {
+        let runner = RuleTestRunner(readFile: { _ in "" })
+        #expect(throws: RuleTestRunner.Failure.self) {
+            try runner.run(testFile: "{\n  \"cases\": [,]\n}", fileName: "t.json")
+        }
+        do {
+            _ = try runner.run(testFile: "{\n  \"cases\": [,]\n}", fileName: "t.json")
+        } catch {
+            #expect(error.message == "invalid rules test file: t.json:2:13: unexpected ','; expected a JSON value")
+        }
+    }
+
     static let cases: [DiagnosticCase] = [
         DiagnosticCase(
             name: "an error on the second line of a rule",

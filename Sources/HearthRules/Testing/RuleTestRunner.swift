@@ -53,11 +53,16 @@ public struct RuleTestRunner {
     /// Runs every case of a test file.
     /// - Throws: `Failure` when the file, a case or the rules are invalid.
     public func run(testFile text: String, fileName: String = "rules.test.json") throws(Failure) -> Report {
+        // Read as rules files are (comments, rule strings over several lines), so that rules
+        // can be pasted inline as they are.
         let document: JSONValue
         do {
-            document = try JSONParser.parse(text, allowComments: true)
+            document = try RulesJSONParser.parse(text).jsonValue
         } catch {
-            throw Failure(message: Message.testFile("\(fileName): \(error)"), diagnostics: nil)
+            throw Failure(
+                message: Message.testFile("\(fileName):\(error.position): \(error.message)"),
+                diagnostics: nil
+            )
         }
         let program = try rules(document["rules"], fileName: fileName)
         guard let cases = document["cases"]?.arrayValue else {
