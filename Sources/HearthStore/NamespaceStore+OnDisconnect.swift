@@ -18,7 +18,12 @@ extension NamespaceStore {
     /// a write.
     /// - Parameter replacingStale: first delete every record stored under `connection` (the
     ///   connection's first operation: records a previous process left under the same id go).
-    public func addOnDisconnect(connection: String, position: UInt32, operation: [UInt8], replacingStale: Bool) async throws {
+    public func addOnDisconnect(
+        connection: String,
+        position: UInt32,
+        operation: [UInt8],
+        replacingStale: Bool
+    ) async throws {
         try await writer.perform { [self] in
             let batch = WriteBatch()
             if replacingStale { try deleteRecords(of: connection, into: batch) }
@@ -30,7 +35,10 @@ extension NamespaceStore {
 
     /// Rewrites (`operation` set) or deletes (nil) some stored operations of `connection`, in
     /// one batch: what a cancel changed, and nothing else.
-    public func changeOnDisconnect(connection: String, changes: [(position: UInt32, operation: [UInt8]?)]) async throws {
+    public func changeOnDisconnect(
+        connection: String,
+        changes: [(position: UInt32, operation: [UInt8]?)]
+    ) async throws {
         guard !changes.isEmpty else { return }
         try await writer.perform { [self] in
             let batch = WriteBatch()
@@ -51,7 +59,10 @@ extension NamespaceStore {
 
     /// Replaces the stored operations of `connection` with `operations`, at their positions;
     /// returns once they are as durable as a write.
-    public func saveOnDisconnect(connection: String, operations: [(position: UInt32, operation: [UInt8])]) async throws {
+    public func saveOnDisconnect(
+        connection: String,
+        operations: [(position: UInt32, operation: [UInt8])]
+    ) async throws {
         try await writer.perform { [self] in
             let batch = WriteBatch()
             try deleteRecords(of: connection, into: batch)

@@ -63,7 +63,8 @@ final class OnDisconnectRegistry: Sendable {
     /// Adds `write` after the connection's others, unless it has `limit` already.
     func register(_ write: Write, for connection: ConnectionID, limit: Int) -> Registration {
         table.withLock { table in
-            let registration = table[connection, default: Connection()].register(write, limit: limit, lastPosition: lastPosition)
+            let registration = table[connection, default: Connection()]
+                .register(write, limit: limit, lastPosition: lastPosition)
             if table[connection]?.entries.isEmpty == true { table[connection] = nil }
             return registration
         }

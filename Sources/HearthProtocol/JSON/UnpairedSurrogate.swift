@@ -30,7 +30,9 @@ struct UnpairedSurrogate: Equatable {
                     continue
                 }
                 if let value = unit(in: bytes, at: i) {
-                    if (0xD800...0xDBFF).contains(value), let low = unit(in: bytes, at: i + 6), (0xDC00...0xDFFF).contains(low) {
+                    if (0xD800...0xDBFF).contains(value), let low = unit(in: bytes, at: i + 6),
+                        (0xDC00...0xDFFF).contains(low)
+                    {
                         i += 12
                         continue
                     }

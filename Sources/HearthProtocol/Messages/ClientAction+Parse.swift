@@ -184,7 +184,11 @@ extension ClientAction {
 
     /// A request part with an unpaired surrogate escape: which string holds it (the scanner's
     /// message when it cannot be found again).
-    static func explained(_ error: CoreError, in bytes: ArraySlice<UInt8>, part: UnpairedSurrogate.Part) -> ProtocolError {
+    static func explained(
+        _ error: CoreError,
+        in bytes: ArraySlice<UInt8>,
+        part: UnpairedSurrogate.Part
+    ) -> ProtocolError {
         guard let found = UnpairedSurrogate.find(in: bytes) else { return ProtocolError.invalid(error.message) }
         return ProtocolError.invalid(found.message(in: part))
     }
