@@ -218,40 +218,66 @@ public final class NamespaceEngine: Sendable {
 
     // MARK: onDisconnect
 
+    /// The default cap on one connection's onDisconnect operations (docs/realtime.md).
+    public static let defaultMaxOnDisconnectOperations = 1_000
+
     /// Keeps `write` to apply when `connection` closes, after those registered before it. As in
     /// Firebase, the rules judge the write when it is registered (as if it happened now); it then
-    /// runs on disconnect without a second check. Returns once the registration is stored (as
-    /// durable as a write), so a crash before the disconnect leaves it for the next start.
-    /// - Throws: `StoreError` `.permissionDenied` when the rules refuse `caller` the write.
-    public func registerOnDisconnect(connection: ConnectionID, _ write: Write, as caller: Caller) async throws {
+    /// runs on disconnect without a second check. Returns once the registration is stored (one
+    /// record, as durable as a write), so a crash before the disconnect leaves it for the next
+    /// start.
+    /// - Parameter limit: the most operations the connection may hold.
+    /// - Throws: `StoreError` `.permissionDenied` when the rules refuse `caller` the write;
+    ///   `DatabaseError` `.tooManyOnDisconnectOperations` when the connection holds `limit`.
+    public func registerOnDisconnect(
+        connection: ConnectionID,
+        _ write: Write,
+        as caller: Caller,
+        limit: Int = NamespaceEngine.defaultMaxOnDisconnectOperations
+    ) async throws {
         if !caller.bypassesRules {
             try await store.check(write, authorize: rules.writeAuthorizer(for: caller))
         }
-        let list = onDisconnect.register(write, for: connection)
-        do {
-            try await save(list, for: connection)
-        } catch {
-            _ = onDisconnect.removeLast(for: connection)
-            throw error
+        switch onDisconnect.register(write, for: connection, limit: limit) {
+        case .full:
+            throw DatabaseError.tooManyOnDisconnectOperations(limit: limit)
+        case .added(let position, let isFirst):
+            do {
+                try await store.addOnDisconnect(
+                    connection: connection.rawValue, position: position, operation: OnDisconnectCodec.encode(write),
+                    replacingStale: isFirst)
+            } catch {
+                onDisconnect.remove(at: position, for: connection)
+                throw error
+            }
+        case .renumbered(let entries):
+            do {
+                try await store.saveOnDisconnect(
+                    connection: connection.rawValue,
+                    operations: entries.map { ($0.position, OnDisconnectCodec.encode($0.write)) })
+            } catch {
+                onDisconnect.remove(at: entries[entries.count - 1].position, for: connection)
+                throw error
+            }
         }
     }
 
     /// Cancels the connection's onDisconnect writes at and below `path` (update entries there
-    /// too; an update left empty goes); returns once that is stored.
+    /// too; an update left empty goes); returns once that is stored. Only the records it
+    /// changes are written.
     public func cancelOnDisconnect(connection: ConnectionID, at path: DataPath) async throws {
-        try await save(onDisconnect.cancel(at: path, for: connection), for: connection)
-    }
-
-    private func save(_ list: [Write], for connection: ConnectionID) async throws {
-        try await store.saveOnDisconnect(connection: connection.rawValue, operations: list.map(OnDisconnectCodec.encode))
+        let changes = onDisconnect.cancel(at: path, for: connection)
+        try await store.changeOnDisconnect(
+            connection: connection.rawValue,
+            changes: changes.map { ($0.position, $0.write.map(OnDisconnectCodec.encode)) })
     }
 
     /// Applies the connection's onDisconnect writes, each atomically, in registration order,
     /// and forgets them; each deletes its stored record in its own batch, so it runs once.
     /// Failures are logged and do not stop the others.
     public func runOnDisconnect(connection: ConnectionID) async {
-        for (position, write) in onDisconnect.take(for: connection).enumerated() {
-            await run(write, record: .init(connection: connection.rawValue, position: UInt32(position)))
+        for entry in onDisconnect.take(for: connection) {
+            await run(entry.write, record: .init(connection: connection.rawValue, position: entry.position))
         }
     }
 

@@ -13,19 +13,83 @@ extension NamespaceStore {
         }
     }
 
-    /// Replaces the stored operations of `connection` with `operations` (positions 0, 1, …);
-    /// returns once they are as durable as a write.
-    public func saveOnDisconnect(connection: String, operations: [[UInt8]]) async throws {
+    /// Stores one operation of `connection` at `position` (one record: the cost of a
+    /// registration does not grow with the connection's list); returns once it is as durable as
+    /// a write.
+    /// - Parameter replacingStale: first delete every record stored under `connection` (the
+    ///   connection's first operation: records a previous process left under the same id go).
+    public func addOnDisconnect(
+        connection: String,
+        position: UInt32,
+        operation: [UInt8],
+        replacingStale: Bool
+    ) async throws {
         try await writer.perform { [self] in
             let batch = WriteBatch()
-            try readNow { reader in
-                reader.scan(keys.onDisconnectPrefix(connection: connection)) { key, _ in batch.delete(Array(key)) }
-            }
-            for (position, operation) in operations.enumerated() {
-                batch.put(keys.onDisconnectKey(connection: connection, position: UInt32(position)), operation)
-            }
-            if batch.count > 0 { try writer.commitUnsequenced(batch) }
+            if replacingStale { try deleteRecords(of: connection, into: batch) }
+            let key = keys.onDisconnectKey(connection: connection, position: position)
+            batch.put(key, operation)
+            try commitOnDisconnect(batch, bytes: key.count + operation.count)
         }
+    }
+
+    /// Rewrites (`operation` set) or deletes (nil) some stored operations of `connection`, in
+    /// one batch: what a cancel changed, and nothing else.
+    public func changeOnDisconnect(
+        connection: String,
+        changes: [(position: UInt32, operation: [UInt8]?)]
+    ) async throws {
+        guard !changes.isEmpty else { return }
+        try await writer.perform { [self] in
+            let batch = WriteBatch()
+            var bytes = 0
+            for (position, operation) in changes {
+                let key = keys.onDisconnectKey(connection: connection, position: position)
+                if let operation {
+                    batch.put(key, operation)
+                    bytes += key.count + operation.count
+                } else {
+                    batch.delete(key)
+                    bytes += key.count
+                }
+            }
+            try commitOnDisconnect(batch, bytes: bytes)
+        }
+    }
+
+    /// Replaces the stored operations of `connection` with `operations`, at their positions;
+    /// returns once they are as durable as a write.
+    public func saveOnDisconnect(
+        connection: String,
+        operations: [(position: UInt32, operation: [UInt8])]
+    ) async throws {
+        try await writer.perform { [self] in
+            let batch = WriteBatch()
+            try deleteRecords(of: connection, into: batch)
+            var bytes = 0
+            for (position, operation) in operations {
+                let key = keys.onDisconnectKey(connection: connection, position: position)
+                batch.put(key, operation)
+                bytes += key.count + operation.count
+            }
+            if batch.count > 0 { try commitOnDisconnect(batch, bytes: bytes) }
+        }
+    }
+
+    /// The bytes of keys and values the onDisconnect records of this namespace have been
+    /// written with since it was opened (registrations, cancels and rewrites; not the deletes
+    /// of runs). For metrics and for tests that check a registration's cost stays flat.
+    public var onDisconnectBytesWritten: Int { onDisconnectBytes.load(ordering: .relaxed) }
+
+    private func deleteRecords(of connection: String, into batch: WriteBatch) throws {
+        try readNow { reader in
+            reader.scan(keys.onDisconnectPrefix(connection: connection)) { key, _ in batch.delete(Array(key)) }
+        }
+    }
+
+    private func commitOnDisconnect(_ batch: WriteBatch, bytes: Int) throws {
+        try writer.commitUnsequenced(batch)
+        onDisconnectBytes.add(bytes, ordering: .relaxed)
     }
 
     /// Every stored operation, by connection, in position order.

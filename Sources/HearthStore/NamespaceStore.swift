@@ -11,6 +11,8 @@ public final class NamespaceStore: Sendable {
     let writer: NamespaceWriter
     private let registered: Mutex<[RegisteredIndex]>
     private let clock: @Sendable () -> Double
+    /// See `onDisconnectBytesWritten`.
+    let onDisconnectBytes = Atomic<Int>(0)
     private static let readQueue = DispatchQueue(label: "hearth.read", qos: .userInitiated, attributes: .concurrent)
 
     init(

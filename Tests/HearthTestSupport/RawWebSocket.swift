@@ -41,8 +41,13 @@ public final class RawWebSocket: @unchecked Sendable {
 
     /// Sends one masked text frame.
     public func sendText(_ text: String) throws {
-        let payload = Array(text.utf8)
-        var frame: [UInt8] = [0x81]
+        try sendFrame(firstByte: 0x81, Array(text.utf8))
+    }
+
+    /// Sends one masked frame: `firstByte` holds FIN, the RSV bits and the opcode, as sent (a
+    /// test may set reserved ones); `payload` is sent as given (it may be invalid UTF-8).
+    public func sendFrame(firstByte: UInt8, _ payload: [UInt8]) throws {
+        var frame: [UInt8] = [firstByte]
         if payload.count < 126 {
             frame.append(0x80 | UInt8(payload.count))
         } else if payload.count <= 0xFFFF {

@@ -96,7 +96,10 @@ extension CoreError {
     }
 
     static func loneSurrogate(_ byte: Int, _ hex: String) -> CoreError {
-        json(byte, "'\\u\(hex)' is an unpaired UTF-16 surrogate; only complete surrogate pairs are accepted")
+        CoreError(
+            .unpairedSurrogate,
+            "Invalid JSON at byte \(byte): '\\u\(hex)' is an unpaired UTF-16 surrogate; "
+                + "only complete surrogate pairs are accepted.")
     }
 
     static func unterminatedComment(_ byte: Int) -> CoreError {

@@ -5,6 +5,7 @@ public struct CoreError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         enum Kind: Hashable, Sendable {
             case invalidJSON
+            case unpairedSurrogate
             case invalidKey
             case invalidPath
             case invalidData
@@ -16,6 +17,10 @@ public struct CoreError: Error, Hashable, Sendable, CustomStringConvertible {
 
         /// Malformed JSON text (syntax, encoding, numbers out of range).
         public static let invalidJSON = Code(kind: .invalidJSON)
+        /// A string or key written with an unpaired UTF-16 surrogate escape (`"\ud800"`): well-formed
+        /// JSON (`JSON.stringify` writes a lone surrogate so) but not Unicode text, which is all
+        /// Firebase stores. Bad data, not a broken message.
+        public static let unpairedSurrogate = Code(kind: .unpairedSurrogate)
         /// A key that Firebase does not accept.
         public static let invalidKey = Code(kind: .invalidKey)
         /// A path that Firebase does not accept (other than a bad key).

@@ -210,9 +210,12 @@ struct JSONScanner {
             var scalarValue = UInt32(unit)
             var next = i + 6
             if unit >= 0xD800 && unit <= 0xDBFF {
-                // Needs a low surrogate right after.
+                // Needs a low surrogate right after. Decided as soon as a byte shows it is not
+                // there (a closing quote may be the input's last byte).
+                guard i + 6 < end else { return nil }
+                guard base[i + 6] == 0x5C else { throw CoreError.loneSurrogate(byte(i), hexString(unit)) }
                 guard i + 7 < end else { return nil }
-                guard base[i + 6] == 0x5C && base[i + 7] == UInt8(ascii: "u") else {
+                guard base[i + 7] == UInt8(ascii: "u") else {
                     throw CoreError.loneSurrogate(byte(i), hexString(unit))
                 }
                 guard let low = try hex4(at: i + 8) else { return nil }

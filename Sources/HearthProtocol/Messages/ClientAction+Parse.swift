@@ -94,7 +94,13 @@ extension ClientAction {
     }
 
     static func readWritePath(_ body: RawJSONObject, allowPriority: Bool) throws -> (path: DataPath, isPriority: Bool) {
-        guard case .string(let text)? = try body.value(of: "p") else {
+        let member: JSONValue?
+        do {
+            member = try body.value(of: "p")
+        } catch let error as CoreError where error.code == .unpairedSurrogate {
+            throw explained(error, in: body.range(of: "p").map(body.slice) ?? [], part: .path)
+        }
+        guard case .string(let text)? = member else {
             throw ProtocolError.invalid("Invalid request: the path 'p' is missing or not a string.")
         }
         if allowPriority { return try DataPath.parseWritePath(text) }
@@ -124,7 +130,12 @@ extension ClientAction {
         guard let range = body.range(of: "d") else {
             throw ProtocolError.invalid("Invalid request: the data 'd' is missing.")
         }
-        let value = try TreeParser.parse(body.slice(range), at: path)
+        let value: NewValue
+        do {
+            value = try TreeParser.parse(body.slice(range), at: path)
+        } catch let error as CoreError where error.code == .unpairedSurrogate {
+            throw explained(error, in: body.slice(range), part: .data(path))
+        }
         if isPriority, case .children? = value.node {
             throw ProtocolError.invalid(
                 "Invalid priority at '\(path)/.priority': a priority must be a number, a string or null.")
@@ -141,7 +152,12 @@ extension ClientAction {
             throw ProtocolError.invalid(
                 "Invalid update at '\(path)': the data must be an object of child paths and values.")
         }
-        let members = try RawJSONObject(body.bytes, range: range)
+        let members: RawJSONObject
+        do {
+            members = try RawJSONObject(body.bytes, range: range)
+        } catch let error as CoreError where error.code == .unpairedSurrogate {
+            throw explained(error, in: body.slice(range), part: .update(path))
+        }
         var entries: [MergeEntry] = []
         entries.reserveCapacity(members.members.count)
         for member in members.members {
@@ -154,11 +170,27 @@ extension ClientAction {
                 throw ProtocolError.invalid(
                     "Invalid path '\(String(describing: full).prefix(300))': data can be nested at most 32 levels deep.")
             }
-            let value = try TreeParser.parse(body.slice(member.value), at: full)
+            let value: NewValue
+            do {
+                value = try TreeParser.parse(body.slice(member.value), at: full)
+            } catch let error as CoreError where error.code == .unpairedSurrogate {
+                throw explained(error, in: body.slice(member.value), part: .data(full))
+            }
             entries.append(MergeEntry(path: relative, isPriority: isPriority, value: value))
         }
         try checkNoOverlap(entries, at: path)
         return MergeRequest(path: path, entries: entries)
+    }
+
+    /// A request part with an unpaired surrogate escape: which string holds it (the scanner's
+    /// message when it cannot be found again).
+    static func explained(
+        _ error: CoreError,
+        in bytes: ArraySlice<UInt8>,
+        part: UnpairedSurrogate.Part
+    ) -> ProtocolError {
+        guard let found = UnpairedSurrogate.find(in: bytes) else { return ProtocolError.invalid(error.message) }
+        return ProtocolError.invalid(found.message(in: part))
     }
 
     /// Firebase refuses an update where one path contains another (`a` and `a/b`, or `a` and

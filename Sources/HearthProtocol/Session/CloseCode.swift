@@ -12,6 +12,8 @@ public struct CloseCode: Hashable, Sendable, CustomStringConvertible {
     public static let goingAway = CloseCode(rawValue: 1001)
     /// 1002: the client broke the protocol (malformed message, bad framing).
     public static let protocolError = CloseCode(rawValue: 1002)
+    /// 1007: a text message that is not valid UTF-8 (RFC 6455 §8.1).
+    public static let invalidPayload = CloseCode(rawValue: 1007)
     /// 1008: the client broke a policy (too many pending requests, idle too long).
     public static let policyViolation = CloseCode(rawValue: 1008)
     /// 1009: a message was too large.

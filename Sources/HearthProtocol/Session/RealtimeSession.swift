@@ -100,6 +100,11 @@ public struct RealtimeSession: Sendable {
         do {
             message = try ClientMessage.parse(bytes)
         } catch {
+            // Checked only once the message failed to parse: the parser reads every string and
+            // allows no other non-ASCII byte, so valid messages are valid UTF-8.
+            if String(validating: bytes, as: UTF8.self) == nil {
+                return close(code: .invalidPayload, reason: "Invalid UTF-8 in a text message.")
+            }
             return close(code: .protocolError, reason: (error as? ProtocolError)?.message ?? "Malformed message.")
         }
         switch message {

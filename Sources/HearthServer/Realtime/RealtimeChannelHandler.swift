@@ -189,6 +189,10 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
         sawInbound = true
+        guard frame.reservedBits.isEmpty else {
+            // No extension is negotiated, so no RSV bit may be set (RFC 6455 §5.2).
+            return handle(.fail(.protocolError, "Reserved WebSocket frame bits set without an extension."))
+        }
         switch frame.opcode {
         case .text, .binary, .continuation:
             switch messages.receive(frame, allocator: context.channel.allocator) {
@@ -217,8 +221,11 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
                 frames.flush()
             }
             handle(.ended)
-        default:
+        case .pong:
             break
+        default:
+            // 0x3-0x7 and 0xB-0xF are reserved: the connection fails (RFC 6455 §5.2).
+            handle(.fail(.protocolError, "Reserved WebSocket opcode \(UInt8(webSocketOpcode: frame.opcode))."))
         }
     }
 

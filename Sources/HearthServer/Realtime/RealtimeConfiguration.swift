@@ -27,6 +27,9 @@ public struct RealtimeConfiguration: Sendable {
     /// A WebSocket silent for this long gets a ping, and is dropped
     /// when it stays silent (no pong) for as long again (checked on each tick). Nil: no pings.
     public var webSocketPingInterval: Duration?
+    /// onDisconnect operations one connection may hold (registered and not cancelled); one
+    /// more is refused with `failure` (docs/realtime.md, "Durable onDisconnect").
+    public var maxOnDisconnectOperations: Int
 
     public init(
         maxFrameBytes: Int = 16 * 1024 * 1024 + 64 * 1024,
@@ -38,8 +41,10 @@ public struct RealtimeConfiguration: Sendable {
         closeTimeout: Duration = .seconds(3),
         drainTimeout: Duration = .seconds(5),
         publicHost: String? = nil,
-        webSocketPingInterval: Duration? = .seconds(30)
+        webSocketPingInterval: Duration? = .seconds(30),
+        maxOnDisconnectOperations: Int = 1_000
     ) {
+        self.maxOnDisconnectOperations = maxOnDisconnectOperations
         self.webSocketPingInterval = webSocketPingInterval
         self.maxFrameBytes = maxFrameBytes
         self.maxMessageBytes = maxMessageBytes

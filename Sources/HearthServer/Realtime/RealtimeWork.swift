@@ -79,7 +79,9 @@ struct RealtimeWork: Sendable {
     /// Judged by the rules now, as Firebase does; runs unchecked on disconnect.
     func registerOnDisconnect(_ request: WriteRequest, identity: AuthIdentity) async -> RequestOutcome {
         do {
-            try await engine.registerOnDisconnect(connection: connection, Write(request: request), as: identity.caller)
+            try await engine.registerOnDisconnect(
+                connection: connection, Write(request: request), as: identity.caller,
+                limit: context.configuration.maxOnDisconnectOperations)
             return .ok
         } catch {
             return failure(error, doing: "onDisconnect")
@@ -113,6 +115,8 @@ struct RealtimeWork: Sendable {
     func failure(_ error: any Error, doing work: String) -> RequestOutcome {
         switch error {
         case let error as CoreError:
+            return .failed(.failure, message: error.message)
+        case let error as DatabaseError:
             return .failed(.failure, message: error.message)
         case let error as StoreError where error.code == .permissionDenied:
             return .permissionDenied
