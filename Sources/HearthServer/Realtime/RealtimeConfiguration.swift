@@ -27,6 +27,9 @@ public struct RealtimeConfiguration: Sendable {
     /// A WebSocket silent for this long gets a ping, and is dropped
     /// when it stays silent (no pong) for as long again (checked on each tick). Nil: no pings.
     public var webSocketPingInterval: Duration?
+    /// A WebSocket that neither authenticated nor holds a listen this long after it opened is
+    /// closed (1008), checked on each tick; the SDKs authenticate or listen at once. Nil: never.
+    public var authOrListenTimeout: Duration? = .seconds(60)
 
     public init(
         maxFrameBytes: Int = 16 * 1024 * 1024 + 64 * 1024,
