@@ -84,6 +84,17 @@ struct HTTPConnectionStateTests {
         #expect(state.bodyReceived(now: Self.at(1)) == .drop)
     }
 
+    @Test func shutdownClosesIdleConnectionsAndBusyOnesAfterTheirResponse() {
+        var idle = HTTPConnectionState(limits: Self.limits, now: Self.start)
+        #expect(idle.quiesce() == .close(abortingBody: false))
+        var busy = HTTPConnectionState(limits: Self.limits, now: Self.start)
+        _ = busy.headReceived(now: Self.at(0))
+        _ = busy.requestEnded(now: Self.at(0))
+        #expect(busy.quiesce() == .none)
+        #expect(busy.responseHeadWritten(status: .ok) == .markClose)
+        #expect(busy.responseEnded(now: Self.at(1)) == .closeAfterWrite(linger: false))
+    }
+
     @Test func theOpenFileLimitIsRaisedToTheHardLimit() throws {
         guard let (soft, hard) = OpenFileLimit.current(), hard > 64, soft > 64 else { return }
         var lowered = rlimit(rlim_cur: rlim_t(hard - 1), rlim_max: rlim_t(hard))

@@ -85,6 +85,10 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             context.close(promise: nil)
             return
         }
+        if event is ChannelShouldQuiesceEvent {
+            // Graceful shutdown; also before Hummingbird's handlers exist (no request yet).
+            perform(state.quiesce(), context: context)
+        }
         context.fireUserInboundEventTriggered(event)
     }
 
@@ -146,7 +150,7 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             // Only returned for a response's end (`write`).
             close(after: context.eventLoop.makeSucceededFuture(()), linger: linger, context: context)
         case .close(let abortingBody):
-            logger.debug("HTTP connection closed: idle or too slow")
+            logger.debug("HTTP connection closed: idle, too slow or shutting down")
             if abortingBody { context.fireErrorCaught(HTTPParserError.invalidEOFState) }
             context.close(promise: nil)
         }

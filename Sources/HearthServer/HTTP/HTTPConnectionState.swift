@@ -147,6 +147,19 @@ struct HTTPConnectionState {
         return .none
     }
 
+    /// The server is shutting down: close now when no request is in progress, else after the
+    /// response.
+    mutating func quiesce() -> Action {
+        if closing { return .none }
+        if unanswered == 0, !responseOpen {
+            closing = true
+            deadline = nil
+            return .close(abortingBody: false)
+        }
+        closeAfterResponse = true
+        return .none
+    }
+
     /// The deadline's timer fired.
     mutating func deadlinePassed(now: NIODeadline) -> Action {
         guard let deadline, now >= deadline, !closing else { return .none }
