@@ -77,7 +77,7 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var maxConnections: Int?
 
-    @Option(help: "Largest request body in bytes; larger is answered 413 (env HEARTH_MAX_BODY_BYTES; default 268435456).")
+    @Option(help: "Largest request body in bytes; larger is 413 (env HEARTH_MAX_BODY_BYTES; default 268435456).")
     var maxBodyBytes: Int?
 
     @Option(

@@ -106,10 +106,17 @@ extension ServeSettings {
     }
 
     /// The connection timeouts and the connection and body limits.
-    static func resolveLimits(_ flags: ServeCommand, environment: Environment, into settings: inout ServeSettings) throws {
+    static func resolveLimits(
+        _ flags: ServeCommand,
+        environment: Environment,
+        into settings: inout ServeSettings
+    ) throws {
         settings.headerTimeoutSeconds =
             try environment.integer(
-                flags.headerTimeout, "HEARTH_HEADER_TIMEOUT", in: 1...3600, option: "--header-timeout"
+                flags.headerTimeout,
+                "HEARTH_HEADER_TIMEOUT",
+                in: 1...3600,
+                option: "--header-timeout"
             ) ?? settings.headerTimeoutSeconds
         settings.idleTimeoutSeconds =
             try environment.integer(flags.idleTimeout, "HEARTH_IDLE_TIMEOUT", in: 1...86_400, option: "--idle-timeout")
@@ -122,14 +129,25 @@ extension ServeSettings {
                 option: "--websocket-auth-timeout"
             ) ?? settings.webSocketAuthTimeoutSeconds
         settings.maxConnections = try environment.integer(
-            flags.maxConnections, "HEARTH_MAX_CONNECTIONS", in: 1...10_000_000, option: "--max-connections"
+            flags.maxConnections,
+            "HEARTH_MAX_CONNECTIONS",
+            in: 1...10_000_000,
+            option: "--max-connections"
         )
         settings.maxBodyBytes =
-            try environment.integer(flags.maxBodyBytes, "HEARTH_MAX_BODY_BYTES", in: 1...(1 << 40), option: "--max-body-bytes")
+            try environment.integer(
+                flags.maxBodyBytes,
+                "HEARTH_MAX_BODY_BYTES",
+                in: 1...(1 << 40),
+                option: "--max-body-bytes"
+            )
             ?? settings.maxBodyBytes
         settings.maxBodyMemoryBytes =
             try environment.integer(
-                flags.maxBodyMemory, "HEARTH_MAX_BODY_MEMORY", in: 1...(1 << 44), option: "--max-body-memory"
+                flags.maxBodyMemory,
+                "HEARTH_MAX_BODY_MEMORY",
+                in: 1...(1 << 44),
+                option: "--max-body-memory"
             ) ?? max(settings.maxBodyMemoryBytes, settings.maxBodyBytes)
         if settings.maxBodyMemoryBytes < settings.maxBodyBytes {
             throw ValidationError(

@@ -79,7 +79,11 @@ struct BodyMemoryProcessTests {
             let announced = try await Self.upload(port: server.port, count: 4, length: length, target: admin)
             // Chunked admin PUTs: 413 once 16 MiB were read.
             let chunked = try await Self.upload(
-                port: server.port, count: 4, length: length, target: admin, chunked: true
+                port: server.port,
+                count: 4,
+                length: length,
+                target: admin,
+                chunked: true
             )
             let after = try Self.memory(of: pid)
             print(

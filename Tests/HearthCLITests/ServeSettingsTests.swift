@@ -90,7 +90,11 @@ struct ServeSettingsTests {
         .init(id: "websocket auth timeout off", environment: ["HEARTH_WEBSOCKET_AUTH_TIMEOUT": "0"]) {
             $0.webSocketAuthTimeoutSeconds == 0 && $0.serverConfiguration.realtime.authOrListenTimeout == nil
         },
-        .init(id: "max connections", arguments: ["--max-connections", "50"], environment: ["HEARTH_MAX_CONNECTIONS": "7"]) {
+        .init(
+            id: "max connections",
+            arguments: ["--max-connections", "50"],
+            environment: ["HEARTH_MAX_CONNECTIONS": "7"]
+        ) {
             $0.maxConnections == 50
         },
         .init(id: "max body bytes raise the memory default", environment: ["HEARTH_MAX_BODY_BYTES": "1073741824"]) {

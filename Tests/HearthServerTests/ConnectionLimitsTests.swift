@@ -99,7 +99,11 @@ struct ConnectionLimitsTests {
             prepare: { configuration, _ in
                 configuration.realtime.authOrListenTimeout = .seconds(1)
                 configuration.realtime.tickInterval = .milliseconds(100)
-                try #"{"rules": {".read": true}}"#.write(toFile: configuration.rulesFile, atomically: true, encoding: .utf8)
+                try #"{"rules": {".read": true}}"#.write(
+                    toFile: configuration.rulesFile,
+                    atomically: true,
+                    encoding: .utf8
+                )
             },
             run: { server in
                 let idle = try await RealtimeTestClient.connect(port: server.port)

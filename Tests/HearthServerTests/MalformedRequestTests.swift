@@ -94,7 +94,10 @@ struct MalformedRequestTests {
             }
             #expect(ContinuousClock.now - started < .seconds(2))
             #expect(response?.status == testCase.status, "\(testCase.name): \(String(describing: response))")
-            #expect(response?.body.contains(testCase.message) == true, "\(testCase.name): \(String(describing: response))")
+            #expect(
+                response?.body.contains(testCase.message) == true,
+                "\(testCase.name): \(String(describing: response))"
+            )
             #expect(response?.headers["connection"] == "close")
             #expect(try await server.get("/a") == "1")
         }

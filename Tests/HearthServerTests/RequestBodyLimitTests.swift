@@ -79,7 +79,10 @@ struct RequestBodyLimitTests {
         try await TestServer.with(prepare: Self.withRules) { server in
             let length = 50 << 20
             let (response, sent, closed) = try await Self.sendUntilAnswered(
-                port: server.port, method, target, length: length
+                port: server.port,
+                method,
+                target,
+                length: length
             )
             #expect(response?.status == 401, "\(method) \(target): \(String(describing: response))")
             #expect(response?.body.contains("Permission denied") == true)
@@ -95,13 +98,18 @@ struct RequestBodyLimitTests {
             let token = TokenMinter.token(uid: "bob")
             let length = 50 << 20
             let (response, sent, _) = try await Self.sendUntilAnswered(
-                port: server.port, "PUT", "/owned/o1.json?auth=\(token)", length: length
+                port: server.port,
+                "PUT",
+                "/owned/o1.json?auth=\(token)",
+                length: length
             )
             #expect(response?.status == 401)
             #expect(sent < length)
             // The owner is not refused early: her write is judged on its body.
             let own = try await server.send(
-                "PUT", "/owned/o1.json?auth=\(TokenMinter.token(uid: "alice"))", text: #"{"owner":"alice","v":1}"#
+                "PUT",
+                "/owned/o1.json?auth=\(TokenMinter.token(uid: "alice"))",
+                text: #"{"owner":"alice","v":1}"#
             )
             #expect(own.status == 200)
         }
@@ -126,7 +134,10 @@ struct RequestBodyLimitTests {
         try await TestServer.with(prepare: Self.withRules) { server in
             let length = 50 << 20
             let (response, sent, _) = try await Self.sendUntilAnswered(
-                port: server.port, "PUT", "/open/x.json?auth=not-a-token", length: length
+                port: server.port,
+                "PUT",
+                "/open/x.json?auth=not-a-token",
+                length: length
             )
             #expect(response?.status == 401)
             #expect(sent < length)

@@ -105,7 +105,9 @@ public final class RawConnection: @unchecked Sendable {
     private func fill(until deadline: ContinuousClock.Instant) throws {
         let remaining = deadline - ContinuousClock.now
         guard remaining > .zero else { throw RawWebSocketError("no answer within the timeout") }
-        let milliseconds = Int32(clamping: remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
+        let milliseconds = Int32(
+            clamping: remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1
+        )
         var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         guard poll(&descriptor, 1, milliseconds) > 0 else { throw RawWebSocketError("no answer within the timeout") }
         var chunk = [UInt8](repeating: 0, count: 65536)
@@ -120,9 +122,11 @@ public final class RawConnection: @unchecked Sendable {
     /// A whole response (with a `Content-Length` body) at the start of `received`, consumed.
     private func parseResponse() -> Response? {
         let separator = Array("\r\n\r\n".utf8)
-        guard let headEnd = received.indices.first(where: { index in
-            index + 4 <= received.count && Array(received[index..<index + 4]) == separator
-        }) else { return nil }
+        guard
+            let headEnd = received.indices.first(where: { index in
+                index + 4 <= received.count && Array(received[index..<index + 4]) == separator
+            })
+        else { return nil }
         let head = String(decoding: received[..<headEnd], as: UTF8.self)
         var lines = head.components(separatedBy: "\r\n")
         let statusLine = lines.removeFirst()

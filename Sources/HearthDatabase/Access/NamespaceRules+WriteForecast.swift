@@ -28,25 +28,27 @@ extension NamespaceRules {
         let allowed: Bool
         let currentDataRead: Bool
         if let reader {
-            allowed = program.canWrite(
-                path: path,
-                auth: caller.auth,
-                root: StoreRuleSource(reader),
-                newRoot: newData,
-                now: Self.now(),
-                changedPaths: [path]
-            ).allowed
+            allowed =
+                program.canWrite(
+                    path: path,
+                    auth: caller.auth,
+                    root: StoreRuleSource(reader),
+                    newRoot: newData,
+                    now: Self.now(),
+                    changedPaths: [path]
+                ).allowed
             currentDataRead = false
         } else {
             let currentData = WatchedSource()
-            allowed = program.canWrite(
-                path: path,
-                auth: caller.auth,
-                root: currentData,
-                newRoot: newData,
-                now: Self.now(),
-                changedPaths: [path]
-            ).allowed
+            allowed =
+                program.canWrite(
+                    path: path,
+                    auth: caller.auth,
+                    root: currentData,
+                    newRoot: newData,
+                    now: Self.now(),
+                    changedPaths: [path]
+                ).allowed
             currentDataRead = currentData.wasRead
         }
         // An allowed cascade, or one decided by `.validate` (which reads the new data), is the

@@ -91,13 +91,20 @@ struct RESTService: Sendable {
             // The push id is chosen first: the rules may judge the new child's key.
             let pushID = method == .post ? CoreBridge.nextPushID() : nil
             let target = pushID.map { path.child(ChildKey($0)) } ?? path
-            try await refuseBeforeBody(call, at: target, announcedBytes: Self.announcedBytes(request), in: namespace, rules: access)
+            let announced = Self.announcedBytes(request)
+            try await refuseBeforeBody(call, at: target, announcedBytes: announced, in: namespace, rules: access)
             if method == .delete {
                 return try await write(call, path: path, isPriority: isPriority, body: [], in: namespace, rules: access)
             }
             return try await withBody(of: request, options: options) { body in
                 try await write(
-                    call, path: path, isPriority: isPriority, body: body, pushID: pushID, in: namespace, rules: access
+                    call,
+                    path: path,
+                    isPriority: isPriority,
+                    body: body,
+                    pushID: pushID,
+                    in: namespace,
+                    rules: access
                 )
             }
         default:
