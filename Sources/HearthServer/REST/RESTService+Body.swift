@@ -17,7 +17,6 @@ extension RESTService {
         let announced = Self.announcedBytes(request)
         if let announced, announced > limit { throw Self.bodyTooLarge(limit) }
         var bytes: [UInt8] = []
-        if let announced { bytes.reserveCapacity(announced) }
         var reserved = 0
         defer { bodyMemory.release(reserved) }
         for try await part in request.body {
@@ -25,6 +24,10 @@ extension RESTService {
             guard bytes.count + count <= limit else { throw Self.bodyTooLarge(limit) }
             guard bodyMemory.reserve(count) else { throw BodyMemoryBudget.exhausted }
             reserved += count
+            if let announced, bytes.count + count > bytes.capacity {
+                // Grow as the bytes arrive (an announced length is not memory yet), never past it.
+                bytes.reserveCapacity(min(announced, max(bytes.capacity * 2, bytes.count + count)))
+            }
             bytes.append(contentsOf: part.readableBytesView)
         }
         if let sizeLimit = options.writeSizeLimit?.maxBytes, bytes.count > sizeLimit {
