@@ -318,7 +318,10 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
     func tick(now: Timestamp) {
         guard !finished else { return }
         if nextPeerCheck > 0, now.millisecondsSince1970 >= nextPeerCheck { checkPeer(now) }
-        if authOrListenDeadline > 0, now.millisecondsSince1970 >= authOrListenDeadline {
+        // Checked when no request is in flight or queued (an `auth` may be on its way).
+        if authOrListenDeadline > 0, now.millisecondsSince1970 >= authOrListenDeadline, !busy,
+            sessionState.pendingRequestCount == 0
+        {
             authOrListenDeadline = 0
             if sessionState.identity.role == .anonymous, sessionState.listenCount == 0 {
                 let seconds = configuration.authOrListenTimeout?.components.seconds ?? 0
