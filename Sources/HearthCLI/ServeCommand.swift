@@ -55,6 +55,39 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Event-loop threads for connections (env HEARTH_EVENT_LOOPS; default: one per core less one, at least one).")
     var eventLoops: Int?
 
+    @Option(help: "Seconds a client has to send a whole request head (env HEARTH_HEADER_TIMEOUT; default 30).")
+    var headerTimeout: Int?
+
+    @Option(help: "Seconds an idle keep-alive connection stays open (env HEARTH_IDLE_TIMEOUT; default 75).")
+    var idleTimeout: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a WebSocket may stay open without authenticating or listening, 0 for no limit "
+                + "(env HEARTH_WEBSOCKET_AUTH_TIMEOUT; default 60)."
+        )
+    )
+    var websocketAuthTimeout: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "Open connections at once; more are answered 503 (env HEARTH_MAX_CONNECTIONS; "
+                + "default 10000, or 3/4 of the open-file limit when lower)."
+        )
+    )
+    var maxConnections: Int?
+
+    @Option(help: "Largest request body in bytes; larger is 413 (env HEARTH_MAX_BODY_BYTES; default 268435456).")
+    var maxBodyBytes: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "Bytes all request bodies being read may hold together; past it, 503 (env HEARTH_MAX_BODY_MEMORY; "
+                + "default 536870912)."
+        )
+    )
+    var maxBodyMemory: Int?
+
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {

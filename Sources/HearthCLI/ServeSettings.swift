@@ -21,10 +21,20 @@ struct ServeSettings: Equatable, Sendable {
     var syncMode: StoreConfiguration.SyncMode = .periodic(milliseconds: 100)
     var corsAllowedOrigin = "*"
     var eventLoops = EventLoops.recommended
+    /// Seconds a client has to send a whole request head.
+    var headerTimeoutSeconds = 30
+    /// Seconds an idle keep-alive connection stays open.
+    var idleTimeoutSeconds = 75
+    /// Seconds a WebSocket may stay open without authenticating or listening (0: no limit).
+    var webSocketAuthTimeoutSeconds = 60
+    /// Open connections at once; nil: 10,000 or three quarters of the open-file limit.
+    var maxConnections: Int?
+    var maxBodyBytes = 256 << 20
+    var maxBodyMemoryBytes = 512 << 20
 
     /// The server's configuration.
     var serverConfiguration: HearthServerConfiguration {
-        HearthServerConfiguration(
+        var configuration = HearthServerConfiguration(
             host: host,
             port: port,
             dataDirectory: dataDirectory,
@@ -36,8 +46,16 @@ struct ServeSettings: Equatable, Sendable {
             tlsKeyPath: tlsKeyPath,
             emulator: emulator,
             syncMode: syncMode,
-            corsAllowedOrigin: corsAllowedOrigin
+            corsAllowedOrigin: corsAllowedOrigin,
+            maxRequestBodyBytes: maxBodyBytes
         )
+        configuration.maxBodyMemoryBytes = maxBodyMemoryBytes
+        configuration.connections.headerTimeout = .seconds(headerTimeoutSeconds)
+        configuration.connections.idleTimeout = .seconds(idleTimeoutSeconds)
+        configuration.connections.maxConnections = maxConnections
+        configuration.realtime.authOrListenTimeout =
+            webSocketAuthTimeoutSeconds == 0 ? nil : .seconds(webSocketAuthTimeoutSeconds)
+        return configuration
     }
 }
 
@@ -83,7 +101,60 @@ extension ServeSettings {
         settings.corsAllowedOrigin =
             environment.string(flags.corsOrigin, "HEARTH_CORS_ORIGIN")
             ?? settings.corsAllowedOrigin
+        try resolveLimits(flags, environment: environment, into: &settings)
         return settings
+    }
+
+    /// The connection timeouts and the connection and body limits.
+    static func resolveLimits(
+        _ flags: ServeCommand,
+        environment: Environment,
+        into settings: inout ServeSettings
+    ) throws {
+        settings.headerTimeoutSeconds =
+            try environment.integer(
+                flags.headerTimeout,
+                "HEARTH_HEADER_TIMEOUT",
+                in: 1...3600,
+                option: "--header-timeout"
+            ) ?? settings.headerTimeoutSeconds
+        settings.idleTimeoutSeconds =
+            try environment.integer(flags.idleTimeout, "HEARTH_IDLE_TIMEOUT", in: 1...86_400, option: "--idle-timeout")
+            ?? settings.idleTimeoutSeconds
+        settings.webSocketAuthTimeoutSeconds =
+            try environment.integer(
+                flags.websocketAuthTimeout,
+                "HEARTH_WEBSOCKET_AUTH_TIMEOUT",
+                in: 0...86_400,
+                option: "--websocket-auth-timeout"
+            ) ?? settings.webSocketAuthTimeoutSeconds
+        settings.maxConnections = try environment.integer(
+            flags.maxConnections,
+            "HEARTH_MAX_CONNECTIONS",
+            in: 1...10_000_000,
+            option: "--max-connections"
+        )
+        settings.maxBodyBytes =
+            try environment.integer(
+                flags.maxBodyBytes,
+                "HEARTH_MAX_BODY_BYTES",
+                in: 1...(1 << 40),
+                option: "--max-body-bytes"
+            )
+            ?? settings.maxBodyBytes
+        settings.maxBodyMemoryBytes =
+            try environment.integer(
+                flags.maxBodyMemory,
+                "HEARTH_MAX_BODY_MEMORY",
+                in: 1...(1 << 44),
+                option: "--max-body-memory"
+            ) ?? max(settings.maxBodyMemoryBytes, settings.maxBodyBytes)
+        if settings.maxBodyMemoryBytes < settings.maxBodyBytes {
+            throw ValidationError(
+                "Invalid value '\(settings.maxBodyMemoryBytes)' for the body memory limit: it must be at least "
+                    + "the largest body ('--max-body-bytes', \(settings.maxBodyBytes))."
+            )
+        }
     }
 
     /// `periodic` or `always`.

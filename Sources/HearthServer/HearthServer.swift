@@ -11,6 +11,7 @@ import Synchronization
 public enum HearthServer {
     /// Serves until SIGTERM or SIGINT, then drains HTTP and closes the store.
     public static func run(configuration: HearthServerConfiguration, logger: Logger) async throws {
+        raiseOpenFileLimit(logger: logger)
         let (group, _) = try await makeServiceGroup(
             configuration: configuration,
             logger: logger,
@@ -53,7 +54,11 @@ public enum HearthServer {
         onPort: @escaping @Sendable (Int) -> Void
     ) async throws -> (ServiceGroup, RESTService) {
         let endpoint = RealtimeEndpoint()
-        let server = try ServerBuilder.httpServer(configuration, realtime: endpoint)
+        let cap = ConnectionCap(
+            limit: configuration.connections.connectionLimit(openFileLimit: OpenFileLimit.current()?.soft),
+            logger: logger
+        )
+        let server = try ServerBuilder.httpServer(configuration, realtime: endpoint, cap: cap)
         let accounts = try AccountsBootstrap.open(configuration, logger: logger)
         let store: Store
         let rules: RulesRegistry
@@ -90,6 +95,9 @@ public enum HearthServer {
             rules: rules,
             credentials: credentials,
             maxRequestBodyBytes: configuration.maxRequestBodyBytes,
+            bodyMemory: BodyMemoryBudget(
+                limit: max(configuration.maxBodyMemoryBytes, configuration.maxRequestBodyBytes)
+            ),
             logger: logger
         )
         let responder = HearthResponder(
@@ -117,7 +125,10 @@ public enum HearthServer {
                 let port = channel.localAddress?.port ?? configuration.port
                 logger.info(
                     "listening",
-                    metadata: ["hearth.address": "\(scheme)://\(configuration.host):\(port)"]
+                    metadata: [
+                        "hearth.address": "\(scheme)://\(configuration.host):\(port)",
+                        "hearth.max_connections": "\(cap.limit)",
+                    ]
                 )
                 onPort(port)
             },
@@ -143,6 +154,25 @@ public enum HearthServer {
             )
         )
         return (group, service)
+    }
+}
+
+extension HearthServer {
+    /// Raises the soft open-file limit to the hard limit (each connection holds a descriptor)
+    /// and logs both.
+    static func raiseOpenFileLimit(logger: Logger) {
+        guard let limits = OpenFileLimit.raiseToHard() else {
+            logger.warning("cannot read the open-file limit (RLIMIT_NOFILE)")
+            return
+        }
+        logger.info(
+            "open-file limit",
+            metadata: [
+                "hearth.nofile.soft": "\(limits.after)",
+                "hearth.nofile.soft_at_start": "\(limits.before)",
+                "hearth.nofile.hard": "\(limits.hard)",
+            ]
+        )
     }
 }
 

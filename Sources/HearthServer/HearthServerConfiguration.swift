@@ -27,8 +27,15 @@ public struct HearthServerConfiguration: Sendable {
     public var syncMode: StoreConfiguration.SyncMode
     /// `Access-Control-Allow-Origin` sent to browsers.
     public var corsAllowedOrigin: String
-    /// Largest accepted request body in bytes.
+    /// Largest accepted request body in bytes; a larger one is answered 413 as soon as its
+    /// `Content-Length`, or the bytes read so far, pass it.
     public var maxRequestBodyBytes: Int
+    /// Bytes all request bodies being read may hold in memory together; a body that would pass
+    /// it is answered 503 with `Retry-After`. Never below `maxRequestBodyBytes`.
+    public var maxBodyMemoryBytes: Int = 512 << 20
+    /// Timeouts and limits of connections: header and idle timeouts, the cap on open
+    /// connections, the largest request line and head.
+    public var connections = ConnectionConfiguration()
     /// Limits and timings of WebSocket and SSE connections.
     public var realtime = RealtimeConfiguration()
     /// Password hashing cost, token lifetimes and sign-in limits of the accounts

@@ -24,6 +24,19 @@ struct CommandLineTests {
         }
     }
 
+    @Test func serveHelpNamesTheConnectionAndBodyLimits() async throws {
+        let result = try await HearthProcess.run(["serve", "--help"])
+        #expect(result.status == 0)
+        let expected = [
+            "--header-timeout", "HEARTH_HEADER_TIMEOUT", "--idle-timeout", "HEARTH_IDLE_TIMEOUT",
+            "--websocket-auth-timeout", "HEARTH_WEBSOCKET_AUTH_TIMEOUT", "--max-connections", "HEARTH_MAX_CONNECTIONS",
+            "--max-body-bytes", "HEARTH_MAX_BODY_BYTES", "--max-body-memory", "HEARTH_MAX_BODY_MEMORY",
+        ]
+        for word in expected {
+            #expect(result.stdout.contains(word), "serve --help lacks '\(word)'")
+        }
+    }
+
     struct UsageCase: CustomTestStringConvertible, Sendable {
         var id: String
         var arguments: [String]

@@ -81,6 +81,28 @@ struct ServeSettingsTests {
         .init(id: "cors", environment: ["HEARTH_CORS_ORIGIN": "https://app.example"]) {
             $0.corsAllowedOrigin == "https://app.example"
         },
+        .init(id: "connection limits default") {
+            $0.headerTimeoutSeconds == 30 && $0.idleTimeoutSeconds == 75 && $0.webSocketAuthTimeoutSeconds == 60
+                && $0.maxConnections == nil && $0.maxBodyBytes == 256 << 20 && $0.maxBodyMemoryBytes == 512 << 20
+        },
+        .init(id: "header timeout flag", arguments: ["--header-timeout", "5"]) { $0.headerTimeoutSeconds == 5 },
+        .init(id: "idle timeout env", environment: ["HEARTH_IDLE_TIMEOUT": "9"]) { $0.idleTimeoutSeconds == 9 },
+        .init(id: "websocket auth timeout off", environment: ["HEARTH_WEBSOCKET_AUTH_TIMEOUT": "0"]) {
+            $0.webSocketAuthTimeoutSeconds == 0 && $0.serverConfiguration.realtime.authOrListenTimeout == nil
+        },
+        .init(
+            id: "max connections",
+            arguments: ["--max-connections", "50"],
+            environment: ["HEARTH_MAX_CONNECTIONS": "7"]
+        ) {
+            $0.maxConnections == 50
+        },
+        .init(id: "max body bytes raise the memory default", environment: ["HEARTH_MAX_BODY_BYTES": "1073741824"]) {
+            $0.maxBodyBytes == 1 << 30 && $0.maxBodyMemoryBytes == 1 << 30
+        },
+        .init(id: "max body memory", arguments: ["--max-body-memory", "1000000000"]) {
+            $0.maxBodyMemoryBytes == 1_000_000_000
+        },
     ]
 
     @Test(arguments: cases)
@@ -96,6 +118,12 @@ struct ServeSettingsTests {
         (["--sync", "never"], [:], "Invalid value 'never' for '--sync': expected 'periodic' or 'always'."),
         ([], ["HEARTH_SYNC": "x"], "Invalid value 'x' for HEARTH_SYNC: expected 'periodic' or 'always'."),
         ([], ["HEARTH_EMULATOR": "maybe"], "Invalid value 'maybe' for HEARTH_EMULATOR: expected 'true' or 'false'."),
+        (["--header-timeout", "0"], [:], "Invalid value '0' for '--header-timeout': expected 1...3600."),
+        (
+            ["--max-body-bytes", "2000", "--max-body-memory", "1000"], [:],
+            "Invalid value '1000' for the body memory limit: it must be at least the largest body "
+                + "('--max-body-bytes', 2000)."
+        ),
         (
             ["--tls-key", "k"], [:],
             "TLS needs both a certificate and a key: give '--tls-cert' and '--tls-key' "
@@ -115,7 +143,8 @@ struct ServeSettingsTests {
             [
                 "--host", "h", "--port", "1", "--data", "d", "--rules", "r", "--seed", "s", "--admin-secret", "a",
                 "--jwt-secret", "j", "--tls-cert", "c", "--tls-key", "k", "--emulator", "--sync", "always",
-                "--cors-origin", "o",
+                "--cors-origin", "o", "--header-timeout", "3", "--idle-timeout", "4", "--websocket-auth-timeout", "5",
+                "--max-connections", "6", "--max-body-bytes", "7000", "--max-body-memory", "8000",
             ]
         )
         let configuration = settings.serverConfiguration
@@ -131,6 +160,12 @@ struct ServeSettingsTests {
         #expect(configuration.emulator)
         #expect(configuration.syncMode == .always)
         #expect(configuration.corsAllowedOrigin == "o")
+        #expect(configuration.connections.headerTimeout == .seconds(3))
+        #expect(configuration.connections.idleTimeout == .seconds(4))
+        #expect(configuration.realtime.authOrListenTimeout == .seconds(5))
+        #expect(configuration.connections.maxConnections == 6)
+        #expect(configuration.maxRequestBodyBytes == 7000)
+        #expect(configuration.maxBodyMemoryBytes == 8000)
     }
 
     @Test func generatedSecretsAre32RandomBytesInBase64URL() {

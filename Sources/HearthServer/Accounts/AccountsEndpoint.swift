@@ -2,6 +2,7 @@ import HTTPTypes
 import HearthAccounts
 import Hummingbird
 import Logging
+import NIOCore
 
 /// Firebase Auth's REST API over the accounts store, on the server's own port:
 /// `accounts:signUp`, `:signInWithPassword`, `:lookup`, `:update`, `:delete`, `:sendOobCode`,
@@ -54,11 +55,13 @@ struct AccountsEndpoint: Sendable {
         let bytes: [UInt8]
         do {
             bytes = Array(try await request.collectBody(upTo: AccountsRequestBody.maxBytes).readableBytesView)
-        } catch {
+        } catch is NIOTooManyBytesError {
             throw AccountsError(
                 .invalidArgument,
                 "The request body is larger than \(AccountsRequestBody.maxBytes) bytes"
             )
+        } catch {
+            throw AccountsError(.invalidArgument, "The request body could not be read: \(error)")
         }
         let body = try AccountsRequestBody(bytes: bytes, contentType: request.headers[.contentType])
         let privileged = isAdmin(request)

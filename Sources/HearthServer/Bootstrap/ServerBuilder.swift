@@ -11,11 +11,21 @@ import NIOSSL
 enum ServerBuilder {
     static func httpServer(
         _ configuration: HearthServerConfiguration,
-        realtime: RealtimeEndpoint
+        realtime: RealtimeEndpoint,
+        cap: ConnectionCap
     ) throws -> HTTPServerBuilder {
         let maxFrameBytes = configuration.realtime.maxFrameBytes
+        let connections = configuration.connections
+        let plain = configuration.tlsCertificatePath == nil
         let http1 = HTTPServerBuilder { responder in
-            RealtimeChildChannel(responder: responder, endpoint: realtime, maxFrameBytes: maxFrameBytes)
+            RealtimeChildChannel(
+                responder: responder,
+                endpoint: realtime,
+                maxFrameBytes: maxFrameBytes,
+                connections: connections,
+                cap: cap,
+                answersRefusals: plain
+            )
         }
         switch (configuration.tlsCertificatePath, configuration.tlsKeyPath) {
         case (nil, nil):

@@ -3,6 +3,8 @@ import HearthCore
 import HearthStore
 import Hummingbird
 import Logging
+import NIOCore
+import NIOHTTP1
 
 /// The one place where errors become HTTP responses. Known errors answer Firebase's status and
 /// message; anything else is a 500 with a generic message and a log line.
@@ -23,10 +25,15 @@ enum ErrorResponder {
                 logger.error("store failure", metadata: ["hearth.error": "\(error.message)"])
                 return .serverFailure
             }
+        case let error as HTTPParserError:
+            // A body that breaks HTTP framing (a bad chunk size); the connection closes after this.
+            return .badRequest("Malformed HTTP request: \(HTTPRefusal.reason(error)).")
+        case is NIOTooManyBytesError:
+            return RESTError(.contentTooLarge, "Request body too large.")
         case let error as HTTPError:
             switch error.status {
             case .contentTooLarge:
-                return .badRequest("Request body too large.")
+                return RESTError(.contentTooLarge, "Request body too large.")
             case .notFound:
                 return .notFound
             case .methodNotAllowed:
@@ -50,6 +57,7 @@ enum ErrorResponder {
             .cacheControl: "no-cache",
         ]
         if let corsOrigin { headers[.accessControlAllowOrigin] = corsOrigin }
+        if error.status == .serviceUnavailable { headers[.retryAfter] = "1" }
         return Response(
             status: error.status,
             headers: headers,

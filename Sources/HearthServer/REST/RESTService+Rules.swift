@@ -14,10 +14,10 @@ extension RESTService {
             let document = try await rules.document(for: namespace)
             return ResponseBuilder.json(Array(document.utf8))
         case .put:
-            let body = try await collectBody(&request, options: call.options)
-            guard let text = String(validating: body, as: UTF8.self) else {
-                throw RESTError.badRequest("Invalid rules document: not valid UTF-8.")
+            let text = try await withBody(of: request, options: call.options) { body in
+                String(validating: body, as: UTF8.self)
             }
+            guard let text else { throw RESTError.badRequest("Invalid rules document: not valid UTF-8.") }
             try await rules.replace(text, for: namespace)
             return ResponseBuilder.json("{\"status\":\"ok\"}", print: call.options.print)
         default:

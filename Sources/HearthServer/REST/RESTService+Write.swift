@@ -10,6 +10,7 @@ extension RESTService {
         path: DataPath,
         isPriority: Bool,
         body: [UInt8],
+        pushID presetPushID: String? = nil,
         in namespace: NamespaceStore,
         rules: NamespaceRules
     ) async throws -> Response {
@@ -31,7 +32,7 @@ extension RESTService {
         case .put:
             writeOp = .set(path, try CoreBridge.parseValue(body, at: path))
         case .post:
-            let id = CoreBridge.nextPushID()
+            let id = presetPushID ?? CoreBridge.nextPushID()
             pushID = id
             let child = path.child(ChildKey(id))
             writeOp = .set(child, try CoreBridge.parseValue(body, at: child))

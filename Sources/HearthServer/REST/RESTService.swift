@@ -16,6 +16,8 @@ struct RESTService: Sendable {
     let rules: RulesRegistry
     let credentials: CredentialResolver
     let maxRequestBodyBytes: Int
+    /// The memory all request bodies being read may hold together.
+    let bodyMemory: BodyMemoryBudget
     let logger: Logger
 
     static let healthPath = "/.well-known/hearth/health"
@@ -86,8 +88,25 @@ struct RESTService: Sendable {
                 throw RESTError.badRequest("Query parameters are only supported by GET requests.")
             }
             let access = try await rulesInForce(for: options.namespace)
-            let body = method == .delete ? [] : try await collectBody(&request, options: options)
-            return try await write(call, path: path, isPriority: isPriority, body: body, in: namespace, rules: access)
+            // The push id is chosen first: the rules may judge the new child's key.
+            let pushID = method == .post ? CoreBridge.nextPushID() : nil
+            let target = pushID.map { path.child(ChildKey($0)) } ?? path
+            let announced = Self.announcedBytes(request)
+            try await refuseBeforeBody(call, at: target, announcedBytes: announced, in: namespace, rules: access)
+            if method == .delete {
+                return try await write(call, path: path, isPriority: isPriority, body: [], in: namespace, rules: access)
+            }
+            return try await withBody(of: request, options: options) { body in
+                try await write(
+                    call,
+                    path: path,
+                    isPriority: isPriority,
+                    body: body,
+                    pushID: pushID,
+                    in: namespace,
+                    rules: access
+                )
+            }
         default:
             throw Self.methodNotAllowed
         }
@@ -139,27 +158,5 @@ struct RESTService: Sendable {
             throw RESTError.badRequest("Invalid path '\(withoutSuffix)': not valid percent-encoded UTF-8.")
         }
         return decoded
-    }
-
-    /// The request body, refused over `maxRequestBodyBytes` or the `writeSizeLimit`.
-    func collectBody(_ request: inout Request, options: RESTOptions) async throws -> [UInt8] {
-        let limit = maxRequestBodyBytes
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
-            throw Self.bodyTooLarge(limit)
-        }
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.collectBody(upTo: limit)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw Self.bodyTooLarge(limit)
-        }
-        if let sizeLimit = options.writeSizeLimit?.maxBytes, buffer.readableBytes > sizeLimit {
-            throw RESTError.badRequest(WriteSizeLimit.exceededMessage)
-        }
-        return Array(buffer.readableBytesView)
-    }
-
-    static func bodyTooLarge(_ limit: Int) -> RESTError {
-        .badRequest("Request body too large: the limit is \(limit) bytes.")
     }
 }

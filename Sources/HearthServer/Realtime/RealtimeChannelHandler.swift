@@ -120,6 +120,8 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
     private var sawInbound = false
     private var pingSent = false
     private var nextPeerCheck: Int64 = 0
+    /// When a connection that has not authenticated or listened is closed (ms since 1970; 0: never).
+    private var authOrListenDeadline: Int64 = 0
 
     /// The deliveries of this loop's connections (one `execute` per burst for all of them).
     private let loopInbox: RealtimeLoopInbox
@@ -164,6 +166,9 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
         let now = Timestamp.now()
         if let interval = configuration.webSocketPingInterval {
             nextPeerCheck = now.millisecondsSince1970 + RealtimeTicker.nanoseconds(interval) / 1_000_000
+        }
+        if let timeout = configuration.authOrListenTimeout {
+            authOrListenDeadline = now.millisecondsSince1970 + RealtimeTicker.nanoseconds(timeout) / 1_000_000
         }
         pump(starting: session.connected(host: upgrade.host, now: now))
         if !context.channel.isActive { handle(.ended) }
@@ -320,6 +325,17 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
     func tick(now: Timestamp) {
         guard !finished else { return }
         if nextPeerCheck > 0, now.millisecondsSince1970 >= nextPeerCheck { checkPeer(now) }
+        // Checked when no request is in flight or queued (an `auth` may be on its way).
+        if authOrListenDeadline > 0, now.millisecondsSince1970 >= authOrListenDeadline, !busy,
+            sessionState.pendingRequestCount == 0
+        {
+            authOrListenDeadline = 0
+            if sessionState.identity.role == .anonymous, sessionState.listenCount == 0 {
+                let seconds = configuration.authOrListenTimeout?.components.seconds ?? 0
+                handle(.fail(.policyViolation, "No auth or listen within \(seconds) seconds of connecting."))
+                return
+            }
+        }
         // A busy connection gets the next one.
         guard !busy else { return }
         handle(.tick(now))

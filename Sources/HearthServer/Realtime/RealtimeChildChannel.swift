@@ -14,10 +14,17 @@ import NIOWebSocket
 /// `handle(value:)` returns at once, so a WebSocket holds no task, no `NIOAsyncChannel` and no
 /// stream. Plain requests go to Hummingbird (`handleHTTP`); a refused upgrade gets 400 with
 /// `Connection: close`. `.tls(...)` wraps it like any `HTTPChannelHandler`.
+///
+/// Before any of that, a connection over `ConnectionCap` is refused, and `RequestLineGuard` and
+/// `HTTPConnectionGuard` surround NIO's parser until the connection upgrades: a malformed
+/// first request is answered and closed (NIO's upgrade handler would otherwise wait for it
+/// forever), and slow or idle connections are closed.
 struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
     enum UpgradeResult: Sendable {
         /// The WebSocket runs in its channel handler.
         case websocket
+        /// Over the connection cap: answered and closed.
+        case refused
         case notUpgraded(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
         case failedUpgrade(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
     }
@@ -32,24 +39,44 @@ struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
     /// Largest WebSocket frame accepted from a client.
     let maxFrameBytes: Int
     let http1: HTTP1Channel.Configuration
+    let connections: ConnectionConfiguration
+    let cap: ConnectionCap
+    /// Whether a connection over the cap is answered 503 (plain HTTP) or just closed (TLS).
+    let answersRefusals: Bool
 
     init(
         responder: @escaping HTTPChannelHandler.Responder,
         endpoint: RealtimeEndpoint,
         maxFrameBytes: Int,
-        http1: HTTP1Channel.Configuration = .init()
+        connections: ConnectionConfiguration,
+        cap: ConnectionCap,
+        answersRefusals: Bool
     ) {
         self.responder = Self.upgradeAwareResponder(responder)
         self.endpoint = endpoint
         self.maxFrameBytes = min(maxFrameBytes, Int(UInt32.max))
+        self.connections = connections
+        self.cap = cap
+        self.answersRefusals = answersRefusals
+        var http1 = HTTP1Channel.Configuration()
+        http1.httpDecoder.maxHeaderFieldSize = connections.maxHeaderBytes
+        http1.httpDecoder.maxHeaderListSize = connections.maxHeaderBytes
         self.http1 = http1
     }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        channel.eventLoop.makeCompletedFuture {
+        guard cap.admit(channel) else {
+            ConnectionCap.refuse(channel, answer: answersRefusals)
+            let refused = channel.eventLoop.makeSucceededFuture(UpgradeResult.refused)
+            return channel.eventLoop.makeSucceededFuture(Value(upgradeResult: refused, channel: channel))
+        }
+        return channel.eventLoop.makeCompletedFuture {
             let eventLoop = channel.eventLoop
+            let connectionGuard = HTTPConnectionGuard(limits: connections.limits, logger: logger)
+            let lineGuard = RequestLineGuard(reportingTo: connectionGuard)
             let upgradeAttempted = NIOLoopBoundBox(false, eventLoop: eventLoop)
             let accepted = NIOLoopBoundBox<RealtimeUpgrade?>(nil, eventLoop: eventLoop)
+            let guards = NIOLoopBound((line: lineGuard, connection: connectionGuard), eventLoop: eventLoop)
             let endpoint = self.endpoint
             let upgrader = NIOTypedWebSocketServerUpgrader<UpgradeResult>(
                 maxFrameSize: maxFrameBytes,
@@ -65,6 +92,10 @@ struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
                     return promise.futureResult.map { upgrade -> HTTPHeaders? in
                         guard let upgrade else { return nil }
                         accepted.value = upgrade
+                        // Before NIO removes the parser: the guards see HTTP only.
+                        let pipeline = channel.pipeline.syncOperations
+                        pipeline.removeHandler(guards.value.line, promise: nil)
+                        pipeline.removeHandler(guards.value.connection, promise: nil)
                         return HTTPHeaders()
                     }
                 },
@@ -104,14 +135,16 @@ struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
                 upgradeConfiguration: serverUpgradeConfiguration
             )
             configuration.enablePipelining = false  // HTTP is pipelined by NIOAsyncChannel
-            configuration.enableErrorHandling = false  // Hummingbird handles them
+            configuration.enableErrorHandling = false  // HTTPConnectionGuard answers them
             configuration.enableResponseHeaderValidation = false  // HTTPTypes validated them
             configuration.decoderConfiguration.maxHeaderFieldSize = http1.httpDecoder.maxHeaderFieldSize
             configuration.decoderConfiguration.maxHeaderListSize = http1.httpDecoder.maxHeaderListSize
             configuration.decoderConfiguration.maxHeaderFieldCount = http1.httpDecoder.maxHeaderFieldCount
-            let result = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(
-                configuration: configuration
-            )
+            let pipeline = channel.pipeline.syncOperations
+            try pipeline.addHandler(lineGuard)
+            let result = try pipeline.configureUpgradableHTTPServerPipeline(configuration: configuration)
+            let parser = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try pipeline.addHandler(connectionGuard, position: .after(parser))
             return Value(upgradeResult: result, channel: channel)
         }
     }
@@ -119,7 +152,7 @@ struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
     func handle(value: Value, logger: Logger) async {
         do {
             switch try await value.upgradeResult.get() {
-            case .websocket:
+            case .websocket, .refused:
                 return
             case .notUpgraded(let http1):
                 await handleHTTP(asyncChannel: http1, logger: logger)

@@ -30,6 +30,9 @@ public struct RealtimeConfiguration: Sendable {
     /// onDisconnect operations one connection may hold (registered and not cancelled); one
     /// more is refused with `failure` (docs/realtime.md, "Durable onDisconnect").
     public var maxOnDisconnectOperations: Int
+    /// A WebSocket that neither authenticated nor holds a listen this long after it opened is
+    /// closed (1008), checked on each tick; the SDKs authenticate or listen at once. Nil: never.
+    public var authOrListenTimeout: Duration? = .seconds(60)
 
     public init(
         maxFrameBytes: Int = 16 * 1024 * 1024 + 64 * 1024,

@@ -1,0 +1,107 @@
+import NIOCore
+import NIOHTTP1
+import Testing
+
+@testable import HearthServer
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The decisions of `HTTPConnectionGuard`, event by event, on a made-up clock.
+struct HTTPConnectionStateTests {
+    static let limits = HTTPConnectionState.Limits(
+        headerTimeout: .seconds(30),
+        idleTimeout: .seconds(75),
+        lingerTimeout: .seconds(2),
+        maxRequestLineBytes: 100,
+        maxHeaderBytes: 1000
+    )
+    static let start = NIODeadline.uptimeNanoseconds(1_000_000_000)
+
+    static func at(_ seconds: Int64) -> NIODeadline { start + .seconds(seconds) }
+
+    @Test func aKeepAliveRequestMovesTheDeadlines() {
+        var state = HTTPConnectionState(limits: Self.limits, now: Self.start)
+        #expect(state.deadline == Self.at(30))
+        #expect(state.received(byteCount: 20, lineEnd: 18, now: Self.at(1)) == .forward)
+        #expect(state.deadline == Self.at(31), "the first byte of a request starts its header timeout")
+        #expect(state.headReceived(now: Self.at(2)) == .forward)
+        #expect(state.deadline == Self.at(77), "a body may pause up to the idle timeout")
+        #expect(state.requestEnded(now: Self.at(3)) == .forward)
+        #expect(state.deadline == nil, "no deadline while the server answers")
+        #expect(state.responseHeadWritten(status: .ok) == .none)
+        #expect(state.responseEnded(now: Self.at(4)) == .none)
+        #expect(state.deadline == Self.at(79), "idle keep-alive")
+        #expect(state.deadlinePassed(now: Self.at(78)) == .none)
+        #expect(state.deadlinePassed(now: Self.at(79)) == .close(abortingBody: false))
+    }
+
+    @Test func aSlowHeadGets408AndASilentConnectionIsClosed() {
+        var slow = HTTPConnectionState(limits: Self.limits, now: Self.start)
+        _ = slow.received(byteCount: 5, lineEnd: nil, now: Self.at(0))
+        #expect(slow.deadlinePassed(now: Self.at(30)) == .refuse(.headerTimeout(.seconds(30))))
+        var silent = HTTPConnectionState(limits: Self.limits, now: Self.start)
+        #expect(silent.deadlinePassed(now: Self.at(30)) == .close(abortingBody: false))
+        var paused = HTTPConnectionState(limits: Self.limits, now: Self.start)
+        _ = paused.headReceived(now: Self.at(0))
+        #expect(paused.deadlinePassed(now: Self.at(75)) == .close(abortingBody: true))
+    }
+
+    @Test func aLongRequestLineGets414() {
+        var state = HTTPConnectionState(limits: Self.limits, now: Self.start)
+        #expect(state.received(byteCount: 60, lineEnd: nil, now: Self.at(0)) == .forward)
+        #expect(state.received(byteCount: 60, lineEnd: nil, now: Self.at(0)) == .refuse(.targetTooLong(100)))
+        #expect(state.closing)
+        #expect(state.received(byteCount: 60, lineEnd: nil, now: Self.at(0)) == .drop)
+    }
+
+    @Test func parseErrorsAreAnsweredBetweenRequestsAndReachTheBodyInside() {
+        var idle = HTTPConnectionState(limits: Self.limits, now: Self.start)
+        #expect(idle.parseFailed(.invalidMethod) == .refuse(.malformed(.invalidMethod, maxHeaderBytes: 1000)))
+        #expect(idle.parseFailed(.invalidMethod) == .drop)
+        var large = HTTPConnectionState(limits: Self.limits, now: Self.start)
+        guard case .refuse(let refusal) = large.parseFailed(.headerOverflow) else {
+            Issue.record("no refusal")
+            return
+        }
+        #expect(refusal.status == .requestHeaderFieldsTooLarge)
+
+        var inBody = HTTPConnectionState(limits: Self.limits, now: Self.start)
+        _ = inBody.headReceived(now: Self.at(0))
+        #expect(inBody.parseFailed(.invalidChunkSize) == .forward)
+        #expect(inBody.responseHeadWritten(status: .badRequest) == .markClose)
+        #expect(inBody.responseEnded(now: Self.at(1)) == .closeAfterWrite(linger: true))
+    }
+
+    @Test func anAnswerBeforeTheBodyEndedClosesTheConnection() {
+        var state = HTTPConnectionState(limits: Self.limits, now: Self.start)
+        _ = state.headReceived(now: Self.at(0))
+        _ = state.bodyReceived(now: Self.at(0))
+        #expect(state.responseHeadWritten(status: .continue) == .none)
+        #expect(state.responseHeadWritten(status: .unauthorized) == .markClose)
+        #expect(state.responseEnded(now: Self.at(1)) == .closeAfterWrite(linger: true))
+        #expect(state.bodyReceived(now: Self.at(1)) == .drop)
+    }
+
+    @Test func shutdownClosesIdleConnectionsAndBusyOnesAfterTheirResponse() {
+        var idle = HTTPConnectionState(limits: Self.limits, now: Self.start)
+        #expect(idle.quiesce() == .close(abortingBody: false))
+        var busy = HTTPConnectionState(limits: Self.limits, now: Self.start)
+        _ = busy.headReceived(now: Self.at(0))
+        _ = busy.requestEnded(now: Self.at(0))
+        #expect(busy.quiesce() == .none)
+        #expect(busy.responseHeadWritten(status: .ok) == .markClose)
+        #expect(busy.responseEnded(now: Self.at(1)) == .closeAfterWrite(linger: false))
+    }
+
+    @Test func theOpenFileLimitIsRaisedToTheHardLimit() throws {
+        guard let (soft, hard) = OpenFileLimit.current(), hard > 64, soft > 64 else { return }
+        var lowered = rlimit(rlim_cur: rlim_t(hard - 1), rlim_max: rlim_t(hard))
+        guard setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &lowered) == 0 else { return }
+        let raised = OpenFileLimit.raiseToHard()
+        #expect(raised?.before == hard - 1)
+        #expect(raised?.after == hard)
+        #expect(OpenFileLimit.current()?.soft == hard)
+    }
+}
