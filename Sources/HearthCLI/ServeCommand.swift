@@ -63,7 +63,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Seconds a WebSocket may stay open without authenticating or listening, 0 for no limit "
+            "Seconds an anonymous WebSocket with no listen or onDisconnect may stay silent, 0 for no limit "
                 + "(env HEARTH_WEBSOCKET_AUTH_TIMEOUT; default 60)."
         )
     )

@@ -25,7 +25,7 @@ struct ServeSettings: Equatable, Sendable {
     var headerTimeoutSeconds = 30
     /// Seconds an idle keep-alive connection stays open.
     var idleTimeoutSeconds = 75
-    /// Seconds a WebSocket may stay open without authenticating or listening (0: no limit).
+    /// Seconds an anonymous WebSocket with no listen or onDisconnect may stay silent (0: no limit).
     var webSocketAuthTimeoutSeconds = 60
     /// Open connections at once; nil: 10,000 or three quarters of the open-file limit.
     var maxConnections: Int?

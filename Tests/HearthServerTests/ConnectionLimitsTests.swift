@@ -126,6 +126,52 @@ struct ConnectionLimitsTests {
         )
     }
 
+    @Test func anonymousWebSocketThatWritesOrHoldsOnDisconnectStaysOpen() async throws {
+        try await TestServer.with(
+            prepare: { configuration, _ in
+                configuration.realtime.authOrListenTimeout = .seconds(1)
+                configuration.realtime.tickInterval = .milliseconds(100)
+                try #"{"rules": {".read": false, ".write": true}}"#.write(
+                    toFile: configuration.rulesFile,
+                    atomically: true,
+                    encoding: .utf8
+                )
+            },
+            run: { server in
+                let writer = try await RealtimeTestClient.connect(port: server.port)
+                let presence = try await RealtimeTestClient.connect(port: server.port)
+                let idle = try await RealtimeTestClient.connect(port: server.port)
+                let register = presence.request("o", #"{"p":"/online/ada","d":null}"#)
+                #expect(try await presence.response(to: register).body["s"] as? String == "ok")
+                let online = presence.request("p", #"{"p":"/online/ada","d":true}"#)
+                #expect(try await presence.response(to: online).body["s"] as? String == "ok")
+                // The writer writes every 400 ms, each gap well under the 1 s timeout, until the
+                // silent connection has been closed for its silence.
+                var count = 0
+                while !idle.isEnded, count < 100 {
+                    count += 1
+                    let put = writer.request("p", "{\"p\":\"/log/\(count)\",\"d\":\(count)}")
+                    #expect(try await writer.response(to: put).body["s"] as? String == "ok")
+                    try await Task.sleep(for: .milliseconds(400))
+                }
+                try await idle.waitUntilEnded()
+                #expect(idle.closeCode == 1008)
+                // Past the timeout again, the writer still writes and the presence holder's
+                // onDisconnect operation has not run.
+                for _ in 0..<3 {
+                    count += 1
+                    let put = writer.request("p", "{\"p\":\"/log/\(count)\",\"d\":\(count)}")
+                    #expect(try await writer.response(to: put).body["s"] as? String == "ok")
+                    try await Task.sleep(for: .milliseconds(400))
+                }
+                #expect(!writer.isEnded && !presence.isEnded)
+                #expect(try await server.get("/online/ada") == "true")
+                await writer.close()
+                await presence.close()
+            }
+        )
+    }
+
     @Test func connectionsOverTheCapAreAnswered503() async throws {
         try await TestServer.with(
             prepare: { configuration, _ in configuration.connections.maxConnections = 3 },

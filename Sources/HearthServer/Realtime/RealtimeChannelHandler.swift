@@ -120,8 +120,12 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
     private var sawInbound = false
     private var pingSent = false
     private var nextPeerCheck: Int64 = 0
-    /// When a connection that has not authenticated or listened is closed (ms since 1970; 0: never).
+    /// When a connection that has not authenticated, listened or registered an onDisconnect
+    /// operation is closed if it stays silent until then (ms since 1970; 0: never).
     private var authOrListenDeadline: Int64 = 0
+    /// A request (anything but the SDK's keep-alive `0`) arrived since the last tick: the
+    /// deadline moves on, so an anonymous client that only writes is not cut off between writes.
+    private var requestSinceTick = false
 
     /// The deliveries of this loop's connections (one `execute` per burst for all of them).
     private let loopInbox: RealtimeLoopInbox
@@ -201,7 +205,9 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
         switch frame.opcode {
         case .text, .binary, .continuation:
             switch messages.receive(frame, allocator: context.channel.allocator) {
-            case .message(let bytes): handle(.frame(bytes))
+            case .message(let bytes):
+                if bytes.count != 1 { requestSinceTick = true }
+                handle(.frame(bytes))
             case .pending: break
             case .failure(let code, let reason): handle(.fail(code, reason))
             }
@@ -325,15 +331,25 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
     func tick(now: Timestamp) {
         guard !finished else { return }
         if nextPeerCheck > 0, now.millisecondsSince1970 >= nextPeerCheck { checkPeer(now) }
-        // Checked when no request is in flight or queued (an `auth` may be on its way).
-        if authOrListenDeadline > 0, now.millisecondsSince1970 >= authOrListenDeadline, !busy,
-            sessionState.pendingRequestCount == 0
-        {
-            authOrListenDeadline = 0
-            if sessionState.identity.role == .anonymous, sessionState.listenCount == 0 {
-                let seconds = configuration.authOrListenTimeout?.components.seconds ?? 0
-                handle(.fail(.policyViolation, "No auth or listen within \(seconds) seconds of connecting."))
-                return
+        if authOrListenDeadline > 0, let timeout = configuration.authOrListenTimeout {
+            let next = now.millisecondsSince1970 + RealtimeTicker.nanoseconds(timeout) / 1_000_000
+            if requestSinceTick {
+                requestSinceTick = false
+                authOrListenDeadline = next
+            } else if now.millisecondsSince1970 >= authOrListenDeadline, !busy,
+                // An `auth` may be in flight or queued: checked again once it is answered.
+                sessionState.pendingRequestCount == 0
+            {
+                if sessionState.identity.role == .anonymous, sessionState.listenCount == 0,
+                    work.engine.onDisconnectCount(connection: work.connection) == 0
+                {
+                    authOrListenDeadline = 0
+                    let seconds = timeout.components.seconds
+                    handle(.fail(.policyViolation, "No auth, listen or request within \(seconds) seconds."))
+                    return
+                }
+                // Checked again later: credentials expire, listens and onDisconnect operations end.
+                authOrListenDeadline = next
             }
         }
         // A busy connection gets the next one.

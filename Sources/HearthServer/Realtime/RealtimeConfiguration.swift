@@ -30,8 +30,8 @@ public struct RealtimeConfiguration: Sendable {
     /// onDisconnect operations one connection may hold (registered and not cancelled); one
     /// more is refused with `failure` (docs/realtime.md, "Durable onDisconnect").
     public var maxOnDisconnectOperations: Int
-    /// A WebSocket that neither authenticated nor holds a listen this long after it opened is
-    /// closed (1008), checked on each tick; the SDKs authenticate or listen at once. Nil: never.
+    /// An anonymous WebSocket with no listen and no onDisconnect operation that sends no request
+    /// (keep-alives aside) for this long is closed (1008), checked on each tick. Nil: never.
     public var authOrListenTimeout: Duration? = .seconds(60)
 
     public init(
