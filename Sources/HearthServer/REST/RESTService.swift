@@ -114,9 +114,12 @@ struct RESTService: Sendable {
 
     static let methodNotAllowed = RESTError(.methodNotAllowed, "Method not allowed")
 
-    /// The request's method after `X-HTTP-Method-Override` / `x-http-method-override`.
+    /// The request's method after `X-HTTP-Method-Override` / `x-http-method-override`, honoured
+    /// on `POST` only, as Firebase documents it: any other request keeps its own method (a `GET`
+    /// with an override is a plain read and never changes data).
     static func effectiveMethod(_ request: Request, override queryOverride: String?) throws -> HTTPRequest.Method {
-        guard let override = request.headers[ResponseBuilder.methodOverride] ?? queryOverride else {
+        guard request.method == .post, let override = request.headers[ResponseBuilder.methodOverride] ?? queryOverride
+        else {
             return request.method
         }
         switch override.uppercased() {
