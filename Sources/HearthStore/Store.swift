@@ -108,6 +108,12 @@ public final class Store: Sendable {
         }
     }
 
+    /// True when the namespace is open in this process or exists on disk; opens nothing.
+    public func hasNamespace(_ name: String) throws -> Bool {
+        if namespaces.withLock({ $0[name] != nil }) { return true }
+        return try db.withSnapshot { $0.get(KeySpace.namespaceKey(name)) } != nil
+    }
+
     private func makeNamespace(_ name: String, id: UInt32, registration: NamespaceRegistration?) throws
         -> NamespaceStore
     {

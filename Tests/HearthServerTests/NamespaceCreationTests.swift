@@ -115,4 +115,34 @@ struct NamespaceCreationTests {
             #expect(try folder.namespacesOnDisk() == ["made", "open", "ruled", "later", "guarded"])
         }
     }
+
+    /// A request for a namespace that exists nowhere and has no rules file is refused by the
+    /// default rules (admin only) before anything is opened for it: no engine, no rules loaded.
+    @Test func refusedRequestsForMadeUpNamespacesOpenNothing() async throws {
+        let logs = LogCapture()
+        try await LoggedServer.with(logs: logs, rules: #"{"rules": {".read": false, ".write": false}}"#) { logged in
+            let server = logged.server
+            try #"{"rules": {".read": true}}"#.write(
+                to: server.directory.appendingPathComponent("rules/filed.rules.json"),
+                atomically: true,
+                encoding: .utf8
+            )
+            for index in 0..<50 {
+                #expect(try await server.send("GET", "/a.json?ns=probe-\(index)").status == 401)
+                #expect(try await server.send("PUT", "/a.json?ns=probe-\(index)", text: "1").status == 401)
+                #expect(try await server.send("DELETE", "/a.json?ns=probe-\(index)").status == 401)
+                let stream = try await SSETestStream.open(port: server.port, path: "/a.json?ns=probe-\(index)")
+                #expect(stream.status == 401)
+            }
+            // Bad input is still answered as bad input first.
+            #expect(try await server.send("GET", "/a.b.json?ns=probe-0").status == 400)
+            // A namespace with a rules file is opened under those rules; the admin opens any.
+            #expect(try await server.send("GET", "/a.json?ns=filed").body == "null")
+            #expect(try await server.get("/a", ns: "admin-read") == "null")
+            let opened = Set(
+                logs.records().filter { $0.message == "rules installed" }.compactMap { $0.metadata["hearth.ns"] }
+            )
+            #expect(opened == ["default", "filed", "admin-read"])
+        }
+    }
 }

@@ -70,10 +70,10 @@ struct RESTService: Sendable {
         }
 
         let decoded = try Self.decodePath(rawPath)
-        let namespace = try store.namespace(options.namespace)
         switch method {
         case .get:
             let (path, isPriority) = try CoreBridge.parseWritePath(decoded)
+            let namespace = try openNamespace(for: call)
             let access = try await rulesInForce(for: options.namespace)
             return try await read(call, path: path, isPriority: isPriority, in: namespace, rules: access)
         case .put, .post, .patch, .delete:
@@ -85,6 +85,7 @@ struct RESTService: Sendable {
             if options.query != nil {
                 throw RESTError.badRequest("Query parameters are only supported by GET requests.")
             }
+            let namespace = try openNamespace(for: call)
             let access = try await rulesInForce(for: options.namespace)
             let body = method == .delete ? [] : try await collectBody(&request, options: options)
             return try await write(call, path: path, isPriority: isPriority, body: body, in: namespace, rules: access)
@@ -105,6 +106,16 @@ struct RESTService: Sendable {
         return .user(
             UserClaims(uid: override["uid"]?.stringValue ?? "", provider: override["provider"]?.stringValue, claimsJSON: claims)
         )
+    }
+
+    /// The call's namespace; one that exists nowhere and has no rules file refuses everyone
+    /// but the admin (its default rules) before anything is opened for it.
+    func openNamespace(for call: Call) throws -> NamespaceStore {
+        let name = call.options.namespace
+        if call.credential != .admin, try RulesInstaller.refusesAllButAdmin(name, registry: rules, database: database) {
+            throw RESTError.permissionDenied
+        }
+        return try store.namespace(name)
     }
 
     /// The namespace's rules, loaded (with their indexes) on first use.
