@@ -21,7 +21,8 @@ struct NamespaceRegistration: Sendable {
         KeySpace.appendBigEndian(nextFreeID(), to: &next)
         batch.put(KeySpace.nextNamespaceIDKey, next)
         for index in indexes {
-            batch.put(IndexDefinitions.definitionKey(index, keys: keys), Array(IndexDefinitions.encode(index.spec).utf8))
+            let definition = Array(IndexDefinitions.encode(index.spec).utf8)
+            batch.put(IndexDefinitions.definitionKey(index, keys: keys), definition)
         }
         return batch
     }

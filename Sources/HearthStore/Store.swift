@@ -114,9 +114,11 @@ public final class Store: Sendable {
         return try db.withSnapshot { $0.get(KeySpace.namespaceKey(name)) } != nil
     }
 
-    private func makeNamespace(_ name: String, id: UInt32, registration: NamespaceRegistration?) throws
-        -> NamespaceStore
-    {
+    private func makeNamespace(
+        _ name: String,
+        id: UInt32,
+        registration: NamespaceRegistration?
+    ) throws -> NamespaceStore {
         try NamespaceStore(
             name: name,
             id: id,

@@ -17,7 +17,8 @@ struct RESTFormDecodingTests {
         }
         """
 
-    static let people = #"{"p1":{"name":"Ada Lovelace"},"p2":{"name":"Ada+Lovelace"},"p3":{"name":"Grace"},"n":{"name":100}}"#
+    static let people =
+        #"{"p1":{"name":"Ada Lovelace"},"p2":{"name":"Ada+Lovelace"},"p3":{"name":"Grace"},"n":{"name":100}}"#
 
     static let scenarios: [RESTScenario] = [
         .init(
