@@ -21,6 +21,7 @@ public final class NamespaceStore: Sendable {
         db: LevelDB,
         syncAlways: Bool,
         clock: @escaping @Sendable () -> Double,
+        registration: NamespaceRegistration?,
         onCommit: @escaping @Sendable () -> Void
     ) throws {
         self.name = name
@@ -39,8 +40,15 @@ public final class NamespaceStore: Sendable {
             keys: keys,
             sequence: sequence,
             syncAlways: syncAlways,
+            registration: registration,
             onCommit: onCommit
         )
+    }
+
+    /// Makes the namespace exist on disk now, before any write (an admin set its rules); does
+    /// nothing when it already exists.
+    public func create() async throws {
+        try await writer.perform { [self] in try writer.register() }
     }
 
     static func decodeSequence(_ bytes: [UInt8]) -> UInt64 {
@@ -226,6 +234,18 @@ public final class NamespaceStore: Sendable {
         try await writer.perform { [self] in
             let current = registered.withLock { $0 }
             var kept = current.filter { specs.contains($0.spec) }
+            guard writer.isRegistered else {
+                // Nothing on disk yet, no data to build over: the definitions are written when
+                // the namespace is.
+                var nextID = (current.map(\.id).max() ?? 0) + 1
+                for spec in specs where !kept.contains(where: { $0.spec == spec }) {
+                    kept.append(RegisteredIndex(id: nextID, spec: spec))
+                    nextID += 1
+                }
+                registered.withLock { $0 = kept }
+                writer.registerIndexesLater(kept)
+                return
+            }
             let removed = current.filter { !specs.contains($0.spec) }
             for index in removed {
                 try writer.commitUnsequenced(try readNow { IndexDefinitions.removal(of: index, reader: $0) })

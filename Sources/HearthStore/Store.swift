@@ -11,10 +11,16 @@ public final class Store: Sendable {
     private let dirty = Atomic<Bool>(false)
     nonisolated(unsafe) private let syncTimer: DispatchSourceTimer?
     private let clock: @Sendable () -> Double
-    private static let nextNamespaceIDKey: [UInt8] = Array("M.nextNamespaceID".utf8)
+    private let namespaceIDs: NamespaceIDs
 
-    private init(db: LevelDB, configuration: StoreConfiguration, clock: @escaping @Sendable () -> Double) {
+    private init(
+        db: LevelDB,
+        namespaceIDs: NamespaceIDs,
+        configuration: StoreConfiguration,
+        clock: @escaping @Sendable () -> Double
+    ) {
         self.db = db
+        self.namespaceIDs = namespaceIDs
         self.configuration = configuration
         self.clock = clock
         if case .periodic(let milliseconds) = configuration.syncMode {
@@ -40,7 +46,19 @@ public final class Store: Sendable {
             throw StoreError(.io, "Cannot create the data directory '\(directory)': \(error.localizedDescription)")
         }
         let db = try LevelDB(path: directory + "/db", writeBufferSize: configuration.writeBufferSize)
-        return Store(db: db, configuration: configuration, clock: clock)
+        let namespaceIDs: NamespaceIDs
+        do {
+            namespaceIDs = try db.withSnapshot { snapshot in
+                NamespaceIDs(
+                    storedNext: snapshot.get(KeySpace.nextNamespaceIDKey).map(KeySpace.decodeBigEndian),
+                    registered: registeredNamespaces(snapshot).map(\.id)
+                )
+            }
+        } catch {
+            db.close()
+            throw error
+        }
+        return Store(db: db, namespaceIDs: namespaceIDs, configuration: configuration, clock: clock)
     }
 
     private func syncIfDirty() {
@@ -64,57 +82,71 @@ public final class Store: Sendable {
         }
     }
 
-    /// The namespace named `name`, created on first use. Throws for an invalid name.
+    /// The namespace named `name`. One that does not exist yet is made in memory only, with a
+    /// fresh id: it reads as empty and is registered on disk by its first write (or
+    /// `NamespaceStore.create()`), so reading it or being refused persists nothing.
+    /// Throws for an invalid name.
     public func namespace(_ name: String) throws -> NamespaceStore {
         if let existing = namespaces.withLock({ $0[name] }) { return existing }
         try Store.validateNamespaceName(name)
         return try namespaces.withLock { table in
             if let existing = table[name] { return existing }
-            let key = KeySpace.namespaceKey(name)
-            let id: UInt32
-            if let stored = try db.withSnapshot({ $0.get(key) }) {
-                id = stored.reduce(0) { $0 << 8 | UInt32($1) }
+            let namespace: NamespaceStore
+            if let stored = try db.withSnapshot({ $0.get(KeySpace.namespaceKey(name)) }) {
+                namespace = try makeNamespace(name, id: KeySpace.decodeBigEndian(stored), registration: nil)
             } else {
-                let next =
-                    try db.withSnapshot { $0.get(Store.nextNamespaceIDKey) }.map {
-                        $0.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-                    } ?? 1
-                id = next
-                let batch = WriteBatch()
-                var idBytes: [UInt8] = []
-                KeySpace.appendBigEndian(id, to: &idBytes)
-                var nextBytes: [UInt8] = []
-                KeySpace.appendBigEndian(id + 1, to: &nextBytes)
-                batch.put(key, idBytes)
-                batch.put(Store.nextNamespaceIDKey, nextBytes)
-                try db.write(batch, sync: true)
+                let id = namespaceIDs.reserve()
+                let registration = NamespaceRegistration(
+                    name: name,
+                    keys: KeySpace(namespaceID: id),
+                    nextFreeID: { [namespaceIDs] in namespaceIDs.nextFree }
+                )
+                namespace = try makeNamespace(name, id: id, registration: registration)
             }
-            let namespace = try NamespaceStore(
-                name: name,
-                id: id,
-                db: db,
-                syncAlways: configuration.syncMode == .always,
-                clock: clock,
-                onCommit: { [weak self] in self?.dirty.store(true, ordering: .releasing) }
-            )
             table[name] = namespace
             return namespace
         }
     }
 
-    /// Names of the namespaces that exist.
+    /// True when the namespace is open in this process or exists on disk; opens nothing.
+    public func hasNamespace(_ name: String) throws -> Bool {
+        if namespaces.withLock({ $0[name] != nil }) { return true }
+        return try db.withSnapshot { $0.get(KeySpace.namespaceKey(name)) } != nil
+    }
+
+    private func makeNamespace(
+        _ name: String,
+        id: UInt32,
+        registration: NamespaceRegistration?
+    ) throws -> NamespaceStore {
+        try NamespaceStore(
+            name: name,
+            id: id,
+            db: db,
+            syncAlways: configuration.syncMode == .always,
+            clock: clock,
+            registration: registration,
+            onCommit: { [weak self] in self?.dirty.store(true, ordering: .releasing) }
+        )
+    }
+
+    /// Names of the namespaces that exist on disk (registered by a write, an import or
+    /// `NamespaceStore.create()`).
     public func namespaceNames() throws -> [String] {
-        try db.withSnapshot { snapshot in
-            var names: [String] = []
-            let prefix = [KeySpace.namespaceTable]
-            let cursor = snapshot.makeIterator()
-            cursor.seek(prefix)
-            while cursor.hasPrefix(prefix) {
-                names.append(String(decoding: UnsafeRawBufferPointer(rebasing: cursor.keyBytes[1...]), as: UTF8.self))
-                cursor.next()
-            }
-            return names
+        try db.withSnapshot { Store.registeredNamespaces($0).map(\.name) }
+    }
+
+    private static func registeredNamespaces(_ snapshot: Snapshot) -> [(name: String, id: UInt32)] {
+        var namespaces: [(name: String, id: UInt32)] = []
+        let prefix = [KeySpace.namespaceTable]
+        let cursor = snapshot.makeIterator()
+        cursor.seek(prefix)
+        while cursor.hasPrefix(prefix) {
+            let name = String(decoding: UnsafeRawBufferPointer(rebasing: cursor.keyBytes[1...]), as: UTF8.self)
+            namespaces.append((name, KeySpace.decodeBigEndian(cursor.valueBytes)))
+            cursor.next()
         }
+        return namespaces
     }
 
     /// True when no namespace holds any data.

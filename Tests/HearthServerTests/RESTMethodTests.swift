@@ -222,7 +222,7 @@ struct RESTMethodTests {
         .init(
             "method override query",
             setup: [("/a", "1")],
-            "GET",
+            "POST",
             "/a.json?x-http-method-override=PUT",
             body: "2",
             status: 200,

@@ -20,6 +20,18 @@ enum RulesInstaller {
         }
     }
 
+    /// True when `namespace` exists nowhere (neither open nor on disk) and has no rules file:
+    /// its rules would be the default ones, which refuse everyone but the admin, so such a
+    /// request is refused without opening anything for it (made-up `?ns=` names cost no memory).
+    static func refusesAllButAdmin(
+        _ namespace: String,
+        registry: RulesRegistry,
+        database: RealtimeDatabase
+    ) throws -> Bool {
+        guard try !database.store.hasNamespace(namespace) else { return false }
+        return registry.files.stamp(for: namespace) == nil
+    }
+
     /// The engine of `namespace` with its rules in force (loaded, compiled and indexed on first
     /// use).
     static func engine(

@@ -46,6 +46,30 @@ struct RulesFiles: Sendable {
     func stamp(for namespace: String) -> RulesFileStamp? {
         RulesFileStamp(path: path(for: namespace))
     }
+
+    /// The rules files in the rules folder now, by namespace: one listing of the folder and
+    /// one `stat` per rules file, however many namespaces are loaded.
+    func stamps() -> [String: RulesFileStamp] {
+        let directory = (defaultRulesFile as NSString).deletingLastPathComponent
+        let defaultName = (defaultRulesFile as NSString).lastPathComponent
+        let suffix = ".rules.json"
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory)
+        else { return [:] }
+        var stamps: [String: RulesFileStamp] = [:]
+        for entry in entries {
+            var namespaces: [String] = []
+            if entry == defaultName { namespaces.append("default") }
+            if entry.hasSuffix(suffix) {
+                let namespace = String(entry.dropLast(suffix.count))
+                if namespace != "default", RESTOptions.isValidNamespace(namespace) { namespaces.append(namespace) }
+            }
+            guard !namespaces.isEmpty,
+                let stamp = RulesFileStamp(path: (directory as NSString).appendingPathComponent(entry))
+            else { continue }
+            for namespace in namespaces { stamps[namespace] = stamp }
+        }
+        return stamps
+    }
 }
 
 /// Identity, size and times of a rules file: when any of them changes, the file is read again.

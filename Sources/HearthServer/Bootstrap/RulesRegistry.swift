@@ -41,8 +41,12 @@ actor RulesRegistry {
     private let logger: Logger
     private let programs = Mutex<[String: RuleProgram]>([:])
     private let observers = Mutex<[Observer]>([])
-    /// Every loaded namespace's file, as last read: what `poll()` compares with.
+    /// Every loaded namespace's file, as last read: what `poll()` compares with. Set only
+    /// through `record(_:for:)`.
     private var fileStates: [String: FileState] = [:]
+    /// The loaded namespaces whose file existed when read (or may change unseen): a poll looks
+    /// at them even when the folder no longer lists their file.
+    private var watchedWithoutListing: Set<String> = []
     /// Namespaces with a load, reload or replacement under way, and who waits for each.
     private var busy: Set<String> = []
     private var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
@@ -137,19 +141,25 @@ actor RulesRegistry {
         let stamp = files.stamp(for: namespace)
         let state = FileState(stamp: stamp, racy: stamp?.isRacy(readAt: readAt) ?? false, rejected: nil)
         if loadedProgram(for: namespace)?.source.text == text {
-            fileStates[namespace] = state
+            record(state, for: namespace)
             logger.info("rules rewritten unchanged", metadata: ["hearth.ns": "\(namespace)"])
             return
         }
         try await install(program, for: namespace, file: state, origin: .put)
     }
 
-    /// Reloads every loaded namespace whose file changed since it was read (one `stat` each
-    /// otherwise). An edit that does not compile is logged once and ignored; a deleted file
-    /// leaves the rules in force.
+    /// Reloads every loaded namespace whose file changed since it was read, from one look at
+    /// the rules folder (`RulesFiles.stamps()`): the cost follows the rules files there, not the
+    /// namespaces loaded. An edit that does not compile is logged once and ignored; a deleted
+    /// file leaves the rules in force.
     func poll() async {
-        for (namespace, state) in fileStates.sorted(by: { $0.key < $1.key }) where !busy.contains(namespace) {
-            if !state.racy && files.stamp(for: namespace) == state.stamp { continue }
+        let present = files.stamps()
+        // A loaded namespace can have changed only if its file is there now, or was when read.
+        var candidates = Set(present.keys.filter { fileStates[$0] != nil })
+        candidates.formUnion(watchedWithoutListing)
+        for namespace in candidates.sorted() where !busy.contains(namespace) {
+            guard let state = fileStates[namespace] else { continue }
+            if !state.racy && present[namespace] == state.stamp { continue }
             await reload(namespace)
         }
     }
@@ -196,14 +206,14 @@ actor RulesRegistry {
                 }
             }
         }
-        fileStates[namespace] = state
+        record(state, for: namespace)
     }
 
     // MARK: Installing
 
     private func install(_ program: RuleProgram, for namespace: String, file: FileState, origin: Origin) async throws {
         try await store.namespace(namespace).setIndexes(program.indexes)
-        fileStates[namespace] = file
+        record(file, for: namespace)
         programs.withLock { $0[namespace] = program }
         logger.info(
             "rules installed",
@@ -213,6 +223,15 @@ actor RulesRegistry {
             ]
         )
         for observer in observers.withLock({ $0 }) { observer(namespace, program) }
+    }
+
+    private func record(_ state: FileState, for namespace: String) {
+        fileStates[namespace] = state
+        if state.stamp != nil || state.racy {
+            watchedWithoutListing.insert(namespace)
+        } else {
+            watchedWithoutListing.remove(namespace)
+        }
     }
 
     /// The file's content, with its stamp taken before reading (a change while reading shows

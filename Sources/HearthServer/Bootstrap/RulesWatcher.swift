@@ -1,7 +1,8 @@
 import ServiceLifecycle
 
-/// Hot reload: polls the rules files of every loaded namespace (one `stat` each per tick) and
-/// lets `RulesRegistry` reload the ones that changed. Stops on graceful shutdown.
+/// Hot reload: one watcher for the rules folder. Each tick lists the folder once (and `stat`s
+/// the rules files in it) and lets `RulesRegistry` reload the loaded namespaces whose file
+/// changed: namespaces without a file cost nothing. Stops on graceful shutdown.
 struct RulesWatcher: Service {
     let registry: RulesRegistry
     /// Time between polls; nil turns hot reload off.

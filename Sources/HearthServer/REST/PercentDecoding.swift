@@ -1,12 +1,24 @@
 /// Strict percent-decoding: every `%` must start a `%XX` escape and the result must be UTF-8.
 enum PercentDecoding {
+    /// A path segment: only `%XX` escapes are decoded (`+` stays `+`, as in Firebase paths).
     static func decode(_ text: Substring) -> String? {
+        decode(text, plusIsSpace: false)
+    }
+
+    /// A query-string name or value, decoded as HTML forms encode it (what browsers' forms,
+    /// Python's `requests`, Java's `URLEncoder` and Node's `URLSearchParams` send): `+` is a
+    /// space, `%2B` a plus.
+    static func decodeFormComponent(_ text: Substring) -> String? {
+        decode(text, plusIsSpace: true)
+    }
+
+    private static func decode(_ text: Substring, plusIsSpace: Bool) -> String? {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
         var iterator = text.utf8.makeIterator()
         while let byte = iterator.next() {
             guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
+                bytes.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
                 continue
             }
             guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {

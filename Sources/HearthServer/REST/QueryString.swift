@@ -1,5 +1,7 @@
-/// The raw query string of a request as decoded name/value pairs. Only `%XX` escapes are
-/// decoded (`+` stays `+`, so JSON values such as `1e+5` survive).
+/// The raw query string of a request as decoded name/value pairs, decoded as HTML forms encode
+/// them: `+` is a space and `%2B` a plus (so a JSON value such as `1e+5` must be sent as
+/// `1e%2B5`, as every form encoder sends it). The one parse of every way in: REST, SSE, the
+/// WebSocket upgrade and the accounts endpoints.
 struct QueryString: Sendable {
     private(set) var pairs: [(name: String, value: String)] = []
 
@@ -17,10 +19,10 @@ struct QueryString: Sendable {
                 name = part
                 value = ""
             }
-            guard let decodedName = PercentDecoding.decode(name) else {
+            guard let decodedName = PercentDecoding.decodeFormComponent(name) else {
                 throw .badRequest("Invalid query parameter name '\(name)': not valid percent-encoded UTF-8.")
             }
-            guard let decodedValue = PercentDecoding.decode(value) else {
+            guard let decodedValue = PercentDecoding.decodeFormComponent(value) else {
                 throw .badRequest("Invalid value of query parameter '\(decodedName)': not valid percent-encoded UTF-8.")
             }
             pairs.append((decodedName, decodedValue))

@@ -4,7 +4,7 @@ import HearthCore
 struct RESTOptions: Sendable {
     enum PrintMode: Sendable, Equatable { case compact, pretty, silent }
 
-    /// `shallow=true`, with the Hearth extension of paging keys.
+    /// `shallow=true`, paged by key as firebase-tools pages it (`limitToFirst`, `startAfter`).
     struct Shallow: Sendable, Equatable {
         var startAfter: ChildKey?
         var limit: Int?
@@ -118,22 +118,29 @@ struct RESTOptions: Sendable {
         return .milliseconds(milliseconds)
     }
 
-    /// `shallow=true` accepts only `limitToFirst`, `startAfter` and `orderBy="$key"` besides.
+    /// `shallow=true` pages by key as firebase-tools does (`limitToFirst=N&startAfter=KEY`, the
+    /// key bare as it sends it, or JSON-quoted); with `orderBy` or any other querying parameter
+    /// it is refused, as Firebase refuses it.
     static func parseShallow(_ q: QueryString) throws -> Shallow {
-        let mixing = RESTError.badRequest("Mixing 'shallow' and querying parameters is not supported")
-        for name in queryParameterNames where name != "limitToFirst" && name != "startAfter" && q.contains(name) {
-            throw mixing
+        let paging: Set = ["limitToFirst", "startAfter"]
+        if q.contains("orderBy") || queryParameterNames.contains(where: { !paging.contains($0) && q.contains($0) }) {
+            throw RESTError.badRequest("Mixing 'shallow' and querying parameters is not supported")
         }
-        if let orderBy = q["orderBy"], JSONScalar.parse(orderBy) != .string("$key") { throw mixing }
         var shallow = Shallow()
         if let limit = q["limitToFirst"] { shallow.limit = try QueryParameters.parseLimit(limit, name: "limitToFirst") }
-        if let startAfter = q["startAfter"] {
-            guard case .string(let key)? = JSONScalar.parse(startAfter) else {
-                throw RESTError.badRequest("Provided key index type is invalid, must be string")
-            }
-            shallow.startAfter = ChildKey(key)
-        }
+        if let startAfter = q["startAfter"] { shallow.startAfter = try shallowStartKey(startAfter) }
         return shallow
+    }
+
+    /// The key a shallow page starts after: the text itself (firebase-tools sends the last key
+    /// of the previous page unquoted), or the string of a JSON-quoted key.
+    static func shallowStartKey(_ text: String) throws -> ChildKey {
+        var key = text
+        if text.hasPrefix("\""), case .string(let quoted)? = JSONScalar.parse(text) { key = quoted }
+        guard !key.isEmpty else {
+            throw RESTError.badRequest("Invalid startAfter '\(text)': with shallow=true, use the key to page after.")
+        }
+        return ChildKey(key)
     }
 }
 

@@ -4,7 +4,8 @@ extension RESTService {
     /// `GET|PUT /.settings/rules.json?ns=` (admin only). GET answers the verbatim text of the rules
     /// in force. PUT compiles the body: with errors, 400 and every diagnostic rendered
     /// (`file:line:col: message`, source line, caret), the old rules stay; else the file is
-    /// rewritten and the program installed before the answer.
+    /// rewritten, the program installed and the namespace created (if it was not) before the
+    /// answer.
     func handleRules(_ call: inout Call, request: inout Request) async throws -> Response {
         guard call.credential == .admin else { throw RESTError.permissionDenied }
         let namespace = call.options.namespace
@@ -19,6 +20,7 @@ extension RESTService {
             }
             guard let text else { throw RESTError.badRequest("Invalid rules document: not valid UTF-8.") }
             try await rules.replace(text, for: namespace)
+            try await store.namespace(namespace).create()
             return ResponseBuilder.json("{\"status\":\"ok\"}", print: call.options.print)
         default:
             throw Self.methodNotAllowed

@@ -72,10 +72,10 @@ struct RESTService: Sendable {
         }
 
         let decoded = try Self.decodePath(rawPath)
-        let namespace = try store.namespace(options.namespace)
         switch method {
         case .get:
             let (path, isPriority) = try CoreBridge.parseWritePath(decoded)
+            let namespace = try openNamespace(for: call)
             let access = try await rulesInForce(for: options.namespace)
             return try await read(call, path: path, isPriority: isPriority, in: namespace, rules: access)
         case .put, .post, .patch, .delete:
@@ -87,6 +87,7 @@ struct RESTService: Sendable {
             if options.query != nil {
                 throw RESTError.badRequest("Query parameters are only supported by GET requests.")
             }
+            let namespace = try openNamespace(for: call)
             let access = try await rulesInForce(for: options.namespace)
             // The push id is chosen first: the rules may judge the new child's key.
             let pushID = method == .post ? CoreBridge.nextPushID() : nil
@@ -126,6 +127,16 @@ struct RESTService: Sendable {
         )
     }
 
+    /// The call's namespace; one that exists nowhere and has no rules file refuses everyone
+    /// but the admin (its default rules) before anything is opened for it.
+    func openNamespace(for call: Call) throws -> NamespaceStore {
+        let name = call.options.namespace
+        if call.credential != .admin, try RulesInstaller.refusesAllButAdmin(name, registry: rules, database: database) {
+            throw RESTError.permissionDenied
+        }
+        return try store.namespace(name)
+    }
+
     /// The namespace's rules, loaded (with their indexes) on first use.
     func rulesInForce(for namespace: String) async throws -> NamespaceRules {
         try await RulesInstaller.engine(for: namespace, registry: rules, database: database).rules
@@ -133,9 +144,12 @@ struct RESTService: Sendable {
 
     static let methodNotAllowed = RESTError(.methodNotAllowed, "Method not allowed")
 
-    /// The request's method after `X-HTTP-Method-Override` / `x-http-method-override`.
+    /// The request's method after `X-HTTP-Method-Override` / `x-http-method-override`, honoured
+    /// on `POST` only, as Firebase documents it: any other request keeps its own method (a `GET`
+    /// with an override is a plain read and never changes data).
     static func effectiveMethod(_ request: Request, override queryOverride: String?) throws -> HTTPRequest.Method {
-        guard let override = request.headers[ResponseBuilder.methodOverride] ?? queryOverride else {
+        guard request.method == .post, let override = request.headers[ResponseBuilder.methodOverride] ?? queryOverride
+        else {
             return request.method
         }
         switch override.uppercased() {

@@ -43,6 +43,11 @@ struct EventStreamService: Sendable {
         if options.shallow != nil { throw RESTError.badRequest("shallow is not supported by streaming reads.") }
         let identity = context.credentials.identity(forCredential: credential)
         let namespace = options.namespace
+        if credential != .admin,
+            try RulesInstaller.refusesAllButAdmin(namespace, registry: context.rules, database: context.database)
+        {
+            throw RESTError.permissionDenied
+        }
         let engine = try await context.engine(for: namespace)
         guard try await engine.canRead(path: path, query: options.query, as: identity.caller) else {
             throw RESTError.permissionDenied

@@ -35,6 +35,14 @@ struct KeySpace: Sendable {
         [namespaceTable] + Array(name.utf8)
     }
 
+    /// The next namespace id to hand out, as last registered (see `Store.open` for the id
+    /// actually used).
+    static let nextNamespaceIDKey: [UInt8] = Array("M.nextNamespaceID".utf8)
+
+    static func decodeBigEndian(_ bytes: some Sequence<UInt8>) -> UInt32 {
+        bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    }
+
     var sequenceKey: [UInt8] { KeySpace.prefix(KeySpace.sequenceTable, namespaceID) }
 
     /// The key of the leaf at `path`, which is also the prefix of its whole subtree.

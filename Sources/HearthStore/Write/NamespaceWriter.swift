@@ -43,6 +43,9 @@ final class NamespaceWriter: Sendable {
     nonisolated(unsafe) private(set) var groupsApplied = 0
     /// The staged group the running job joined, if it staged a write; touched only on `queue`.
     nonisolated(unsafe) private var joinedGroup: StagedWrites.Outcome?
+    /// Until the namespace's first write reaches LevelDB, what makes it exist on disk (written
+    /// just before that write); nil for a namespace that exists. Touched only on `queue`.
+    nonisolated(unsafe) private var registration: NamespaceRegistration?
     /// Told about every commit, in order, once it is as durable as the sync mode promises.
     private let observers = Mutex<[@Sendable (CommittedWrite) -> Void]>([])
 
@@ -52,8 +55,10 @@ final class NamespaceWriter: Sendable {
         keys: KeySpace,
         sequence: UInt64,
         syncAlways: Bool,
+        registration: NamespaceRegistration?,
         onCommit: @escaping @Sendable () -> Void
     ) {
+        self.registration = registration
         queue = DispatchQueue(label: "hearth.writer.\(name)", qos: .userInitiated)
         self.db = db
         sequenceKey = keys.sequenceKey
@@ -105,7 +110,7 @@ final class NamespaceWriter: Sendable {
         let next = sequence + 1
         batch.put(sequenceKey, Self.encode(next))
         do {
-            try db.write(batch, sync: false)
+            try writeToLevelDB(batch)
         } catch {
             shapes.removeAll()
             throw error
@@ -171,7 +176,7 @@ final class NamespaceWriter: Sendable {
                 failNextFlush = nil
                 throw injected
             }
-            try db.write(group.batch, sync: false)
+            try writeToLevelDB(group.batch)
         } catch {
             group.outcome.error = error
             sequence = group.sequenceBefore
@@ -223,9 +228,32 @@ final class NamespaceWriter: Sendable {
         assert(staged == nil, "a job must flush staged writes before it plans what it commits")
         releaseRoundSnapshot()
         shapes.removeAll()
-        try db.write(batch, sync: false)
+        try writeToLevelDB(batch)
         onCommit()
         db.compactInBackground(batch.clearedRanges)
+    }
+
+    /// True when the namespace exists on disk; only from a job.
+    var isRegistered: Bool { registration == nil }
+
+    /// Writes the namespace's registration if it does not exist on disk yet; only from a job.
+    func register() throws {
+        guard let registration else { return }
+        try db.write(registration.batch(), sync: false)
+        self.registration = nil
+        onCommit()
+    }
+
+    /// Indexes of a namespace not on disk yet, whose definitions its registration writes;
+    /// only from a job.
+    func registerIndexesLater(_ indexes: [RegisteredIndex]) {
+        registration?.indexes = indexes
+    }
+
+    /// Every write of the namespace to LevelDB: the first one registers the namespace.
+    private func writeToLevelDB(_ batch: WriteBatch) throws {
+        try register()
+        try db.write(batch, sync: false)
     }
 
     private func enqueue(_ job: @escaping Job) {
