@@ -4,7 +4,7 @@ import Testing
 
 /// Requests NIO's parser refuses, sent byte for byte on a fresh connection (where the server
 /// used to answer nothing and keep the connection forever) and after a good request on a
-/// keep-alive connection: each is answered within a second and the connection is closed.
+/// keep-alive connection: each is answered at once and the connection is closed.
 struct MalformedRequestTests {
     struct Case: CustomTestStringConvertible, Sendable {
         var name: String
@@ -12,8 +12,10 @@ struct MalformedRequestTests {
         var status: Int
         /// Words of the error message.
         var message: String
-        /// The connection answers parse errors itself, on its event loop: within a second. A body
-        /// error is answered by the REST service, which a loaded test machine may delay.
+        /// The connection answers parse errors itself, on its event loop: in under 10 ms on a
+        /// quiet machine (before, never), but this suite shares two loaded cores with the others
+        /// (a 1 MB target missed a 1 s bound once in a full run), so the bound is 5 s. A body
+        /// error is answered by the REST service, which a loaded test machine may delay more.
         var answerWithin: Duration
         var testDescription: String { name }
 
@@ -26,7 +28,7 @@ struct MalformedRequestTests {
             self.bytes = bytes
             self.status = status
             self.message = message
-            self.answerWithin = inBody ? .seconds(10) : .seconds(1)
+            self.answerWithin = inBody ? .seconds(10) : .seconds(5)
         }
     }
 
