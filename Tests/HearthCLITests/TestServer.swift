@@ -19,6 +19,12 @@ final class TestServer: @unchecked Sendable {
         self.client = HTTPClient(eventLoopGroupProvider: .singleton)
     }
 
+    /// A test that failed before `terminate()` or `kill()` still shuts its client down:
+    /// AsyncHTTPClient stops the whole test process when a client is dropped running.
+    deinit {
+        try? client.syncShutdown()
+    }
+
     /// Starts `hearth serve` on `dataDirectory` (run from `workingDirectory`, a directory without
     /// rules or seed) and waits until `/.well-known/hearth/health` answers 200.
     static func start(
@@ -115,7 +121,13 @@ final class TestServer: @unchecked Sendable {
     func terminate() async throws -> (status: Int32, seconds: Double) {
         let start = ContinuousClock.now
         child.send(SIGTERM)
-        let status = try await child.wait(timeout: .seconds(30))
+        let status: Int32
+        do {
+            status = try await child.wait(timeout: .seconds(30))
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
         try? await client.shutdown()
         return (status, (ContinuousClock.now - start) / .seconds(1))
     }

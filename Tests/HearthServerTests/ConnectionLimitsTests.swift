@@ -97,7 +97,7 @@ struct ConnectionLimitsTests {
     @Test func webSocketThatNeitherAuthenticatesNorListensIsClosed() async throws {
         try await TestServer.with(
             prepare: { configuration, _ in
-                configuration.realtime.authOrListenTimeout = .seconds(1)
+                configuration.realtime.authOrListenTimeout = .seconds(3)
                 configuration.realtime.tickInterval = .milliseconds(100)
                 try #"{"rules": {".read": true}}"#.write(
                     toFile: configuration.rulesFile,
@@ -106,12 +106,14 @@ struct ConnectionLimitsTests {
                 )
             },
             run: { server in
-                let idle = try await RealtimeTestClient.connect(port: server.port)
-                let listening = try await RealtimeTestClient.connect(port: server.port)
+                // Each client acts as soon as it is connected (a loaded machine may take seconds
+                // between connections); the silent one connects last.
                 let authenticated = try await RealtimeTestClient.connect(port: server.port)
                 try await authenticated.authenticateAsAdmin()
+                let listening = try await RealtimeTestClient.connect(port: server.port)
                 let listen = listening.request("q", #"{"p":"/a","h":""}"#)
                 #expect(try await listening.response(to: listen).body["s"] as? String == "ok")
+                let idle = try await RealtimeTestClient.connect(port: server.port)
 
                 try await idle.waitUntilEnded()
                 #expect(idle.closeCode == 1008)
@@ -138,13 +140,13 @@ struct ConnectionLimitsTests {
                 )
             },
             run: { server in
-                let writer = try await RealtimeTestClient.connect(port: server.port)
+                // Each client acts as soon as it is connected; the silent one connects last.
                 let presence = try await RealtimeTestClient.connect(port: server.port)
-                let idle = try await RealtimeTestClient.connect(port: server.port)
                 let register = presence.request("o", #"{"p":"/online/ada","d":null}"#)
                 #expect(try await presence.response(to: register).body["s"] as? String == "ok")
                 let online = presence.request("p", #"{"p":"/online/ada","d":true}"#)
                 #expect(try await presence.response(to: online).body["s"] as? String == "ok")
+                let writer = try await RealtimeTestClient.connect(port: server.port)
                 // The writer sends a put every 300 ms (not waiting for the answers, so a slow
                 // machine does not stretch the gaps) until the silent connection is closed for
                 // its silence, then for longer than the timeout again.
@@ -153,6 +155,8 @@ struct ConnectionLimitsTests {
                     let count = puts.count + 1
                     puts.append(writer.request("p", "{\"p\":\"/log/\(count)\",\"d\":\(count)}"))
                 }
+                write()
+                let idle = try await RealtimeTestClient.connect(port: server.port)
                 while !idle.isEnded, puts.count < 200 {
                     write()
                     try await Task.sleep(for: .milliseconds(300))
