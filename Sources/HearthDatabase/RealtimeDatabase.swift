@@ -30,6 +30,11 @@ public final class RealtimeDatabase: Sendable {
         }
     }
 
+    /// Whether the engine of namespace `name` is open (in memory).
+    public func isOpen(_ name: String) -> Bool {
+        engines.withLock { $0[name] != nil }
+    }
+
     /// Runs the onDisconnect writes that connections of a previous process left in every
     /// namespace (that process stopped before their connections closed). Call before serving.
     public func runStoredOnDisconnect() async {

@@ -111,7 +111,13 @@ public final class Store: Sendable {
     /// True when the namespace is open in this process or exists on disk; opens nothing.
     public func hasNamespace(_ name: String) throws -> Bool {
         if namespaces.withLock({ $0[name] != nil }) { return true }
-        return try db.withSnapshot { $0.get(KeySpace.namespaceKey(name)) } != nil
+        return try isCreated(name)
+    }
+
+    /// Whether namespace `name` exists on disk (from its first write or an admin's rules PUT);
+    /// one only opened in memory does not.
+    public func isCreated(_ name: String) throws -> Bool {
+        try db.withSnapshot { $0.get(KeySpace.namespaceKey(name)) } != nil
     }
 
     private func makeNamespace(

@@ -149,4 +149,35 @@ struct NamespaceCreationTests {
             #expect(opened == ["default", "filed", "admin-read"])
         }
     }
+
+    /// A WebSocket names its namespace before it authenticates (an admin may then create it),
+    /// so an upgrade for one that exists nowhere opens it in memory: only so many such
+    /// namespaces at once; one created on disk leaves the count.
+    @Test func webSocketsOpenBoundedlyManyNamespacesThatExistNowhere() async throws {
+        try await TestServer.with(
+            prepare: { configuration, _ in configuration.realtime.maxProvisionalNamespaces = 3 },
+            run: { server in
+                let port = server.port
+                var clients: [RealtimeTestClient] = []
+                for name in ["p1", "p2", "p3"] {
+                    clients.append(try await RealtimeTestClient.connect(port: port, ns: name))
+                }
+                await #expect(throws: (any Error).self) {
+                    _ = try await onThread { try RawWebSocket(port: port, query: "v=5&ns=p4") }
+                }
+                // Namespaces already open, and ones that exist, are still served.
+                clients.append(try await RealtimeTestClient.connect(port: port, ns: "p1"))
+                clients.append(try await RealtimeTestClient.connect(port: port))
+                // The admin creates p2 over its WebSocket: p2 leaves the count, p4 may open.
+                try await clients[1].authenticateAsAdmin()
+                let put = clients[1].request("p", #"{"p":"/a","d":1}"#)
+                #expect(try await clients[1].response(to: put).body["s"] as? String == "ok")
+                clients.append(try await RealtimeTestClient.connect(port: port, ns: "p4"))
+                await #expect(throws: (any Error).self) {
+                    _ = try await onThread { try RawWebSocket(port: port, query: "v=5&ns=p5") }
+                }
+                for client in clients { await client.close() }
+            }
+        )
+    }
 }

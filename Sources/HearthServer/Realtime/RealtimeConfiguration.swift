@@ -33,6 +33,11 @@ public struct RealtimeConfiguration: Sendable {
     /// An anonymous WebSocket with no listen and no onDisconnect operation that sends no request
     /// (keep-alives aside) for this long is closed (1008), checked on each tick. Nil: never.
     public var authOrListenTimeout: Duration? = .seconds(60)
+    /// Namespaces that exist nowhere (not on disk, no rules file) that WebSocket upgrades may
+    /// open, each an engine in memory until the server stops (a client names the namespace
+    /// before it authenticates, and an admin may then create it); past it, an upgrade for
+    /// another such namespace is refused (400). Namespaces created since leave the count.
+    public var maxProvisionalNamespaces = 1_000
 
     public init(
         maxFrameBytes: Int = 16 * 1024 * 1024 + 64 * 1024,

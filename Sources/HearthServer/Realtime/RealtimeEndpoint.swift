@@ -11,6 +11,7 @@ struct RealtimeEndpoint: Sendable {
 
     private let slot = ContextSlot()
     private let counter = Counter()
+    private let provisional = ProvisionalNamespaces()
     /// Ticks the connections, one repeated task per event loop.
     let ticker = RealtimeTicker()
     /// The engine deliveries, one inbox per event loop.
@@ -38,6 +39,20 @@ struct RealtimeEndpoint: Sendable {
         guard RESTOptions.isValidNamespace(namespace) else { return nil }
         let engine: NamespaceEngine
         do {
+            if !context.database.isOpen(namespace),
+                try RulesInstaller.refusesAllButAdmin(namespace, registry: context.rules, database: context.database),
+                !provisional.admit(
+                    namespace,
+                    limit: context.configuration.maxProvisionalNamespaces,
+                    isCreated: { (try? context.database.store.isCreated($0)) == true }
+                )
+            {
+                context.logger.warning(
+                    "realtime upgrade refused: too many namespaces opened that exist nowhere",
+                    metadata: ["hearth.ns": "\(namespace)", "hearth.limit": "\(context.configuration.maxProvisionalNamespaces)"]
+                )
+                return nil
+            }
             engine = try await context.engine(for: namespace)
         } catch {
             context.logger.error(
