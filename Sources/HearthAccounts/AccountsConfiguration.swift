@@ -29,6 +29,14 @@ public struct AccountsConfiguration: Sendable {
     /// `INVALID_LOGIN_CREDENTIALS`, and `sendOobCode` succeeds for unknown emails. Off (as in
     /// the Firebase emulator's default project): `EMAIL_NOT_FOUND` / `INVALID_PASSWORD`.
     public var emailEnumerationProtection: Bool
+    /// How long a live realtime connection (WebSocket, SSE) signed in before its owner changed
+    /// the password or email through `accounts:update` keeps its authentication. That call
+    /// answers with new tokens; the Firebase SDK adopts them and re-authenticates the connection
+    /// itself. Revoking the connection at once made the database SDK refresh with the old,
+    /// revoked refresh token before the Auth SDK had read the answer, and sign the user out.
+    /// REST requests and new connections refuse the old token at once; admin changes, password
+    /// resets, disabling and deleting revoke live connections at once.
+    public var liveSessionGrace: Duration
     /// Seconds since 1970; injectable for tests.
     public var now: @Sendable () -> Double
 
@@ -44,6 +52,7 @@ public struct AccountsConfiguration: Sendable {
         failuresPerAddress: Int = 100,
         failureWindow: Double = 600,
         emailEnumerationProtection: Bool = true,
+        liveSessionGrace: Duration = .seconds(1),
         now: (@Sendable () -> Double)? = nil
     ) {
         self.scrypt = scrypt
@@ -57,6 +66,7 @@ public struct AccountsConfiguration: Sendable {
         self.failuresPerAddress = failuresPerAddress
         self.failureWindow = failureWindow
         self.emailEnumerationProtection = emailEnumerationProtection
+        self.liveSessionGrace = liveSessionGrace
         self.now = now ?? { Date().timeIntervalSince1970 }
     }
 }

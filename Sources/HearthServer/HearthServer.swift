@@ -78,8 +78,16 @@ public enum HearthServer {
         // Connections of a previous run that stopped (crash, kill -9) before they closed.
         await database.runStoredOnDisconnect()
         RulesInstaller.follow(rules, into: database, logger: logger)
-        // A revoked token's WebSocket connections learn it at once (`ac`); SSE streams within a second.
-        accounts.onRevoke { [ticker = endpoint.ticker] _ in ticker.tickAll() }
+        // A revoked token's WebSocket connections learn it at once (`ac`), or when its live grace
+        // ends (the owner changed the password and got new tokens); SSE streams within a second.
+        accounts.onRevoke { [ticker = endpoint.ticker, grace = configuration.accounts.liveSessionGrace] revocation in
+            ticker.tickAll()
+            guard revocation.reason == .passwordChanged || revocation.reason == .emailChanged else { return }
+            Task {
+                try? await Task.sleep(for: grace)
+                ticker.tickAll()
+            }
+        }
         let realtime = RealtimeContext(
             database: database,
             rules: rules,

@@ -43,6 +43,22 @@ struct PasswordResetTests {
         }
     }
 
+    @Test func afterAResetTheOldRefreshTokenIsRefusedAndANewSignInRefreshes() async throws {
+        try await TemporaryAccounts.with { store, _ in
+            let created = try await store.signUp(email: "ada@example.com", password: "secret1")
+            _ = try await store.sendPasswordReset(email: "ada@example.com", linkBase: "http://h")
+            let code = try #require(try Self.outbox(store).first?["oobCode"] as? String)
+            #expect(try await store.resetPassword(code: code, newPassword: "brand-new") == "ada@example.com")
+            // All in the same second of the test clock: the reset's revocation covers the old
+            // session, not the one signed in after it.
+            await expectAccountsError(.tokenExpired) { try store.refresh(created.refreshToken) }
+            let signedIn = try await store.signIn(email: "ada@example.com", password: "brand-new")
+            let refreshed = try store.refresh(signedIn.refreshToken)
+            #expect(refreshed.refreshToken == signedIn.refreshToken)
+            #expect(try store.lookup(idToken: refreshed.idToken).localId == created.account.localId)
+        }
+    }
+
     @Test func codesExpireAfterAnHour() async throws {
         try await TemporaryAccounts.with { store, temporary in
             _ = try await store.signUp(email: "ada@example.com", password: "secret1")

@@ -92,7 +92,8 @@ extension AccountsStore {
             return (account, reason, tokens)
         }
         if let reason {
-            revoked(updated, reason: reason)
+            // The owner got new tokens: give its live connections time to switch to them.
+            revoked(updated, reason: reason, liveGrace: tokens == nil ? .zero : configuration.liveSessionGrace)
         } else if changes.disabled == false {
             revocations.set(uid, RevocationRegistry.entry(for: updated))
         }

@@ -146,9 +146,10 @@ public final class AccountsStore: Sendable {
         )
     }
 
-    /// Applies a revocation to the in-memory registry and tells the observers.
-    func revoked(_ account: AccountRecord, reason: RevocationReason) {
-        revocations.set(account.localId, RevocationRegistry.entry(for: account))
+    /// Applies a revocation to the in-memory registry and tells the observers; live
+    /// connections keep their authentication for `liveGrace`.
+    func revoked(_ account: AccountRecord, reason: RevocationReason, liveGrace: Duration = .zero) {
+        revocations.set(account.localId, RevocationRegistry.entry(for: account, liveGrace: liveGrace))
         revocations.publish(Revocation(uid: account.localId, validSince: account.validSince, reason: reason))
         logger.info(
             "account tokens revoked",

@@ -35,6 +35,8 @@ public final class RevocationRegistry: Sendable {
         var validSince: Int64
         var disabled: Bool
         var deleted: Bool
+        /// Until then, live connections signed in before `validSince` stay authenticated.
+        var liveUntil: ContinuousClock.Instant? = nil
     }
 
     private let entries = Mutex<[String: Entry]>([:])
@@ -49,6 +51,14 @@ public final class RevocationRegistry: Sendable {
         if entry.deleted { return .deleted }
         if entry.disabled { return .disabled }
         return authTime < entry.validSince ? .revoked : .valid
+    }
+
+    /// `status` for a live connection that verified its token earlier: a token revoked by its
+    /// owner's password or email change stays `.valid` for the revocation's `liveGrace`.
+    public func liveStatus(uid: String, authTime: Int64) -> Status {
+        let status = status(uid: uid, authTime: authTime)
+        guard status == .revoked, let until = entries.withLock({ $0[uid]?.liveUntil }) else { return status }
+        return ContinuousClock.now < until ? .valid : .revoked
     }
 
     /// Calls `handler` after every revocation is committed (password change, email change,
@@ -66,9 +76,10 @@ public final class RevocationRegistry: Sendable {
     }
 
     /// The entry an account needs, or nil when none of its tokens were ever revoked.
-    static func entry(for account: AccountRecord) -> Entry? {
+    static func entry(for account: AccountRecord, liveGrace: Duration = .zero) -> Entry? {
         let createdSeconds = account.createdAt / 1000
         guard account.disabled || account.validSince > createdSeconds else { return nil }
-        return Entry(validSince: account.validSince, disabled: account.disabled, deleted: false)
+        let liveUntil = liveGrace > .zero ? ContinuousClock.now.advanced(by: liveGrace) : nil
+        return Entry(validSince: account.validSince, disabled: account.disabled, deleted: false, liveUntil: liveUntil)
     }
 }

@@ -82,5 +82,5 @@ struct AccountRevocationProbe: CredentialRevocationProbe {
     let uid: String
     let signedInAt: Int64
 
-    var isRevoked: Bool { registry.status(uid: uid, authTime: signedInAt) != .valid }
+    var isRevoked: Bool { registry.liveStatus(uid: uid, authTime: signedInAt) != .valid }
 }
