@@ -11,6 +11,9 @@ struct AuthRevocationRealtimeTests {
     @Test func aPasswordChangeRevokesLiveWebSocketAndSSESessions() async throws {
         try await AccountsClient.withServer(prepare: { configuration in
             try? Self.rules.write(toFile: configuration.rulesFile, atomically: true, encoding: .utf8)
+            // This client never switches to the new tokens: it is revoked once the owner's grace
+            // (PasswordChangeSessionTests) ends; a short one keeps the 2 s bound meaningful.
+            configuration.accounts.liveSessionGrace = .milliseconds(200)
         }) { accounts in
             let server = accounts.server
             try await server.put("/things", #"{"a":1}"#)
