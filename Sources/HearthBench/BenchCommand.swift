@@ -65,6 +65,9 @@ struct BenchCommand: AsyncParsableCommand {
     @Flag(help: "puts: add print=silent (204, no echoed body).")
     var silent = false
 
+    @Flag(help: "Skip the health check: for a WebSocket scenario against an anchor (../shared/anchors/nio-ws).")
+    var noHealthCheck = false
+
     // read50mb
     @Option(help: "read50mb: size of /bench/big in MB (10^6 bytes).")
     var bigMb = 50
@@ -150,7 +153,7 @@ struct BenchCommand: AsyncParsableCommand {
         var realtimeReports = RealtimeReports()
         var signInReport: SignInReport?
         do {
-            if needsServer { try await checkHealth(target, group) }
+            if needsServer && !noHealthCheck { try await checkHealth(target, group) }
             if selected.contains(.puts) {
                 report.puts = try await PutsScenario(
                     target: target,
