@@ -6,7 +6,7 @@ extension RESTService {
     /// (`file:line:col: message`, source line, caret), the old rules stay; else the file is
     /// rewritten, the program installed and the namespace created (if it was not) before the
     /// answer.
-    func handleRules(_ call: inout Call, request: inout Request) async throws -> Response {
+    func handleRules(_ call: Call, request: Request) async throws -> Response {
         guard call.credential == .admin else { throw RESTError.permissionDenied }
         let namespace = call.options.namespace
         _ = try store.namespace(namespace)

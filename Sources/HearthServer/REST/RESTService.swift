@@ -58,17 +58,16 @@ struct RESTService: Sendable {
         if let override = options.authVariableOverride {
             credential = try Self.overriddenCredential(credential, with: override)
         }
-        var call = Call(
+        let call = Call(
             method: method,
             rawPath: rawPath,
             options: options,
             credential: credential,
             headers: request.headers
         )
-        var request = request
 
         if rawPath == Self.rulesPath {
-            return try await handleRules(&call, request: &request)
+            return try await handleRules(call, request: request)
         }
 
         let decoded = try Self.decodePath(rawPath)

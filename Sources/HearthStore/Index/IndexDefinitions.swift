@@ -8,7 +8,7 @@ enum IndexDefinitions {
         let prefix = reader.keys.indexDefinitionPrefix()
         reader.scan(prefix) { key, value in
             guard key.count == prefix.count + 4 else { return }
-            let id = (prefix.count..<key.count).reduce(UInt32(0)) { $0 << 8 | UInt32(key[$1]) }
+            let id = KeySpace.decodeBigEndian(key[prefix.count...])
             let text = String(decoding: value, as: UTF8.self)
             if let spec = decode(text) { result.append(RegisteredIndex(id: id, spec: spec)) }
         }

@@ -127,7 +127,7 @@ struct KeySpace: Sendable {
         let idStart = start + 2
         guard key.count == idStart + length + 4 else { return nil }
         let connection = String(decoding: UnsafeRawBufferPointer(rebasing: key[idStart..<(idStart + length)]), as: UTF8.self)
-        let position = key[(idStart + length)...].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        let position = KeySpace.decodeBigEndian(key[(idStart + length)...])
         return (connection, position)
     }
 
