@@ -94,11 +94,8 @@ extension ClientAction {
     }
 
     static func readWritePath(_ body: RawJSONObject, allowPriority: Bool) throws -> (path: DataPath, isPriority: Bool) {
-        let member: JSONValue?
-        do {
-            member = try body.value(of: "p")
-        } catch let error as CoreError where error.code == .unpairedSurrogate {
-            throw explained(error, in: body.range(of: "p").map(body.slice) ?? [], part: .path)
+        let member = try explainingSurrogates(in: body.range(of: "p").map(body.slice) ?? [], part: .path) {
+            try body.value(of: "p")
         }
         guard case .string(let text)? = member else {
             throw ProtocolError.invalid("Invalid request: the path 'p' is missing or not a string.")
@@ -130,11 +127,8 @@ extension ClientAction {
         guard let range = body.range(of: "d") else {
             throw ProtocolError.invalid("Invalid request: the data 'd' is missing.")
         }
-        let value: NewValue
-        do {
-            value = try TreeParser.parse(body.slice(range), at: path)
-        } catch let error as CoreError where error.code == .unpairedSurrogate {
-            throw explained(error, in: body.slice(range), part: .data(path))
+        let value = try explainingSurrogates(in: body.slice(range), part: .data(path)) {
+            try TreeParser.parse(body.slice(range), at: path)
         }
         if isPriority, case .children? = value.node {
             throw ProtocolError.invalid(
@@ -152,11 +146,8 @@ extension ClientAction {
             throw ProtocolError.invalid(
                 "Invalid update at '\(path)': the data must be an object of child paths and values.")
         }
-        let members: RawJSONObject
-        do {
-            members = try RawJSONObject(body.bytes, range: range)
-        } catch let error as CoreError where error.code == .unpairedSurrogate {
-            throw explained(error, in: body.slice(range), part: .update(path))
+        let members = try explainingSurrogates(in: body.slice(range), part: .update(path)) {
+            try RawJSONObject(body.bytes, range: range)
         }
         var entries: [MergeEntry] = []
         entries.reserveCapacity(members.members.count)
@@ -170,11 +161,8 @@ extension ClientAction {
                 throw ProtocolError.invalid(
                     "Invalid path '\(String(describing: full).prefix(300))': data can be nested at most 32 levels deep.")
             }
-            let value: NewValue
-            do {
-                value = try TreeParser.parse(body.slice(member.value), at: full)
-            } catch let error as CoreError where error.code == .unpairedSurrogate {
-                throw explained(error, in: body.slice(member.value), part: .data(full))
+            let value = try explainingSurrogates(in: body.slice(member.value), part: .data(full)) {
+                try TreeParser.parse(body.slice(member.value), at: full)
             }
             entries.append(MergeEntry(path: relative, isPriority: isPriority, value: value))
         }
@@ -182,15 +170,20 @@ extension ClientAction {
         return MergeRequest(path: path, entries: entries)
     }
 
-    /// A request part with an unpaired surrogate escape: which string holds it (the scanner's
-    /// message when it cannot be found again).
-    static func explained(
-        _ error: CoreError,
-        in bytes: ArraySlice<UInt8>,
-        part: UnpairedSurrogate.Part
-    ) -> ProtocolError {
-        guard let found = UnpairedSurrogate.find(in: bytes) else { return ProtocolError.invalid(error.message) }
-        return ProtocolError.invalid(found.message(in: part))
+    /// Runs `parse` over one part of a request (`bytes`); an unpaired surrogate escape it meets
+    /// becomes an error naming the string that holds it (the scanner's message when it cannot
+    /// be found again). Searched only after the parse failed: nothing on the fast path.
+    static func explainingSurrogates<T>(
+        in bytes: @autoclosure () -> ArraySlice<UInt8>,
+        part: UnpairedSurrogate.Part,
+        _ parse: () throws -> T
+    ) throws -> T {
+        do {
+            return try parse()
+        } catch let error as CoreError where error.code == .unpairedSurrogate {
+            guard let found = UnpairedSurrogate.find(in: bytes()) else { throw ProtocolError.invalid(error.message) }
+            throw ProtocolError.invalid(found.message(in: part))
+        }
     }
 
     /// Firebase refuses an update where one path contains another (`a` and `a/b`, or `a` and
