@@ -81,19 +81,10 @@ struct RESTFormDecodingTests {
 
     @Test(arguments: scenarios)
     func scenario(_ scenario: RESTScenario) async throws {
-        try await TestServer.with(
-            prepare: { _, directory in
-                try Self.rules.write(
-                    to: directory.appendingPathComponent("rules/database.rules.json"),
-                    atomically: true,
-                    encoding: .utf8
-                )
-            },
-            run: { server in
-                let problems = try await scenario.run(on: server)
-                #expect(problems.isEmpty, "\(scenario.id): \(problems.joined(separator: "; "))")
-            }
-        )
+        try await TestServer.with(rules: Self.rules) { server in
+            let problems = try await scenario.run(on: server)
+            #expect(problems.isEmpty, "\(scenario.id): \(problems.joined(separator: "; "))")
+        }
     }
 
     @Test func aPlusInThePathIsAPlus() async throws {
@@ -109,27 +100,18 @@ struct RESTFormDecodingTests {
     }
 
     @Test func eventStreamsDecodeTheirQueryAsAForm() async throws {
-        try await TestServer.with(
-            prepare: { _, directory in
-                try Self.rules.write(
-                    to: directory.appendingPathComponent("rules/database.rules.json"),
-                    atomically: true,
-                    encoding: .utf8
-                )
-            },
-            run: { server in
-                try await server.put("/people", Self.people)
-                let stream = try await SSETestStream.open(
-                    port: server.port,
-                    path: "/people.json?orderBy=%22name%22&equalTo=%22Ada+Lovelace%22"
-                        + "&auth_variable_override=%7B%22uid%22%3A+%22ada+lovelace%22%7D&auth=\(TestServer.adminSecret)"
-                )
-                #expect(stream.status == 200)
-                let event = try await stream.nextData()
-                #expect(event.name == "put")
-                #expect(JSONCompare.equal(event.data, #"{"path":"/","data":{"p1":{"name":"Ada Lovelace"}}}"#))
-            }
-        )
+        try await TestServer.with(rules: Self.rules) { server in
+            try await server.put("/people", Self.people)
+            let stream = try await SSETestStream.open(
+                port: server.port,
+                path: "/people.json?orderBy=%22name%22&equalTo=%22Ada+Lovelace%22"
+                    + "&auth_variable_override=%7B%22uid%22%3A+%22ada+lovelace%22%7D&auth=\(TestServer.adminSecret)"
+            )
+            #expect(stream.status == 200)
+            let event = try await stream.nextData()
+            #expect(event.name == "put")
+            #expect(JSONCompare.equal(event.data, #"{"path":"/","data":{"p1":{"name":"Ada Lovelace"}}}"#))
+        }
     }
 
     /// The one parser every way in uses (the WebSocket upgrade's `v` and `ns` and the accounts

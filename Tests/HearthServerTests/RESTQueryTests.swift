@@ -186,18 +186,9 @@ struct RESTQueryTests {
 
     @Test(arguments: scenarios)
     func scenario(_ scenario: RESTScenario) async throws {
-        try await TestServer.with(
-            prepare: { _, directory in
-                try Self.rules.write(
-                    to: directory.appendingPathComponent("rules/database.rules.json"),
-                    atomically: true,
-                    encoding: .utf8
-                )
-            },
-            run: { server in
-                let problems = try await scenario.run(on: server)
-                #expect(problems.isEmpty, "\(scenario.id): \(problems.joined(separator: "; "))")
-            }
-        )
+        try await TestServer.with(rules: Self.rules) { server in
+            let problems = try await scenario.run(on: server)
+            #expect(problems.isEmpty, "\(scenario.id): \(problems.joined(separator: "; "))")
+        }
     }
 }

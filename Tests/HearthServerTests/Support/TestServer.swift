@@ -14,6 +14,16 @@ struct TestServer: Sendable {
     let port: Int
     let directory: URL
 
+    /// Runs `body` against a fresh server whose default namespace has `rules`.
+    static func with(rules: String, run body: (TestServer) async throws -> Void) async throws {
+        try await with(
+            prepare: { configuration, _ in
+                try rules.write(toFile: configuration.rulesFile, atomically: true, encoding: .utf8)
+            },
+            run: body
+        )
+    }
+
     /// Runs `body` against a fresh server. `prepare` may edit the configuration and write
     /// files (rules, seed) in the temporary directory first.
     static func with(
