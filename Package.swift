@@ -2,14 +2,14 @@
 import PackageDescription
 
 let strict: [SwiftSetting] = [
-    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("InternalImportsByDefault")
 ]
 
 let package = Package(
     name: "Hearth",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "hearth", targets: ["HearthCLI"]),
+        .executable(name: "hearth", targets: ["HearthCLI"])
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),

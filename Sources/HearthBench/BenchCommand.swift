@@ -147,7 +147,9 @@ struct BenchCommand: AsyncParsableCommand {
         let target = try ServerTarget(url: url, namespace: ns, adminSecret: secret)
         var report = Report(url: url, namespace: ns, serverSync: serverSync, clientThreads: threads)
         let needsServer = !selected.subtracting([.import, .rules]).isEmpty
-        let rulesReport = selected.contains(.rules) ? try RulesScenario(rulesFile: rulesFile, iterations: rulesIterations, runs: rulesRuns).run() : nil
+        let rulesReport =
+            selected.contains(.rules)
+            ? try RulesScenario(rulesFile: rulesFile, iterations: rulesIterations, runs: rulesRuns).run() : nil
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         var realtimeReports = RealtimeReports()

@@ -46,7 +46,9 @@ struct PutsScenario {
                 basePath: "\(runPath)/p\(clients)/c\(index)",
                 silent: silent
             )
-            let loop = ClosedLoop(connection: connection, measureFrom: measureFrom, deadline: deadline) { i, allocator in
+            let loop = ClosedLoop(connection: connection, measureFrom: measureFrom, deadline: deadline) {
+                i,
+                allocator in
                 encoder.encode(i, allocator: allocator)
             }
             futures.append(loop.run())

@@ -26,8 +26,10 @@ struct ReadScenario {
                     generator.appendMessages(approximately: partBytes, to: &body)
                     progress("read50mb: PUT /bench/big/chat\(part) (\(body.count) bytes)")
                     let started = ContinuousClock.now
-                    try await connection.send(RequestBuilder("PUT", "/bench/big/chat\(part)", body: body, target: target))
-                        .expectSuccess("PUT /bench/big/chat\(part)")
+                    try await connection.send(
+                        RequestBuilder("PUT", "/bench/big/chat\(part)", body: body, target: target)
+                    )
+                    .expectSuccess("PUT /bench/big/chat\(part)")
                     loadSeconds += (ContinuousClock.now - started).seconds
                     loadBytes += body.count
                 }

@@ -52,7 +52,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Access-Control-Allow-Origin for browsers (env HEARTH_CORS_ORIGIN; default *).")
     var corsOrigin: String?
 
-    @Option(help: "Event-loop threads for connections (env HEARTH_EVENT_LOOPS; default: one per core less one, at least one).")
+    @Option(
+        help:
+            "Event-loop threads for connections (env HEARTH_EVENT_LOOPS; default: one per core less one, at least one)."
+    )
     var eventLoops: Int?
 
     @Option(help: "Seconds a client has to send a whole request head (env HEARTH_HEADER_TIMEOUT; default 30).")

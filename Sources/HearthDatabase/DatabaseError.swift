@@ -31,6 +31,7 @@ public struct DatabaseError: Error, Hashable, Sendable, CustomStringConvertible 
         DatabaseError(
             .tooManyOnDisconnectOperations,
             "Too many onDisconnect operations on this connection: at most \(limit) may be registered; "
-                + "cancel some (onDisconnect().cancel()) before registering more.")
+                + "cancel some (onDisconnect().cancel()) before registering more."
+        )
     }
 }

@@ -244,8 +244,11 @@ public final class NamespaceEngine: Sendable {
         case .added(let position, let isFirst):
             do {
                 try await store.addOnDisconnect(
-                    connection: connection.rawValue, position: position, operation: OnDisconnectCodec.encode(write),
-                    replacingStale: isFirst)
+                    connection: connection.rawValue,
+                    position: position,
+                    operation: OnDisconnectCodec.encode(write),
+                    replacingStale: isFirst
+                )
             } catch {
                 onDisconnect.remove(at: position, for: connection)
                 throw error
@@ -254,7 +257,8 @@ public final class NamespaceEngine: Sendable {
             do {
                 try await store.saveOnDisconnect(
                     connection: connection.rawValue,
-                    operations: entries.map { ($0.position, OnDisconnectCodec.encode($0.write)) })
+                    operations: entries.map { ($0.position, OnDisconnectCodec.encode($0.write)) }
+                )
             } catch {
                 onDisconnect.remove(at: entries[entries.count - 1].position, for: connection)
                 throw error
@@ -269,7 +273,8 @@ public final class NamespaceEngine: Sendable {
         let changes = onDisconnect.cancel(at: path, for: connection)
         try await store.changeOnDisconnect(
             connection: connection.rawValue,
-            changes: changes.map { ($0.position, $0.write.map(OnDisconnectCodec.encode)) })
+            changes: changes.map { ($0.position, $0.write.map(OnDisconnectCodec.encode)) }
+        )
     }
 
     /// Applies the connection's onDisconnect writes, each atomically, in registration order,

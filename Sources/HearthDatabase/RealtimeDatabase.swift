@@ -47,12 +47,16 @@ public final class RealtimeDatabase: Sendable {
         }
         for name in names {
             // Only namespaces with records get their engine now (the others on first use).
-            guard (try? store.namespace(name).hasOnDisconnectRecords()) == true, let engine = try? namespace(name) else {
+            guard (try? store.namespace(name).hasOnDisconnectRecords()) == true, let engine = try? namespace(name)
+            else {
                 continue
             }
             let count = await engine.runStoredOnDisconnect()
             if count > 0 {
-                logger.notice("ran onDisconnect writes left by the previous run", metadata: ["hearth.ns": "\(name)", "hearth.count": "\(count)"])
+                logger.notice(
+                    "ran onDisconnect writes left by the previous run",
+                    metadata: ["hearth.ns": "\(name)", "hearth.count": "\(count)"]
+                )
             }
         }
     }

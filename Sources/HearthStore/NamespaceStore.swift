@@ -114,21 +114,25 @@ public final class NamespaceStore: Sendable {
         consuming: [UInt8]?,
         completion: @escaping @Sendable (Result<WriteResult, Error>) -> Void
     ) {
-        writer.perform(staging: true, { [self] in
-            // A write may be staged (applied with the round's other staged writes) when nothing
-            // it reads can have been changed by them. The planner reads only inside the
-            // locations and index units the write touches (increments included), checked
-            // against the staged ones after planning; the rules report what they read, checked
-            // after judging. An ETag is compared before any check, so after a flush.
-            if write.ifMatch != nil { writer.flushStaged() }
-            while true {
-                if let result = try apply(write, authorize: authorize, consuming: consuming) {
-                    return result
+        writer.perform(
+            staging: true,
+            { [self] in
+                // A write may be staged (applied with the round's other staged writes) when nothing
+                // it reads can have been changed by them. The planner reads only inside the
+                // locations and index units the write touches (increments included), checked
+                // against the staged ones after planning; the rules report what they read, checked
+                // after judging. An ETag is compared before any check, so after a flush.
+                if write.ifMatch != nil { writer.flushStaged() }
+                while true {
+                    if let result = try apply(write, authorize: authorize, consuming: consuming) {
+                        return result
+                    }
+                    // It touches a staged location: apply those first, then plan it again.
+                    writer.flushStaged()
                 }
-                // It touches a staged location: apply those first, then plan it again.
-                writer.flushStaged()
-            }
-        }, completion: completion)
+            },
+            completion: completion
+        )
     }
 
     /// Plans and commits (or stages) `write` on the writer. Nil when it overlaps what is staged

@@ -1,6 +1,6 @@
 import Dispatch
-import Synchronization
 import HearthTestSupport
+import Synchronization
 import Testing
 
 @testable import HearthAccounts

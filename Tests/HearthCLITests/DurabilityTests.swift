@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import HearthTestSupport
+import Synchronization
 import Testing
 
 /// A write acknowledged to a client survives `kill -9` of the server.
@@ -129,7 +129,13 @@ struct DurabilityTests {
                     let body = "{" + paths.map { "\"\($0)\": \(round)" }.joined(separator: ",") + "}"
                     let response: TestServer.Response
                     do {
-                        response = try await server.request("PATCH", "/.json", body: body, admin: true, timeout: .seconds(10))
+                        response = try await server.request(
+                            "PATCH",
+                            "/.json",
+                            body: body,
+                            admin: true,
+                            timeout: .seconds(10)
+                        )
                     } catch {
                         return
                     }
@@ -175,7 +181,9 @@ struct DurabilityTests {
             _ = try socket.readText()  // hello
             try socket.sendText(#"{"t":"d","d":{"r":1,"a":"auth","b":{"cred":"test-admin-secret"}}}"#)
             _ = try socket.awaitResponse(to: 1)
-            try socket.sendText(#"{"t":"d","d":{"r":2,"a":"o","b":{"p":"/presence/ada","d":{"state":"offline","at":{".sv":"timestamp"}}}}}"#)
+            try socket.sendText(
+                #"{"t":"d","d":{"r":2,"a":"o","b":{"p":"/presence/ada","d":{"state":"offline","at":{".sv":"timestamp"}}}}}"#
+            )
             let ok = try socket.awaitResponse(to: 2)
             guard ok.contains(#""s":"ok""#) else { throw TestFailure("onDisconnect refused: \(ok)") }
             // Kill the server while the socket is still open.

@@ -143,7 +143,8 @@ struct ImportExportProcessTests {
         let process = try SpawnedProcess(
             executable: "/usr/bin/script",
             arguments: [
-                "-qec", "'\(binary)' import in.json --data d && '\(binary)' export --data d --output out.json", "/dev/null",
+                "-qec", "'\(binary)' import in.json --data d && '\(binary)' export --data d --output out.json",
+                "/dev/null",
             ],
             environment: HearthProcess.environment(),
             directory: directory.url.path,

@@ -80,7 +80,8 @@ struct ServeProcessTests {
         // NIO names the threads of its shared loop group `NIO-SGLTN-<group>-#<loop>`.
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(server.child.pid)/task")) ?? []
         let loops = tasks.filter { task in
-            let name = (try? String(contentsOfFile: "/proc/\(server.child.pid)/task/\(task)/comm", encoding: .utf8)) ?? ""
+            let name =
+                (try? String(contentsOfFile: "/proc/\(server.child.pid)/task/\(task)/comm", encoding: .utf8)) ?? ""
             return name.hasPrefix("NIO-SGLTN-")
         }
         #expect(loops.count == 3)

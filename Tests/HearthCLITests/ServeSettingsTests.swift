@@ -1,6 +1,6 @@
 import HearthStore
-import NIOCore
 import Logging
+import NIOCore
 import Testing
 
 @testable import HearthCLI

@@ -44,9 +44,13 @@ final class SpawnedProcess: Sendable {
         posix_spawn_file_actions_addopen(&actions, 1, stdout ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, stderr ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard let closeFrom = Self.addCloseFrom, let changeDirectory = Self.addChangeDirectory else {
-            throw CocoaError(.featureUnsupported, userInfo: [
-                NSLocalizedDescriptionKey: "glibc 2.34 or later is needed (posix_spawn_file_actions_addclosefrom_np)"
-            ])
+            throw CocoaError(
+                .featureUnsupported,
+                userInfo: [
+                    NSLocalizedDescriptionKey:
+                        "glibc 2.34 or later is needed (posix_spawn_file_actions_addclosefrom_np)"
+                ]
+            )
         }
         _ = closeFrom(&actions, 3)
         if let directory { _ = changeDirectory(&actions, directory) }
@@ -60,9 +64,12 @@ final class SpawnedProcess: Sendable {
         var pid: pid_t = 0
         let result = posix_spawn(&pid, executable, &actions, nil, argv, envp)
         guard result == 0 else {
-            throw CocoaError(.fileReadUnknown, userInfo: [
-                NSLocalizedDescriptionKey: "posix_spawn \(executable): \(String(cString: strerror(result)))"
-            ])
+            throw CocoaError(
+                .fileReadUnknown,
+                userInfo: [
+                    NSLocalizedDescriptionKey: "posix_spawn \(executable): \(String(cString: strerror(result)))"
+                ]
+            )
         }
         processIdentifier = pid
     }
@@ -70,9 +77,10 @@ final class SpawnedProcess: Sendable {
     // glibc's `_np` file actions are declared only under `_GNU_SOURCE`, which the Glibc module
     // is not built with: looked up by name.
     private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-    private typealias AddChangeDirectory = @convention(c) (
-        UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>
-    ) -> Int32
+    private typealias AddChangeDirectory =
+        @convention(c) (
+            UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>
+        ) -> Int32
     private static let addCloseFrom: AddCloseFrom? = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np")
         .map { unsafeBitCast($0, to: AddCloseFrom.self) }
     private static let addChangeDirectory: AddChangeDirectory? = dlsym(nil, "posix_spawn_file_actions_addchdir_np")

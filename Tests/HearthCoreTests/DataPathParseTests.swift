@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HearthCore
 
 struct DataPathParseTests {
@@ -11,15 +12,39 @@ struct DataPathParseTests {
     }
 
     @Test(arguments: [
-        ("/users/a.b", "Invalid key 'a.b' in path '/users/a.b': keys cannot contain '.', '#', '$', '[', ']', '/' or control characters."),
-        ("/a#", "Invalid key 'a#' in path '/a#': keys cannot contain '.', '#', '$', '[', ']', '/' or control characters."),
-        ("/$a", "Invalid key '$a' in path '/$a': keys cannot contain '.', '#', '$', '[', ']', '/' or control characters."),
-        ("/a[0]", "Invalid key 'a[0]' in path '/a[0]': keys cannot contain '.', '#', '$', '[', ']', '/' or control characters."),
-        ("/a\u{0}", "Invalid key 'a\u{0}' in path '/a\u{0}': keys cannot contain '.', '#', '$', '[', ']', '/' or control characters."),
-        ("/a/.priority", "Invalid key '.priority' in path '/a/.priority': keys cannot contain '.', '#', '$', '[', ']', '/' or control characters."),
-        ("/" + String(repeating: "x", count: 769),
-         "Invalid key '" + String(repeating: "x", count: 40) + "...' in path '/" + String(repeating: "x", count: 199) + "': keys can be at most 768 bytes of UTF-8."),
-        (String(repeating: "/a", count: 33), "Invalid path '" + String(repeating: "/a", count: 33) + "': data can be nested at most 32 levels deep."),
+        (
+            "/users/a.b",
+            "Invalid key 'a.b' in path '/users/a.b': keys cannot contain '.', '#', '$', '[', ']', '/' or control characters."
+        ),
+        (
+            "/a#",
+            "Invalid key 'a#' in path '/a#': keys cannot contain '.', '#', '$', '[', ']', '/' or control characters."
+        ),
+        (
+            "/$a",
+            "Invalid key '$a' in path '/$a': keys cannot contain '.', '#', '$', '[', ']', '/' or control characters."
+        ),
+        (
+            "/a[0]",
+            "Invalid key 'a[0]' in path '/a[0]': keys cannot contain '.', '#', '$', '[', ']', '/' or control characters."
+        ),
+        (
+            "/a\u{0}",
+            "Invalid key 'a\u{0}' in path '/a\u{0}': keys cannot contain '.', '#', '$', '[', ']', '/' or control characters."
+        ),
+        (
+            "/a/.priority",
+            "Invalid key '.priority' in path '/a/.priority': keys cannot contain '.', '#', '$', '[', ']', '/' or control characters."
+        ),
+        (
+            "/" + String(repeating: "x", count: 769),
+            "Invalid key '" + String(repeating: "x", count: 40) + "...' in path '/" + String(repeating: "x", count: 199)
+                + "': keys can be at most 768 bytes of UTF-8."
+        ),
+        (
+            String(repeating: "/a", count: 33),
+            "Invalid path '" + String(repeating: "/a", count: 33) + "': data can be nested at most 32 levels deep."
+        ),
     ])
     func rejects(_ c: (String, String)) {
         #expect(coreErrorMessage { _ = try DataPath.parse(c.0) } == c.1)
@@ -37,8 +62,10 @@ struct DataPathParseTests {
         let plain = try DataPath.parseWritePath("/a/b")
         #expect(!plain.isPriority && plain.path.depth == 2)
         #expect(try DataPath.parseWritePath("/.priority") == (DataPath.root, true))
-        #expect(coreErrorMessage { _ = try DataPath.parseWritePath("/a/.priority/b") }
-            == "Invalid path '/a/.priority/b': '.priority' can only be the last segment of a write path.")
+        #expect(
+            coreErrorMessage { _ = try DataPath.parseWritePath("/a/.priority/b") }
+                == "Invalid path '/a/.priority/b': '.priority' can only be the last segment of a write path."
+        )
     }
 
     @Test func keyValidator() {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HearthCore
 
 struct JSONEventParserTests {
@@ -71,15 +72,30 @@ struct JSONEventParserTests {
     }
 
     @Test(arguments: [
-        (#"{"a":{".sv":"timestamp"}}"#, "Invalid data at '/a': server values ('.sv') cannot be imported; only plain JSON data is accepted."),
-        (#"{"a.b":1}"#, "Invalid key 'a.b' in path '/a.b': keys cannot contain '.', '#', '$', '[', ']', '/' or control characters."),
-        (#"{"a":{".value":1,"b":2}}"#, "Invalid data at '/a': '.value' cannot be combined with keys other than '.priority'."),
-        (#"{"a":{".priority":true}}"#, "Invalid priority 'true' at '/a/.priority': '.priority' must be a number, a string or null."),
+        (
+            #"{"a":{".sv":"timestamp"}}"#,
+            "Invalid data at '/a': server values ('.sv') cannot be imported; only plain JSON data is accepted."
+        ),
+        (
+            #"{"a.b":1}"#,
+            "Invalid key 'a.b' in path '/a.b': keys cannot contain '.', '#', '$', '[', ']', '/' or control characters."
+        ),
+        (
+            #"{"a":{".value":1,"b":2}}"#,
+            "Invalid data at '/a': '.value' cannot be combined with keys other than '.priority'."
+        ),
+        (
+            #"{"a":{".priority":true}}"#,
+            "Invalid priority 'true' at '/a/.priority': '.priority' must be a number, a string or null."
+        ),
         (#"{"a":1}x"#, "Invalid JSON at byte 7: unexpected characters after the JSON value."),
         (#"{"a":1"#, "Invalid JSON at byte 6: unexpected end of input."),
         (#"{"a" 1}"#, "Invalid JSON at byte 5: expected ':' after an object key."),
         ("[1 2]", "Invalid JSON at byte 3: expected ',' or ']' after an array element."),
-        ("12.", "Invalid JSON at byte 0: invalid number; numbers are written as -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?."),
+        (
+            "12.",
+            "Invalid JSON at byte 0: invalid number; numbers are written as -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?."
+        ),
         ("", "Invalid JSON at byte 0: unexpected end of input."),
     ])
     func errors(_ c: (String, String)) {
@@ -91,7 +107,10 @@ struct JSONEventParserTests {
     @Test func depthLimit() {
         let deep = String(repeating: #"{"a":"#, count: 31) + "1" + String(repeating: "}", count: 31)
         #expect(throws: Never.self) { _ = try Self.events(deep, chunkSize: 5, basePathDepth: 1) }
-        #expect(coreErrorMessage { _ = try Self.events(deep, chunkSize: 5, basePathDepth: 2) }
-            == "Invalid path '" + String(repeating: "/a", count: 31) + "': data can be nested at most 32 levels deep.")
+        #expect(
+            coreErrorMessage { _ = try Self.events(deep, chunkSize: 5, basePathDepth: 2) }
+                == "Invalid path '" + String(repeating: "/a", count: 31)
+                + "': data can be nested at most 32 levels deep."
+        )
     }
 }

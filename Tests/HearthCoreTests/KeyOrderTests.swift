@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HearthCore
 
 struct KeyOrderTests {
@@ -62,4 +63,3 @@ struct KeyOrderTests {
         #expect(children[key("b")] == .leaf(.number(3), priority: nil))
     }
 }
-

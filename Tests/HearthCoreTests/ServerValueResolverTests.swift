@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HearthCore
 
 struct ServerValueResolverTests {
@@ -38,6 +39,9 @@ struct ServerValueResolverTests {
 
     @Test func resolvedLeafAlone() {
         #expect(ServerValueResolver.resolvedLeaf(.timestamp, now: 12, existing: { nil }) == .number(12))
-        #expect(ServerValueResolver.resolvedLeaf(.increment(1), now: 0, existing: { .leaf(.bool(true), priority: nil) }) == .number(1))
+        #expect(
+            ServerValueResolver.resolvedLeaf(.increment(1), now: 0, existing: { .leaf(.bool(true), priority: nil) })
+                == .number(1)
+        )
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HearthCore
 
 /// Throughput check for the parsers and the renderer, run by hand in release mode (it is not a
@@ -41,7 +42,9 @@ struct ThroughputHelper {
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             best = min(best, seconds)
         }
-        print("\(label): \(String(format: "%.0f", Double(bytes) / 1e6 / best)) MB/s (\(String(format: "%.3f", best)) s)")
+        print(
+            "\(label): \(String(format: "%.0f", Double(bytes) / 1e6 / best)) MB/s (\(String(format: "%.3f", best)) s)"
+        )
     }
 
     @Test(.enabled(if: ProcessInfo.processInfo.environment["HEARTH_THROUGHPUT"] != nil))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HearthCore
 
 /// Checks of `TreeParser`'s fast paths (key cache, prefix sorting, moved members, direct
@@ -80,7 +81,7 @@ struct TreeParserFastPathTests {
                 switch Int.random(in: 0..<6, using: &rng) {
                 case 0: value = "null"
                 case 1: value = String(Int.random(in: -5...5, using: &rng))
-                case 2: value = #"{"x":"#  + String(Int.random(in: 0...3, using: &rng)) + #","y":null}"#
+                case 2: value = #"{"x":"# + String(Int.random(in: 0...3, using: &rng)) + #","y":null}"#
                 case 3: value = "[null,true,\"s\"]"
                 case 4: value = Self.jsonString("v ü😀", escape: Bool.random(using: &rng))
                 default: value = "{}"
@@ -89,7 +90,9 @@ struct TreeParserFastPathTests {
             }
             try Self.check("{" + members.joined(separator: ",") + "}")
             // The same shape twice in a row, nested: exercises the key cache.
-            try Self.check("[{" + members.joined(separator: ",") + "},{" + members.reversed().joined(separator: ",") + "}]")
+            try Self.check(
+                "[{" + members.joined(separator: ",") + "},{" + members.reversed().joined(separator: ",") + "}]"
+            )
         }
     }
 
@@ -99,7 +102,9 @@ struct TreeParserFastPathTests {
             // Same keys each time, in a non-sorted order; some records differ in one key, one
             // key is a prefix of another, one is 16 bytes long, one 17.
             let odd = i % 7 == 0 ? #""nam":1,"# : ""
-            records.append(#""r\#(String(format: "%04d", i))":{"name":"n\#(i)",\#(odd)"email":"e","10":1,"9":2,"abcdefghijklmnop":3,"abcdefghijklmnopq":4,"nameX":5}"#)
+            records.append(
+                #""r\#(String(format: "%04d", i))":{"name":"n\#(i)",\#(odd)"email":"e","10":1,"9":2,"abcdefghijklmnop":3,"abcdefghijklmnopq":4,"nameX":5}"#
+            )
         }
         try Self.check("{" + records.joined(separator: ",") + "}")
     }
@@ -111,12 +116,17 @@ struct TreeParserFastPathTests {
         // Over 32 members: the general sort.
         let many = (0..<50).reversed().map { #""k\#($0)":\#($0)"# }.joined(separator: ",")
         let sorted = (0..<50).map { "k\($0)" }.sorted().map { #""\#($0)":\#($0.dropFirst())"# }.joined(separator: ",")
-        #expect(text(tree("{" + many + #","k3":"last"}"#)) == "{" + sorted.replacingOccurrences(of: #""k3":3"#, with: #""k3":"last""#) + "}")
+        #expect(
+            text(tree("{" + many + #","k3":"last"}"#)) == "{"
+                + sorted.replacingOccurrences(of: #""k3":3"#, with: #""k3":"last""#) + "}"
+        )
     }
 
     @Test func unicodeAndEscapedKeys() throws {
         // UTF-16 order: U+E000 and U+FFFD sort after the supplementary 😀.
-        #expect(text(tree(#"{"\#u{E000}":1,"😀":2,"\#u{FFFD}":3,"é":4}"#)) == #"{"é":4,"😀":2,"\#u{E000}":1,"\#u{FFFD}":3}"#)
+        #expect(
+            text(tree(#"{"\#u{E000}":1,"😀":2,"\#u{FFFD}":3,"é":4}"#)) == #"{"é":4,"😀":2,"\#u{E000}":1,"\#u{FFFD}":3}"#
+        )
         // An escaped key equals its plain spelling (a duplicate).
         #expect(text(tree(#"{"ab":1,"\u0061b":2}"#)) == #"{"ab":2}"#)
         #expect(text(tree(#"{"\u00e9":1,"é":2}"#)) == #"{"é":2}"#)
@@ -135,24 +145,49 @@ struct TreeParserFastPathTests {
         #expect(text(tree(#"{"a":"Zürich 😀 中文","b":"\u00fc"}"#)) == #"{"a":"Zürich 😀 中文","b":"ü"}"#)
         // Invalid UTF-8 in a key and in a value: the scanner's exact messages.
         let key: [UInt8] = Array(#"{"a"#.utf8) + [0xF1, 0x80, 0x80] + Array(#"":1}"#.utf8)
-        #expect(coreErrorMessage { _ = try TreeParser.parse(key, at: .root) } == "Invalid JSON at byte 3: invalid UTF-8; JSON text must be UTF-8 encoded.")
+        #expect(
+            coreErrorMessage { _ = try TreeParser.parse(key, at: .root) }
+                == "Invalid JSON at byte 3: invalid UTF-8; JSON text must be UTF-8 encoded."
+        )
         let value: [UInt8] = Array(#"{"a":"xy"#.utf8) + [0xE0, 0x80, 0x80] + Array(#""}"#.utf8)
-        #expect(coreErrorMessage { _ = try TreeParser.parse(value, at: .root) } == "Invalid JSON at byte 8: invalid UTF-8; JSON text must be UTF-8 encoded.")
+        #expect(
+            coreErrorMessage { _ = try TreeParser.parse(value, at: .root) }
+                == "Invalid JSON at byte 8: invalid UTF-8; JSON text must be UTF-8 encoded."
+        )
     }
 
     @Test func keyErrorsAfterCachedKeys() {
         let message = coreErrorMessage {
             _ = try TreeParser.parse(#"[{"name":1,"e":2},{"name":1,"e.x":2}]"#, at: try DataPath.parse("/p"))
         }
-        #expect(message == "Invalid key 'e.x' in path '/p/1/e.x': keys cannot contain '.', '#', '$', '[', ']', '/' or control characters.")
+        #expect(
+            message
+                == "Invalid key 'e.x' in path '/p/1/e.x': keys cannot contain '.', '#', '$', '[', ']', '/' or control characters."
+        )
         let escaped = coreErrorMessage { _ = try TreeParser.parse(#"{"a\u002fb":{"c":1}}"#, at: .root) }
-        #expect(escaped == "Invalid key 'a/b' in path '/a/b': keys cannot contain '.', '#', '$', '[', ']', '/' or control characters.")
-        let deepKey = coreErrorMessage { _ = try TreeParser.parse(#"{"x\ty":{"b":[1,{"c":{".sv":"nope"}}]}}"#, at: .root) }
-        #expect(deepKey == "Invalid key 'x\ty' in path '/x\ty': keys cannot contain '.', '#', '$', '[', ']', '/' or control characters.")
+        #expect(
+            escaped
+                == "Invalid key 'a/b' in path '/a/b': keys cannot contain '.', '#', '$', '[', ']', '/' or control characters."
+        )
+        let deepKey = coreErrorMessage {
+            _ = try TreeParser.parse(#"{"x\ty":{"b":[1,{"c":{".sv":"nope"}}]}}"#, at: .root)
+        }
+        #expect(
+            deepKey
+                == "Invalid key 'x\ty' in path '/x\ty': keys cannot contain '.', '#', '$', '[', ']', '/' or control characters."
+        )
         let rawControl = coreErrorMessage { _ = try TreeParser.parse("{\"x\ty\":1}", at: .root) }
-        #expect(rawControl == "Invalid JSON at byte 3: control characters must be escaped inside strings (as \\n, \\t or \\u00XX).")
-        let svPath = coreErrorMessage { _ = try TreeParser.parse(#"{"k\u00e9":{"b":[1,{"c":{".sv":"nope"}}]}}"#, at: .root) }
-        #expect(svPath == #"Invalid server value '{".sv":"nope"}' at '/ké/b/1/c': accepted are {".sv": "timestamp"} and {".sv": {"increment": number}}."#)
+        #expect(
+            rawControl
+                == "Invalid JSON at byte 3: control characters must be escaped inside strings (as \\n, \\t or \\u00XX)."
+        )
+        let svPath = coreErrorMessage {
+            _ = try TreeParser.parse(#"{"k\u00e9":{"b":[1,{"c":{".sv":"nope"}}]}}"#, at: .root)
+        }
+        #expect(
+            svPath
+                == #"Invalid server value '{".sv":"nope"}' at '/ké/b/1/c': accepted are {".sv": "timestamp"} and {".sv": {"increment": number}}."#
+        )
     }
 
     @Test func serverValuePathsAfterEscapedKeys() throws {
@@ -166,12 +201,18 @@ struct TreeParserFastPathTests {
         let resolved = ServerValueResolver.resolve(value, now: 1000, existing: { _ in nil })
         #expect(text(resolved, .export) == #"{"a":1000,".priority":5}"#)
 
-        let nested = try TreeParser.parse(#"{"x":{"y":{"z":{".sv":{"increment":2}}},".priority":"p"},"w":1}"#, at: .root)
+        let nested = try TreeParser.parse(
+            #"{"x":{"y":{"z":{".sv":{"increment":2}}},".priority":"p"},"w":1}"#,
+            at: .root
+        )
         let resolvedNested = ServerValueResolver.resolve(nested, now: 0, existing: { _ in nil })
         #expect(text(resolvedNested, .export) == #"{"w":1,"x":{"y":{"z":2},".priority":"p"}}"#)
 
         let valueForm = try TreeParser.parse(#"{".value":{".sv":"timestamp"},".priority":3}"#, at: .root)
-        #expect(text(ServerValueResolver.resolve(valueForm, now: 7, existing: { _ in nil }), .export) == #"{".value":7,".priority":3}"#)
+        #expect(
+            text(ServerValueResolver.resolve(valueForm, now: 7, existing: { _ in nil }), .export)
+                == #"{".value":7,".priority":3}"#
+        )
 
         // Without server values an object left empty is still null, priority or not.
         #expect(try TreeParser.parse(#"{"a":null,".priority":5}"#, at: .root).node == nil)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HearthCore
 
 /// Vectors produced by running the Firebase JS SDK's own algorithm in Node.js v20: the SDK's
@@ -39,8 +40,14 @@ struct ValueHashTests {
         ("{\".value\":5,\".priority\":1}", "oUSZ9VFwUrevB81K4PcN+7BHDJw="),
         ("{\".value\":\"x\",\".priority\":\"p\"}", "Ee+tTXV5cvjTnBMuKXMyU8fA5VY="),
         ("{\"a\":1,\".priority\":2.5}", "ScrusQpGJ/ZKY6GPfkBUS3JwCYg="),
-        ("{\"a\":{\".value\":1,\".priority\":3},\"b\":{\".value\":2,\".priority\":1},\"c\":3}", "iQ1ts723pLlpnfh5RnGeaZsCcW0="),
-        ("{\"x\":{\".value\":1,\".priority\":\"z\"},\"y\":{\".value\":1,\".priority\":10},\"z\":1}", "od8GT8eECORyOzwncJM3oDjR0vE="),
+        (
+            "{\"a\":{\".value\":1,\".priority\":3},\"b\":{\".value\":2,\".priority\":1},\"c\":3}",
+            "iQ1ts723pLlpnfh5RnGeaZsCcW0="
+        ),
+        (
+            "{\"x\":{\".value\":1,\".priority\":\"z\"},\"y\":{\".value\":1,\".priority\":10},\"z\":1}",
+            "od8GT8eECORyOzwncJM3oDjR0vE="
+        ),
         ("{\"10\":1,\"9\":2,\"a\":3,\"-1\":4,\"007\":5,\"7\":6}", "UKOXkaEbKLgw2vPI1KKnkX3mgJU="),
         ("{\"\\uff61\":1,\"😀\":2,\"é\":3}", "H32cjPQgzzdyuoFYcR2ymAg1rRw="),
         ("[1,2,3]", "h6XOC3OcidJlNC1Velmi3gphgQk="),
@@ -66,12 +73,15 @@ struct ValueHashTests {
 
     /// `doubleToIEEE754String` outputs from the SDK (same Node.js run): exact bits for most
     /// numbers, zeroed mantissas below 2^-971 where `Math.pow(2, 52 - ln)` overflows.
-    @Test(arguments: [
-        (1.0, "3ff0000000000000"), (-0.0, "8000000000000000"), (0.1, "3fb999999999999a"),
-        (5e-324, "0000000000000001"), (2.2250738585072014e-308, "0010000000000000"),
-        (2.225073858507201e-308, "000fffffffffffff"), (Double(bitPattern: 0x0010_0000_0000_0001), "0010000000000000"),
-        (Double(bitPattern: 0x001F_FFFF_FFFF_FFFF), "0010000000000000"), (1e-300, "01a0000000000000"),
-    ] as [(Double, String)])
+    @Test(
+        arguments: [
+            (1.0, "3ff0000000000000"), (-0.0, "8000000000000000"), (0.1, "3fb999999999999a"),
+            (5e-324, "0000000000000001"), (2.2250738585072014e-308, "0010000000000000"),
+            (2.225073858507201e-308, "000fffffffffffff"),
+            (Double(bitPattern: 0x0010_0000_0000_0001), "0010000000000000"),
+            (Double(bitPattern: 0x001F_FFFF_FFFF_FFFF), "0010000000000000"), (1e-300, "01a0000000000000"),
+        ] as [(Double, String)]
+    )
     func ieee754Quirks(_ c: (Double, String)) {
         #expect(IEEE754Hex.string(c.0) == c.1)
     }

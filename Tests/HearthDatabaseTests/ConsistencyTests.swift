@@ -24,7 +24,10 @@ import Testing
                 let subscriber = FakeSubscriber()
                 let where_ = ["c", "c/n", ""][k % 3]
                 listens.append(
-                    (try await engine.listen(path: path(where_), query: nil, subscriber: subscriber, as: .admin), subscriber)
+                    (
+                        try await engine.listen(path: path(where_), query: nil, subscriber: subscriber, as: .admin),
+                        subscriber
+                    )
                 )
                 if k % 4 == 0 { await Task.yield() }
             }

@@ -130,7 +130,9 @@ import Testing
             let subscriber = FakeSubscriber()
             var starts: [ListenStart] = []
             for listen in ["", "a", "a/b", "a/b/c", "a/b/d", "z", "q"] {
-                starts.append(try await engine.listen(path: path(listen), query: nil, subscriber: subscriber, as: .admin))
+                starts.append(
+                    try await engine.listen(path: path(listen), query: nil, subscriber: subscriber, as: .admin)
+                )
             }
             try await engine.update("", [("a/b/c", "10"), ("a/b/d", #"{"y":1}"#), ("z", "null"), ("a/e", "5")])
             await engine.waitForDeliveries()
@@ -226,7 +228,12 @@ import Testing
             #expect(text(start.data) == #"{"x":{".value":1,".priority":2}}"#)
             #expect(start.hash == ValueHash.hash(start.data))
             #expect(start.warnings.isEmpty)
-            let empty = try await engine.listen(path: path("none"), query: nil, subscriber: FakeSubscriber(), as: .admin)
+            let empty = try await engine.listen(
+                path: path("none"),
+                query: nil,
+                subscriber: FakeSubscriber(),
+                as: .admin
+            )
             #expect(empty.data == nil && empty.hash == "")
         }
     }

@@ -20,7 +20,12 @@ struct OnDisconnectCostTests {
             var costs: [Int] = []
             for index in 0..<800 {
                 let before = ns.onDisconnectBytesWritten
-                try await engine.registerOnDisconnect(connection: connection, Self.presence(index), as: .admin, limit: 10_000)
+                try await engine.registerOnDisconnect(
+                    connection: connection,
+                    Self.presence(index),
+                    as: .admin,
+                    limit: 10_000
+                )
                 costs.append(ns.onDisconnectBytesWritten - before)
             }
             let record = costs[0]
@@ -45,7 +50,9 @@ struct OnDisconnectCostTests {
                     [
                         UpdateEntry(path: path("typing/ada"), value: value("null")),
                         UpdateEntry(path: path("seen/ada"), value: value("1")),
-                    ]))
+                    ]
+                )
+            )
             try await engine.registerOnDisconnect(connection: connection, update, as: .admin)
             let recordKeyBytes = 1 + 4 + 2 + connection.rawValue.utf8.count + 4
 
@@ -86,7 +93,9 @@ struct OnDisconnectCostTests {
                         [
                             UpdateEntry(path: path("b/d"), value: value("2")),
                             UpdateEntry(path: path("e"), value: value("2")),
-                        ])),
+                        ]
+                    )
+                ),
                 Write(.set(path("a"), value("3"))),
                 Write(.set(path("b"), value(#"{"x":4}"#))),
             ]
@@ -108,7 +117,12 @@ struct OnDisconnectCostTests {
             let ns = try db.store.namespace("default")
             let connection = ConnectionID("c-cap")
             for index in 0..<3 {
-                try await engine.registerOnDisconnect(connection: connection, Self.presence(index), as: .admin, limit: 3)
+                try await engine.registerOnDisconnect(
+                    connection: connection,
+                    Self.presence(index),
+                    as: .admin,
+                    limit: 3
+                )
             }
             let written = ns.onDisconnectBytesWritten
             await #expect(throws: DatabaseError.tooManyOnDisconnectOperations(limit: 3)) {
@@ -117,7 +131,12 @@ struct OnDisconnectCostTests {
             #expect(ns.onDisconnectBytesWritten == written)
             #expect(engine.onDisconnectCount(connection: connection) == 3)
             // Another connection has a cap of its own.
-            try await engine.registerOnDisconnect(connection: ConnectionID("c-other"), Self.presence(9), as: .admin, limit: 3)
+            try await engine.registerOnDisconnect(
+                connection: ConnectionID("c-other"),
+                Self.presence(9),
+                as: .admin,
+                limit: 3
+            )
             try await engine.cancelOnDisconnect(connection: connection, at: path("presence/u1000"))
             try await engine.registerOnDisconnect(connection: connection, Self.presence(3), as: .admin, limit: 3)
             let positions = try ns.loadOnDisconnect().first { $0.connection == "c-cap" }?.operations.map(\.position)
@@ -132,12 +151,17 @@ struct OnDisconnectCostTests {
         let ns = try first.store.namespace("default")
         let dense = [Write(.set(path("dense"), value("1"))), Write(.set(path("dense"), value("2")))]
         try await ns.saveOnDisconnect(
-            connection: "c1", operations: dense.enumerated().map { (UInt32($0.offset), OnDisconnectCodec.encode($0.element)) })
+            connection: "c1",
+            operations: dense.enumerated().map { (UInt32($0.offset), OnDisconnectCodec.encode($0.element)) }
+        )
         let sparse: [(UInt32, Write)] = [
             (7, Write(.set(path("sparse"), value("1")))), (300, Write(.set(path("sparse"), value("2")))),
             (70_000, Write(.set(path("sparse"), value("3")))),
         ]
-        try await ns.saveOnDisconnect(connection: "c2", operations: sparse.map { ($0.0, OnDisconnectCodec.encode($0.1)) })
+        try await ns.saveOnDisconnect(
+            connection: "c2",
+            operations: sparse.map { ($0.0, OnDisconnectCodec.encode($0.1)) }
+        )
         first.store.close()
 
         let second = try TestDatabase(directory: first.directory)
@@ -155,10 +179,19 @@ struct OnDisconnectCostTests {
             let ns = try db.store.namespace("default")
             try await ns.saveOnDisconnect(
                 connection: "c-reused",
-                operations: [(0, OnDisconnectCodec.encode(Write(.set(path("stale"), value("1"))))), (5, [0x7B, 0x7D])])
+                operations: [(0, OnDisconnectCodec.encode(Write(.set(path("stale"), value("1"))))), (5, [0x7B, 0x7D])]
+            )
             let connection = ConnectionID("c-reused")
-            try await engine.registerOnDisconnect(connection: connection, Write(.set(path("fresh"), value("1"))), as: .admin)
-            try await engine.registerOnDisconnect(connection: connection, Write(.set(path("fresh2"), value("1"))), as: .admin)
+            try await engine.registerOnDisconnect(
+                connection: connection,
+                Write(.set(path("fresh"), value("1"))),
+                as: .admin
+            )
+            try await engine.registerOnDisconnect(
+                connection: connection,
+                Write(.set(path("fresh2"), value("1"))),
+                as: .admin
+            )
             let stored = try #require(try ns.loadOnDisconnect().first)
             #expect(stored.operations.map(\.position) == [0, 1])
             await engine.runOnDisconnect(connection: connection)
@@ -182,7 +215,10 @@ struct OnDisconnectCostTests {
         #expect(registry.register(writes[4], for: connection, limit: 10) == .added(position: 4, isFirst: false))
         #expect(
             registry.register(writes[5], for: connection, limit: 10)
-                == .renumbered((2...5).enumerated().map { .init(position: UInt32($0.offset), write: writes[$0.element]) }))
+                == .renumbered(
+                    (2...5).enumerated().map { .init(position: UInt32($0.offset), write: writes[$0.element]) }
+                )
+        )
         #expect(registry.register(writes[6], for: connection, limit: 10) == .added(position: 4, isFirst: false))
         #expect(registry.register(writes[7], for: connection, limit: 5) == .full)
         #expect(registry.take(for: connection).map(\.write) == Array(writes[2...6]))

@@ -18,7 +18,9 @@ struct OnDisconnectDurabilityTests {
         Write(
             .set(
                 DataPath(keys: [ChildKey("e\u{301}"), ChildKey("\u{301}k"), ChildKey("ü 1")]),
-                value(#""\u0000 \"quoted\" é""#))),
+                value(#""\u0000 \"quoted\" é""#)
+            )
+        ),
         Write(
             .update(
                 path("room"),
@@ -28,7 +30,8 @@ struct OnDisconnectDurabilityTests {
                     UpdateEntry(path: path("old"), value: value("null")),
                     UpdateEntry(path: path("name/.priority"), value: value("1")),
                 ]
-            )),
+            )
+        ),
     ]
 
     @Test(arguments: 0..<writes.count)
@@ -42,15 +45,26 @@ struct OnDisconnectDurabilityTests {
         let engine = try first.engine()
         let ada = ConnectionID("ada-session")
         let bob = ConnectionID("bob-session")
-        try await engine.registerOnDisconnect(connection: ada, Write(.set(path("status/ada"), value(#""online""#))), as: .admin)
         try await engine.registerOnDisconnect(
-            connection: ada, Write(.set(path("status/ada"), value(#"{"state":"offline","at":{".sv":"timestamp"}}"#))),
-            as: .admin)
+            connection: ada,
+            Write(.set(path("status/ada"), value(#""online""#))),
+            as: .admin
+        )
+        try await engine.registerOnDisconnect(
+            connection: ada,
+            Write(.set(path("status/ada"), value(#"{"state":"offline","at":{".sv":"timestamp"}}"#))),
+            as: .admin
+        )
         try await engine.registerOnDisconnect(
             connection: ada,
             Write(.update(path("rooms/r1"), [UpdateEntry(path: path("typing/ada"), value: value("null"))])),
-            as: .admin)
-        try await engine.registerOnDisconnect(connection: bob, Write(.set(path("status/bob"), value(#""offline""#))), as: .admin)
+            as: .admin
+        )
+        try await engine.registerOnDisconnect(
+            connection: bob,
+            Write(.set(path("status/bob"), value(#""offline""#))),
+            as: .admin
+        )
         try await engine.registerOnDisconnect(connection: bob, Write(.set(path("cancelled"), value("1"))), as: .admin)
         try await engine.cancelOnDisconnect(connection: bob, at: path("cancelled"))
         _ = try await first.store.namespace("default").write(Write(.set(path("rooms/r1/typing/ada"), value("true"))))
@@ -73,10 +87,21 @@ struct OnDisconnectDurabilityTests {
     @Test func runningOnDisconnectRemovesTheRecordsFailedWritesIncluded() async throws {
         try await withDatabase { db, engine in
             let connection = ConnectionID("c-run")
-            try await engine.registerOnDisconnect(connection: connection, Write(.set(path("a"), value("1"))), as: .admin)
+            try await engine.registerOnDisconnect(
+                connection: connection,
+                Write(.set(path("a"), value("1"))),
+                as: .admin
+            )
             // Overlapping update paths: refused when it runs (admins skip the check at registration).
             let overlapping = Write(
-                .update(.root, [UpdateEntry(path: path("b"), value: value("1")), UpdateEntry(path: path("b/c"), value: value("2"))]))
+                .update(
+                    .root,
+                    [
+                        UpdateEntry(path: path("b"), value: value("1")),
+                        UpdateEntry(path: path("b/c"), value: value("2")),
+                    ]
+                )
+            )
             try await engine.registerOnDisconnect(connection: connection, overlapping, as: .admin)
             let ns = try db.store.namespace("default")
             #expect(try ns.loadOnDisconnect().first?.operations.map(\.position) == [0, 1])
@@ -89,8 +114,16 @@ struct OnDisconnectDurabilityTests {
     @Test func cancellingEverythingLeavesNoRecord() async throws {
         try await withDatabase { db, engine in
             let connection = ConnectionID("c-cancel")
-            try await engine.registerOnDisconnect(connection: connection, Write(.set(path("p/a"), value("1"))), as: .admin)
-            try await engine.registerOnDisconnect(connection: connection, Write(.set(path("q"), value("1"))), as: .admin)
+            try await engine.registerOnDisconnect(
+                connection: connection,
+                Write(.set(path("p/a"), value("1"))),
+                as: .admin
+            )
+            try await engine.registerOnDisconnect(
+                connection: connection,
+                Write(.set(path("q"), value("1"))),
+                as: .admin
+            )
             try await engine.cancelOnDisconnect(connection: connection, at: path("p"))
             #expect(try db.store.namespace("default").loadOnDisconnect().first?.operations.count == 1)
             try await engine.cancelOnDisconnect(connection: connection, at: .root)

@@ -82,7 +82,12 @@ import Testing
             let subscriber = FakeSubscriber()
             func addListens(_ suffix: String) async throws {
                 for (id, query) in Self.queries {
-                    let start = try await engine.listen(path: path("l"), query: query, subscriber: subscriber, as: .admin)
+                    let start = try await engine.listen(
+                        path: path("l"),
+                        query: query,
+                        subscriber: subscriber,
+                        as: .admin
+                    )
                     let ordered =
                         query.order == .value
                         || { if case .child = query.order { return true } else { return false } }()

@@ -24,7 +24,12 @@ struct RulesReadLogTests {
             let (allowed, complete, paths) = try await db.store.namespace("default").read { reader in
                 let log = ReadLog()
                 let proposal = WriteProposal(
-                    write: write, values: [.leaf(.string("hi"), priority: nil)], reader: reader, now: 1, reads: log)
+                    write: write,
+                    values: [.leaf(.string("hi"), priority: nil)],
+                    reader: reader,
+                    now: 1,
+                    reads: log
+                )
                 return (rules.canWrite(.user(RuleAuth(uid: "ada")), proposal), log.isComplete, log.paths)
             }
             #expect(allowed)

@@ -75,7 +75,11 @@ import Testing
     @Test func getThroughAQuery() async throws {
         try await withDatabase { _, engine in
             try await engine.set("l", #"{"a":{"s":3},"b":{"s":1},"c":{"s":2},".priority":4}"#)
-            let top = try await engine.get(path: path("l"), query: Query(order: .child(path("s")), limit: .last(2)), as: .admin)
+            let top = try await engine.get(
+                path: path("l"),
+                query: Query(order: .child(path("s")), limit: .last(2)),
+                as: .admin
+            )
             #expect(text(top) == #"{"a":{"s":3},"c":{"s":2}}"#)
             let all = try await engine.get(path: path("l"), query: Query(order: .child(path("s"))), as: .admin)
             #expect(text(all) == #"{"a":{"s":3},"b":{"s":1},"c":{"s":2},".priority":4}"#)

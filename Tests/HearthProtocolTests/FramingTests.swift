@@ -1,4 +1,5 @@
 import Testing
+
 @testable import HearthProtocol
 
 struct FramingTests {
@@ -34,10 +35,25 @@ struct FramingTests {
         // 16,383 ASCII + one surrogate pair: the pair would straddle the boundary, so it moves.
         BoundaryCase(id: "surrogate pair straddling", prefix: 16_383, character: "😀", firstPieceUnits: 16_383),
         // 16,382 ASCII + pair: ends exactly at 16,384 units.
-        BoundaryCase(id: "surrogate pair ending at the boundary", prefix: 16_382, character: "😀", firstPieceUnits: 16_384),
+        BoundaryCase(
+            id: "surrogate pair ending at the boundary",
+            prefix: 16_382,
+            character: "😀",
+            firstPieceUnits: 16_384
+        ),
         // A 3-byte BMP character is one unit although three bytes.
-        BoundaryCase(id: "three-byte character at the boundary", prefix: 16_383, character: "€", firstPieceUnits: 16_384),
-        BoundaryCase(id: "two-byte character after the boundary", prefix: 16_384, character: "é", firstPieceUnits: 16_384),
+        BoundaryCase(
+            id: "three-byte character at the boundary",
+            prefix: 16_383,
+            character: "€",
+            firstPieceUnits: 16_384
+        ),
+        BoundaryCase(
+            id: "two-byte character after the boundary",
+            prefix: 16_384,
+            character: "é",
+            firstPieceUnits: 16_384
+        ),
     ]
 
     @Test(arguments: boundaryCases)

@@ -1,5 +1,6 @@
 import HearthCore
 import Testing
+
 @testable import HearthProtocol
 
 struct QueryObjectTests {
@@ -15,44 +16,73 @@ struct QueryObjectTests {
     static let roundTrips: [RoundTrip] = [
         RoundTrip(id: "default", wire: "{}", query: Query(), identifier: "default"),
         RoundTrip(
-            id: "limitToFirst", wire: #"{"l":5,"vf":"l"}"#, query: Query(limit: .first(5)),
-            identifier: #"{"l":5,"vf":"l"}"#),
+            id: "limitToFirst",
+            wire: #"{"l":5,"vf":"l"}"#,
+            query: Query(limit: .first(5)),
+            identifier: #"{"l":5,"vf":"l"}"#
+        ),
         RoundTrip(
-            id: "orderByKey limitToLast", wire: #"{"l":2,"vf":"r","i":".key"}"#, query: Query(order: .key, limit: .last(2)),
-            identifier: #"{"i":".key","l":2,"vf":"r"}"#),
+            id: "orderByKey limitToLast",
+            wire: #"{"l":2,"vf":"r","i":".key"}"#,
+            query: Query(order: .key, limit: .last(2)),
+            identifier: #"{"i":".key","l":2,"vf":"r"}"#
+        ),
         RoundTrip(
-            id: "orderByValue startAt", wire: #"{"sp":3,"sin":true,"i":".value"}"#,
+            id: "orderByValue startAt",
+            wire: #"{"sp":3,"sin":true,"i":".value"}"#,
             query: Query(order: .value, start: QueryBound(value: .number(3))),
-            identifier: #"{"i":".value","sin":true,"sp":3}"#),
+            identifier: #"{"i":".value","sin":true,"sp":3}"#
+        ),
         RoundTrip(
-            id: "orderByChild equalTo", wire: #"{"sp":"x","sin":true,"ep":"x","ein":true,"i":"a/b"}"#,
-            query: Query(order: .child(path("a/b")), start: QueryBound(value: .string("x")), end: QueryBound(value: .string("x"))),
-            identifier: #"{"ein":true,"ep":"x","i":"a/b","sin":true,"sp":"x"}"#),
-        RoundTrip(
-            id: "startAt with name", wire: #"{"sp":1.5,"sn":"k1","sin":true}"#,
-            query: Query(start: QueryBound(value: .number(1.5), key: ChildKey("k1"))),
-            identifier: #"{"sin":true,"sn":"k1","sp":1.5}"#),
-        RoundTrip(
-            id: "startAfter on child index", wire: #"{"sp":10,"sn":"[MAX_NAME]","sin":false,"i":"age"}"#,
+            id: "orderByChild equalTo",
+            wire: #"{"sp":"x","sin":true,"ep":"x","ein":true,"i":"a/b"}"#,
             query: Query(
-                order: .child(path("age")), start: QueryBound(value: .number(10), key: ChildKey("[MAX_NAME]")),
-                startIsExclusive: true),
-            identifier: #"{"i":"age","sin":false,"sn":"[MAX_NAME]","sp":10}"#),
+                order: .child(path("a/b")),
+                start: QueryBound(value: .string("x")),
+                end: QueryBound(value: .string("x"))
+            ),
+            identifier: #"{"ein":true,"ep":"x","i":"a/b","sin":true,"sp":"x"}"#
+        ),
         RoundTrip(
-            id: "endBefore on key index", wire: #"{"ep":"m","ein":false,"i":".key"}"#,
+            id: "startAt with name",
+            wire: #"{"sp":1.5,"sn":"k1","sin":true}"#,
+            query: Query(start: QueryBound(value: .number(1.5), key: ChildKey("k1"))),
+            identifier: #"{"sin":true,"sn":"k1","sp":1.5}"#
+        ),
+        RoundTrip(
+            id: "startAfter on child index",
+            wire: #"{"sp":10,"sn":"[MAX_NAME]","sin":false,"i":"age"}"#,
+            query: Query(
+                order: .child(path("age")),
+                start: QueryBound(value: .number(10), key: ChildKey("[MAX_NAME]")),
+                startIsExclusive: true
+            ),
+            identifier: #"{"i":"age","sin":false,"sn":"[MAX_NAME]","sp":10}"#
+        ),
+        RoundTrip(
+            id: "endBefore on key index",
+            wire: #"{"ep":"m","ein":false,"i":".key"}"#,
             query: Query(order: .key, end: QueryBound(value: .string("m")), endIsExclusive: true),
-            identifier: #"{"ein":false,"ep":"m","i":".key"}"#),
+            identifier: #"{"ein":false,"ep":"m","i":".key"}"#
+        ),
         RoundTrip(
-            id: "endAt null with limit", wire: #"{"ep":null,"ein":true,"l":3,"vf":"r"}"#,
+            id: "endAt null with limit",
+            wire: #"{"ep":null,"ein":true,"l":3,"vf":"r"}"#,
             query: Query(end: QueryBound(value: nil), limit: .last(3)),
-            identifier: #"{"ein":true,"ep":null,"l":3,"vf":"r"}"#),
+            identifier: #"{"ein":true,"ep":null,"l":3,"vf":"r"}"#
+        ),
         RoundTrip(
-            id: "boolean bound", wire: #"{"sp":false,"sin":true,"i":".value"}"#,
+            id: "boolean bound",
+            wire: #"{"sp":false,"sin":true,"i":".value"}"#,
             query: Query(order: .value, start: QueryBound(value: .bool(false))),
-            identifier: #"{"i":".value","sin":true,"sp":false}"#),
+            identifier: #"{"i":".value","sin":true,"sp":false}"#
+        ),
         RoundTrip(
-            id: "orderByChild alone loads all data", wire: #"{"i":"score"}"#, query: Query(order: .child(path("score"))),
-            identifier: "default"),
+            id: "orderByChild alone loads all data",
+            wire: #"{"i":"score"}"#,
+            query: Query(order: .child(path("score"))),
+            identifier: "default"
+        ),
     ]
 
     @Test(arguments: roundTrips)
@@ -90,7 +120,11 @@ struct QueryObjectTests {
         SameQuery(id: "member order", a: #"{"l":5,"vf":"l","i":".key"}"#, b: #"{"i":".key","vf":"l","l":5}"#),
         SameQuery(id: "implicit inclusive start", a: #"{"sp":1}"#, b: #"{"sp":1,"sin":true}"#),
         SameQuery(id: "explicit priority index", a: #"{"l":1,"vf":"l","i":".priority"}"#, b: #"{"l":1,"vf":"l"}"#),
-        SameQuery(id: "child path with slashes", a: #"{"i":"/a/b/","l":1,"vf":"l"}"#, b: #"{"i":"a/b","l":1,"vf":"l"}"#),
+        SameQuery(
+            id: "child path with slashes",
+            a: #"{"i":"/a/b/","l":1,"vf":"l"}"#,
+            b: #"{"i":"a/b","l":1,"vf":"l"}"#
+        ),
         SameQuery(id: "all-data queries", a: #"{"i":".value"}"#, b: "{}"),
     ]
 
@@ -103,8 +137,10 @@ struct QueryObjectTests {
     }
 
     @Test func differentQueriesDiffer() throws {
-        let ids = try [#"{"l":5,"vf":"l"}"#, #"{"l":5,"vf":"r"}"#, #"{"l":6,"vf":"l"}"#, #"{"sp":1}"#, #"{"sp":1,"sin":false}"#]
-            .map { QueryIdentifier(try QueryObject.query(from: JSONParser.parse($0))) }
+        let ids = try [
+            #"{"l":5,"vf":"l"}"#, #"{"l":5,"vf":"r"}"#, #"{"l":6,"vf":"l"}"#, #"{"sp":1}"#, #"{"sp":1,"sin":false}"#,
+        ]
+        .map { QueryIdentifier(try QueryObject.query(from: JSONParser.parse($0))) }
         #expect(Set(ids).count == ids.count)
         #expect(ListenKey(path: path("/a"), query: Query()) != ListenKey(path: path("/b"), query: Query()))
     }

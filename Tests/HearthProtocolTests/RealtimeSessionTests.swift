@@ -1,19 +1,26 @@
 import HearthCore
 import Testing
+
 @testable import HearthProtocol
 
 struct RealtimeSessionTests {
     @Test func helloIsTheFirstFrame() {
         var session = RealtimeSession(sessionID: "sess-1")
         let actions = session.connected(host: "127.0.0.1:9000", now: at(1_234))
-        #expect(sent(actions) == [#"{"t":"c","d":{"t":"h","d":{"ts":1234,"v":"5","h":"127.0.0.1:9000","s":"sess-1"}}}"#])
+        #expect(
+            sent(actions) == [#"{"t":"c","d":{"t":"h","d":{"ts":1234,"v":"5","h":"127.0.0.1:9000","s":"sess-1"}}}"#]
+        )
         #expect(session.phase == .open)
         #expect(session.connected(host: "x", now: at(1)).isEmpty)
     }
 
     @Test func pingIsAnsweredAndKeepAliveIgnored() {
         var session = openSession()
-        #expect(sent(session.received(frame: #"{"t":"c","d":{"t":"p","d":{}}}"#, now: at(2))) == [#"{"t":"c","d":{"t":"o","d":{}}}"#])
+        #expect(
+            sent(session.received(frame: #"{"t":"c","d":{"t":"p","d":{}}}"#, now: at(2))) == [
+                #"{"t":"c","d":{"t":"o","d":{}}}"#
+            ]
+        )
         #expect(session.received(frame: "0", now: at(3)).isEmpty)
     }
 
@@ -23,9 +30,12 @@ struct RealtimeSessionTests {
         #expect(
             actions == [
                 .write(
-                    .set(PutRequest(path: path("/a"), value: NewValue(node: tree("1")))), requestID: RequestID(1),
-                    identity: .anonymous)
-            ])
+                    .set(PutRequest(path: path("/a"), value: NewValue(node: tree("1")))),
+                    requestID: RequestID(1),
+                    identity: .anonymous
+                )
+            ]
+        )
         #expect(sent(session.completed(.ok, for: RequestID(1))) == [response(1, "ok", #""""#)])
     }
 
@@ -46,24 +56,38 @@ struct RealtimeSessionTests {
             work(next) == [
                 .stats(.object([])),
                 .write(
-                    .merge(MergeRequest(path: path("/b"), entries: [MergeEntry(path: path("x"), value: NewValue(node: tree("2")))])),
-                    requestID: RequestID(3), identity: .anonymous),
-            ])
+                    .merge(
+                        MergeRequest(
+                            path: path("/b"),
+                            entries: [MergeEntry(path: path("x"), value: NewValue(node: tree("2")))]
+                        )
+                    ),
+                    requestID: RequestID(3),
+                    identity: .anonymous
+                ),
+            ]
+        )
         let last = session.completed(.failed(.permissionDenied, message: "Permission denied"), for: RequestID(3))
         #expect(
             sent(last) == [
                 response(3, "permission_denied", #""Permission denied""#),
                 response(
-                    4, "failure",
-                    #""Unknown action 'zz'; accepted are q, n, p, m, o, om, oc, auth, gauth, unauth, s and g.""#),
-            ])
+                    4,
+                    "failure",
+                    #""Unknown action 'zz'; accepted are q, n, p, m, o, om, oc, auth, gauth, unauth, s and g.""#
+                ),
+            ]
+        )
         #expect(session.pendingRequestCount == 0)
     }
 
     @Test func listenPushesDataBeforeOk() {
         var session = openSession()
         let listen = ListenRequest(path: path("/m"), query: Query(limit: .last(2)), tag: 5, hash: "")
-        let actions = session.received(frame: frame(1, "q", #"{"p":"/m","q":{"l":2,"vf":"r"},"t":5,"h":""}"#), now: at(2))
+        let actions = session.received(
+            frame: frame(1, "q", #"{"p":"/m","q":{"l":2,"vf":"r"},"t":5,"h":""}"#),
+            now: at(2)
+        )
         #expect(actions == [.listen(listen, requestID: RequestID(1), identity: .anonymous)])
         #expect(session.listenCount == 1)
         let done = session.completed(.listening(data: tree(#"{"k":{".value":1,".priority":3}}"#)), for: RequestID(1))
@@ -71,20 +95,27 @@ struct RealtimeSessionTests {
             sent(done) == [
                 #"{"t":"d","d":{"a":"d","b":{"p":"m","d":{"k":{".value":1,".priority":3}},"t":5}}}"#,
                 response(1, "ok", "{}"),
-            ])
+            ]
+        )
         // Later pushes carry the tag; pushes for unknown listens are dropped.
         #expect(
             sent(session.push(.set(tree("2")), at: path("/m/k"), for: listen.key))
-                == [#"{"t":"d","d":{"a":"d","b":{"p":"m/k","d":2,"t":5}}}"#])
+                == [#"{"t":"d","d":{"a":"d","b":{"p":"m/k","d":2,"t":5}}}"#]
+        )
         #expect(session.push(.set(nil), at: path("/z"), for: ListenKey(path: path("/z"), query: Query())).isEmpty)
     }
 
     @Test func listenWarningsAndUnchangedData() {
         var session = openSession()
-        _ = session.received(frame: frame(1, "q", #"{"p":"/a","q":{"sp":1,"sin":true,"i":"x"},"t":1,"h":"H"}"#), now: at(2))
-        #expect(sent(session.completed(.listening(data: nil, warnings: ["no_index"]), for: RequestID(1))) == [
-            #"{"t":"d","d":{"a":"d","b":{"p":"a","d":null,"t":1}}}"#, response(1, "ok", #"{"w":["no_index"]}"#),
-        ])
+        _ = session.received(
+            frame: frame(1, "q", #"{"p":"/a","q":{"sp":1,"sin":true,"i":"x"},"t":1,"h":"H"}"#),
+            now: at(2)
+        )
+        #expect(
+            sent(session.completed(.listening(data: nil, warnings: ["no_index"]), for: RequestID(1))) == [
+                #"{"t":"d","d":{"a":"d","b":{"p":"a","d":null,"t":1}}}"#, response(1, "ok", #"{"w":["no_index"]}"#),
+            ]
+        )
         _ = session.received(frame: frame(2, "q", #"{"p":"/b","h":"H"}"#), now: at(3))
         #expect(sent(session.completed(.listeningUnchanged(), for: RequestID(2))) == [response(2, "ok", "{}")])
     }
@@ -92,7 +123,11 @@ struct RealtimeSessionTests {
     @Test func failedListenIsForgotten() {
         var session = openSession()
         _ = session.received(frame: frame(1, "q", #"{"p":"/secret","h":""}"#), now: at(2))
-        #expect(sent(session.completed(.permissionDenied, for: RequestID(1))) == [response(1, "permission_denied", #""Permission denied""#)])
+        #expect(
+            sent(session.completed(.permissionDenied, for: RequestID(1))) == [
+                response(1, "permission_denied", #""Permission denied""#)
+            ]
+        )
         #expect(session.listenCount == 0)
     }
 
@@ -114,7 +149,10 @@ struct RealtimeSessionTests {
         var session = openSession()
         _ = session.received(frame: frame(1, "q", #"{"p":"/a","q":{"l":1,"vf":"l"},"t":1,"h":""}"#), now: at(2))
         _ = session.completed(.listening(data: nil), for: RequestID(1))
-        let actions = session.received(frame: frame(2, "q", #"{"p":"/a","q":{"l":1,"vf":"l"},"t":2,"h":""}"#), now: at(3))
+        let actions = session.received(
+            frame: frame(2, "q", #"{"p":"/a","q":{"l":1,"vf":"l"},"t":2,"h":""}"#),
+            now: at(3)
+        )
         #expect(work(actions).count == 1)
         _ = session.completed(.listening(data: tree("1")), for: RequestID(2))
         #expect(session.listenCount == 1)
@@ -129,7 +167,11 @@ struct RealtimeSessionTests {
         }
         let refused = session.received(frame: frame(3, "q", #"{"p":"/l3","h":""}"#), now: at(3))
         #expect(work(refused).isEmpty)
-        #expect(sent(refused) == [response(3, "failure", #""Too many listeners on this connection: at most 2 are allowed.""#)])
+        #expect(
+            sent(refused) == [
+                response(3, "failure", #""Too many listeners on this connection: at most 2 are allowed.""#)
+            ]
+        )
         // Re-listening to a held listen is still allowed.
         #expect(work(session.received(frame: frame(4, "q", #"{"p":"/l1","h":""}"#), now: at(4))).count == 1)
     }
@@ -147,8 +189,15 @@ struct RealtimeSessionTests {
     @Test func authenticationSetsTheIdentity() {
         var session = openSession()
         let actions = session.received(frame: frame(1, "auth", #"{"cred":"eyJ.x.y"}"#), now: at(2))
-        #expect(actions == [.authenticate(AuthRequest(credential: "eyJ.x.y", kind: .firebaseToken), requestID: RequestID(1))])
-        let user = AuthIdentity.user(authVariable: .object([("uid", .string("ada"))]), expiresAt: Timestamp(secondsSince1970: 5_000))
+        #expect(
+            actions == [
+                .authenticate(AuthRequest(credential: "eyJ.x.y", kind: .firebaseToken), requestID: RequestID(1))
+            ]
+        )
+        let user = AuthIdentity.user(
+            authVariable: .object([("uid", .string("ada"))]),
+            expiresAt: Timestamp(secondsSince1970: 5_000)
+        )
         let done = session.completed(.authenticated(user), for: RequestID(1))
         #expect(sent(done) == [response(1, "ok", #"{"auth":{"uid":"ada"},"expires":5000}"#)])
         #expect(work(done) == [.identityChanged(user)])
@@ -156,7 +205,9 @@ struct RealtimeSessionTests {
         // Later actions carry the identity.
         let get = session.received(frame: frame(2, "g", #"{"p":"/a","q":{}}"#), now: at(3))
         #expect(get == [.get(GetRequest(path: path("/a")), requestID: RequestID(2), identity: user)])
-        #expect(sent(session.completed(.value(tree(#"{"b":1}"#)), for: RequestID(2))) == [response(2, "ok", #"{"b":1}"#)])
+        #expect(
+            sent(session.completed(.value(tree(#"{"b":1}"#)), for: RequestID(2))) == [response(2, "ok", #"{"b":1}"#)]
+        )
         // unauth answers at once and drops the identity.
         let unauth = session.received(frame: frame(3, "unauth", "{}"), now: at(4))
         #expect(sent(unauth) == [response(3, "ok", #""""#)])
@@ -190,9 +241,12 @@ struct RealtimeSessionTests {
         #expect(
             put == [
                 .registerOnDisconnect(
-                    .set(PutRequest(path: path("/p"), value: NewValue(node: tree("\"gone\"")))), requestID: RequestID(1),
-                    identity: .anonymous)
-            ])
+                    .set(PutRequest(path: path("/p"), value: NewValue(node: tree("\"gone\"")))),
+                    requestID: RequestID(1),
+                    identity: .anonymous
+                )
+            ]
+        )
         _ = session.completed(.ok, for: RequestID(1))
         let cancel = session.received(frame: frame(2, "oc", #"{"p":"/p","d":null}"#), now: at(3))
         #expect(cancel == [.cancelOnDisconnect(path("/p"), requestID: RequestID(2), identity: .anonymous)])
@@ -220,7 +274,12 @@ struct RealtimeSessionTests {
         _ = session.received(frame: "2", now: at(2))
         _ = session.received(frame: String(repeating: "x", count: 60), now: at(2))
         let actions = session.received(frame: String(repeating: "x", count: 60), now: at(2))
-        #expect(actions == [.close(code: .messageTooBig, reason: "Message too large: messages can be at most 100 bytes."), .connectionClosed(listens: [])])
+        #expect(
+            actions == [
+                .close(code: .messageTooBig, reason: "Message too large: messages can be at most 100 bytes."),
+                .connectionClosed(listens: []),
+            ]
+        )
     }
 
     @Test func multiFrameRequest() {
@@ -238,7 +297,13 @@ struct RealtimeSessionTests {
         _ = session.received(frame: frame(1, "p", #"{"p":"/a","d":1}"#), now: at(2))
         _ = session.received(frame: frame(2, "p", #"{"p":"/a","d":1}"#), now: at(2))
         let actions = session.received(frame: frame(3, "p", #"{"p":"/a","d":1}"#), now: at(2))
-        #expect(actions.first == .close(code: .policyViolation, reason: "Too many pending requests: at most 2 may wait for an answer."))
+        #expect(
+            actions.first
+                == .close(
+                    code: .policyViolation,
+                    reason: "Too many pending requests: at most 2 may wait for an answer."
+                )
+        )
     }
 
     @Test func socketCloseReportsListensOnce() {
@@ -248,8 +313,11 @@ struct RealtimeSessionTests {
         _ = session.received(frame: frame(2, "q", #"{"p":"/a","h":""}"#), now: at(2))
         #expect(
             session.closed() == [
-                .connectionClosed(listens: [ListenKey(path: path("/a"), query: Query()), ListenKey(path: path("/b"), query: Query())])
-            ])
+                .connectionClosed(listens: [
+                    ListenKey(path: path("/a"), query: Query()), ListenKey(path: path("/b"), query: Query()),
+                ])
+            ]
+        )
         #expect(session.closed().isEmpty)
     }
 
@@ -257,7 +325,10 @@ struct RealtimeSessionTests {
         var session = openSession(RealtimeSessionConfiguration(idleTimeoutMilliseconds: 60_000))
         _ = session.received(frame: "0", now: at(50_000))
         #expect(session.tick(now: at(100_000)).isEmpty)
-        #expect(session.tick(now: at(110_000)).first == .close(code: .policyViolation, reason: "Idle timeout: no frame for 60 seconds."))
+        #expect(
+            session.tick(now: at(110_000)).first
+                == .close(code: .policyViolation, reason: "Idle timeout: no frame for 60 seconds.")
+        )
     }
 
     @Test func shutdownAndRedirect() {

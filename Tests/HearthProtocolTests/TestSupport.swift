@@ -1,4 +1,5 @@
 import HearthCore
+
 @testable import HearthProtocol
 
 /// The texts of the frames a list of actions sends.

@@ -14,20 +14,36 @@ struct UnpairedSurrogateTests {
     }
 
     static let findCases: [FindCase] = [
-        FindCase(id: "high alone", json: #""a\ud800b""#, expected: .init(escape: #"\ud800"#, text: #"a\ud800b"#, isKey: false)),
-        FindCase(id: "low alone", json: #"["x","\uDC01"]"#, expected: .init(escape: #"\uDC01"#, text: #"\uDC01"#, isKey: false)),
         FindCase(
-            id: "high then high", json: #"{"v":"\ud800\ud801"}"#,
-            expected: .init(escape: #"\ud800"#, text: #"\ud800\ud801"#, isKey: false)),
+            id: "high alone",
+            json: #""a\ud800b""#,
+            expected: .init(escape: #"\ud800"#, text: #"a\ud800b"#, isKey: false)
+        ),
         FindCase(
-            id: "low before high", json: #""\udc00\ud800""#,
-            expected: .init(escape: #"\udc00"#, text: #"\udc00\ud800"#, isKey: false)),
+            id: "low alone",
+            json: #"["x","\uDC01"]"#,
+            expected: .init(escape: #"\uDC01"#, text: #"\uDC01"#, isKey: false)
+        ),
         FindCase(
-            id: "key, space before the colon", json: #"{"ok":1, "k\ud800" : 2}"#,
-            expected: .init(escape: #"\ud800"#, text: #"k\ud800"#, isKey: true)),
+            id: "high then high",
+            json: #"{"v":"\ud800\ud801"}"#,
+            expected: .init(escape: #"\ud800"#, text: #"\ud800\ud801"#, isKey: false)
+        ),
         FindCase(
-            id: "after escaped quotes", json: #"{"a\"":"\"\ud800"}"#,
-            expected: .init(escape: #"\ud800"#, text: #"\"\ud800"#, isKey: false)),
+            id: "low before high",
+            json: #""\udc00\ud800""#,
+            expected: .init(escape: #"\udc00"#, text: #"\udc00\ud800"#, isKey: false)
+        ),
+        FindCase(
+            id: "key, space before the colon",
+            json: #"{"ok":1, "k\ud800" : 2}"#,
+            expected: .init(escape: #"\ud800"#, text: #"k\ud800"#, isKey: true)
+        ),
+        FindCase(
+            id: "after escaped quotes",
+            json: #"{"a\"":"\"\ud800"}"#,
+            expected: .init(escape: #"\ud800"#, text: #"\"\ud800"#, isKey: false)
+        ),
         FindCase(id: "a pair", json: #""\ud83d\ude00""#, expected: nil),
         FindCase(id: "an escaped backslash, then text", json: #""\\ud800""#, expected: nil),
         FindCase(id: "no strings", json: "[1,2,{}]", expected: nil),
@@ -42,7 +58,9 @@ struct UnpairedSurrogateTests {
     /// scanner used to wait for more input there and report an unexpected end).
     @Test(arguments: [#""\ud800""#, #""a\udbff""#, #"{"k\ud800":1}"#, #"["\ud800"]"#, #""\udc00""#])
     func coreParsersReportAnUnpairedSurrogate(_ json: String) {
-        for parse in [{ _ = try TreeParser.parse(json, at: .root) }, { _ = try JSONParser.parse(json) }] as [() throws -> Void] {
+        for parse in [{ _ = try TreeParser.parse(json, at: .root) }, { _ = try JSONParser.parse(json) }]
+            as [() throws -> Void]
+        {
             #expect {
                 try parse()
             } throws: { error in
@@ -66,8 +84,11 @@ struct UnpairedSurrogateTests {
                     Array(
                         (#"{"t":"d","d":{"r":1,"b":{"s":"failure","d":"Invalid data at '/a': the string '\\ud800' holds '\\ud800', "#
                             + #"an unpaired UTF-16 surrogate; paths, keys and strings must be valid Unicode (a surrogate only as half of a pair)."}}}"#)
-                            .utf8))
-            ])
+                            .utf8
+                    )
+                )
+            ]
+        )
         #expect(session.phase == .open)
         let next = session.received(frame: frame(2, "p", #"{"p":"/a","d":"\ud83d\ude00"}"#), now: at(3))
         guard case .write(_, let requestID, _)? = next.first else {

@@ -31,7 +31,10 @@ struct AuthRevocationRealtimeTests {
             #expect(try await stream.nextData().name == "put")
 
             let started = ContinuousClock.now
-            let update = try await accounts.call("update", ["idToken": token, "password": "another1", "returnSecureToken": true])
+            let update = try await accounts.call(
+                "update",
+                ["idToken": token, "password": "another1", "returnSecureToken": true]
+            )
             #expect(update.status == 200)
 
             let revoked = try await client.nextPush(timeout: .seconds(5))

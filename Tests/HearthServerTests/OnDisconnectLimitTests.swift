@@ -20,9 +20,13 @@ struct OnDisconnectLimitTests {
             #expect(
                 refused.body["d"] as? String
                     == "Too many onDisconnect operations on this connection: at most 3 may be registered; "
-                    + "cancel some (onDisconnect().cancel()) before registering more.")
+                    + "cancel some (onDisconnect().cancel()) before registering more."
+            )
             // A cancel makes room; the connection was never dropped.
-            #expect(try await client.response(to: client.request("oc", #"{"p":"/left/k0","d":null}"#)).body["s"] as? String == "ok")
+            #expect(
+                try await client.response(to: client.request("oc", #"{"p":"/left/k0","d":null}"#)).body["s"] as? String
+                    == "ok"
+            )
             let again = try await client.response(to: client.request("o", #"{"p":"/left/k4","d":true}"#))
             #expect(again.body["s"] as? String == "ok")
             await client.close()
@@ -40,7 +44,9 @@ struct OnDisconnectLimitTests {
             try await bob.authenticateAsAdmin()
             #expect(try await ada.response(to: ada.request("o", #"{"p":"/ada","d":1}"#)).body["s"] as? String == "ok")
             #expect(try await bob.response(to: bob.request("o", #"{"p":"/bob","d":1}"#)).body["s"] as? String == "ok")
-            #expect(try await ada.response(to: ada.request("o", #"{"p":"/ada2","d":1}"#)).body["s"] as? String == "failure")
+            #expect(
+                try await ada.response(to: ada.request("o", #"{"p":"/ada2","d":1}"#)).body["s"] as? String == "failure"
+            )
             await ada.close()
             await bob.close()
             try await eventually { try await server.get("/") == #"{"ada":1,"bob":1}"# }

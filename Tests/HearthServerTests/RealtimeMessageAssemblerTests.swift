@@ -80,13 +80,19 @@ struct RealtimeMessageAssemblerTests {
         // Exactly at the limit is accepted.
         var exact = RealtimeMessageAssembler(maxMessageBytes: 8)
         _ = exact.receive(Self.frame(.text, "1234", fin: false), allocator: allocator)
-        #expect(Self.text(of: exact.receive(Self.frame(.continuation, "5678", fin: true), allocator: allocator)) == "12345678")
+        #expect(
+            Self.text(of: exact.receive(Self.frame(.continuation, "5678", fin: true), allocator: allocator))
+                == "12345678"
+        )
     }
 
     @Test func resetForgetsAMessageInProgress() {
         var assembler = RealtimeMessageAssembler(maxMessageBytes: 100)
         _ = assembler.receive(Self.frame(.text, "part", fin: false), allocator: allocator)
         assembler.reset()
-        #expect(Self.failure(of: assembler.receive(Self.frame(.continuation, "x", fin: true), allocator: allocator)) == .protocolError)
+        #expect(
+            Self.failure(of: assembler.receive(Self.frame(.continuation, "x", fin: true), allocator: allocator))
+                == .protocolError
+        )
     }
 }

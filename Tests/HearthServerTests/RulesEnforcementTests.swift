@@ -83,27 +83,41 @@ struct RulesEnforcementTests {
             #expect(try await server.send("GET", "/rooms/r1.json", headers: Self.auth("alice")).status == 200)
             #expect(try await server.send("GET", "/rooms/r1.json", headers: Self.auth("carol")).status == 401)
             // Shallow and .priority reads need the same grant.
-            #expect(try await server.send("GET", "/rooms/r1.json?shallow=true", headers: Self.auth("carol")).status == 401)
+            #expect(
+                try await server.send("GET", "/rooms/r1.json?shallow=true", headers: Self.auth("carol")).status == 401
+            )
             #expect(try await server.send("GET", "/rooms/r1/.priority.json", headers: Self.auth("carol")).status == 401)
         }
     }
 
     @Test func restWritesFollowTheRulesAndDeniedWritesChangeNothing() async throws {
         try await Self.withServer { server in
-            let own = try await server.send("PUT", "/users/alice.json", headers: Self.auth("alice"), text: #"{"name":"Al"}"#)
+            let own = try await server.send(
+                "PUT",
+                "/users/alice.json",
+                headers: Self.auth("alice"),
+                text: #"{"name":"Al"}"#
+            )
             #expect(own.status == 200)
             let other = try await server.send("PUT", "/users/bob/name.json", headers: Self.auth("alice"), text: #""X""#)
             #expect(other.status == 401)
             #expect(other.body == Self.denied)
             let tooLong = try await server.send(
-                "PUT", "/users/alice/name.json", headers: Self.auth("alice"), text: #""Alexandrina!""#)
+                "PUT",
+                "/users/alice/name.json",
+                headers: Self.auth("alice"),
+                text: #""Alexandrina!""#
+            )
             #expect(tooLong.status == 401)
             let anonymous = try await server.send("DELETE", "/users/bob.json")
             #expect(anonymous.status == 401)
             // A multi-path update is one write: one denied path denies all of it.
             let patch = try await server.send(
-                "PATCH", "/users.json", headers: Self.auth("alice"),
-                text: #"{"alice/name":"Changed","bob/name":"Hacked"}"#)
+                "PATCH",
+                "/users.json",
+                headers: Self.auth("alice"),
+                text: #"{"alice/name":"Changed","bob/name":"Hacked"}"#
+            )
             #expect(patch.status == 401)
             #expect(try await server.get("/users") == #"{"alice":{"name":"Al"},"bob":{"name":"Bob"}}"#)
         }
@@ -112,20 +126,38 @@ struct RulesEnforcementTests {
     @Test func createOnlyMessagesCheckTheSenderAndMembership() async throws {
         try await Self.withServer { server in
             let post = try await server.send(
-                "POST", "/rooms/r1/messages.json", headers: Self.auth("alice"), text: #"{"by":"alice","t":"hi"}"#)
+                "POST",
+                "/rooms/r1/messages.json",
+                headers: Self.auth("alice"),
+                text: #"{"by":"alice","t":"hi"}"#
+            )
             #expect(post.status == 200)
-            let name = try #require(JSONCompare.canonical(post.body).flatMap { _ in
-                (try JSONSerialization.jsonObject(with: Data(post.body.utf8)) as? [String: Any])?["name"] as? String
-            })
+            let name = try #require(
+                JSONCompare.canonical(post.body).flatMap { _ in
+                    (try JSONSerialization.jsonObject(with: Data(post.body.utf8)) as? [String: Any])?["name"] as? String
+                }
+            )
             // No edits: the message exists now.
             let edit = try await server.send(
-                "PUT", "/rooms/r1/messages/\(name).json", headers: Self.auth("alice"), text: #"{"by":"alice","t":"x"}"#)
+                "PUT",
+                "/rooms/r1/messages/\(name).json",
+                headers: Self.auth("alice"),
+                text: #"{"by":"alice","t":"x"}"#
+            )
             #expect(edit.status == 401)
             let spoofed = try await server.send(
-                "POST", "/rooms/r1/messages.json", headers: Self.auth("alice"), text: #"{"by":"bob","t":"hi"}"#)
+                "POST",
+                "/rooms/r1/messages.json",
+                headers: Self.auth("alice"),
+                text: #"{"by":"bob","t":"hi"}"#
+            )
             #expect(spoofed.status == 401)
             let outsider = try await server.send(
-                "POST", "/rooms/r1/messages.json", headers: Self.auth("carol"), text: #"{"by":"carol","t":"hi"}"#)
+                "POST",
+                "/rooms/r1/messages.json",
+                headers: Self.auth("carol"),
+                text: #"{"by":"carol","t":"hi"}"#
+            )
             #expect(outsider.status == 401)
             let messages = try await server.get("/rooms/r1/messages")
             #expect(messages == #"{"\#(name)":{"by":"alice","t":"hi"}}"#)
@@ -136,13 +168,21 @@ struct RulesEnforcementTests {
         try await Self.withServer { server in
             try await server.put("/owned", #"{"a":{"owner":"alice"},"b":{"owner":"bob"}}"#)
             let mine = try await server.send(
-                "GET", #"/owned.json?orderBy="owner"&equalTo="alice""#.addingPercentEncoding(
-                    withAllowedCharacters: .urlQueryAllowed)!, headers: Self.auth("alice"))
+                "GET",
+                #"/owned.json?orderBy="owner"&equalTo="alice""#.addingPercentEncoding(
+                    withAllowedCharacters: .urlQueryAllowed
+                )!,
+                headers: Self.auth("alice")
+            )
             #expect(mine.status == 200)
             #expect(mine.body == #"{"a":{"owner":"alice"}}"#)
             let theirs = try await server.send(
-                "GET", #"/owned.json?orderBy="owner"&equalTo="bob""#.addingPercentEncoding(
-                    withAllowedCharacters: .urlQueryAllowed)!, headers: Self.auth("alice"))
+                "GET",
+                #"/owned.json?orderBy="owner"&equalTo="bob""#.addingPercentEncoding(
+                    withAllowedCharacters: .urlQueryAllowed
+                )!,
+                headers: Self.auth("alice")
+            )
             #expect(theirs.status == 401)
             #expect(try await server.send("GET", "/owned.json", headers: Self.auth("alice")).status == 401)
         }
@@ -151,9 +191,15 @@ struct RulesEnforcementTests {
     @Test func authVariableOverrideActsAsTheGivenAuth() async throws {
         try await Self.withServer { server in
             let admin = "auth=\(TestServer.adminSecret)"
-            let asAlice = "auth_variable_override=" + #"{"uid":"alice"}"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let asAlice =
+                "auth_variable_override=" + #"{"uid":"alice"}"#.addingPercentEncoding(
+                    withAllowedCharacters: .alphanumerics
+                )!
             #expect(try await server.send("GET", "/rooms/r1.json?\(admin)&\(asAlice)").status == 200)
-            let asCarol = "auth_variable_override=" + #"{"uid":"carol"}"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let asCarol =
+                "auth_variable_override=" + #"{"uid":"carol"}"#.addingPercentEncoding(
+                    withAllowedCharacters: .alphanumerics
+                )!
             #expect(try await server.send("GET", "/rooms/r1.json?\(admin)&\(asCarol)").status == 401)
             #expect(try await server.send("GET", "/users/bob.json?\(admin)&auth_variable_override=null").status == 401)
             let write = try await server.send("PUT", "/users/alice/name.json?\(admin)&\(asAlice)", text: #""Al""#)
@@ -165,10 +211,18 @@ struct RulesEnforcementTests {
 
     @Test func sseStreamIsCancelledWhenAWriteRevokesAccess() async throws {
         try await Self.withServer { server in
-            let refused = try await SSETestStream.open(port: server.port, path: "/rooms/r1.json", headers: Self.auth("carol"))
+            let refused = try await SSETestStream.open(
+                port: server.port,
+                path: "/rooms/r1.json",
+                headers: Self.auth("carol")
+            )
             #expect(refused.status == 401)
 
-            let stream = try await SSETestStream.open(port: server.port, path: "/rooms/r1.json", headers: Self.auth("alice"))
+            let stream = try await SSETestStream.open(
+                port: server.port,
+                path: "/rooms/r1.json",
+                headers: Self.auth("alice")
+            )
             #expect(stream.status == 200)
             let first = try await stream.nextData()
             #expect(first.name == "put")
@@ -211,7 +265,8 @@ struct RulesEnforcementTests {
             let own = try await carol.response(to: carol.request("o", #"{"p":"/presence/carol","d":"gone"}"#))
             #expect(own.body["s"] as? String == "ok")
             let merge = try await carol.response(
-                to: carol.request("m", #"{"p":"/users","d":{"carol/name":"C","bob/name":"X"}}"#))
+                to: carol.request("m", #"{"p":"/users","d":{"carol/name":"C","bob/name":"X"}}"#)
+            )
             #expect(merge.body["s"] as? String == "permission_denied")
             let ownWrite = try await carol.response(to: carol.request("p", #"{"p":"/users/carol/name","d":"Carol"}"#))
             #expect(ownWrite.body["s"] as? String == "ok")
@@ -256,7 +311,11 @@ struct RulesEnforcementTests {
             #expect(profile.body["s"] as? String == "ok")
             // New rules: profiles stay readable, rooms do not.
             let newRules = #"{"rules": {"users": {"$uid": {".read": "auth != null"}}}}"#
-            let put = try await server.send("PUT", "/.settings/rules.json?auth=\(TestServer.adminSecret)", text: newRules)
+            let put = try await server.send(
+                "PUT",
+                "/.settings/rules.json?auth=\(TestServer.adminSecret)",
+                text: newRules
+            )
             #expect(put.status == 200)
             let revoked = try await alice.nextPush()
             #expect(revoked["a"] as? String == "c")
@@ -279,11 +338,14 @@ struct RulesEnforcementTests {
                         for _ in 0..<10 {
                             for attempt in 0..<200 {
                                 if attempt == 199 { throw TestFailure("the transaction never committed") }
-                                let get = try await client.response(to: client.request("g", #"{"p":"/counters/c","q":{}}"#))
+                                let get = try await client.response(
+                                    to: client.request("g", #"{"p":"/counters/c","q":{}}"#)
+                                )
                                 let value = try #require(get.body["d"] as? Int, "get answered \(get.body)")
                                 let hash = Self.hashOfInteger(value)
                                 let put = try await client.response(
-                                    to: client.request("p", #"{"p":"/counters/c","d":\#(value + 1),"h":"\#(hash)"}"#))
+                                    to: client.request("p", #"{"p":"/counters/c","d":\#(value + 1),"h":"\#(hash)"}"#)
+                                )
                                 if put.body["s"] as? String == "ok" { break }
                                 guard put.body["s"] as? String == "datastale" else {
                                     throw TestFailure("transaction answered \(put.body)")
@@ -297,7 +359,8 @@ struct RulesEnforcementTests {
             #expect(try await server.get("/counters/c") == "20")
             // A transaction that breaks `.validate` is refused, not retried as stale.
             let bad = try await clients[0].response(
-                to: clients[0].request("p", #"{"p":"/counters/c","d":"x","h":"\#(Self.hashOfInteger(20))"}"#))
+                to: clients[0].request("p", #"{"p":"/counters/c","d":"x","h":"\#(Self.hashOfInteger(20))"}"#)
+            )
             #expect(bad.body["s"] as? String == "permission_denied")
             for client in clients { await client.close() }
         }

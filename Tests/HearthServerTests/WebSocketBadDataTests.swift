@@ -20,29 +20,53 @@ struct WebSocketBadDataTests {
 
     static let cases: [Case] = [
         Case(
-            id: "put value", action: "p", body: #"{"p":"/bad","d":"x\ud800y"}"#,
-            message: #"Invalid data at '/bad': the string 'x\ud800y' holds '\ud800'"# + rule),
+            id: "put value",
+            action: "p",
+            body: #"{"p":"/bad","d":"x\ud800y"}"#,
+            message: #"Invalid data at '/bad': the string 'x\ud800y' holds '\ud800'"# + rule
+        ),
         Case(
-            id: "put value, low half alone", action: "p", body: #"{"p":"/bad","d":{"a":["ok","\udc00"]}}"#,
-            message: #"Invalid data at '/bad': the string '\udc00' holds '\udc00'"# + rule),
+            id: "put value, low half alone",
+            action: "p",
+            body: #"{"p":"/bad","d":{"a":["ok","\udc00"]}}"#,
+            message: #"Invalid data at '/bad': the string '\udc00' holds '\udc00'"# + rule
+        ),
         Case(
-            id: "put key", action: "p", body: #"{"p":"/bad","d":{"k\uD800":1}}"#,
-            message: #"Invalid data at '/bad': the key 'k\uD800' holds '\uD800'"# + rule),
+            id: "put key",
+            action: "p",
+            body: #"{"p":"/bad","d":{"k\uD800":1}}"#,
+            message: #"Invalid data at '/bad': the key 'k\uD800' holds '\uD800'"# + rule
+        ),
         Case(
-            id: "put path", action: "p", body: #"{"p":"/bad/\ud800","d":1}"#,
-            message: #"Invalid path '/bad/\ud800': it holds '\ud800'"# + rule),
+            id: "put path",
+            action: "p",
+            body: #"{"p":"/bad/\ud800","d":1}"#,
+            message: #"Invalid path '/bad/\ud800': it holds '\ud800'"# + rule
+        ),
         Case(
-            id: "merge key", action: "m", body: #"{"p":"/bad","d":{"a/\ud800":1}}"#,
-            message: #"Invalid update at '/bad': the key 'a/\ud800' holds '\ud800'"# + rule),
+            id: "merge key",
+            action: "m",
+            body: #"{"p":"/bad","d":{"a/\ud800":1}}"#,
+            message: #"Invalid update at '/bad': the key 'a/\ud800' holds '\ud800'"# + rule
+        ),
         Case(
-            id: "merge value", action: "m", body: #"{"p":"/bad","d":{"a":"\ud800"}}"#,
-            message: #"Invalid data at '/bad/a': the string '\ud800' holds '\ud800'"# + rule),
+            id: "merge value",
+            action: "m",
+            body: #"{"p":"/bad","d":{"a":"\ud800"}}"#,
+            message: #"Invalid data at '/bad/a': the string '\ud800' holds '\ud800'"# + rule
+        ),
         Case(
-            id: "onDisconnect value", action: "o", body: #"{"p":"/bad","d":"\ud800"}"#,
-            message: #"Invalid data at '/bad': the string '\ud800' holds '\ud800'"# + rule),
+            id: "onDisconnect value",
+            action: "o",
+            body: #"{"p":"/bad","d":"\ud800"}"#,
+            message: #"Invalid data at '/bad': the string '\ud800' holds '\ud800'"# + rule
+        ),
         Case(
-            id: "listen path", action: "q", body: #"{"p":"/bad\ud800","h":""}"#,
-            message: #"Invalid path '/bad\ud800': it holds '\ud800'"# + rule),
+            id: "listen path",
+            action: "q",
+            body: #"{"p":"/bad\ud800","h":""}"#,
+            message: #"Invalid path '/bad\ud800': it holds '\ud800'"# + rule
+        ),
     ]
 
     @Test(arguments: cases)

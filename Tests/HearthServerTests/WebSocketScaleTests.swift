@@ -19,8 +19,12 @@ struct WebSocketScaleTests {
                     group.addTask {
                         let client = try await RealtimeTestClient.connect(port: port)
                         try await client.authenticateAsAdmin()
-                        let reply = try await client.response(to: client.request("q", #"{"p":"/many/\#(index)","h":""}"#))
-                        guard reply.body["s"] as? String == "ok" else { throw TestFailure("listen \(index): \(reply.body)") }
+                        let reply = try await client.response(
+                            to: client.request("q", #"{"p":"/many/\#(index)","h":""}"#)
+                        )
+                        guard reply.body["s"] as? String == "ok" else {
+                            throw TestFailure("listen \(index): \(reply.body)")
+                        }
                         return (index, client)
                     }
                 }
@@ -71,7 +75,9 @@ struct WebSocketScaleTests {
             try await Task.sleep(for: .seconds(3))
             let after = Self.residentKilobytes()
             // Client and server share the process: this is an upper bound for the server.
-            print("idle WebSockets: \(count), process RSS \(before) -> \(after) kB, \(Double(after - before) / Double(count)) kB/connection (client + server)")
+            print(
+                "idle WebSockets: \(count), process RSS \(before) -> \(after) kB, \(Double(after - before) / Double(count)) kB/connection (client + server)"
+            )
             await withTaskGroup(of: Void.self) { group in
                 for client in clients { group.addTask { await client.close() } }
             }

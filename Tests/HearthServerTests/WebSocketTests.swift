@@ -1,8 +1,8 @@
 import Foundation
 import HearthCore
 import HearthServer
-import Logging
 import HearthTestSupport
+import Logging
 import Testing
 
 /// The realtime protocol over real WebSockets against a live server.

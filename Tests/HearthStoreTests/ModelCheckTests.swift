@@ -126,7 +126,9 @@ import Testing
         for step in 0..<150 {
             let (write, lastOp) = generator.operation(applyingTo: &model)
             _ = try await ns.write(write)
-            guard try await agrees(ns, with: model, step: step, after: lastOp, random: &generator.random) else { return }
+            guard try await agrees(ns, with: model, step: step, after: lastOp, random: &generator.random) else {
+                return
+            }
         }
     }
 
@@ -151,7 +153,13 @@ import Testing
             let results = try await ns.writeInOneRound(writes)
             for result in results { _ = try result.get() }
             guard
-                try await agrees(ns, with: model, step: step, after: described.joined(separator: "; "), random: &generator.random)
+                try await agrees(
+                    ns,
+                    with: model,
+                    step: step,
+                    after: described.joined(separator: "; "),
+                    random: &generator.random
+                )
             else { return }
         }
         #expect(ns.writer.groupsApplied > 0, "no round staged its writes")
@@ -159,7 +167,11 @@ import Testing
 
     /// Compares the stored tree, its JSON and the indexed queries with the model.
     func agrees(
-        _ ns: NamespaceStore, with model: Node?, step: Int, after lastOp: String, random: inout SeededRandom
+        _ ns: NamespaceStore,
+        with model: Node?,
+        step: Int,
+        after lastOp: String,
+        random: inout SeededRandom
     ) async throws -> Bool {
         let stored = try await ns.node("")
         let storedText = String(decoding: JSONRenderer.render(stored, format: .export), as: UTF8.self)

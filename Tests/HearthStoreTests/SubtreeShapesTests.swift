@@ -11,7 +11,9 @@ import Testing
         defer { temp.destroy() }
         let ns = try temp.store.namespace("default")
         try await ns.set("fan/p0", #"{"s": 1, "old": true}"#)
-        #expect(ns.writer.shapes.keys(at: ns.keys.dataKey(DataPath(keys: [ChildKey("fan"), ChildKey("p0")])))?.count == 2)
+        #expect(
+            ns.writer.shapes.keys(at: ns.keys.dataKey(DataPath(keys: [ChildKey("fan"), ChildKey("p0")])))?.count == 2
+        )
         try await ns.set("fan/p0", #"{"s": 2}"#)
         try await ns.set("fan/p0", #"{".value": 3, ".priority": 1}"#)
         try await ns.set("fan/p0", #"{"s": 4}"#)

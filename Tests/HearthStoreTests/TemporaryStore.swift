@@ -81,7 +81,9 @@ extension NamespaceStore {
                     running.resume()
                     gate.wait()
                     beforeRound()
-                }, completion: { _ in })
+                },
+                completion: { _ in }
+            )
         }
         return await withCheckedContinuation { continuation in
             let results = ResultsBox(count: writes.count + judged.count) { continuation.resume(returning: $0) }

@@ -99,7 +99,8 @@ extension CoreError {
         CoreError(
             .unpairedSurrogate,
             "Invalid JSON at byte \(byte): '\\u\(hex)' is an unpaired UTF-16 surrogate; "
-                + "only complete surrogate pairs are accepted.")
+                + "only complete surrogate pairs are accepted."
+        )
     }
 
     static func unterminatedComment(_ byte: Int) -> CoreError {
@@ -143,13 +144,19 @@ extension CoreError {
     }
 
     static func eventParserFinished() -> CoreError {
-        CoreError(.invalidJSON, "Invalid JSON: bytes were fed after the end of the document was reached; only one JSON value is accepted.")
+        CoreError(
+            .invalidJSON,
+            "Invalid JSON: bytes were fed after the end of the document was reached; only one JSON value is accepted."
+        )
     }
 
     // MARK: Rules
 
     static func rulesNotObject(_ found: String) -> CoreError {
-        CoreError(.invalidRules, "Invalid rules document: found \(found) at the top level; expected an object {\"rules\": {...}}.")
+        CoreError(
+            .invalidRules,
+            "Invalid rules document: found \(found) at the top level; expected an object {\"rules\": {...}}."
+        )
     }
 
     static func rulesMissing() -> CoreError {

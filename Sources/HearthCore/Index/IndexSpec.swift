@@ -31,12 +31,14 @@ public struct IndexSpec: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        let where_ = "/" + location.map { segment -> String in
-            switch segment {
-            case .key(let key): return key.string
-            case .wildcard(let name): return name
-            }
-        }.joined(separator: "/")
+        let where_ =
+            "/"
+            + location.map { segment -> String in
+                switch segment {
+                case .key(let key): return key.string
+                case .wildcard(let name): return name
+                }
+            }.joined(separator: "/")
         switch indexed {
         case .value: return "\(where_) .value"
         case .child(let path): return "\(where_) \(path.keys.map(\.string).joined(separator: "/"))"

@@ -86,7 +86,11 @@ public struct JSONEventParser {
     }
 
     /// Parses as much of `buffer` as forms complete tokens; returns the bytes consumed.
-    private mutating func run(_ buffer: UnsafeRawBufferPointer, isFinal: Bool, handler: (Event) throws -> Void) throws -> Int {
+    private mutating func run(
+        _ buffer: UnsafeRawBufferPointer,
+        isFinal: Bool,
+        handler: (Event) throws -> Void
+    ) throws -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         var s = JSONScanner(base: base.assumingMemoryBound(to: UInt8.self), count: buffer.count, documentOffset: offset)
         while true {
@@ -155,7 +159,9 @@ public struct JSONEventParser {
                     s.position += 1
                     try close(handler: handler)
                 } else {
-                    throw isObject ? CoreError.expectedAfterMember(s.byte(s.position)) : CoreError.expectedAfterElement(s.byte(s.position))
+                    throw isObject
+                        ? CoreError.expectedAfterMember(s.byte(s.position))
+                        : CoreError.expectedAfterElement(s.byte(s.position))
                 }
             case .done:
                 throw CoreError.trailingCharacters(s.byte(s.position))
@@ -200,7 +206,10 @@ public struct JSONEventParser {
     private mutating func open(isObject: Bool, at byte: Int) throws {
         let member = currentMember
         if member == .priority {
-            throw CoreError.invalidPriority(isObject ? "{...}" : "[...]", at: KeyValidator.describe(path) + "/.priority")
+            throw CoreError.invalidPriority(
+                isObject ? "{...}" : "[...]",
+                at: KeyValidator.describe(path) + "/.priority"
+            )
         }
         guard frames.count < JSONParser.maxNesting else { throw CoreError.nestingTooDeep(byte: byte) }
         frames.append(Frame(isObject: isObject, member: member))

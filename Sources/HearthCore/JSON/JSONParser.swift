@@ -25,7 +25,10 @@ public enum JSONParser {
     static func parse(buffer: UnsafeRawBufferPointer, allowComments: Bool) throws -> JSONValue {
         guard let base = buffer.baseAddress, buffer.count > 0 else { throw CoreError.unexpectedEnd(0) }
         var scanner = JSONScanner(
-            base: base.assumingMemoryBound(to: UInt8.self), count: buffer.count, allowComments: allowComments)
+            base: base.assumingMemoryBound(to: UInt8.self),
+            count: buffer.count,
+            allowComments: allowComments
+        )
         let value = try readValue(&scanner, depth: 0)
         guard try scanner.skipWhitespace() else { throw CoreError.unterminatedComment(scanner.byte(scanner.position)) }
         if !scanner.atEnd { throw CoreError.trailingCharacters(scanner.byte(scanner.position)) }
@@ -53,7 +56,9 @@ public enum JSONParser {
             let b = try next()
             switch b {
             case UInt8(ascii: "{"):
-                guard depth < JSONParser.maxNesting else { throw CoreError.nestingTooDeep(byte: scanner.byte(scanner.position)) }
+                guard depth < JSONParser.maxNesting else {
+                    throw CoreError.nestingTooDeep(byte: scanner.byte(scanner.position))
+                }
                 scanner.position += 1
                 var members: [(String, JSONValue)] = []
                 if try next() == UInt8(ascii: "}") {
@@ -62,8 +67,12 @@ public enum JSONParser {
                 }
                 while true {
                     guard try next() == 0x22 else { throw CoreError.expectedKey(scanner.byte(scanner.position)) }
-                    guard let key = try scanner.scanString() else { throw CoreError.unexpectedEnd(scanner.byte(scanner.end)) }
-                    guard try next() == UInt8(ascii: ":") else { throw CoreError.expectedColon(scanner.byte(scanner.position)) }
+                    guard let key = try scanner.scanString() else {
+                        throw CoreError.unexpectedEnd(scanner.byte(scanner.end))
+                    }
+                    guard try next() == UInt8(ascii: ":") else {
+                        throw CoreError.expectedColon(scanner.byte(scanner.position))
+                    }
                     scanner.position += 1
                     members.append((key, try value(depth: depth + 1)))
                     let c = try next()
@@ -73,7 +82,9 @@ public enum JSONParser {
                     throw CoreError.expectedAfterMember(scanner.byte(scanner.position - 1))
                 }
             case UInt8(ascii: "["):
-                guard depth < JSONParser.maxNesting else { throw CoreError.nestingTooDeep(byte: scanner.byte(scanner.position)) }
+                guard depth < JSONParser.maxNesting else {
+                    throw CoreError.nestingTooDeep(byte: scanner.byte(scanner.position))
+                }
                 scanner.position += 1
                 var elements: [JSONValue] = []
                 if try next() == UInt8(ascii: "]") {
@@ -94,7 +105,9 @@ public enum JSONParser {
             case UInt8(ascii: "-"), 0x30...0x39:
                 return .number(try scanner.scanNumber(isFinal: true)!)
             case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
-                guard let literal = try scanner.scanLiteral() else { throw CoreError.unexpectedEnd(scanner.byte(scanner.end)) }
+                guard let literal = try scanner.scanLiteral() else {
+                    throw CoreError.unexpectedEnd(scanner.byte(scanner.end))
+                }
                 switch literal {
                 case .true: return .bool(true)
                 case .false: return .bool(false)

@@ -122,7 +122,10 @@ struct JSONScanner {
             let b = base[i]
             if b == 0x22 {
                 position = i + 1
-                return String(decoding: UnsafeBufferPointer(start: base + start + 1, count: i - start - 1), as: UTF8.self)
+                return String(
+                    decoding: UnsafeBufferPointer(start: base + start + 1, count: i - start - 1),
+                    as: UTF8.self
+                )
             }
             if b == 0x5C || b < 0x20 || b >= 0x80 { break }
             i += 1
@@ -142,7 +145,10 @@ struct JSONScanner {
             if b == 0x22 {
                 position = i + 1
                 if !escaped {
-                    return String(decoding: UnsafeBufferPointer(start: base + start + 1, count: i - start - 1), as: UTF8.self)
+                    return String(
+                        decoding: UnsafeBufferPointer(start: base + start + 1, count: i - start - 1),
+                        as: UTF8.self
+                    )
                 }
                 scratch.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: i - runStart))
                 return String(decoding: scratch, as: UTF8.self)

@@ -28,7 +28,8 @@ public enum TreeParser {
         guard let base = buffer.baseAddress, buffer.count > 0 else { throw CoreError.unexpectedEnd(0) }
         var reader = TreeReader(
             scanner: JSONScanner(base: base.assumingMemoryBound(to: UInt8.self), count: buffer.count),
-            basePath: basePath)
+            basePath: basePath
+        )
         defer { reader.release() }
         let node = try reader.value(rawDepth: 0)
         guard try reader.scanner.skipWhitespace(), reader.scanner.atEnd else {
@@ -120,7 +121,9 @@ struct TreeReader {
         case UInt8(ascii: "-"), 0x30...0x39:
             return .leaf(.number(try scanner.scanNumber(isFinal: true)!), priority: nil)
         case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
-            guard let literal = try scanner.scanLiteral() else { throw CoreError.unexpectedEnd(scanner.byte(scanner.end)) }
+            guard let literal = try scanner.scanLiteral() else {
+                throw CoreError.unexpectedEnd(scanner.byte(scanner.end))
+            }
             switch literal {
             case .true: return .leaf(.bool(true), priority: nil)
             case .false: return .leaf(.bool(false), priority: nil)
@@ -198,7 +201,9 @@ struct TreeReader {
     }
 
     mutating func array(rawDepth: Int) throws -> Node? {
-        guard rawDepth <= JSONParser.maxNesting else { throw CoreError.nestingTooDeep(byte: scanner.byte(scanner.position)) }
+        guard rawDepth <= JSONParser.maxNesting else {
+            throw CoreError.nestingTooDeep(byte: scanner.byte(scanner.position))
+        }
         scanner.position += 1
         if try next() == UInt8(ascii: "]") {
             scanner.position += 1
@@ -272,7 +277,8 @@ struct TreeReader {
                 if n <= 16 && readable >= 17, let keyCache {
                     let entry = keyCache + slot
                     entry.pointee.rawLo = UnsafeRawPointer(p).loadUnaligned(as: UInt64.self) & TreeKeyBytes.lowMask(n)
-                    entry.pointee.rawHi = n > 8 ? UnsafeRawPointer(p + 8).loadUnaligned(as: UInt64.self) & TreeKeyBytes.lowMask(n - 8) : 0
+                    entry.pointee.rawHi =
+                        n > 8 ? UnsafeRawPointer(p + 8).loadUnaligned(as: UInt64.self) & TreeKeyBytes.lowMask(n - 8) : 0
                     entry.pointee.count = n
                     entry.pointee.key = key
                     entry.pointee.info = info
@@ -294,7 +300,12 @@ struct TreeReader {
             if let problem = KeyValidator.problem(bytes: bytes) {
                 return ScannedKey(key: key, info: noInfo, kind: .child, problem: problem)
             }
-            let info = TreeKeyBytes.sortInfo(bytes.baseAddress!, count: bytes.count, readable: bytes.count, isInt: key.intValue != nil)
+            let info = TreeKeyBytes.sortInfo(
+                bytes.baseAddress!,
+                count: bytes.count,
+                readable: bytes.count,
+                isInt: key.intValue != nil
+            )
             return ScannedKey(key: key, info: info, kind: .child)
         }
     }
@@ -307,7 +318,9 @@ struct TreeReader {
     }
 
     mutating func object(rawDepth: Int) throws -> Node? {
-        guard rawDepth <= JSONParser.maxNesting else { throw CoreError.nestingTooDeep(byte: scanner.byte(scanner.position)) }
+        guard rawDepth <= JSONParser.maxNesting else {
+            throw CoreError.nestingTooDeep(byte: scanner.byte(scanner.position))
+        }
         let objectStart = scanner.position
         scanner.position += 1
         let base = members.count
@@ -343,11 +356,14 @@ struct TreeReader {
             var scanned: ScannedKey
             let entry = cache.map { $0 + slot }
             let cachedCount = entry?.pointee.count ?? 0
-            if let entry, cachedCount != 0 && keyStart &+ 18 <= scanner.end
-                && (UnsafeRawPointer(scanner.base + keyStart + 1).loadUnaligned(as: UInt64.self) & TreeKeyBytes.lowMask(cachedCount)) == entry.pointee.rawLo
-                && (cachedCount <= 8
-                    || (UnsafeRawPointer(scanner.base + keyStart + 9).loadUnaligned(as: UInt64.self) & TreeKeyBytes.lowMask(cachedCount &- 8)) == entry.pointee.rawHi)
-                && scanner.base[keyStart &+ 1 &+ cachedCount] == 0x22
+            if let entry,
+                cachedCount != 0 && keyStart &+ 18 <= scanner.end
+                    && (UnsafeRawPointer(scanner.base + keyStart + 1).loadUnaligned(as: UInt64.self)
+                        & TreeKeyBytes.lowMask(cachedCount)) == entry.pointee.rawLo
+                    && (cachedCount <= 8
+                        || (UnsafeRawPointer(scanner.base + keyStart + 9).loadUnaligned(as: UInt64.self)
+                            & TreeKeyBytes.lowMask(cachedCount &- 8)) == entry.pointee.rawHi)
+                    && scanner.base[keyStart &+ 1 &+ cachedCount] == 0x22
             {
                 scanned = ScannedKey(key: entry.pointee.key, info: entry.pointee.info, kind: .child)
                 scanner.position = keyStart &+ cachedCount &+ 2
@@ -371,8 +387,10 @@ struct TreeReader {
                 if sawValue { throw CoreError.valueWithChildren(at: pathDescription) }
                 if let problem = scanned.problem {
                     throw KeyValidator.error(
-                        problem, key: scanned.key.string,
-                        path: KeyValidator.describe(basePath.keys + pathKeys() + [scanned.key]))
+                        problem,
+                        key: scanned.key.string,
+                        path: KeyValidator.describe(basePath.keys + pathKeys() + [scanned.key])
+                    )
                 }
                 try push(keyStart)
                 if let node = try value(rawDepth: rawDepth) {
@@ -512,11 +530,16 @@ struct TreeReader {
             if case .object(let members) = value, members.count == 1, members[0].0 == ".sv",
                 let parsed = Self.serverValue(members[0].1)
             {
-                serverValues.append(ServerValuePlacement(path: DataPath(keys: pathKeys()), value: parsed, isPriority: true))
+                serverValues.append(
+                    ServerValuePlacement(path: DataPath(keys: pathKeys()), value: parsed, isPriority: true)
+                )
                 return nil
             }
             let text = Self.objectText(scanner: scanner, from: start)
-            throw CoreError.invalidPriority(text, at: pathDescription + (depth == 0 && basePath.isRoot ? ".priority" : "/.priority"))
+            throw CoreError.invalidPriority(
+                text,
+                at: pathDescription + (depth == 0 && basePath.isRoot ? ".priority" : "/.priority")
+            )
         }
     }
 

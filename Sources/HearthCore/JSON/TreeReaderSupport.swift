@@ -246,7 +246,12 @@ struct TreeMemberStack {
 
     /// Moves the members at `base + order[i]` into new arrays, in that order, skipping (and
     /// destroying) those whose `keep` entry is false.
-    mutating func take(from base: Int, order: UnsafeMutableBufferPointer<Int>, kept: Int, keep: UnsafeMutableBufferPointer<Bool>) -> Children {
+    mutating func take(
+        from base: Int,
+        order: UnsafeMutableBufferPointer<Int>,
+        kept: Int,
+        keep: UnsafeMutableBufferPointer<Bool>
+    ) -> Children {
         var k: [ChildKey] = []
         var v: [Node] = []
         k.reserveCapacity(kept)

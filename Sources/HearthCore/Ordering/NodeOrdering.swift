@@ -3,7 +3,9 @@
 public enum NodeOrdering {
     /// Negative, zero or positive as `a` sorts before, with or after `b` under `order`.
     public static func compare(
-        _ a: (key: ChildKey, node: Node?), _ b: (key: ChildKey, node: Node?), by order: QueryOrder
+        _ a: (key: ChildKey, node: Node?),
+        _ b: (key: ChildKey, node: Node?),
+        by order: QueryOrder
     ) -> Int {
         let c: Int
         switch order {

@@ -9,7 +9,9 @@ public enum QueryEvaluator {
 
     /// The children of `children` that `query` selects, in the query's order.
     public static func apply(_ query: Query, to children: Children) -> [(key: ChildKey, node: Node)] {
-        let start = query.start.map { Post(bound: $0, isStart: true, exclusive: query.startIsExclusive, order: query.order) }
+        let start = query.start.map {
+            Post(bound: $0, isStart: true, exclusive: query.startIsExclusive, order: query.order)
+        }
         let end = query.end.map { Post(bound: $0, isStart: false, exclusive: query.endIsExclusive, order: query.order) }
         var selected: [(key: ChildKey, node: Node)] = []
         selected.reserveCapacity(children.count)

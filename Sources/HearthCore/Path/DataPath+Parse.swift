@@ -14,7 +14,10 @@ extension DataPath {
         try parseWritePath(urlPath, allowPriority: true)
     }
 
-    private static func parseWritePath(_ urlPath: String, allowPriority: Bool) throws -> (
+    private static func parseWritePath(
+        _ urlPath: String,
+        allowPriority: Bool
+    ) throws -> (
         path: DataPath, isPriority: Bool
     ) {
         var text = urlPath
@@ -26,7 +29,9 @@ extension DataPath {
     /// Splits on the byte '/' (not on Characters: a combining mark could glue onto '/'); every
     /// segment lies between ASCII bytes, so it is valid UTF-8 on its own.
     private static func parseWritePath(
-        bytes: UnsafeBufferPointer<UInt8>, urlPath: String, allowPriority: Bool
+        bytes: UnsafeBufferPointer<UInt8>,
+        urlPath: String,
+        allowPriority: Bool
     ) throws -> (path: DataPath, isPriority: Bool) {
         var keys: [ChildKey] = []
         var isPriority = false

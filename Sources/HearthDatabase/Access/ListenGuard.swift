@@ -126,13 +126,15 @@ final class ListenGuard: Sendable {
         for var guarded in listens {
             let recorder = ReadLog()
             let registration = guarded.registration
-            let allowed = guarded.subscriber != nil && rules.canRead(
-                guarded.caller,
-                path: registration.path,
-                query: registration.query,
-                reader: reader,
-                recorder: recorder
-            )
+            let allowed =
+                guarded.subscriber != nil
+                && rules.canRead(
+                    guarded.caller,
+                    path: registration.path,
+                    query: registration.query,
+                    reader: reader,
+                    recorder: recorder
+                )
             if allowed {
                 guarded.dependencies = Self.unique(recorder.paths)
                 state.withLock { state in

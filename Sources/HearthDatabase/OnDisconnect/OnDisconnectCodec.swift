@@ -29,7 +29,9 @@ enum OnDisconnectCodec {
     }
 
     static func decode(_ bytes: [UInt8]) throws -> Write {
-        guard case .object(let members) = try JSONParser.parse(bytes) else { throw Malformed(description: "not an object") }
+        guard case .object(let members) = try JSONParser.parse(bytes) else {
+            throw Malformed(description: "not an object")
+        }
         let fields = Dictionary(members, uniquingKeysWith: { _, last in last })
         guard case .string(let kind)? = fields["k"], case .string(let pathText)? = fields["p"] else {
             throw Malformed(description: "no kind or path")
@@ -40,7 +42,9 @@ enum OnDisconnectCodec {
             guard let value = fields["v"] else { throw Malformed(description: "a set without a value") }
             return Write(.set(path, try decode(value)))
         case "u":
-            guard case .array(let list)? = fields["e"] else { throw Malformed(description: "an update without entries") }
+            guard case .array(let list)? = fields["e"] else {
+                throw Malformed(description: "an update without entries")
+            }
             let entries = try list.map { item -> UpdateEntry in
                 guard case .array(let pair) = item, pair.count == 2, case .string(let relative) = pair[0] else {
                     throw Malformed(description: "an update entry is not [path, value]")
@@ -61,7 +65,9 @@ enum OnDisconnectCodec {
             case .timestamp: (kind, amount) = ("t", 0)
             case .increment(let by): (kind, amount) = ("i", by)
             }
-            return .array([.string(placement.path.description), .string(kind), .number(amount), .bool(placement.isPriority)])
+            return .array([
+                .string(placement.path.description), .string(kind), .number(amount), .bool(placement.isPriority),
+            ])
         }
         return .object([("n", .string(node)), ("s", .array(serverValues))])
     }
@@ -75,7 +81,8 @@ enum OnDisconnectCodec {
         let parsed = try TreeParser.parse(Array(node.utf8), at: .root)
         let placements = try list.map { item -> ServerValuePlacement in
             guard case .array(let parts) = item, parts.count == 4, case .string(let where_) = parts[0],
-                case .string(let kind) = parts[1], case .number(let amount) = parts[2], case .bool(let isPriority) = parts[3]
+                case .string(let kind) = parts[1], case .number(let amount) = parts[2],
+                case .bool(let isPriority) = parts[3]
             else { throw Malformed(description: "a server value is not [path, kind, amount, isPriority]") }
             let serverValue: ServerValue
             switch kind {
@@ -93,6 +100,7 @@ enum OnDisconnectCodec {
         DataPath(
             keys: text.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map {
                 ChildKey(String(Substring($0)))
-            })
+            }
+        )
     }
 }

@@ -34,7 +34,9 @@ public struct FrameAssembler: Sendable {
             guard buffer.count + frame.count <= maxMessageBytes else {
                 reset()
                 throw ProtocolError(
-                    .messageTooLarge, "Message too large: messages can be at most \(maxMessageBytes) bytes.")
+                    .messageTooLarge,
+                    "Message too large: messages can be at most \(maxMessageBytes) bytes."
+                )
             }
             buffer.append(contentsOf: frame)
             expectedFrames -= 1
@@ -50,7 +52,10 @@ public struct FrameAssembler: Sendable {
             return .incomplete
         }
         guard frame.count <= maxMessageBytes else {
-            throw ProtocolError(.messageTooLarge, "Message too large: messages can be at most \(maxMessageBytes) bytes.")
+            throw ProtocolError(
+                .messageTooLarge,
+                "Message too large: messages can be at most \(maxMessageBytes) bytes."
+            )
         }
         return .message(Array(frame))
     }

@@ -199,7 +199,9 @@ struct RawJSONObject {
 
     private func decodeKey(_ range: Range<Int>) throws -> String {
         if let plain = bytes.withUnsafeBufferPointer({ plainString($0, range) }) { return plain }
-        if !bytes[range].contains(0x5C), let plain = String(validating: bytes[range.dropFirst().dropLast()], as: UTF8.self) {
+        if !bytes[range].contains(0x5C),
+            let plain = String(validating: bytes[range.dropFirst().dropLast()], as: UTF8.self)
+        {
             return plain
         }
         guard case .string(let key) = try JSONParser.parse(bytes[range]) else {

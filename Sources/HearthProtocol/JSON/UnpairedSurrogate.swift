@@ -51,7 +51,8 @@ struct UnpairedSurrogate: Equatable {
             return UnpairedSurrogate(
                 escape: String(decoding: bytes[escape], as: UTF8.self),
                 text: text.count > 100 ? text.prefix(100) + "..." : text,
-                isKey: next < bytes.endIndex && bytes[next] == UInt8(ascii: ":"))
+                isKey: next < bytes.endIndex && bytes[next] == UInt8(ascii: ":")
+            )
         }
         return nil
     }

@@ -40,12 +40,21 @@ extension ClientAction {
             let path = try readPath(body)
             return .listen(
                 ListenRequest(
-                    path: path, query: try QueryObject.query(from: body.value(of: "q")),
-                    tag: try readTag(body), hash: try readString(body, "h")))
+                    path: path,
+                    query: try QueryObject.query(from: body.value(of: "q")),
+                    tag: try readTag(body),
+                    hash: try readString(body, "h")
+                )
+            )
         case "n", "u":
             let path = try readPath(body)
             return .unlisten(
-                UnlistenRequest(path: path, query: try QueryObject.query(from: body.value(of: "q")), tag: try readTag(body)))
+                UnlistenRequest(
+                    path: path,
+                    query: try QueryObject.query(from: body.value(of: "q")),
+                    tag: try readTag(body)
+                )
+            )
         case "p":
             return .put(try readPut(body))
         case "m":
@@ -60,7 +69,9 @@ extension ClientAction {
             return .onDisconnectCancel(try readPath(body))
         case "auth", "gauth":
             guard let credential = try readString(body, "cred") else {
-                throw ProtocolError.invalid("Invalid \(name) request: the credential 'cred' is missing or not a string.")
+                throw ProtocolError.invalid(
+                    "Invalid \(name) request: the credential 'cred' is missing or not a string."
+                )
             }
             var override: AuthRequest.Override?
             if try body.value(of: "noauth") == .bool(true) {
@@ -69,7 +80,12 @@ extension ClientAction {
                 override = .authVariable(variable)
             }
             return .authenticate(
-                AuthRequest(credential: credential, kind: name == "auth" ? .firebaseToken : .googleCredential, override: override))
+                AuthRequest(
+                    credential: credential,
+                    kind: name == "auth" ? .firebaseToken : .googleCredential,
+                    override: override
+                )
+            )
         case "unauth":
             return .unauthenticate
         case "s":
@@ -83,7 +99,8 @@ extension ClientAction {
             return .appCheckRemoved
         default:
             throw ProtocolError.invalid(
-                "Unknown action '\(name.prefix(40))'; accepted are q, n, p, m, o, om, oc, auth, gauth, unauth, s and g.")
+                "Unknown action '\(name.prefix(40))'; accepted are q, n, p, m, o, om, oc, auth, gauth, unauth, s and g."
+            )
         }
     }
 
@@ -109,7 +126,9 @@ extension ClientAction {
         case nil, .null?: return nil
         case .string(let s)?: return s
         case let other?:
-            throw ProtocolError.invalid("Invalid request member '\(member)': \(QueryObject.describe(other)); expected a string.")
+            throw ProtocolError.invalid(
+                "Invalid request member '\(member)': \(QueryObject.describe(other)); expected a string."
+            )
         }
     }
 
@@ -118,7 +137,9 @@ extension ClientAction {
         case nil, .null?: return nil
         case .number(let n)? where n.rounded() == n && abs(n) < 9.0e15: return Int64(n)
         case let other?:
-            throw ProtocolError.invalid("Invalid query tag 't': \(QueryObject.describe(other)); expected a whole number.")
+            throw ProtocolError.invalid(
+                "Invalid query tag 't': \(QueryObject.describe(other)); expected a whole number."
+            )
         }
     }
 
@@ -132,7 +153,8 @@ extension ClientAction {
         }
         if isPriority, case .children? = value.node {
             throw ProtocolError.invalid(
-                "Invalid priority at '\(path)/.priority': a priority must be a number, a string or null.")
+                "Invalid priority at '\(path)/.priority': a priority must be a number, a string or null."
+            )
         }
         return PutRequest(path: path, isPriority: isPriority, value: value, hash: try readString(body, "h"))
     }
@@ -144,7 +166,8 @@ extension ClientAction {
         }
         guard body.bytes[range].first == UInt8(ascii: "{") else {
             throw ProtocolError.invalid(
-                "Invalid update at '\(path)': the data must be an object of child paths and values.")
+                "Invalid update at '\(path)': the data must be an object of child paths and values."
+            )
         }
         let members = try explainingSurrogates(in: body.slice(range), part: .update(path)) {
             try RawJSONObject(body.bytes, range: range)
@@ -154,12 +177,15 @@ extension ClientAction {
         for member in members.members {
             let (relative, isPriority) = try DataPath.parseWritePath(member.key)
             if relative.isRoot && !isPriority {
-                throw ProtocolError.invalid("Invalid update at '\(path)': the key '\(member.key.prefix(100))' names no child.")
+                throw ProtocolError.invalid(
+                    "Invalid update at '\(path)': the key '\(member.key.prefix(100))' names no child."
+                )
             }
             let full = path.appending(relative)
             if full.depth > KeyValidator.maxDepth {
                 throw ProtocolError.invalid(
-                    "Invalid path '\(String(describing: full).prefix(300))': data can be nested at most 32 levels deep.")
+                    "Invalid path '\(String(describing: full).prefix(300))': data can be nested at most 32 levels deep."
+                )
             }
             let value = try explainingSurrogates(in: body.slice(member.value), part: .data(full)) {
                 try TreeParser.parse(body.slice(member.value), at: full)
@@ -193,7 +219,8 @@ extension ClientAction {
         let paths = entries.map { $0.isPriority ? $0.path.child(ChildKey(".priority")) : $0.path }.sorted()
         for i in 1..<paths.count where paths[i - 1].contains(paths[i]) {
             throw ProtocolError.invalid(
-                "Invalid update at '\(path)': the path '\(paths[i])' is inside '\(paths[i - 1])', which is also being set.")
+                "Invalid update at '\(path)': the path '\(paths[i])' is inside '\(paths[i - 1])', which is also being set."
+            )
         }
     }
 }

@@ -20,7 +20,8 @@ extension ClientMessage {
                 return try request(RawJSONObject(bytes, range: dataRange))
             case let other?:
                 throw ProtocolError.malformed(
-                    "Invalid message type 't': \(QueryObject.describe(other)); expected \"c\" (control) or \"d\" (data).")
+                    "Invalid message type 't': \(QueryObject.describe(other)); expected \"c\" (control) or \"d\" (data)."
+                )
             case nil:
                 throw ProtocolError.malformed("Invalid message: the member 't' is missing.")
             }
@@ -56,7 +57,8 @@ extension ClientMessage {
         }
         guard case .number(let number) = idValue, number.rounded() == number, abs(number) < 9.0e15 else {
             throw ProtocolError.malformed(
-                "Invalid request number 'r': \(QueryObject.describe(idValue)); expected a whole number.")
+                "Invalid request number 'r': \(QueryObject.describe(idValue)); expected a whole number."
+            )
         }
         let id = RequestID(Int64(number))
         do {

@@ -10,7 +10,9 @@ public enum QueryObject {
     public static func query(from value: JSONValue?) throws -> Query {
         guard let value, value != .null else { return Query() }
         guard case .object = value else {
-            throw ProtocolError.invalid("Invalid query 'q': expected an object such as {\"i\":\".value\",\"l\":10,\"vf\":\"l\"}.")
+            throw ProtocolError.invalid(
+                "Invalid query 'q': expected an object such as {\"i\":\".value\",\"l\":10,\"vf\":\"l\"}."
+            )
         }
         var query = Query()
         if let index = value["i"] {
@@ -27,7 +29,8 @@ public enum QueryObject {
         if let limitValue = value["l"] {
             guard case .number(let n) = limitValue, n >= 0, n.rounded() == n, n <= Double(Int32.max) else {
                 throw ProtocolError.invalid(
-                    "Invalid query limit 'l': \(describe(limitValue)); expected a whole number from 0 to 2147483647.")
+                    "Invalid query limit 'l': \(describe(limitValue)); expected a whole number from 0 to 2147483647."
+                )
             }
             let fromLeft: Bool
             switch value["vf"] {
@@ -88,7 +91,8 @@ public enum QueryObject {
     static func order(_ value: JSONValue) throws -> QueryOrder {
         guard case .string(let index) = value, !index.isEmpty else {
             throw ProtocolError.invalid(
-                "Invalid query index 'i': \(describe(value)); expected \".key\", \".value\", \".priority\" or a child path.")
+                "Invalid query index 'i': \(describe(value)); expected \".key\", \".value\", \".priority\" or a child path."
+            )
         }
         switch index {
         case ".key": return .key
@@ -102,7 +106,9 @@ public enum QueryObject {
                 throw ProtocolError.invalid("Invalid query index '\(index.prefix(100))': \(error.message)")
             }
             guard !path.isRoot else {
-                throw ProtocolError.invalid("Invalid query index '\(index)': expected \".key\", \".value\", \".priority\" or a child path.")
+                throw ProtocolError.invalid(
+                    "Invalid query index '\(index)': expected \".key\", \".value\", \".priority\" or a child path."
+                )
             }
             return .child(path)
         }
@@ -117,7 +123,8 @@ public enum QueryObject {
         case .string(let s): leaf = .string(s)
         case .array, .object:
             throw ProtocolError.invalid(
-                "Invalid query bound '\(member)': \(describe(value)); expected null, a boolean, a number or a string.")
+                "Invalid query bound '\(member)': \(describe(value)); expected null, a boolean, a number or a string."
+            )
         }
         switch name {
         case nil, .null?:
@@ -125,11 +132,14 @@ public enum QueryObject {
         case .string(let s)?:
             if s != QueryEvaluator.minName && s != QueryEvaluator.maxName && !KeyValidator.isValid(s) {
                 throw ProtocolError.invalid(
-                    "Invalid query key name '\(nameMember)': '\(s.prefix(100))' is not a valid key; \(keyRule)")
+                    "Invalid query key name '\(nameMember)': '\(s.prefix(100))' is not a valid key; \(keyRule)"
+                )
             }
             return QueryBound(value: leaf, key: ChildKey(s))
         case let other?:
-            throw ProtocolError.invalid("Invalid query key name '\(nameMember)': \(describe(other)); expected a string.")
+            throw ProtocolError.invalid(
+                "Invalid query key name '\(nameMember)': \(describe(other)); expected a string."
+            )
         }
     }
 

@@ -29,7 +29,10 @@ extension RealtimeSession {
     }
 
     mutating func completeListen(
-        _ listen: ListenRequest, _ id: RequestID, _ outcome: RequestOutcome, into actions: inout [SessionAction]
+        _ listen: ListenRequest,
+        _ id: RequestID,
+        _ outcome: RequestOutcome,
+        into actions: inout [SessionAction]
     ) {
         let key = listen.key
         let data: Node??
@@ -55,7 +58,11 @@ extension RealtimeSession {
         respond(id, .ok, body, into: &actions)
     }
 
-    mutating func completeAuthentication(_ id: RequestID, _ outcome: RequestOutcome, into actions: inout [SessionAction]) {
+    mutating func completeAuthentication(
+        _ id: RequestID,
+        _ outcome: RequestOutcome,
+        into actions: inout [SessionAction]
+    ) {
         switch outcome {
         case .authenticated(let newIdentity):
             var members: [(String, JSONValue)] = [("auth", newIdentity.authVariable)]

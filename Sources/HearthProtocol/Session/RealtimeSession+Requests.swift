@@ -32,9 +32,11 @@ extension RealtimeSession {
             let key = listen.key
             if listens[key] == nil && listens.count >= configuration.maxListens {
                 respond(
-                    id, .failure,
+                    id,
+                    .failure,
                     .message("Too many listeners on this connection: at most \(configuration.maxListens) are allowed."),
-                    into: &actions)
+                    into: &actions
+                )
                 return
             }
             listens[key] = ListenRecord(request: listen, isActive: false)

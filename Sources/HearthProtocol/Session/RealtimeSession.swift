@@ -122,7 +122,8 @@ public struct RealtimeSession: Sendable {
         if pendingRequestCount > configuration.maxPendingRequests {
             return close(
                 code: .policyViolation,
-                reason: "Too many pending requests: at most \(configuration.maxPendingRequests) may wait for an answer.")
+                reason: "Too many pending requests: at most \(configuration.maxPendingRequests) may wait for an answer."
+            )
         }
         return pump()
     }

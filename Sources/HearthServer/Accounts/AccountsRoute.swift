@@ -11,8 +11,9 @@ enum AccountsRoute: Equatable, Sendable {
     /// nil when `target` is not an auth URL at all.
     init?(target: String) {
         // Most requests are database requests: turn them away on their first bytes.
-        guard target.utf8.starts(with: "/identitytoolkit.googleapis.com/".utf8)
-            || target.utf8.starts(with: "/securetoken.googleapis.com/".utf8)
+        guard
+            target.utf8.starts(with: "/identitytoolkit.googleapis.com/".utf8)
+                || target.utf8.starts(with: "/securetoken.googleapis.com/".utf8)
         else { return nil }
         let path =
             target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""

@@ -122,7 +122,11 @@ struct RESTService: Sendable {
         var claims: [UInt8] = []
         JSONRenderer.render(override["token"] ?? .object([]), into: &claims)
         return .user(
-            UserClaims(uid: override["uid"]?.stringValue ?? "", provider: override["provider"]?.stringValue, claimsJSON: claims)
+            UserClaims(
+                uid: override["uid"]?.stringValue ?? "",
+                provider: override["provider"]?.stringValue,
+                claimsJSON: claims
+            )
         )
     }
 

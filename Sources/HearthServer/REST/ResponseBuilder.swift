@@ -22,7 +22,11 @@ enum ResponseBuilder {
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
-    static func json(_ text: String, status: HTTPResponse.Status = .ok, print: RESTOptions.PrintMode = .compact)
+    static func json(
+        _ text: String,
+        status: HTTPResponse.Status = .ok,
+        print: RESTOptions.PrintMode = .compact
+    )
         -> Response
     {
         json(Array(text.utf8), status: status, print: print)

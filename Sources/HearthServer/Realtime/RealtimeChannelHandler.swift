@@ -214,7 +214,9 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
         case .ping:
             guard !closeSent else { return }
             let allocator = context.channel.allocator
-            frames.write(WebSocketFrameBytes.frame(opcode: WebSocketFrameBytes.pong, frame.unmaskedData, allocator: allocator))
+            frames.write(
+                WebSocketFrameBytes.frame(opcode: WebSocketFrameBytes.pong, frame.unmaskedData, allocator: allocator)
+            )
             flushIfNeeded()
         case .connectionClose:
             if closeSent {
@@ -370,7 +372,9 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
             context.close(promise: nil)
         } else if !closeSent {
             pingSent = true
-            frames.write(WebSocketFrameBytes.frame(opcode: WebSocketFrameBytes.ping, [], allocator: context.channel.allocator))
+            frames.write(
+                WebSocketFrameBytes.frame(opcode: WebSocketFrameBytes.ping, [], allocator: context.channel.allocator)
+            )
             flushIfNeeded()
         }
     }
@@ -593,7 +597,9 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
             inBatch = true
             guard admitBatch() else { return }
         }
-        frames.write(WebSocketFrameBytes.frame(opcode: WebSocketFrameBytes.text, frame, allocator: context.channel.allocator))
+        frames.write(
+            WebSocketFrameBytes.frame(opcode: WebSocketFrameBytes.text, frame, allocator: context.channel.allocator)
+        )
     }
 
     /// Whether the first frame of a batch (consecutive frames of one event) may be written: a
@@ -621,7 +627,9 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
     private func closeWebSocket(code: CloseCode, reason: String) {
         guard !closeSent, let context else { return }
         closeSent = true
-        frames.write(WebSocketFrameBytes.close(code: code.rawValue, reason: reason, allocator: context.channel.allocator))
+        frames.write(
+            WebSocketFrameBytes.close(code: code.rawValue, reason: reason, allocator: context.channel.allocator)
+        )
         let timeout = TimeAmount.nanoseconds(RealtimeTicker.nanoseconds(configuration.closeTimeout))
         closeTimer = eventLoop.scheduleTask(in: timeout) { [self] in
             if let context = self.context {

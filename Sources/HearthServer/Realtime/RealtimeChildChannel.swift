@@ -181,13 +181,18 @@ struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
     /// A keep-alive connection that sends an upgrade after plain requests gets a redirect to the
     /// same target and the connection closed, so it retries on a fresh connection (NIO only
     /// upgrades a connection's first request), as Hummingbird does.
-    static func upgradeAwareResponder(_ responder: @escaping HTTPChannelHandler.Responder) -> HTTPChannelHandler.Responder {
+    static func upgradeAwareResponder(
+        _ responder: @escaping HTTPChannelHandler.Responder
+    ) -> HTTPChannelHandler.Responder {
         struct RedirectCloseError: Error {}
         return { request, responseWriter, channel in
             if request.headers[.upgrade]?.lowercased() == "websocket" {
                 var target = request.uri.path
                 if let query = request.uri.query { target += "?\(query)" }
-                let response = HTTPResponse(status: .temporaryRedirect, headerFields: [.connection: "close", .location: target])
+                let response = HTTPResponse(
+                    status: .temporaryRedirect,
+                    headerFields: [.connection: "close", .location: target]
+                )
                 try await responseWriter.writeResponse(response)
                 throw RedirectCloseError()
             }

@@ -49,7 +49,10 @@ struct RealtimeEndpoint: Sendable {
             {
                 context.logger.warning(
                     "realtime upgrade refused: too many namespaces opened that exist nowhere",
-                    metadata: ["hearth.ns": "\(namespace)", "hearth.limit": "\(context.configuration.maxProvisionalNamespaces)"]
+                    metadata: [
+                        "hearth.ns": "\(namespace)",
+                        "hearth.limit": "\(context.configuration.maxProvisionalNamespaces)",
+                    ]
                 )
                 return nil
             }

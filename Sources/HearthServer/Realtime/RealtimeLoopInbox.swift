@@ -1,8 +1,8 @@
+import Foundation
 import HearthDatabase
 import HearthProtocol
 import NIOCore
 import Synchronization
-import Foundation
 
 /// The engine's deliveries to the WebSocket connections of one event loop.
 ///
@@ -63,9 +63,11 @@ final class RealtimeLoopInbox: Sendable {
     /// How long one slice of a drain may run before the loop serves its sockets.
     static let sliceNanoseconds: Int64 = 250_000
     /// How long a drain waits for more commits when fan-out is sustained…
-    static let coalesceNanoseconds: Int64 = Int64(ProcessInfo.processInfo.environment["HEARTH_COALESCE_NS"] ?? "1000000") ?? 0
+    static let coalesceNanoseconds: Int64 =
+        Int64(ProcessInfo.processInfo.environment["HEARTH_COALESCE_NS"] ?? "1000000") ?? 0
     /// … that is, when the previous drain ended less than this ago.
-    static let busyWindowNanoseconds: UInt64 = UInt64(ProcessInfo.processInfo.environment["HEARTH_BUSY_NS"] ?? "1000000") ?? 0
+    static let busyWindowNanoseconds: UInt64 =
+        UInt64(ProcessInfo.processInfo.environment["HEARTH_BUSY_NS"] ?? "1000000") ?? 0
     /// The pause that lets the loop poll its sockets between slices.
     static let yieldNanoseconds: Int64 = 20_000
 

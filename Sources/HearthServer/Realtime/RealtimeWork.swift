@@ -80,8 +80,11 @@ struct RealtimeWork: Sendable {
     func registerOnDisconnect(_ request: WriteRequest, identity: AuthIdentity) async -> RequestOutcome {
         do {
             try await engine.registerOnDisconnect(
-                connection: connection, Write(request: request), as: identity.caller,
-                limit: context.configuration.maxOnDisconnectOperations)
+                connection: connection,
+                Write(request: request),
+                as: identity.caller,
+                limit: context.configuration.maxOnDisconnectOperations
+            )
             return .ok
         } catch {
             return failure(error, doing: "onDisconnect")

@@ -123,7 +123,12 @@ struct EventStream: Sendable {
         defer { context.hub.unregister(memberID) }
         let registration: ListenRegistration
         do {
-            let start = try await engine.listen(path: location, query: query, subscriber: subscriber, as: identity.caller)
+            let start = try await engine.listen(
+                path: location,
+                query: query,
+                subscriber: subscriber,
+                as: identity.caller
+            )
             registration = start.registration
             subscriber.start(initial: start.data)
         } catch let error as StoreError where error.code == .permissionDenied {

@@ -126,7 +126,10 @@ struct KeySpace: Sendable {
         let length = Int(key[start]) << 8 | Int(key[start + 1])
         let idStart = start + 2
         guard key.count == idStart + length + 4 else { return nil }
-        let connection = String(decoding: UnsafeRawBufferPointer(rebasing: key[idStart..<(idStart + length)]), as: UTF8.self)
+        let connection = String(
+            decoding: UnsafeRawBufferPointer(rebasing: key[idStart..<(idStart + length)]),
+            as: UTF8.self
+        )
         let position = KeySpace.decodeBigEndian(key[(idStart + length)...])
         return (connection, position)
     }

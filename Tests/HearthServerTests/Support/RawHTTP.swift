@@ -2,7 +2,7 @@ import Foundation
 import HearthTestSupport
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// Sends a request target byte for byte (HTTP clients re-encode invalid escapes), answering

@@ -80,7 +80,7 @@ struct TestServer: Sendable {
         let response: HTTPClientResponse
         do {
             response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-        } catch where Self.isStaleConnection(error) && ["GET", "PUT", "DELETE", "HEAD"].contains(method) {
+        } catch  where Self.isStaleConnection(error) && ["GET", "PUT", "DELETE", "HEAD"].contains(method) {
             // The shared client reused a keep-alive connection the server had just closed for
             // idleness (tests with short idle timeouts): an idempotent request is sent again, as
             // HTTP lets a client do (RFC 9112 §9.3.1).
@@ -97,7 +97,12 @@ struct TestServer: Sendable {
         return false
     }
 
-    func send(_ method: String, _ path: String, headers: [(String, String)] = [], text: String) async throws
+    func send(
+        _ method: String,
+        _ path: String,
+        headers: [(String, String)] = [],
+        text: String
+    ) async throws
         -> Reply
     {
         try await send(method, path, headers: headers, body: Array(text.utf8))
