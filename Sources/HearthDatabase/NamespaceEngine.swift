@@ -10,19 +10,20 @@ import Synchronization
 /// connection's onDisconnect writes. Transport-independent: connections plug in as
 /// `ListenSubscriber`s.
 public final class NamespaceEngine: Sendable {
-    public let store: NamespaceStore
+    let store: NamespaceStore
     let logger: Logger
     let fanout: Fanout
     let delivery: DeliveryQueue
     let onDisconnect = OnDisconnectRegistry()
-    /// The security rules in force; every read, listen and write of a non-admin caller is
-    /// checked with them.
-    public let rules = NamespaceRules()
+    /// The security rules in force (the `Database.rules` catalog's entry for this namespace);
+    /// every read, listen and write of a non-admin caller is checked with them.
+    public let rules: NamespaceRules
     let listenGuard: ListenGuard
     private static let nextRegistration = Atomic<UInt64>(0)
 
-    init(store: NamespaceStore, logger: Logger) {
+    init(store: NamespaceStore, rules: NamespaceRules, logger: Logger) {
         self.store = store
+        self.rules = rules
         self.logger = logger
         fanout = Fanout(store: store, logger: logger)
         let delivery = DeliveryQueue(fanout: fanout)
@@ -42,7 +43,14 @@ public final class NamespaceEngine: Sendable {
     @discardableResult
     public func installRules(_ program: RuleProgram) -> Task<Void, Never> {
         rules.install(program)
-        return Task {
+        return recheckListens()
+    }
+
+    /// Re-checks every live listen of a non-admin caller with the rules in force, in the
+    /// returned task (the rules changed).
+    @discardableResult
+    func recheckListens() -> Task<Void, Never> {
+        Task {
             do {
                 try self.listenGuard.recheckAll()
             } catch {
