@@ -107,6 +107,7 @@ let package = Package(
             name: "HearthServerTests",
             dependencies: [
                 "HearthServer", "HearthStore", "HearthCore", "HearthProtocol", "HearthAccounts", "HearthTestSupport",
+                "HearthDatabase", "HearthRules",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ]

@@ -5,12 +5,18 @@ public struct DatabaseError: Error, Hashable, Sendable, CustomStringConvertible 
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         enum Kind: Hashable, Sendable {
             case tooManyOnDisconnectOperations
+            case invalidRules
+            case unreadableRules
         }
 
         let kind: Kind
 
         /// A connection already holds as many onDisconnect operations as it may.
         public static let tooManyOnDisconnectOperations = Code(kind: .tooManyOnDisconnectOperations)
+        /// A rules document does not compile; the message holds every diagnostic rendered.
+        public static let invalidRules = Code(kind: .invalidRules)
+        /// A rules file cannot be read (or is not UTF-8).
+        public static let unreadableRules = Code(kind: .unreadableRules)
 
         public var description: String { "\(kind)" }
     }
@@ -33,5 +39,13 @@ public struct DatabaseError: Error, Hashable, Sendable, CustomStringConvertible 
             "Too many onDisconnect operations on this connection: at most \(limit) may be registered; "
                 + "cancel some (onDisconnect().cancel()) before registering more."
         )
+    }
+
+    static func invalidRules(_ message: String) -> DatabaseError {
+        DatabaseError(.invalidRules, message)
+    }
+
+    static func unreadableRules(_ message: String) -> DatabaseError {
+        DatabaseError(.unreadableRules, message)
     }
 }

@@ -5,24 +5,26 @@ public import HearthStore
 import Logging
 import Synchronization
 
-/// The realtime engine of one namespace: registers listeners and fans committed writes out to
-/// them, writes through the namespace's store (transactions included), reads, and keeps each
-/// connection's onDisconnect writes. Transport-independent: connections plug in as
-/// `ListenSubscriber`s.
+/// The database API of one namespace, for every transport: reads (`get`, REST's `read` with
+/// queries, shallow pages and ETags), writes through the namespace's store (transactions and
+/// REST's conditional writes included), listens (registering listeners and fanning committed
+/// writes out to them) and each connection's onDisconnect writes, all judged by the
+/// namespace's rules. Transport-independent: connections plug in as `ListenSubscriber`s.
 public final class NamespaceEngine: Sendable {
-    public let store: NamespaceStore
+    let store: NamespaceStore
     let logger: Logger
     let fanout: Fanout
     let delivery: DeliveryQueue
     let onDisconnect = OnDisconnectRegistry()
-    /// The security rules in force; every read, listen and write of a non-admin caller is
-    /// checked with them.
-    public let rules = NamespaceRules()
+    /// The security rules in force (the `Database.rules` catalog's entry for this namespace);
+    /// every read, listen and write of a non-admin caller is checked with them.
+    public let rules: NamespaceRules
     let listenGuard: ListenGuard
     private static let nextRegistration = Atomic<UInt64>(0)
 
-    init(store: NamespaceStore, logger: Logger) {
+    init(store: NamespaceStore, rules: NamespaceRules, logger: Logger) {
         self.store = store
+        self.rules = rules
         self.logger = logger
         fanout = Fanout(store: store, logger: logger)
         let delivery = DeliveryQueue(fanout: fanout)
@@ -42,7 +44,14 @@ public final class NamespaceEngine: Sendable {
     @discardableResult
     public func installRules(_ program: RuleProgram) -> Task<Void, Never> {
         rules.install(program)
-        return Task {
+        return recheckListens()
+    }
+
+    /// Re-checks every live listen of a non-admin caller with the rules in force, in the
+    /// returned task (the rules changed).
+    @discardableResult
+    func recheckListens() -> Task<Void, Never> {
+        Task {
             do {
                 try self.listenGuard.recheckAll()
             } catch {
@@ -192,8 +201,6 @@ public final class NamespaceEngine: Sendable {
         store.write(write, authorize: rules.writeAuthorizer(for: caller), completion: completion)
     }
 
-    /// The value at `path` through `query` (nil or a query that loads all data: the whole value,
-    /// with priorities). An ordered query without an index is evaluated in memory.
     /// Whether the rules let `caller` read `path` through `query` now (an SSE stream's check
     /// before it starts; listens and gets check in the snapshot they read).
     public func canRead(path: DataPath, query: Query?, as caller: Caller) async throws -> Bool {
@@ -203,6 +210,9 @@ public final class NamespaceEngine: Sendable {
         return try await store.read { rules.canRead(caller, path: path, query: filtered, reader: $0) }
     }
 
+    /// The value at `path` through `query` (nil or a query that loads all data: the whole value,
+    /// with priorities), as the WebSocket's `g` reads it (REST reads use `read(_:as:)`). An
+    /// ordered query without an index is evaluated in memory.
     /// - Throws: `StoreError` `.permissionDenied` when the rules refuse `caller` the read.
     public func get(path: DataPath, query: Query?, as caller: Caller) async throws -> Node? {
         let filtered = query.flatMap { QueryIdentifier($0) == .default ? nil : $0 }

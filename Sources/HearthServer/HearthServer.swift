@@ -1,6 +1,5 @@
 import HearthAccounts
 import HearthDatabase
-import HearthStore
 import Hummingbird
 public import Logging
 import ServiceLifecycle
@@ -60,10 +59,9 @@ public enum HearthServer {
         )
         let server = try ServerBuilder.httpServer(configuration, realtime: endpoint, cap: cap)
         let accounts = try AccountsBootstrap.open(configuration, logger: logger)
-        let store: Store
-        let rules: RulesRegistry
+        let database: Database
         do {
-            (store, rules) = try await StoreBootstrap.open(configuration, logger: logger)
+            database = try await StoreBootstrap.open(configuration, logger: logger)
         } catch {
             accounts.close()
             throw error
@@ -74,10 +72,8 @@ public enum HearthServer {
             emulator: configuration.emulator,
             revocations: accounts.revocations
         )
-        let database = RealtimeDatabase(store: store, logger: logger)
         // Connections of a previous run that stopped (crash, kill -9) before they closed.
         await database.runStoredOnDisconnect()
-        RulesInstaller.follow(rules, into: database, logger: logger)
         // A revoked token's WebSocket connections learn it at once (`ac`), or when its live grace
         // ends (the owner changed the password and got new tokens); SSE streams within a second.
         accounts.onRevoke { [ticker = endpoint.ticker, grace = configuration.accounts.liveSessionGrace] revocation in
@@ -90,7 +86,6 @@ public enum HearthServer {
         }
         let realtime = RealtimeContext(
             database: database,
-            rules: rules,
             credentials: RealtimeCredentials(resolver: credentials),
             hub: RealtimeHub(),
             configuration: configuration.realtime,
@@ -98,9 +93,7 @@ public enum HearthServer {
         )
         endpoint.attach(realtime)
         let service = RESTService(
-            store: store,
             database: database,
-            rules: rules,
             credentials: credentials,
             maxRequestBodyBytes: configuration.maxRequestBodyBytes,
             bodyMemory: BodyMemoryBudget(
@@ -146,8 +139,8 @@ public enum HearthServer {
             configuration: ServiceGroupConfiguration(
                 services: [
                     .init(service: AccountsService(accounts: accounts, logger: logger)),
-                    .init(service: StoreService(store: store, logger: logger)),
-                    .init(service: RulesWatcher(registry: rules, interval: configuration.rulesReloadInterval)),
+                    .init(service: StoreService(database: database, logger: logger)),
+                    .init(service: RulesWatcher(rules: database.rules, interval: configuration.rulesReloadInterval)),
                     .init(service: app),
                     .init(
                         service: RealtimeDrainService(

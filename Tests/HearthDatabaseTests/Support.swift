@@ -12,13 +12,17 @@ import Testing
 final class TestDatabase: Sendable {
     let directory: String
     let store: Store
-    let database: RealtimeDatabase
+    let database: Database
 
     /// - Parameter directory: an existing data directory to open again; default: a new one.
     init(directory: String? = nil, clock: @escaping @Sendable () -> Double = { 1_700_000_000_000 }) throws {
         self.directory = directory ?? NSTemporaryDirectory() + "hearth-db-" + UUID().uuidString
         store = try Store.open(directory: self.directory, clock: clock)
-        database = RealtimeDatabase(store: store, logger: Logger(label: "test"))
+        database = Database(
+            store: store,
+            rulesFiles: RulesFiles(defaultRulesFile: self.directory + "/rules/database.rules.json"),
+            logger: Logger(label: "test")
+        )
     }
 
     func engine(_ name: String = "default") throws -> NamespaceEngine {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import HearthDatabase
 @testable import HearthServer
 
 /// One watcher for the rules folder: each poll lists the folder and looks only at the rules

@@ -1,9 +1,11 @@
 import Foundation
+import HearthRules
 import HearthStore
 import Logging
 import Synchronization
 import Testing
 
+@testable import HearthDatabase
 @testable import HearthServer
 
 /// Rules files loaded per namespace, compiled, reloaded when they change on disk; an invalid
@@ -369,12 +371,31 @@ struct Install: Equatable, CustomStringConvertible {
     var description: String { "\(namespace): \(text)" }
 }
 
-/// A `RulesRegistry` over a temporary store and rules directory, with its installs and logs recorded.
+/// The rules of a `Database` as the server drives them (`RulesCatalog`; a refused `PUT` and a
+/// refused start through the server's error conversions).
+struct RulesDriver {
+    let database: Database
+
+    func loadedProgram(for namespace: String) -> RuleProgram? { database.rules.loadedProgram(for: namespace) }
+    func program(for namespace: String) async throws -> RuleProgram { try await database.rules.program(for: namespace) }
+    func document(for namespace: String) async throws -> String { try await database.rules.document(for: namespace) }
+    func poll() async { await database.rules.poll() }
+
+    func replace(_ text: String, for namespace: String) async throws {
+        try await RESTService.replaceRules(text, for: namespace, in: database)
+    }
+
+    func loadAtStart(_ namespaces: [String]) async throws {
+        try await StoreBootstrap.startingRules { try await database.rules.loadAtStart(namespaces) }
+    }
+}
+
+/// A database's rules over a temporary store and rules directory, with installs and logs recorded.
 struct RegistryFixture {
     let directory: URL
     let files: RulesFiles
     let store: Store
-    let registry: RulesRegistry
+    let registry: RulesDriver
     let logs: LogCapture
     let observed: Observed
 
@@ -394,9 +415,10 @@ struct RegistryFixture {
         defer { store.close() }
         let logs = LogCapture()
         let files = RulesFiles(defaultRulesFile: directory.appendingPathComponent("rules/database.rules.json").path)
-        let registry = RulesRegistry(files: files, store: store, logger: logs.logger)
+        let database = Database(store: store, rulesFiles: files, logger: logs.logger)
+        let registry = RulesDriver(database: database)
         let observed = Observed()
-        registry.observe { namespace, program in
+        database.rules.observe { namespace, program in
             observed.installs.withLock { $0.append(Install(namespace, program.source.text)) }
         }
         try await body(

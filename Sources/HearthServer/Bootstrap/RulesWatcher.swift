@@ -1,10 +1,11 @@
+import HearthDatabase
 import ServiceLifecycle
 
 /// Hot reload: one watcher for the rules folder. Each tick lists the folder once (and `stat`s
-/// the rules files in it) and lets `RulesRegistry` reload the loaded namespaces whose file
-/// changed: namespaces without a file cost nothing. Stops on graceful shutdown.
+/// the rules files in it) and lets the database's `RulesCatalog` reload the loaded namespaces
+/// whose file changed: namespaces without a file cost nothing. Stops on graceful shutdown.
 struct RulesWatcher: Service {
-    let registry: RulesRegistry
+    let rules: RulesCatalog
     /// Time between polls; nil turns hot reload off.
     let interval: Duration?
 
@@ -17,7 +18,7 @@ struct RulesWatcher: Service {
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
                 if Task.isCancelled { break }
-                await registry.poll()
+                await rules.poll()
             }
         }
     }

@@ -1,34 +1,41 @@
 import Foundation
 import HearthCore
+import HearthDatabase
 import HearthStore
 import Logging
 
-/// Opens the store, applies every namespace's indexes and seeds an empty store.
+/// Opens the store, hands it to the database, loads every namespace's rules (applying their
+/// indexes) and seeds an empty store.
 enum StoreBootstrap {
-    static func open(_ configuration: HearthServerConfiguration, logger: Logger) async throws -> (Store, RulesRegistry)
-    {
+    static func open(_ configuration: HearthServerConfiguration, logger: Logger) async throws -> Database {
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         let store = try Store.open(
             directory: configuration.dataDirectory,
             configuration: StoreConfiguration(syncMode: configuration.syncMode)
         )
         logger.info("store opened", metadata: ["hearth.data": "\(configuration.dataDirectory)"])
+        let database = Database(
+            store: store,
+            rulesFiles: RulesFiles(defaultRulesFile: configuration.rulesFile),
+            logger: logger
+        )
         do {
-            let registry = RulesRegistry(
-                files: RulesFiles(defaultRulesFile: configuration.rulesFile),
-                store: store,
-                logger: logger
-            )
-            let names = Set(try store.namespaceNames()).union(["default"]).sorted()
-            try await registry.loadAtStart(names)
+            try await startingRules { try await database.loadRules() }
             try await seedIfEmpty(store, configuration: configuration, logger: logger)
-            return (store, registry)
-        } catch let error as RESTError {
-            store.close()
-            throw HearthServerError(error.message)
+            return database
         } catch {
             store.close()
             throw error
+        }
+    }
+
+    /// Runs `load` (the rules loaded at start): a default rules file that does not compile or
+    /// cannot be read stops the start with its diagnostics.
+    static func startingRules(_ load: () async throws -> Void) async throws {
+        do {
+            try await load()
+        } catch let error as DatabaseError where error.code == .invalidRules || error.code == .unreadableRules {
+            throw HearthServerError(error.message)
         }
     }
 

@@ -4,61 +4,39 @@ import HearthStore
 import Hummingbird
 
 extension RESTService {
-    /// What one snapshot read produced.
-    private struct ReadOutcome: Sendable {
-        var body: [UInt8]
-        var etag: String?
-        var notModified: Bool
-    }
-
-    /// `GET`: the value, a shallow listing, or a query's selected children.
-    /// The rules judge the read in the snapshot it reads (`.priority` as a read of its node).
-    func read(
-        _ call: Call,
-        path: DataPath,
-        isPriority: Bool,
-        in namespace: NamespaceStore,
-        rules: NamespaceRules
-    ) async throws -> Response {
+    /// `GET`: the value, a shallow listing, or a query's selected children, read by the
+    /// database (which judges the read by the rules in the snapshot it reads).
+    func read(_ call: Call, path: DataPath, isPriority: Bool, in engine: NamespaceEngine) async throws -> Response {
         let options = call.options
-        let wantsETag = call.wantsETag || call.ifNoneMatch != nil
-        let ifNoneMatch = call.ifNoneMatch
-        let caller = call.caller
-        let work: @Sendable () async throws -> ReadOutcome = {
-            try await namespace.read { reader in
-                let query = isPriority || options.shallow != nil ? nil : options.query
-                guard rules.canRead(caller, path: path, query: query, reader: reader) else {
-                    throw RESTError.permissionDenied
-                }
-                let etag = wantsETag ? reader.etag(at: path) : nil
-                if let ifNoneMatch, let etag, ifNoneMatch == etag {
-                    return ReadOutcome(body: [], etag: etag, notModified: true)
-                }
-                var body: [UInt8] = []
-                if isPriority {
-                    Self.renderPriority(reader.node(at: path)?.priority, into: &body)
-                } else if let shallow = options.shallow {
-                    Self.renderShallow(
-                        reader.shallow(at: path, startAfter: shallow.startAfter, limit: shallow.limit),
-                        into: &body
-                    )
-                } else if let query = options.query {
-                    let selected = try reader.query(at: path, query)
-                    if selected.isEmpty {
-                        body.append(contentsOf: "{}".utf8)
-                    } else {
-                        let children = Children(unsorted: selected.map { ($0.key, $0.node) })
-                        CoreBridge.render(.children(children, priority: nil), format: options.format, into: &body)
-                    }
-                } else {
-                    reader.renderJSON(at: path, format: options.format, into: &body)
-                }
-                return ReadOutcome(body: body, etag: etag, notModified: false)
-            }
+        let selection: ReadRequest.Selection
+        if isPriority {
+            selection = .priority
+        } else if let shallow = options.shallow {
+            selection = .shallow(startAfter: shallow.startAfter, limit: shallow.limit)
+        } else {
+            selection = .value(query: options.query)
         }
-        let outcome = try await Self.withTimeout(options.timeout, work)
-        if outcome.notModified, let etag = outcome.etag { return ResponseBuilder.notModified(etag: etag) }
-        return ResponseBuilder.json(outcome.body, print: options.print, etag: call.wantsETag ? outcome.etag : nil)
+        let request = ReadRequest(
+            path: path,
+            selection: selection,
+            format: options.format,
+            wantsETag: call.wantsETag,
+            ifNoneMatch: call.ifNoneMatch
+        )
+        let caller = call.caller
+        let result = try await Self.withTimeout(options.timeout) { try await engine.read(request, as: caller) }
+        switch result {
+        case .notModified(let etag):
+            return ResponseBuilder.notModified(etag: etag)
+        case .found(let content, let etag):
+            var body: [UInt8] = []
+            switch content {
+            case .json(let json): body = json
+            case .shallow(let shallow): Self.renderShallow(shallow, into: &body)
+            case .priority(let priority): Self.renderPriority(priority, into: &body)
+            }
+            return ResponseBuilder.json(body, print: options.print, etag: call.wantsETag ? etag : nil)
+        }
     }
 
     static func renderPriority(_ priority: Priority?, into body: inout [UInt8]) {

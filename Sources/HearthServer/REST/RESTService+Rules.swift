@@ -1,3 +1,4 @@
+import HearthDatabase
 import Hummingbird
 
 extension RESTService {
@@ -9,21 +10,28 @@ extension RESTService {
     func handleRules(_ call: Call, request: Request) async throws -> Response {
         guard call.credential == .admin else { throw RESTError.permissionDenied }
         let namespace = call.options.namespace
-        _ = try store.namespace(namespace)
         switch call.method {
         case .get:
-            let document = try await rules.document(for: namespace)
+            let document = try await database.rulesDocument(for: namespace)
             return ResponseBuilder.json(Array(document.utf8))
         case .put:
             let text = try await withBody(of: request, options: call.options) { body in
                 String(validating: body, as: UTF8.self)
             }
             guard let text else { throw RESTError.badRequest("Invalid rules document: not valid UTF-8.") }
-            try await rules.replace(text, for: namespace)
-            try await store.namespace(namespace).create()
+            try await Self.replaceRules(text, for: namespace, in: database)
             return ResponseBuilder.json("{\"status\":\"ok\"}", print: call.options.print)
         default:
             throw Self.methodNotAllowed
+        }
+    }
+
+    /// `Database.replaceRules`, a document with errors refused with 400 and its diagnostics.
+    static func replaceRules(_ text: String, for namespace: String, in database: Database) async throws {
+        do {
+            try await database.replaceRules(text, for: namespace)
+        } catch let error as DatabaseError where error.code == .invalidRules {
+            throw RESTError.badRequest(error.message)
         }
     }
 }

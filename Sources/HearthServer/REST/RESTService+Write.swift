@@ -11,18 +11,15 @@ extension RESTService {
         isPriority: Bool,
         body: [UInt8],
         pushID presetPushID: String? = nil,
-        in namespace: NamespaceStore,
-        rules: NamespaceRules
+        in engine: NamespaceEngine
     ) async throws -> Response {
         let options = call.options
-        let authorize = rules.writeAuthorizer(for: call.caller)
         if isPriority {
             return try await writePriority(
                 call,
                 path: path,
                 body: call.method == .delete ? Array("null".utf8) : body,
-                in: namespace,
-                authorize: authorize
+                in: engine
             )
         }
         let ifMatch = call.method == .post ? nil : call.ifMatch
@@ -42,13 +39,18 @@ extension RESTService {
             writeOp = .set(path, .null)
         }
 
-        let result = try await namespace.write(Write(writeOp, ifMatch: ifMatch), authorize: authorize)
+        let target = pushID.map { path.child(ChildKey($0)) } ?? path
+        let result = try await engine.write(
+            Write(writeOp, ifMatch: ifMatch),
+            as: call.caller,
+            returningETagAt: call.wantsETag || ifMatch != nil ? target : nil
+        )
         switch result {
         case .conditionFailed(let current, let etag):
             var bytes: [UInt8] = []
             CoreBridge.render(current, format: .plain, into: &bytes)
             return ResponseBuilder.preconditionFailed(current: bytes, etag: etag)
-        case .committed(_, let values):
+        case .committed(let values, let etag):
             var bytes: [UInt8] = []
             if let pushID {
                 bytes.append(contentsOf: "{\"name\":\(JSONText.quoted(pushID))}".utf8)
@@ -56,11 +58,6 @@ extension RESTService {
                 Self.renderPatch(entries: entries, values: values, format: options.format, into: &bytes)
             } else {
                 CoreBridge.render(values.first ?? nil, format: options.format, into: &bytes)
-            }
-            var etag: String?
-            if call.wantsETag || ifMatch != nil {
-                let target = pushID.map { path.child(ChildKey($0)) } ?? path
-                etag = try await namespace.read { $0.etag(at: target) }
             }
             return ResponseBuilder.json(bytes, print: options.print, etag: etag)
         }
@@ -87,8 +84,7 @@ extension RESTService {
         _ call: Call,
         path: DataPath,
         body: [UInt8],
-        in namespace: NamespaceStore,
-        authorize: WriteAuthorizer?
+        in engine: NamespaceEngine
     ) async throws -> Response {
         let text = String(decoding: body, as: UTF8.self)
         let priority: Node?
@@ -100,7 +96,7 @@ extension RESTService {
             throw RESTError.badRequest("Invalid priority '\(text.prefix(64))': use a number, a string or null.")
         }
         let write = Write(.set(path.child(ChildKey(".priority")), NewValue(node: priority)), ifMatch: call.ifMatch)
-        switch try await namespace.write(write, authorize: authorize) {
+        switch try await engine.write(write, as: call.caller, returningETagAt: nil) {
         case .committed:
             var answer: [UInt8] = []
             CoreBridge.render(priority, format: .plain, into: &answer)

@@ -1,19 +1,16 @@
 import HTTPTypes
 import HearthCore
 import HearthDatabase
-import HearthStore
 import Hummingbird
 import Logging
 
-/// The Firebase REST API over one store: decodes a request, checks its credential and hands it
-/// to the read, write or rules handler. Errors are thrown and turned into responses by
-/// `ErrorResponder`.
+/// The Firebase REST API over the database: decodes a request, checks its credential, hands it
+/// to the database (read, write, rules) and turns the outcome into a response. Errors are
+/// thrown and turned into responses by `ErrorResponder`.
 struct RESTService: Sendable {
-    let store: Store
-    /// The namespaces' engines: their rules judge every non-admin request, and writes reach
-    /// their listeners through the store's commit feed.
-    let database: RealtimeDatabase
-    let rules: RulesRegistry
+    /// Judges every request by the namespace's rules, reads and writes; writes reach their
+    /// listeners through its engines.
+    let database: Database
     let credentials: CredentialResolver
     let maxRequestBodyBytes: Int
     /// The memory all request bodies being read may hold together.
@@ -74,9 +71,8 @@ struct RESTService: Sendable {
         switch method {
         case .get:
             let (path, isPriority) = try CoreBridge.parseWritePath(decoded)
-            let namespace = try openNamespace(for: call)
-            let access = try await rulesInForce(for: options.namespace)
-            return try await read(call, path: path, isPriority: isPriority, in: namespace, rules: access)
+            let engine = try await database.open(options.namespace, as: call.caller)
+            return try await read(call, path: path, isPriority: isPriority, in: engine)
         case .put, .post, .patch, .delete:
             let (path, isPriority) = try CoreBridge.parseWritePath(decoded)
             if isPriority && method != .put && method != .delete {
@@ -86,15 +82,14 @@ struct RESTService: Sendable {
             if options.query != nil {
                 throw RESTError.badRequest("Query parameters are only supported by GET requests.")
             }
-            let namespace = try openNamespace(for: call)
-            let access = try await rulesInForce(for: options.namespace)
+            let engine = try await database.open(options.namespace, as: call.caller)
             // The push id is chosen first: the rules may judge the new child's key.
             let pushID = method == .post ? CoreBridge.nextPushID() : nil
             let target = pushID.map { path.child(ChildKey($0)) } ?? path
             let announced = Self.announcedBytes(request)
-            try await refuseBeforeBody(call, at: target, announcedBytes: announced, in: namespace, rules: access)
+            try await refuseBeforeBody(call, at: target, announcedBytes: announced, in: engine)
             if method == .delete {
-                return try await write(call, path: path, isPriority: isPriority, body: [], in: namespace, rules: access)
+                return try await write(call, path: path, isPriority: isPriority, body: [], in: engine)
             }
             return try await withBody(of: request, options: options) { body in
                 try await write(
@@ -103,8 +98,7 @@ struct RESTService: Sendable {
                     isPriority: isPriority,
                     body: body,
                     pushID: pushID,
-                    in: namespace,
-                    rules: access
+                    in: engine
                 )
             }
         default:
@@ -128,21 +122,6 @@ struct RESTService: Sendable {
                 claimsJSON: claims
             )
         )
-    }
-
-    /// The call's namespace; one that exists nowhere and has no rules file refuses everyone
-    /// but the admin (its default rules) before anything is opened for it.
-    func openNamespace(for call: Call) throws -> NamespaceStore {
-        let name = call.options.namespace
-        if call.credential != .admin, try RulesInstaller.refusesAllButAdmin(name, registry: rules, database: database) {
-            throw RESTError.permissionDenied
-        }
-        return try store.namespace(name)
-    }
-
-    /// The namespace's rules, loaded (with their indexes) on first use.
-    func rulesInForce(for namespace: String) async throws -> NamespaceRules {
-        try await RulesInstaller.engine(for: namespace, registry: rules, database: database).rules
     }
 
     static let methodNotAllowed = RESTError(.methodNotAllowed, "Method not allowed")

@@ -5,7 +5,6 @@ import Logging
 /// the hub of live connections and the limits.
 struct RealtimeContext: Sendable {
     let database: RealtimeDatabase
-    let rules: RulesRegistry
     let credentials: RealtimeCredentials
     let hub: RealtimeHub
     let configuration: RealtimeConfiguration
@@ -13,6 +12,6 @@ struct RealtimeContext: Sendable {
 
     /// The engine of `name`, with its rules (and indexes) loaded first, as REST does.
     func engine(for name: String) async throws -> NamespaceEngine {
-        try await RulesInstaller.engine(for: name, registry: rules, database: database)
+        try await database.engine(for: name)
     }
 }

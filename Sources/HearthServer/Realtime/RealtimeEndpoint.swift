@@ -40,11 +40,11 @@ struct RealtimeEndpoint: Sendable {
         let engine: NamespaceEngine
         do {
             if !context.database.isOpen(namespace),
-                try RulesInstaller.refusesAllButAdmin(namespace, registry: context.rules, database: context.database),
+                try context.database.refusesAllButAdmin(namespace),
                 !provisional.admit(
                     namespace,
                     limit: context.configuration.maxProvisionalNamespaces,
-                    isCreated: { (try? context.database.store.isCreated($0)) == true }
+                    isCreated: { context.database.isCreated($0) }
                 )
             {
                 context.logger.warning(

@@ -43,12 +43,7 @@ struct EventStreamService: Sendable {
         if options.shallow != nil { throw RESTError.badRequest("shallow is not supported by streaming reads.") }
         let identity = context.credentials.identity(forCredential: credential)
         let namespace = options.namespace
-        if credential != .admin,
-            try RulesInstaller.refusesAllButAdmin(namespace, registry: context.rules, database: context.database)
-        {
-            throw RESTError.permissionDenied
-        }
-        let engine = try await context.engine(for: namespace)
+        let engine = try await context.database.open(namespace, as: identity.caller)
         guard try await engine.canRead(path: path, query: options.query, as: identity.caller) else {
             throw RESTError.permissionDenied
         }

@@ -1,16 +1,17 @@
 import HearthCore
-import HearthRules
-import HearthStore
+public import HearthRules
+public import HearthStore
 import Logging
 import Synchronization
 
-/// The compiled rules of each namespace: loaded from its file on first use, with its `.indexOn`
-/// entries applied to the store, replaced by `PUT /.settings/rules.json` and reloaded when the
-/// file changes on disk (`poll()`, driven by `RulesWatcher`).
+/// The rules in force in every namespace, the one place they live: each namespace's
+/// `NamespaceRules` (which its engine judges requests with), loaded from its file on first use
+/// with its `.indexOn` entries applied to the store, replaced by `replace(_:for:)` (`PUT
+/// /.settings/rules.json`) and reloaded when the file changes on disk (`poll()`).
 ///
-/// The program in force is readable without a hop through the actor (`loadedProgram(for:)`);
-/// loads and installs of one namespace run one at a time.
-actor RulesRegistry {
+/// The program in force is read without waiting (`loadedProgram(for:)`); loads, reloads and
+/// replacements of one namespace run one at a time (`SerialByKey`).
+public final class RulesCatalog: Sendable {
     /// Called after a new program is installed for a namespace (its indexes applied).
     typealias Observer = @Sendable (_ namespace: String, _ program: RuleProgram) -> Void
 
@@ -36,20 +37,24 @@ actor RulesRegistry {
         case load, file, put
     }
 
+    /// What `poll()` compares with.
+    private struct Watch {
+        /// Every loaded namespace's file, as last read. Set only through `record(_:for:)`.
+        var fileStates: [String: FileState] = [:]
+        /// The loaded namespaces whose file existed when read (or may change unseen): a poll
+        /// looks at them even when the folder no longer lists their file.
+        var watchedWithoutListing: Set<String> = []
+    }
+
     let files: RulesFiles
     private let store: Store
     private let logger: Logger
-    private let programs = Mutex<[String: RuleProgram]>([:])
+    /// Each namespace's rules, shared with its engine; a namespace's entry is made on first
+    /// use and holds no program until its first load.
+    private let rules = Mutex<[String: NamespaceRules]>([:])
     private let observers = Mutex<[Observer]>([])
-    /// Every loaded namespace's file, as last read: what `poll()` compares with. Set only
-    /// through `record(_:for:)`.
-    private var fileStates: [String: FileState] = [:]
-    /// The loaded namespaces whose file existed when read (or may change unseen): a poll looks
-    /// at them even when the folder no longer lists their file.
-    private var watchedWithoutListing: Set<String> = []
-    /// Namespaces with a load, reload or replacement under way, and who waits for each.
-    private var busy: Set<String> = []
-    private var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
+    private let watch = Mutex(Watch())
+    private let serial = SerialByKey()
 
     init(files: RulesFiles, store: Store, logger: Logger) {
         self.files = files
@@ -59,27 +64,38 @@ actor RulesRegistry {
 
     // MARK: Reading the rules in force
 
+    /// The namespace's rules, shared by everything that judges its requests (created empty on
+    /// first use).
+    func rules(for namespace: String) -> NamespaceRules {
+        rules.withLock { table in
+            if let existing = table[namespace] { return existing }
+            let created = NamespaceRules()
+            table[namespace] = created
+            return created
+        }
+    }
+
     /// The namespace's program if it is loaded (cheap, synchronous: the per-request path).
-    nonisolated func loadedProgram(for namespace: String) -> RuleProgram? {
-        programs.withLock { $0[namespace] }
+    public func loadedProgram(for namespace: String) -> RuleProgram? {
+        rules.withLock { $0[namespace] }?.current
     }
 
     /// The namespace's program in force; loads the file, compiles it and applies its indexes on
     /// first use. A file that does not compile is logged and the namespace gets the default
     /// rules (nobody but admin).
-    nonisolated func program(for namespace: String) async throws -> RuleProgram {
+    public func program(for namespace: String) async throws -> RuleProgram {
         if let program = loadedProgram(for: namespace) { return program }
         return try await load(namespace, strict: false)
     }
 
     /// The verbatim text of the namespace's rules in force (comments kept).
-    nonisolated func document(for namespace: String) async throws -> String {
+    public func document(for namespace: String) async throws -> String {
         try await program(for: namespace).source.text
     }
 
     /// Calls `handler` every time a new program is installed for a namespace (first load, file
     /// edit, PUT), once per install, after its indexes are applied; never for a refused document.
-    nonisolated func observe(_ handler: @escaping Observer) {
+    func observe(_ handler: @escaping Observer) {
         observers.withLock { $0.append(handler) }
     }
 
@@ -87,16 +103,18 @@ actor RulesRegistry {
 
     /// Loads the namespaces present at start. The default namespace's file must compile: its
     /// diagnostics stop the server from starting.
-    /// - Throws: `HearthServerError` with the rendered diagnostics.
-    func loadAtStart(_ namespaces: [String]) async throws {
+    /// - Throws: `DatabaseError` `.invalidRules` or `.unreadableRules` for the default file.
+    public func loadAtStart(_ namespaces: [String]) async throws {
         for namespace in namespaces {
             _ = try await load(namespace, strict: namespace == "default")
         }
     }
 
     private func load(_ namespace: String, strict: Bool) async throws -> RuleProgram {
-        await lock(namespace)
-        defer { unlock(namespace) }
+        try await serial.run(namespace) { try await self.loadNow(namespace, strict: strict) }
+    }
+
+    private func loadNow(_ namespace: String, strict: Bool) async throws -> RuleProgram {
         if let program = loadedProgram(for: namespace) { return program }
         let path = files.path(for: namespace)
         var (content, state) = readFile(namespace)
@@ -109,12 +127,12 @@ actor RulesRegistry {
             case .success(let compiled):
                 program = compiled
             case .failure(let diagnostics):
-                if strict { throw HearthServerError("The rules file '\(path)' has errors:\n\(diagnostics)") }
+                if strict { throw DatabaseError.invalidRules("The rules file '\(path)' has errors:\n\(diagnostics)") }
                 logRefused(namespace, diagnostics: diagnostics, keeping: "the default rules (admin only)")
                 state.rejected = text
             }
         case .unreadable(let reason):
-            if strict { throw HearthServerError(reason) }
+            if strict { throw DatabaseError.unreadableRules(reason) }
             logUnreadable(namespace, reason: reason, keeping: "the default rules (admin only)")
             state.rejected = reason
         }
@@ -125,16 +143,18 @@ actor RulesRegistry {
     // MARK: Replacing and reloading
 
     /// Compiles `text` and, when it compiles, rewrites the namespace's file (atomically) and
-    /// installs it. A document with errors is refused with 400 and its rendered diagnostics;
-    /// the old rules stay in force.
-    func replace(_ text: String, for namespace: String) async throws {
+    /// installs it. A document with errors is refused and the old rules stay in force.
+    /// - Throws: `DatabaseError` `.invalidRules` with every diagnostic rendered.
+    public func replace(_ text: String, for namespace: String) async throws {
         _ = try await program(for: namespace)
-        await lock(namespace)
-        defer { unlock(namespace) }
+        try await serial.run(namespace) { try await self.replaceNow(text, for: namespace) }
+    }
+
+    private func replaceNow(_ text: String, for namespace: String) async throws {
         let program: RuleProgram
         switch RulesDocument.compile(source: text, fileName: files.path(for: namespace)) {
         case .success(let compiled): program = compiled
-        case .failure(let diagnostics): throw RESTError.badRequest(diagnostics.description)
+        case .failure(let diagnostics): throw DatabaseError.invalidRules(diagnostics.description)
         }
         try files.write(text, for: namespace)
         let readAt = RulesFileStamp.Timestamp.now()
@@ -152,22 +172,26 @@ actor RulesRegistry {
     /// the rules folder (`RulesFiles.stamps()`): the cost follows the rules files there, not the
     /// namespaces loaded. An edit that does not compile is logged once and ignored; a deleted
     /// file leaves the rules in force.
-    func poll() async {
+    public func poll() async {
         let present = files.stamps()
-        // A loaded namespace can have changed only if its file is there now, or was when read.
-        var candidates = Set(present.keys.filter { fileStates[$0] != nil })
-        candidates.formUnion(watchedWithoutListing)
-        for namespace in candidates.sorted() where !busy.contains(namespace) {
-            guard let state = fileStates[namespace] else { continue }
-            if !state.racy && present[namespace] == state.stamp { continue }
-            await reload(namespace)
+        let changed = watch.withLock { watch -> [String] in
+            // A loaded namespace can have changed only if its file is there now, or was when read.
+            var candidates = Set(present.keys.filter { watch.fileStates[$0] != nil })
+            candidates.formUnion(watch.watchedWithoutListing)
+            return candidates.sorted().filter { namespace in
+                guard let state = watch.fileStates[namespace] else { return false }
+                return state.racy || present[namespace] != state.stamp
+            }
+        }
+        for namespace in changed where !serial.isBusy(namespace) {
+            _ = try? await serial.run(namespace) { await self.reload(namespace) }
         }
     }
 
     private func reload(_ namespace: String) async {
-        await lock(namespace)
-        defer { unlock(namespace) }
-        guard let previous = fileStates[namespace], let current = loadedProgram(for: namespace) else { return }
+        guard let previous = watch.withLock({ $0.fileStates[namespace] }),
+            let current = loadedProgram(for: namespace)
+        else { return }
         var (content, state) = readFile(namespace)
         state.rejected = previous.rejected
         switch content {
@@ -214,7 +238,7 @@ actor RulesRegistry {
     private func install(_ program: RuleProgram, for namespace: String, file: FileState, origin: Origin) async throws {
         try await store.namespace(namespace).setIndexes(program.indexes)
         record(file, for: namespace)
-        programs.withLock { $0[namespace] = program }
+        rules(for: namespace).install(program)
         logger.info(
             "rules installed",
             metadata: [
@@ -226,11 +250,13 @@ actor RulesRegistry {
     }
 
     private func record(_ state: FileState, for namespace: String) {
-        fileStates[namespace] = state
-        if state.stamp != nil || state.racy {
-            watchedWithoutListing.insert(namespace)
-        } else {
-            watchedWithoutListing.remove(namespace)
+        watch.withLock { watch in
+            watch.fileStates[namespace] = state
+            if state.stamp != nil || state.racy {
+                watch.watchedWithoutListing.insert(namespace)
+            } else {
+                watch.watchedWithoutListing.remove(namespace)
+            }
         }
     }
 
@@ -243,7 +269,7 @@ actor RulesRegistry {
         do {
             guard let text = try files.read(for: namespace) else { return (.missing, state) }
             return (.text(text), state)
-        } catch let error as RESTError {
+        } catch let error as DatabaseError {
             return (.unreadable(error.message), state)
         } catch {
             return (.unreadable("Cannot read the rules file '\(files.path(for: namespace))': \(error)."), state)
@@ -277,23 +303,5 @@ actor RulesRegistry {
             "rules file unreadable; using \(keeping)",
             metadata: ["hearth.ns": "\(namespace)", "hearth.error": "\(reason)"]
         )
-    }
-
-    // MARK: One operation per namespace at a time
-
-    private func lock(_ namespace: String) async {
-        if busy.insert(namespace).inserted { return }
-        await withCheckedContinuation { waiting[namespace, default: []].append($0) }
-    }
-
-    /// Hands the namespace to the next waiter, if any (it stays busy), else frees it.
-    private func unlock(_ namespace: String) {
-        guard var queue = waiting[namespace], !queue.isEmpty else {
-            busy.remove(namespace)
-            return
-        }
-        let next = queue.removeFirst()
-        waiting[namespace] = queue.isEmpty ? nil : queue
-        next.resume()
     }
 }

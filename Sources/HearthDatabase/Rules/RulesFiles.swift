@@ -1,4 +1,5 @@
 import Foundation
+import HearthStore
 
 #if canImport(Glibc)
 import Glibc
@@ -8,14 +9,19 @@ import Darwin
 
 /// Where each namespace's rules document lives: `default` uses the configured rules file;
 /// namespace `X` uses `X.rules.json` in the same directory.
-struct RulesFiles: Sendable {
+public struct RulesFiles: Sendable {
     /// What a namespace without a rules file gets: nobody but admin reads or writes.
-    static let defaultDocument = "{\"rules\": {\".read\": false, \".write\": false}}"
+    public static let defaultDocument = "{\"rules\": {\".read\": false, \".write\": false}}"
 
-    let defaultRulesFile: String
+    /// The `default` namespace's rules file, as configured.
+    public let defaultRulesFile: String
+
+    public init(defaultRulesFile: String) {
+        self.defaultRulesFile = defaultRulesFile
+    }
 
     /// The file's path as configured; also the file name diagnostics start with.
-    func path(for namespace: String) -> String {
+    public func path(for namespace: String) -> String {
         if namespace == "default" { return defaultRulesFile }
         let directory = (defaultRulesFile as NSString).deletingLastPathComponent
         return (directory as NSString).appendingPathComponent("\(namespace).rules.json")
@@ -27,7 +33,7 @@ struct RulesFiles: Sendable {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         guard let text = String(data: data, encoding: .utf8) else {
-            throw RESTError.badRequest("Rules file '\(path)' is not valid UTF-8.")
+            throw DatabaseError.unreadableRules("Rules file '\(path)' is not valid UTF-8.")
         }
         return text
     }
@@ -61,7 +67,9 @@ struct RulesFiles: Sendable {
             if entry == defaultName { namespaces.append("default") }
             if entry.hasSuffix(suffix) {
                 let namespace = String(entry.dropLast(suffix.count))
-                if namespace != "default", RESTOptions.isValidNamespace(namespace) { namespaces.append(namespace) }
+                if namespace != "default", (try? Store.validateNamespaceName(namespace)) != nil {
+                    namespaces.append(namespace)
+                }
             }
             guard !namespaces.isEmpty,
                 let stamp = RulesFileStamp(path: (directory as NSString).appendingPathComponent(entry))
