@@ -17,13 +17,16 @@ public final class NamespaceEngine: Sendable {
     let onDisconnect = OnDisconnectRegistry()
     /// The security rules in force; every read, listen and write of a non-admin caller is
     /// checked with them.
-    public let rules = NamespaceRules()
+    public let rules: NamespaceRules
     let listenGuard: ListenGuard
     private static let nextRegistration = Atomic<UInt64>(0)
 
-    init(store: NamespaceStore, logger: Logger) {
+    /// - Parameter clock: the rules' `now` (the store's clock, which stamps the writes).
+    init(store: NamespaceStore, logger: Logger, clock: ServerClock = .system) {
         self.store = store
         self.logger = logger
+        let rules = NamespaceRules(clock: clock)
+        self.rules = rules
         fanout = Fanout(store: store, logger: logger)
         let delivery = DeliveryQueue(fanout: fanout)
         self.delivery = delivery

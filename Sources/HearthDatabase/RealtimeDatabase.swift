@@ -24,7 +24,7 @@ public final class RealtimeDatabase: Sendable {
             if let engine = table[name] { return engine }
             var logger = logger
             logger[metadataKey: "hearth.ns"] = "\(name)"
-            let engine = NamespaceEngine(store: namespaceStore, logger: logger)
+            let engine = NamespaceEngine(store: namespaceStore, logger: logger, clock: store.clock)
             table[name] = engine
             return engine
         }
