@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestSupport
 import Testing
 
 /// `hearth` as a process: help, usage errors and their exit codes.

@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestSupport
 import Testing
 
 /// `hearth rules check` and `hearth rules test` as processes: output and exit codes.

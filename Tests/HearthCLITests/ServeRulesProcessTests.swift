@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestSupport
 import Testing
 
 /// `hearth serve` with a rules file that does not compile refuses to start and prints every

@@ -1,4 +1,5 @@
 import HearthStore
+import HearthTestSupport
 import Logging
 import NIOCore
 import Testing

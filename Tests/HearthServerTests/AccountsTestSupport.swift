@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HearthAccounts
 import HearthServer
+import HearthTestSupport
 import NIOCore
 import NIOHTTP1
 

@@ -1,3 +1,4 @@
+import HearthTestSupport
 import Testing
 
 /// Refused input: 400 with a message naming the problem, and nothing written.

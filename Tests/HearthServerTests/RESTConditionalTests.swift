@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestSupport
 import Testing
 
 /// ETags, `if-match` (412) and `if-none-match` (304).

@@ -1,3 +1,4 @@
+import HearthTestSupport
 import Testing
 
 /// Admin, anonymous, user, forged and expired credentials (rules are not evaluated yet: only

@@ -1,3 +1,4 @@
+import HearthTestSupport
 import Testing
 
 /// GET, PUT, POST, PATCH, DELETE and the output parameters.

@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestSupport
 import Testing
 
 /// Namespaces (`?ns=`) have their own data and their own rules.

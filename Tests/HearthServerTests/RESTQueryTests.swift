@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestSupport
 import Testing
 
 /// `orderBy` and its range and limit parameters.

@@ -1,4 +1,5 @@
 import HearthProtocol
+import HearthTestSupport
 import NIOCore
 import NIOWebSocket
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestSupport
 import Testing
 
 /// `shallow=true&limitToFirst=N&startAfter=KEY` pages through a node's keys as firebase-tools'

@@ -1,3 +1,4 @@
+import HearthTestSupport
 import NIOCore
 import Testing
 
