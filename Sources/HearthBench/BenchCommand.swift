@@ -9,6 +9,7 @@ enum Scenario: String, CaseIterable, ExpressibleByArgument {
     case realtime
     case rules
     case signIn = "sign-in"
+    case json
 }
 
 /// Benchmarks a running Hearth server over loopback HTTP/1.1 keep-alive and prints one JSON object.
@@ -25,6 +26,7 @@ struct BenchCommand: AsyncParsableCommand {
             ws-latency, ws-idle-memory (needs --server-pid); `realtime` runs the first three, and ws-idle-memory
             when --server-pid is given. rules (no server): µs per evaluation of the shipped security rules
             (--rules-file). sign-in: accounts:signInWithPassword per second with --sign-in-clients clients.
+            json (no server): MB/s of the JSON parsers and renderer on a generated document (--json-mb).
             Progress goes to stderr; the JSON report to stdout.
             """
     )
@@ -41,7 +43,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(
         help: """
             Scenarios to run, comma-separated: puts, read50mb, ordered, import, all, \
-            ws-puts, ws-fanout, ws-latency, ws-idle-memory, realtime, rules.
+            ws-puts, ws-fanout, ws-latency, ws-idle-memory, realtime, rules, sign-in, json.
             """
     )
     var scenario = "all"
@@ -116,6 +118,12 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "rules: timed loops per decision (the best is reported).")
     var rulesRuns = 5
 
+    @Option(help: "json: size of the generated document in MB (10^6 bytes).")
+    var jsonMb = 50
+
+    @Option(help: "json: timed runs per stage (the best is reported).")
+    var jsonRuns = 3
+
     @Option(help: "sign-in: concurrent clients, each signing in its own account.")
     var signInClients = 16
 
@@ -135,7 +143,8 @@ struct BenchCommand: AsyncParsableCommand {
             throw ValidationError("--clients must be positive integers separated by commas, not '\(clients)'")
         }
         guard duration > 0, warmup >= 0, threads >= 1, bigMb >= 1, bigParts >= 1, reads >= 1, listSize >= limit,
-            batch >= 1, limit >= 1, queries >= 1, importMb >= 1, rulesIterations >= 1, rulesRuns >= 1
+            batch >= 1, limit >= 1, queries >= 1, importMb >= 1, rulesIterations >= 1, rulesRuns >= 1,
+            jsonMb >= 1, jsonRuns >= 1
         else {
             throw ValidationError("durations, counts and sizes must be positive")
         }
@@ -146,10 +155,11 @@ struct BenchCommand: AsyncParsableCommand {
         let secret = adminSecret ?? ProcessInfo.processInfo.environment["HEARTH_ADMIN_SECRET"]
         let target = try ServerTarget(url: url, namespace: ns, adminSecret: secret)
         var report = Report(url: url, namespace: ns, serverSync: serverSync, clientThreads: threads)
-        let needsServer = !selected.subtracting([.import, .rules]).isEmpty
+        let needsServer = !selected.subtracting([.import, .rules, .json]).isEmpty
         let rulesReport =
             selected.contains(.rules)
             ? try RulesScenario(rulesFile: rulesFile, iterations: rulesIterations, runs: rulesRuns).run() : nil
+        let jsonReport = selected.contains(.json) ? try JSONScenario(megabytes: jsonMb, runs: jsonRuns).run() : nil
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         var realtimeReports = RealtimeReports()
@@ -228,12 +238,15 @@ struct BenchCommand: AsyncParsableCommand {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let output = BenchOutputWithSignIn(
-            output: BenchOutputWithRules(
-                output: BenchOutput(report: report, realtime: realtimeReports),
-                rules: rulesReport
+        let output = BenchOutputWithJSON(
+            output: BenchOutputWithSignIn(
+                output: BenchOutputWithRules(
+                    output: BenchOutput(report: report, realtime: realtimeReports),
+                    rules: rulesReport
+                ),
+                signIn: signInReport
             ),
-            signIn: signInReport
+            json: jsonReport
         )
         FileHandle.standardOutput.write(try encoder.encode(output) + Data("\n".utf8))
     }
