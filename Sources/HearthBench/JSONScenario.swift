@@ -68,7 +68,7 @@ struct JSONScenario {
         var out: [UInt8] = []
         out.reserveCapacity(megabytes * 1_100_000)
         out.append(contentsOf: Array(#"{"users":{"#.utf8))
-        let generator = PushIDGenerator(clock: { 1_700_000_000_000 })
+        let generator = HearthCore.PushIDGenerator(clock: { 1_700_000_000_000 })
         var i = 0
         while out.count < megabytes * 1_000_000 {
             if i > 0 { out.append(UInt8(ascii: ",")) }
