@@ -10,6 +10,7 @@ enum Scenario: String, CaseIterable, ExpressibleByArgument {
     case rules
     case signIn = "sign-in"
     case json
+    case rulesReload = "rules-reload"
 }
 
 /// Benchmarks a running Hearth server over loopback HTTP/1.1 keep-alive and prints one JSON object.
@@ -27,6 +28,7 @@ struct BenchCommand: AsyncParsableCommand {
             when --server-pid is given. rules (no server): µs per evaluation of the shipped security rules
             (--rules-file). sign-in: accounts:signInWithPassword per second with --sign-in-clients clients.
             json (no server): MB/s of the JSON parsers and renderer on a generated document (--json-mb).
+            rules-reload: ms until an edit of the server's rules file takes effect (--rules-reload-file).
             Progress goes to stderr; the JSON report to stdout.
             """
     )
@@ -43,7 +45,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(
         help: """
             Scenarios to run, comma-separated: puts, read50mb, ordered, import, all, \
-            ws-puts, ws-fanout, ws-latency, ws-idle-memory, realtime, rules, sign-in, json.
+            ws-puts, ws-fanout, ws-latency, ws-idle-memory, realtime, rules, sign-in, json, rules-reload.
             """
     )
     var scenario = "all"
@@ -124,6 +126,12 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "json: timed runs per stage (the best is reported).")
     var jsonRuns = 3
 
+    @Option(help: "rules-reload: the running server's rules file of --ns (<ns>.rules.json beside its --rules).")
+    var rulesReloadFile: String?
+
+    @Option(help: "rules-reload: edits timed (each adds or removes an index).")
+    var rulesReloadRuns = 20
+
     @Option(help: "sign-in: concurrent clients, each signing in its own account.")
     var signInClients = 16
 
@@ -144,7 +152,7 @@ struct BenchCommand: AsyncParsableCommand {
         }
         guard duration > 0, warmup >= 0, threads >= 1, bigMb >= 1, bigParts >= 1, reads >= 1, listSize >= limit,
             batch >= 1, limit >= 1, queries >= 1, importMb >= 1, rulesIterations >= 1, rulesRuns >= 1,
-            jsonMb >= 1, jsonRuns >= 1
+            jsonMb >= 1, jsonRuns >= 1, rulesReloadRuns >= 1
         else {
             throw ValidationError("durations, counts and sizes must be positive")
         }
@@ -164,6 +172,7 @@ struct BenchCommand: AsyncParsableCommand {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         var realtimeReports = RealtimeReports()
         var signInReport: SignInReport?
+        var rulesReloadReport: RulesReloadReport?
         do {
             if needsServer && !noHealthCheck { try await checkHealth(target, group) }
             if selected.contains(.puts) {
@@ -213,6 +222,18 @@ struct BenchCommand: AsyncParsableCommand {
                     targetMBPerS: 30
                 ).run()
             }
+            if selected.contains(.rulesReload) {
+                guard let rulesReloadFile else {
+                    throw ValidationError("--scenario rules-reload needs --rules-reload-file PATH")
+                }
+                rulesReloadReport = try await RulesReloadScenario(
+                    target: target,
+                    group: group,
+                    rulesFile: rulesReloadFile,
+                    runs: rulesReloadRuns,
+                    targetMs: 1000
+                ).run()
+            }
             if selected.contains(.signIn) {
                 signInReport = try await SignInScenario(
                     target: target,
@@ -238,15 +259,18 @@ struct BenchCommand: AsyncParsableCommand {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let output = BenchOutputWithJSON(
-            output: BenchOutputWithSignIn(
-                output: BenchOutputWithRules(
-                    output: BenchOutput(report: report, realtime: realtimeReports),
-                    rules: rulesReport
+        let output = BenchOutputWithRulesReload(
+            output: BenchOutputWithJSON(
+                output: BenchOutputWithSignIn(
+                    output: BenchOutputWithRules(
+                        output: BenchOutput(report: report, realtime: realtimeReports),
+                        rules: rulesReport
+                    ),
+                    signIn: signInReport
                 ),
-                signIn: signInReport
+                json: jsonReport
             ),
-            json: jsonReport
+            rulesReload: rulesReloadReport
         )
         FileHandle.standardOutput.write(try encoder.encode(output) + Data("\n".utf8))
     }
