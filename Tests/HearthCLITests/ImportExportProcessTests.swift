@@ -218,7 +218,10 @@ struct ImportExportProcessTests {
 
         let child = try Child.launch(["import", input.path, "--data", "data"], directory: directory.url)
         var peakKB = 0
-        while child.isRunning {
+        // Sampled while it runs (its /proc entry goes with it); at most 10 minutes, then the
+        // wait below kills it and records the failure.
+        let deadline = ContinuousClock.now + .seconds(600)
+        while child.isRunning && ContinuousClock.now < deadline {
             if let status = try? String(contentsOfFile: "/proc/\(child.pid)/status", encoding: .utf8),
                 let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
                 let kb = Int(line.split(separator: " ").dropFirst().first ?? "")
