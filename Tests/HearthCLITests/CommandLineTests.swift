@@ -1,5 +1,4 @@
 import Foundation
-import HearthTestSupport
 import Testing
 
 /// `hearth` as a process: help, usage errors and their exit codes.

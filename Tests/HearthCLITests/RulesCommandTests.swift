@@ -1,5 +1,4 @@
 import Foundation
-import HearthTestSupport
 import Testing
 
 /// `hearth rules check` and `hearth rules test` as processes: output and exit codes.

@@ -1,5 +1,4 @@
 import Foundation
-import HearthTestSupport
 import Testing
 
 /// `hearth serve` with a rules file that does not compile refuses to start and prints every

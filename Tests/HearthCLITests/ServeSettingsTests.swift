@@ -1,5 +1,4 @@
 import HearthStore
-import HearthTestSupport
 import Logging
 import NIOCore
 import Testing

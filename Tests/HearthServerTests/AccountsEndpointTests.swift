@@ -1,6 +1,5 @@
 import Foundation
 import HearthAccounts
-import HearthTestSupport
 import Testing
 
 /// The Firebase Auth REST endpoints on a real server: bodies, every error code, CORS.

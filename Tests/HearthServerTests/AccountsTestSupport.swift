@@ -2,7 +2,6 @@ import AsyncHTTPClient
 import Foundation
 import HearthAccounts
 import HearthServer
-import HearthTestSupport
 import NIOCore
 import NIOHTTP1
 

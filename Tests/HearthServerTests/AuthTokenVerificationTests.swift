@@ -1,6 +1,5 @@
 import Foundation
 import HearthAccounts
-import HearthTestSupport
 import Testing
 
 /// ID tokens as the database REST API sees them: expired, wrong key, unsigned, revoked.

@@ -1,4 +1,3 @@
-import HearthTestSupport
 import NIOCore
 import NIOHTTP1
 import Testing

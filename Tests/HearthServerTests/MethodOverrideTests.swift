@@ -1,4 +1,3 @@
-import HearthTestSupport
 import Testing
 
 /// `X-HTTP-Method-Override` (header) and `x-http-method-override` (query) are honoured on `POST`

@@ -1,6 +1,5 @@
 import Foundation
 import HearthServer
-import HearthTestSupport
 import Testing
 
 /// Changing the password with `accounts:update` answers new tokens. The Firebase SDK adopts

@@ -1,4 +1,3 @@
-import HearthTestSupport
 import Testing
 
 /// Refused input: 400 with a message naming the problem, and nothing written.

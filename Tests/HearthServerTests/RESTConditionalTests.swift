@@ -1,5 +1,4 @@
 import Foundation
-import HearthTestSupport
 import Testing
 
 /// ETags, `if-match` (412) and `if-none-match` (304).

@@ -1,4 +1,3 @@
-import HearthTestSupport
 import Testing
 
 /// Admin, anonymous, user, forged and expired credentials (rules are not evaluated yet: only

@@ -1,4 +1,3 @@
-import HearthTestSupport
 import Testing
 
 /// GET, PUT, POST, PATCH, DELETE and the output parameters.

@@ -1,5 +1,4 @@
 import Foundation
-import HearthTestSupport
 import Testing
 
 /// Namespaces (`?ns=`) have their own data and their own rules.

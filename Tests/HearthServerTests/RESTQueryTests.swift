@@ -1,5 +1,4 @@
 import Foundation
-import HearthTestSupport
 import Testing
 
 /// `orderBy` and its range and limit parameters.

@@ -1,5 +1,4 @@
 import HearthProtocol
-import HearthTestSupport
 import NIOCore
 import NIOWebSocket
 import Testing

@@ -1,5 +1,4 @@
 import Foundation
-import HearthTestSupport
 import Testing
 
 @testable import HearthServer

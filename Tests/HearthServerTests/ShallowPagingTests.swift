@@ -1,5 +1,4 @@
 import Foundation
-import HearthTestSupport
 import Testing
 
 /// `shallow=true&limitToFirst=N&startAfter=KEY` pages through a node's keys as firebase-tools'

@@ -1,4 +1,3 @@
-import HearthTestSupport
 import NIOCore
 import Testing
 
