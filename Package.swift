@@ -94,15 +94,31 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore"]),
-        .testTarget(name: "HearthStoreTests", dependencies: ["HearthStore", "HearthCore"]),
+        .testTarget(name: "HearthStoreTests", dependencies: ["HearthStore", "HearthCore", "HearthTestSupport"]),
         .testTarget(name: "HearthProtocolTests", dependencies: ["HearthProtocol", "HearthCore"]),
         .testTarget(name: "HearthRulesTests", dependencies: ["HearthRules", "HearthCore"]),
         .testTarget(name: "HearthAccountsTests", dependencies: ["HearthAccounts", "HearthTestSupport"]),
         .testTarget(
             name: "HearthDatabaseTests",
-            dependencies: ["HearthDatabase", "HearthStore", "HearthProtocol", "HearthCore", "HearthRules"]
+            dependencies: [
+                "HearthDatabase", "HearthStore", "HearthProtocol", "HearthCore", "HearthRules", "HearthTestSupport",
+            ]
         ),
-        .target(name: "HearthTestSupport", path: "Tests/HearthTestSupport"),
+        // What the test targets share: the in-process `TestServer`, the realtime and SSE test
+        // clients, raw sockets, `eventually`, `ManualClock`, temporary directories.
+        .target(
+            name: "HearthTestSupport",
+            dependencies: [
+                "HearthServer", "HearthCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/HearthTestSupport"
+        ),
         .testTarget(
             name: "HearthServerTests",
             dependencies: [

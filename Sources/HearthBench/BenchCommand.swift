@@ -9,6 +9,8 @@ enum Scenario: String, CaseIterable, ExpressibleByArgument {
     case realtime
     case rules
     case signIn = "sign-in"
+    case json
+    case rulesReload = "rules-reload"
 }
 
 /// Benchmarks a running Hearth server over loopback HTTP/1.1 keep-alive and prints one JSON object.
@@ -25,6 +27,8 @@ struct BenchCommand: AsyncParsableCommand {
             ws-latency, ws-idle-memory (needs --server-pid); `realtime` runs the first three, and ws-idle-memory
             when --server-pid is given. rules (no server): µs per evaluation of the shipped security rules
             (--rules-file). sign-in: accounts:signInWithPassword per second with --sign-in-clients clients.
+            json (no server): MB/s of the JSON parsers and renderer on a generated document (--json-mb).
+            rules-reload: ms until an edit of the server's rules file takes effect (--rules-reload-file).
             Progress goes to stderr; the JSON report to stdout.
             """
     )
@@ -41,7 +45,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(
         help: """
             Scenarios to run, comma-separated: puts, read50mb, ordered, import, all, \
-            ws-puts, ws-fanout, ws-latency, ws-idle-memory, realtime, rules.
+            ws-puts, ws-fanout, ws-latency, ws-idle-memory, realtime, rules, sign-in, json, rules-reload.
             """
     )
     var scenario = "all"
@@ -116,6 +120,18 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "rules: timed loops per decision (the best is reported).")
     var rulesRuns = 5
 
+    @Option(help: "json: size of the generated document in MB (10^6 bytes).")
+    var jsonMb = 50
+
+    @Option(help: "json: timed runs per stage (the best is reported).")
+    var jsonRuns = 3
+
+    @Option(help: "rules-reload: the running server's rules file of --ns (<ns>.rules.json beside its --rules).")
+    var rulesReloadFile: String?
+
+    @Option(help: "rules-reload: edits timed (each adds or removes an index).")
+    var rulesReloadRuns = 20
+
     @Option(help: "sign-in: concurrent clients, each signing in its own account.")
     var signInClients = 16
 
@@ -135,7 +151,8 @@ struct BenchCommand: AsyncParsableCommand {
             throw ValidationError("--clients must be positive integers separated by commas, not '\(clients)'")
         }
         guard duration > 0, warmup >= 0, threads >= 1, bigMb >= 1, bigParts >= 1, reads >= 1, listSize >= limit,
-            batch >= 1, limit >= 1, queries >= 1, importMb >= 1, rulesIterations >= 1, rulesRuns >= 1
+            batch >= 1, limit >= 1, queries >= 1, importMb >= 1, rulesIterations >= 1, rulesRuns >= 1,
+            jsonMb >= 1, jsonRuns >= 1, rulesReloadRuns >= 1
         else {
             throw ValidationError("durations, counts and sizes must be positive")
         }
@@ -146,14 +163,16 @@ struct BenchCommand: AsyncParsableCommand {
         let secret = adminSecret ?? ProcessInfo.processInfo.environment["HEARTH_ADMIN_SECRET"]
         let target = try ServerTarget(url: url, namespace: ns, adminSecret: secret)
         var report = Report(url: url, namespace: ns, serverSync: serverSync, clientThreads: threads)
-        let needsServer = !selected.subtracting([.import, .rules]).isEmpty
+        let needsServer = !selected.subtracting([.import, .rules, .json]).isEmpty
         let rulesReport =
             selected.contains(.rules)
             ? try RulesScenario(rulesFile: rulesFile, iterations: rulesIterations, runs: rulesRuns).run() : nil
+        let jsonReport = selected.contains(.json) ? try JSONScenario(megabytes: jsonMb, runs: jsonRuns).run() : nil
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         var realtimeReports = RealtimeReports()
         var signInReport: SignInReport?
+        var rulesReloadReport: RulesReloadReport?
         do {
             if needsServer && !noHealthCheck { try await checkHealth(target, group) }
             if selected.contains(.puts) {
@@ -203,6 +222,18 @@ struct BenchCommand: AsyncParsableCommand {
                     targetMBPerS: 30
                 ).run()
             }
+            if selected.contains(.rulesReload) {
+                guard let rulesReloadFile else {
+                    throw ValidationError("--scenario rules-reload needs --rules-reload-file PATH")
+                }
+                rulesReloadReport = try await RulesReloadScenario(
+                    target: target,
+                    group: group,
+                    rulesFile: rulesReloadFile,
+                    runs: rulesReloadRuns,
+                    targetMs: 1000
+                ).run()
+            }
             if selected.contains(.signIn) {
                 signInReport = try await SignInScenario(
                     target: target,
@@ -228,12 +259,18 @@ struct BenchCommand: AsyncParsableCommand {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let output = BenchOutputWithSignIn(
-            output: BenchOutputWithRules(
-                output: BenchOutput(report: report, realtime: realtimeReports),
-                rules: rulesReport
+        let output = BenchOutputWithRulesReload(
+            output: BenchOutputWithJSON(
+                output: BenchOutputWithSignIn(
+                    output: BenchOutputWithRules(
+                        output: BenchOutput(report: report, realtime: realtimeReports),
+                        rules: rulesReport
+                    ),
+                    signIn: signInReport
+                ),
+                json: jsonReport
             ),
-            signIn: signInReport
+            rulesReload: rulesReloadReport
         )
         FileHandle.standardOutput.write(try encoder.encode(output) + Data("\n".utf8))
     }

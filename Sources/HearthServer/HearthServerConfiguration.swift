@@ -1,4 +1,5 @@
 public import HearthAccounts
+public import HearthCore
 public import HearthStore
 
 /// Settings of a Hearth server; the CLI fills it from flags, environment and defaults.
@@ -45,6 +46,9 @@ public struct HearthServerConfiguration: Sendable {
     /// How often the rules files of loaded namespaces are checked for changes (hot reload);
     /// nil turns hot reload off.
     public var rulesReloadInterval: Duration? = .milliseconds(250)
+    /// The time of server timestamps (`{".sv": "timestamp"}`) and of the rules' `now`: the
+    /// wall clock; a test passes a clock it moves by hand.
+    public var clock: ServerClock = .system
 
     public init(
         host: String = "127.0.0.1",

@@ -276,6 +276,6 @@ public final class NamespaceStore: Sendable {
 
     /// Milliseconds since 1970, the clock of server timestamps.
     public static func systemClock() -> Double {
-        (Date().timeIntervalSince1970 * 1000).rounded(.down)
+        ServerClock.system.now()
     }
 }

@@ -10,14 +10,15 @@ public final class Store: Sendable {
     private let namespaces = Mutex<[String: NamespaceStore]>([:])
     private let dirty = Atomic<Bool>(false)
     nonisolated(unsafe) private let syncTimer: DispatchSourceTimer?
-    private let clock: @Sendable () -> Double
+    /// The time of server timestamps and of the rules' `now` (the database reads it here).
+    public let clock: ServerClock
     private let namespaceIDs: NamespaceIDs
 
     private init(
         db: LevelDB,
         namespaceIDs: NamespaceIDs,
         configuration: StoreConfiguration,
-        clock: @escaping @Sendable () -> Double
+        clock: ServerClock
     ) {
         self.db = db
         self.namespaceIDs = namespaceIDs
@@ -34,11 +35,20 @@ public final class Store: Sendable {
         syncTimer?.resume()
     }
 
-    /// Opens (creating when missing) the store in `directory`.
+    /// Opens the store in `directory` with a clock given as a function (milliseconds since 1970).
     public static func open(
         directory: String,
         configuration: StoreConfiguration = .init(),
-        clock: @escaping @Sendable () -> Double = NamespaceStore.systemClock
+        clock: @escaping @Sendable () -> Double
+    ) throws -> Store {
+        try open(directory: directory, configuration: configuration, clock: ServerClock(milliseconds: clock))
+    }
+
+    /// Opens (creating when missing) the store in `directory`; `clock` stamps server values.
+    public static func open(
+        directory: String,
+        configuration: StoreConfiguration = .init(),
+        clock: ServerClock = .system
     ) throws -> Store {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -130,7 +140,7 @@ public final class Store: Sendable {
             id: id,
             db: db,
             syncAlways: configuration.syncMode == .always,
-            clock: clock,
+            clock: clock.now,
             registration: registration,
             onCommit: { [weak self] in self?.dirty.store(true, ordering: .releasing) }
         )

@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestSupport
 import Logging
 import Synchronization
 import Testing
@@ -24,9 +25,9 @@ struct TemporaryAccounts {
         configure: (inout AccountsConfiguration) -> Void = { _ in },
         _ body: (AccountsStore, TemporaryAccounts) async throws -> Void
     ) async throws {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("hearth-accounts-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scratch = try TemporaryDirectory(prefix: "hearth-accounts")
+        defer { scratch.remove() }
+        let directory = scratch.path
         let temporary = TemporaryAccounts(directory: directory, clock: TestClock())
         let store = try temporary.open(configure: configure)
         do {

@@ -61,7 +61,7 @@ struct BodyMemoryProcessTests {
             atomically: true,
             encoding: .utf8
         )
-        let server = try await TestServer.start(
+        let server = try await ProcessTestServer.start(
             dataDirectory: directory.appending("data"),
             workingDirectory: directory.url,
             arguments: ["--max-body-bytes", "\(16 << 20)"]

@@ -29,7 +29,7 @@ struct DurabilityTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let data = directory.appending("data")
-        let server = try await TestServer.start(
+        let server = try await ProcessTestServer.start(
             dataDirectory: data,
             workingDirectory: directory.url,
             arguments: sync.arguments
@@ -46,7 +46,7 @@ struct DurabilityTests {
                         let key = "w\(writer)-\(index)"
                         let value = writer * 1_000_000 + index
                         // Alternate plain sets and multi-path updates.
-                        let response: TestServer.Response
+                        let response: ProcessTestServer.Response
                         do {
                             if index % 2 == 0 {
                                 response = try await server.request(
@@ -75,9 +75,9 @@ struct DurabilityTests {
                 }
             }
             group.addTask {
-                let deadline = ContinuousClock.now + .seconds(60)
-                while acknowledged.count < target && ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(5))
+                // At most a minute: then the count is checked below.
+                try? await eventually(timeout: .seconds(60), interval: .milliseconds(5)) {
+                    acknowledged.count >= target
                 }
                 // Mid-stream: requests are in flight on every writer.
                 server.child.send(SIGKILL)
@@ -90,7 +90,7 @@ struct DurabilityTests {
         let expected = acknowledged.values.withLock { $0 }
         #expect(expected.count >= target, "only \(expected.count) writes were acknowledged")
 
-        let restarted = try await TestServer.start(
+        let restarted = try await ProcessTestServer.start(
             dataDirectory: data,
             workingDirectory: directory.url,
             arguments: sync.arguments
@@ -119,7 +119,11 @@ struct DurabilityTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let data = directory.appending("data")
-        let server = try await TestServer.start(dataDirectory: data, workingDirectory: directory.url, arguments: [])
+        let server = try await ProcessTestServer.start(
+            dataDirectory: data,
+            workingDirectory: directory.url,
+            arguments: []
+        )
         let paths = (0..<60).map { "atom/g\($0 % 6)/k\($0)" }
         let lastAcknowledged = LatestRound()
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -127,7 +131,7 @@ struct DurabilityTests {
                 var round = 0
                 while true {
                     let body = "{" + paths.map { "\"\($0)\": \(round)" }.joined(separator: ",") + "}"
-                    let response: TestServer.Response
+                    let response: ProcessTestServer.Response
                     do {
                         response = try await server.request(
                             "PATCH",
@@ -145,9 +149,9 @@ struct DurabilityTests {
                 }
             }
             group.addTask {
-                let deadline = ContinuousClock.now + .seconds(60)
-                while lastAcknowledged.withLock({ $0 }) < 200 && ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(2))
+                // At most a minute: then the count is checked below.
+                try? await eventually(timeout: .seconds(60), interval: .milliseconds(2)) {
+                    lastAcknowledged.withLock { $0 } >= 200
                 }
                 server.child.send(SIGKILL)
             }
@@ -158,7 +162,11 @@ struct DurabilityTests {
         let acknowledged = lastAcknowledged.withLock { $0 }
         #expect(acknowledged >= 200)
 
-        let restarted = try await TestServer.start(dataDirectory: data, workingDirectory: directory.url, arguments: [])
+        let restarted = try await ProcessTestServer.start(
+            dataDirectory: data,
+            workingDirectory: directory.url,
+            arguments: []
+        )
         let read = try await restarted.request("GET", "/atom.json", admin: true)
         let groups = try JSONSerialization.jsonObject(with: Data(read.body.utf8)) as? [String: [String: Any]] ?? [:]
         let values = groups.values.flatMap { $0.values.compactMap { ($0 as? NSNumber)?.intValue } }
@@ -174,7 +182,11 @@ struct DurabilityTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let data = directory.appending("data")
-        let server = try await TestServer.start(dataDirectory: data, workingDirectory: directory.url, arguments: [])
+        let server = try await ProcessTestServer.start(
+            dataDirectory: data,
+            workingDirectory: directory.url,
+            arguments: []
+        )
         let port = server.port
         try await onThread {
             let socket = try RawWebSocket(port: port, query: "v=5&ns=default")
@@ -192,13 +204,21 @@ struct DurabilityTests {
         _ = try await server.child.wait(timeout: .seconds(30))
         try? await server.client.shutdown()
 
-        let restarted = try await TestServer.start(dataDirectory: data, workingDirectory: directory.url, arguments: [])
+        let restarted = try await ProcessTestServer.start(
+            dataDirectory: data,
+            workingDirectory: directory.url,
+            arguments: []
+        )
         let read = try await restarted.request("GET", "/presence/ada/state.json", admin: true)
         #expect(read.body == #""offline""#)
         // Once: overwrite it, start again, and the old registration does not come back.
         _ = try await restarted.request("PUT", "/presence/ada.json", body: #""online""#, admin: true)
         _ = try await restarted.terminate()
-        let again = try await TestServer.start(dataDirectory: data, workingDirectory: directory.url, arguments: [])
+        let again = try await ProcessTestServer.start(
+            dataDirectory: data,
+            workingDirectory: directory.url,
+            arguments: []
+        )
         let after = try await again.request("GET", "/presence/ada.json", admin: true)
         #expect(after.body == #""online""#)
         _ = try await again.terminate()

@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestSupport
 import Testing
 
 /// The built `hearth` binary, run as a child process.
@@ -79,9 +80,7 @@ final class Child: @unchecked Sendable {
         directory: URL? = nil,
         stdin: URL? = nil
     ) throws -> Child {
-        let scratch = FileManager.default.temporaryDirectory
-            .appendingPathComponent("hearth-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        let scratch = try TemporaryDirectory(prefix: "hearth-cli").url
         let outputURL = scratch.appendingPathComponent("stdout")
         let errorURL = scratch.appendingPathComponent("stderr")
         // The child creates both files before it runs (posix_spawn returns after its file actions).
@@ -108,16 +107,13 @@ final class Child: @unchecked Sendable {
 
     /// Waits for the exit; the status, or (after a signal) the signal number. Kills it after `timeout`.
     func wait(timeout: Duration) async throws -> Int32 {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        if process.isRunning {
+        let process = self.process
+        do {
+            try await eventually(timeout: timeout) { !process.isRunning }
+        } catch is ConditionTimeout {
             send(SIGKILL)
             Issue.record("hearth \(process.arguments) did not exit within \(timeout); killed")
-        }
-        while process.isRunning {
-            try await Task.sleep(for: .milliseconds(20))
+            try await eventually(timeout: .seconds(30)) { !process.isRunning }
         }
         return process.terminationStatus
     }

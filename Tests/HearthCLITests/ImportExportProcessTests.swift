@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestSupport
 import Testing
 
 /// `hearth import` and `hearth export` as processes.
@@ -150,9 +151,7 @@ struct ImportExportProcessTests {
             directory: directory.url.path,
             stdout: transcriptURL.path
         )
-        while process.isRunning {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        try await eventually(timeout: .seconds(120)) { !process.isRunning }
         let transcript = try String(contentsOf: transcriptURL, encoding: .utf8)
         #expect(process.terminationStatus == 0, "\(transcript)")
         #expect(transcript.contains("import  [##############################] 100%"), "\(transcript)")
@@ -173,7 +172,7 @@ struct ImportExportProcessTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         try #"{"a":1}"#.write(to: directory.appending("in.json"), atomically: true, encoding: .utf8)
-        let server = try await TestServer.start(
+        let server = try await ProcessTestServer.start(
             dataDirectory: directory.appending("data"),
             workingDirectory: directory.url
         )
@@ -219,7 +218,10 @@ struct ImportExportProcessTests {
 
         let child = try Child.launch(["import", input.path, "--data", "data"], directory: directory.url)
         var peakKB = 0
-        while child.isRunning {
+        // Sampled while it runs (its /proc entry goes with it); at most 10 minutes, then the
+        // wait below kills it and records the failure.
+        let deadline = ContinuousClock.now + .seconds(600)
+        while child.isRunning && ContinuousClock.now < deadline {
             if let status = try? String(contentsOfFile: "/proc/\(child.pid)/status", encoding: .utf8),
                 let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
                 let kb = Int(line.split(separator: " ").dropFirst().first ?? "")

@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestSupport
 import Testing
 
 /// A rules file whose rule expressions span several lines (as Firebase's own examples write
@@ -59,7 +60,7 @@ struct MultiLineRulesProcessTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         try Self.notes.write(to: directory.appending("notes.rules.json"), atomically: true, encoding: .utf8)
-        let server = try await TestServer.start(
+        let server = try await ProcessTestServer.start(
             dataDirectory: directory.appending("data"),
             workingDirectory: directory.url,
             arguments: ["--rules", "notes.rules.json"]

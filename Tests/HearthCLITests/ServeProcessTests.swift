@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestSupport
 import Testing
 
 /// `hearth serve` as a process: start, generated admin secret, graceful stop.
@@ -7,7 +8,7 @@ struct ServeProcessTests {
     @Test func printsAGeneratedAdminSecretOnceAndItIsAdmin() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let server = try await TestServer.start(
+        let server = try await ProcessTestServer.start(
             dataDirectory: directory.appending("data"),
             workingDirectory: directory.url,
             adminSecret: nil
@@ -31,7 +32,7 @@ struct ServeProcessTests {
     @Test func givenAdminSecretIsNotPrinted() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let server = try await TestServer.start(
+        let server = try await ProcessTestServer.start(
             dataDirectory: directory.appending("data"),
             workingDirectory: directory.url,
             environment: ["HEARTH_JWT_SECRET": "jwt-test-secret"]
@@ -47,7 +48,7 @@ struct ServeProcessTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let port = try FreePort.find()
-        let server = try await TestServer.launch(
+        let server = try await ProcessTestServer.launch(
             ["serve"],
             environment: [
                 "HEARTH_PORT": "\(port)", "HEARTH_DATA": "envdata", "HEARTH_ADMIN_SECRET": "env-secret",
@@ -72,7 +73,7 @@ struct ServeProcessTests {
     @Test func eventLoopsSetsTheNumberOfLoopThreads() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let server = try await TestServer.start(
+        let server = try await ProcessTestServer.start(
             dataDirectory: directory.appending("data"),
             workingDirectory: directory.url,
             arguments: ["--event-loops", "3"]
@@ -94,7 +95,7 @@ struct ServeProcessTests {
     @Test func sigtermDrainsAndExitsZeroQuickly() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let server = try await TestServer.start(
+        let server = try await ProcessTestServer.start(
             dataDirectory: directory.appending("data"),
             workingDirectory: directory.url
         )
@@ -106,7 +107,7 @@ struct ServeProcessTests {
         #expect(seconds < 5, "took \(seconds) s")
 
         // The store was closed cleanly: it opens again and kept the write.
-        let again = try await TestServer.start(
+        let again = try await ProcessTestServer.start(
             dataDirectory: directory.appending("data"),
             workingDirectory: directory.url
         )
@@ -118,7 +119,7 @@ struct ServeProcessTests {
     @Test func aTakenPortFailsWithAClearMessage() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let server = try await TestServer.start(
+        let server = try await ProcessTestServer.start(
             dataDirectory: directory.appending("data"),
             workingDirectory: directory.url
         )
@@ -138,7 +139,7 @@ struct ServeProcessTests {
     @Test func aDataDirectoryInUseFailsWithAClearMessage() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let server = try await TestServer.start(
+        let server = try await ProcessTestServer.start(
             dataDirectory: directory.appending("data"),
             workingDirectory: directory.url
         )
@@ -158,7 +159,7 @@ struct ServeProcessTests {
     @Test func sigintAlsoStopsCleanly() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let server = try await TestServer.start(
+        let server = try await ProcessTestServer.start(
             dataDirectory: directory.appending("data"),
             workingDirectory: directory.url
         )

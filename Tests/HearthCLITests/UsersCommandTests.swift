@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestSupport
 import Testing
 
 /// `hearth users ...` as a process, and accounts across `kill -9` and restarts of `hearth serve`.
@@ -63,7 +64,7 @@ struct UsersCommandTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let data = directory.appending("data")
-        let server = try await TestServer.start(dataDirectory: data, workingDirectory: directory.url)
+        let server = try await ProcessTestServer.start(dataDirectory: data, workingDirectory: directory.url)
         let signUp = try await server.request(
             "POST",
             "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k",
@@ -91,7 +92,7 @@ struct UsersCommandTests {
         #expect(list.stdout.contains("\tada@example.com\tenabled\t"), "\(list.stdout) \(list.stderr)")
 
         // The same key after a restart: the token issued before still verifies.
-        let again = try await TestServer.start(dataDirectory: data, workingDirectory: directory.url)
+        let again = try await ProcessTestServer.start(dataDirectory: data, workingDirectory: directory.url)
         let read = try await again.request("GET", "/x.json?auth=\(idToken)")
         #expect(!read.body.contains("auth token"), "\(read.status) \(read.body)")
         let (status, _) = try await again.terminate()
@@ -99,7 +100,7 @@ struct UsersCommandTests {
 
         // Disabled offline: the token is refused after the next start.
         #expect(try await Self.users(["disable", "ada@example.com"], data: data).status == 0)
-        let third = try await TestServer.start(dataDirectory: data, workingDirectory: directory.url)
+        let third = try await ProcessTestServer.start(dataDirectory: data, workingDirectory: directory.url)
         let refused = try await third.request("GET", "/x.json?auth=\(idToken)")
         #expect(refused.status == 401)
         #expect(refused.body.contains("revoked"))

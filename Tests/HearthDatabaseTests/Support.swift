@@ -2,6 +2,7 @@ import Foundation
 import HearthCore
 import HearthProtocol
 import HearthStore
+import HearthTestSupport
 import Logging
 import Synchronization
 import Testing
@@ -16,7 +17,7 @@ final class TestDatabase: Sendable {
 
     /// - Parameter directory: an existing data directory to open again; default: a new one.
     init(directory: String? = nil, clock: @escaping @Sendable () -> Double = { 1_700_000_000_000 }) throws {
-        self.directory = directory ?? NSTemporaryDirectory() + "hearth-db-" + UUID().uuidString
+        self.directory = try directory ?? TemporaryDirectory(prefix: "hearth-db").path
         store = try Store.open(directory: self.directory, clock: clock)
         database = Database(
             store: store,

@@ -91,7 +91,7 @@ struct MalformedRequestTests {
     func firstRequestIsAnsweredAndClosed(_ testCase: Case) async throws {
         try await TestServer.with { server in
             try await server.put("/a", "1")
-            let started = ContinuousClock.now
+            // Bounded by the reads' own timeouts: an answer within `answerWithin`, then the close.
             let response = try await onThread { () -> RawConnection.Response? in
                 let connection = try RawConnection(port: server.port)
                 connection.send(testCase.bytes)
@@ -99,7 +99,6 @@ struct MalformedRequestTests {
                 try connection.waitForClose(timeout: .seconds(1))
                 return response
             }
-            #expect(ContinuousClock.now - started < testCase.answerWithin + .seconds(1))
             #expect(response?.status == testCase.status, "\(testCase.name): \(String(describing: response))")
             #expect(
                 response?.body.contains(testCase.message) == true,

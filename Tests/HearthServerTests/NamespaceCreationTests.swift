@@ -16,13 +16,13 @@ struct NamespaceCreationTests {
         var rulesFile: String { url.appendingPathComponent("rules/database.rules.json").path }
 
         static func with(_ body: (Folder) async throws -> Void) async throws {
-            let url = FileManager.default.temporaryDirectory
-                .appendingPathComponent("hearth-namespace-creation-\(UUID().uuidString)")
+            let temporary = try TemporaryDirectory(prefix: "hearth-namespace-creation")
+            defer { temporary.remove() }
+            let url = temporary.url
             try FileManager.default.createDirectory(
                 at: url.appendingPathComponent("rules"),
                 withIntermediateDirectories: true
             )
-            defer { try? FileManager.default.removeItem(at: url) }
             try await body(Folder(url: url))
         }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthServer
+import HearthTestSupport
 import Testing
 
 /// Security rules enforced end to end over REST, SSE and WebSocket, as a user, with
@@ -272,11 +273,10 @@ struct RulesEnforcementTests {
             #expect(ownWrite.body["s"] as? String == "ok")
             await carol.close()
             // The registered onDisconnect write ran (it was judged when registered).
-            var presence = ""
-            for _ in 0..<200 {
-                presence = try await server.get("/presence")
-                if presence != "null" { break }
-                try await Task.sleep(for: .milliseconds(10))
+            let presence = try await eventually {
+                try await server.get("/presence")
+            } until: {
+                $0 != "null"
             }
             #expect(presence == #"{"carol":"gone"}"#)
             #expect(try await server.get("/users") == #"{"bob":{"name":"Bob"},"carol":{"name":"Carol"}}"#)

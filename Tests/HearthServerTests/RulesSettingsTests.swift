@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestSupport
 import Testing
 
 /// `GET|PUT /.settings/rules.json`: a document is compiled; one with errors is refused with 400
@@ -109,7 +110,9 @@ struct RulesSettingsTests {
             #expect(ordered.status == 200)
             #expect(JSONCompare.equal(ordered.body, #"{"y":{"n":1}}"#))
 
-            // Still in force after the watcher has seen the rewritten file.
+            // Still in force after the watcher has seen the rewritten file: a check that
+            // something does NOT happen, so it waits (a little over two of the watcher's 250 ms
+            // polls) rather than for an event.
             try await Task.sleep(for: .milliseconds(600))
             #expect(try await server.send("GET", "/.settings/rules.json?\(admin)").body == document)
         }

@@ -1,14 +1,15 @@
 import Foundation
 import HearthServer
+import HearthTestSupport
 import Logging
 import Testing
 
 /// Start, restart over the same data, and refusal of a broken rules file.
 struct ServerLifecycleTests {
     @Test func dataSurvivesRestartAndSeedIsNotReimported() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-restart-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let temporary = try TemporaryDirectory(prefix: "hearth-restart")
+        defer { temporary.remove() }
+        let directory = temporary.url
         let seed = directory.appendingPathComponent("seed.json")
         try #"{"seeded":true}"#.write(to: seed, atomically: true, encoding: .utf8)
         let configuration = HearthServerConfiguration(
@@ -35,12 +36,13 @@ struct ServerLifecycleTests {
     }
 
     @Test func brokenRulesFileRefusesToStart() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-badrules-\(UUID())")
+        let temporary = try TemporaryDirectory(prefix: "hearth-badrules")
+        defer { temporary.remove() }
+        let directory = temporary.url
         try FileManager.default.createDirectory(
             at: directory.appendingPathComponent("rules"),
             withIntermediateDirectories: true
         )
-        defer { try? FileManager.default.removeItem(at: directory) }
         let rules = directory.appendingPathComponent("rules/database.rules.json")
         try #"{"rules": {"a": {".indexOn": 5}}}"#.write(to: rules, atomically: true, encoding: .utf8)
         let configuration = HearthServerConfiguration(

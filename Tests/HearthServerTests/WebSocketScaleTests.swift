@@ -62,35 +62,6 @@ struct WebSocketScaleTests {
             }
         }
     }
-
-    /// `HEARTH_WS_SCALE=N` (e.g. 2000): opens N idle listening connections against an in-process
-    /// debug server and prints its RSS growth per connection. Outside the default run; the
-    /// release figure comes from `hearth-bench --scenario ws-idle-memory` (docs/benchmarks.md).
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["HEARTH_WS_SCALE"] != nil))
-    func idleConnectionMemory() async throws {
-        let count = Int(ProcessInfo.processInfo.environment["HEARTH_WS_SCALE"] ?? "") ?? 2000
-        try await TestServer.with { server in
-            let before = Self.residentKilobytes()
-            let clients = try await Self.openListeners(count, port: server.port)
-            try await Task.sleep(for: .seconds(3))
-            let after = Self.residentKilobytes()
-            // Client and server share the process: this is an upper bound for the server.
-            print(
-                "idle WebSockets: \(count), process RSS \(before) -> \(after) kB, \(Double(after - before) / Double(count)) kB/connection (client + server)"
-            )
-            await withTaskGroup(of: Void.self) { group in
-                for client in clients { group.addTask { await client.close() } }
-            }
-        }
-    }
-
-    static func residentKilobytes() -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            return Int(line.split(separator: " ")[1]) ?? 0
-        }
-        return 0
-    }
 }
 
 /// Liveness pings of the lean transport.
@@ -109,10 +80,12 @@ struct WebSocketPingTests {
             }
             // The Hummingbird client answers them.
             let client = try await RealtimeTestClient.connect(port: port)
-            let started = ContinuousClock.now
+            // Bounded by the raw socket's 10 s read timeout (the drop comes after two ping
+            // intervals).
             let code = try await onThread { try silent.readUntilDisconnected() }
             #expect(code == nil)
-            #expect(ContinuousClock.now - started < .seconds(8))
+            // The answering peer is NOT dropped: nothing signals that, so wait past the two
+            // ping intervals that dropped the silent one, then check.
             try await Task.sleep(for: .milliseconds(1600))
             #expect(!client.isEnded)
             client.send(#"{"t":"c","d":{"t":"p","d":{}}}"#)

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HearthCore
+import HearthTestSupport
 
 @testable import HearthStore
 
@@ -14,7 +15,7 @@ final class TemporaryStore: @unchecked Sendable {
         configuration: StoreConfiguration = .init(),
         clock: @escaping @Sendable () -> Double = { 1_700_000_000_000 }
     ) throws {
-        directory = NSTemporaryDirectory() + "hearth-store-" + UUID().uuidString
+        directory = try TemporaryDirectory(prefix: "hearth-store").path
         self.configuration = configuration
         store = try Store.open(directory: directory, configuration: configuration, clock: clock)
     }

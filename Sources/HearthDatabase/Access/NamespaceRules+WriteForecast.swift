@@ -34,7 +34,7 @@ extension NamespaceRules {
                     auth: caller.auth,
                     root: StoreRuleSource(reader),
                     newRoot: newData,
-                    now: Self.now(),
+                    now: now(),
                     changedPaths: [path]
                 ).allowed
             currentDataRead = false
@@ -46,7 +46,7 @@ extension NamespaceRules {
                     auth: caller.auth,
                     root: currentData,
                     newRoot: newData,
-                    now: Self.now(),
+                    now: now(),
                     changedPaths: [path]
                 ).allowed
             currentDataRead = currentData.wasRead

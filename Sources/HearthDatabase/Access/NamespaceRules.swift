@@ -8,8 +8,13 @@ import Synchronization
 /// installed, only the admin reads or writes.
 public final class NamespaceRules: Sendable {
     private let program = Mutex<RuleProgram?>(nil)
+    private let clock: ServerClock
 
-    init() {}
+    /// - Parameter clock: the rules' `now` for reads and listens (a write's comes with its
+    ///   proposal, from the store's clock).
+    init(clock: ServerClock = .system) {
+        self.clock = clock
+    }
 
     /// The program in force, or nil before the first install.
     public var current: RuleProgram? { program.withLock { $0 } }
@@ -29,8 +34,8 @@ public final class NamespaceRules: Sendable {
     }
 
     /// Milliseconds since 1970: the rules' `now`.
-    static func now() -> Double {
-        (Date().timeIntervalSince1970 * 1000).rounded(.down)
+    func now() -> Double {
+        clock.now()
     }
 
     /// Whether `caller` may read `path` (through `query`) in the snapshot of `reader`.
@@ -52,7 +57,7 @@ public final class NamespaceRules: Sendable {
             path: path,
             auth: caller.auth,
             root: StoreRuleSource(reader, recorder: recorder),
-            now: Self.now(),
+            now: now(),
             query: query.map(RuleQuery.init)
         ).allowed
     }

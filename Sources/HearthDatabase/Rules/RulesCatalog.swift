@@ -69,7 +69,7 @@ public final class RulesCatalog: Sendable {
     func rules(for namespace: String) -> NamespaceRules {
         rules.withLock { table in
             if let existing = table[namespace] { return existing }
-            let created = NamespaceRules()
+            let created = NamespaceRules(clock: store.clock)
             table[namespace] = created
             return created
         }

@@ -11,7 +11,8 @@ enum StoreBootstrap {
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         let store = try Store.open(
             directory: configuration.dataDirectory,
-            configuration: StoreConfiguration(syncMode: configuration.syncMode)
+            configuration: StoreConfiguration(syncMode: configuration.syncMode),
+            clock: configuration.clock
         )
         logger.info("store opened", metadata: ["hearth.data": "\(configuration.dataDirectory)"])
         let database = Database(

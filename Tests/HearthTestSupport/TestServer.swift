@@ -1,21 +1,29 @@
 import AsyncHTTPClient
-import Crypto
 import Foundation
 import HearthServer
 import Logging
 import NIOCore
 import NIOHTTP1
 
-/// A real Hearth server on a free port over a temporary data directory, removed afterwards.
-struct TestServer: Sendable {
-    static let adminSecret = "test-admin-secret"
-    static let jwtSecret = "test-jwt-secret"
+/// A real Hearth server, in this process, on a free port of 127.0.0.1 over a temporary data
+/// directory, removed afterwards. The name most tests use; the CLI tests' `hearth serve`
+/// child process is `ProcessTestServer`.
+public struct TestServer: Sendable {
+    public static let adminSecret = "test-admin-secret"
+    public static let jwtSecret = "test-jwt-secret"
 
-    let port: Int
-    let directory: URL
+    public let port: Int
+    public let directory: URL
+
+    /// A server already running on `port` over `directory` (a test that starts and stops
+    /// `HearthServer` itself, to restart it on the same data).
+    public init(port: Int, directory: URL) {
+        self.port = port
+        self.directory = directory
+    }
 
     /// Runs `body` against a fresh server whose default namespace has `rules`.
-    static func with(rules: String, run body: (TestServer) async throws -> Void) async throws {
+    public static func with(rules: String, run body: (TestServer) async throws -> Void) async throws {
         try await with(
             prepare: { configuration, _ in
                 try rules.write(toFile: configuration.rulesFile, atomically: true, encoding: .utf8)
@@ -26,17 +34,17 @@ struct TestServer: Sendable {
 
     /// Runs `body` against a fresh server. `prepare` may edit the configuration and write
     /// files (rules, seed) in the temporary directory first.
-    static func with(
+    public static func with(
         prepare: (inout HearthServerConfiguration, URL) throws -> Void = { _, _ in },
         run body: (TestServer) async throws -> Void
     ) async throws {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("hearth-server-tests-\(UUID().uuidString)")
+        let temporary = try TemporaryDirectory(prefix: "hearth-server-tests")
+        defer { temporary.remove() }
+        let directory = temporary.url
         try FileManager.default.createDirectory(
             at: directory.appendingPathComponent("rules"),
             withIntermediateDirectories: true
         )
-        defer { try? FileManager.default.removeItem(at: directory) }
         var configuration = HearthServerConfiguration(
             host: "127.0.0.1",
             port: 0,
@@ -60,14 +68,14 @@ struct TestServer: Sendable {
         await running.shutdown()
     }
 
-    struct Reply: Sendable {
-        var status: Int
-        var headers: HTTPHeaders
-        var body: String
+    public struct Reply: Sendable {
+        public var status: Int
+        public var headers: HTTPHeaders
+        public var body: String
     }
 
     /// Sends one request; `path` includes any query string.
-    func send(
+    public func send(
         _ method: String,
         _ path: String,
         headers: [(String, String)] = [],
@@ -91,13 +99,13 @@ struct TestServer: Sendable {
     }
 
     /// The request met a pooled connection that was closed before it was answered.
-    static func isStaleConnection(_ error: any Error) -> Bool {
+    public static func isStaleConnection(_ error: any Error) -> Bool {
         if let error = error as? ChannelError, error == .ioOnClosedChannel { return true }
         if let error = error as? HTTPClientError, error == .remoteConnectionClosed { return true }
         return false
     }
 
-    func send(
+    public func send(
         _ method: String,
         _ path: String,
         headers: [(String, String)] = [],
@@ -109,7 +117,7 @@ struct TestServer: Sendable {
     }
 
     /// Admin `PUT` of JSON text at `path` (a data path without `.json`), expecting 200.
-    func put(_ path: String, _ json: String, ns: String? = nil) async throws {
+    public func put(_ path: String, _ json: String, ns: String? = nil) async throws {
         let reply = try await send("PUT", Self.url(path, ns: ns, admin: true), text: json)
         guard reply.status == 200 else {
             throw TestFailure("setup PUT \(path) answered \(reply.status): \(reply.body)")
@@ -117,7 +125,7 @@ struct TestServer: Sendable {
     }
 
     /// Admin `GET` of `path`, returning the body.
-    func get(_ path: String, ns: String? = nil, query: String = "") async throws -> String {
+    public func get(_ path: String, ns: String? = nil, query: String = "") async throws -> String {
         let reply = try await send("GET", Self.url(path, ns: ns, admin: true) + query)
         guard reply.status == 200 else {
             throw TestFailure("GET \(path) answered \(reply.status): \(reply.body)")
@@ -125,64 +133,12 @@ struct TestServer: Sendable {
         return reply.body
     }
 
-    static func url(_ path: String, ns: String? = nil, admin: Bool) -> String {
+    public static func url(_ path: String, ns: String? = nil, admin: Bool) -> String {
         var url = (path == "/" ? "/" : path) + ".json"
         var query: [String] = []
         if let ns { query.append("ns=\(ns)") }
         if admin { query.append("auth=\(adminSecret)") }
         if !query.isEmpty { url += "?" + query.joined(separator: "&") }
         return url
-    }
-}
-
-struct TestFailure: Error, CustomStringConvertible, Equatable {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// JSON equality regardless of member order and whitespace.
-enum JSONCompare {
-    static func canonical(_ text: String) -> String? {
-        guard let data = text.data(using: .utf8),
-            let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
-            let again = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed])
-        else { return nil }
-        return String(decoding: again, as: UTF8.self)
-    }
-
-    static func equal(_ a: String, _ b: String) -> Bool {
-        guard let x = canonical(a), let y = canonical(b) else { return false }
-        return x == y
-    }
-}
-
-/// HS256 ID tokens as the auth service mints them.
-enum TokenMinter {
-    static func token(
-        uid: String = "alice",
-        secret: String = TestServer.jwtSecret,
-        expiresIn: Double = 3600,
-        issuedAgo: Double = 10,
-        algorithm: String = "HS256"
-    ) -> String {
-        let now = Date().timeIntervalSince1970
-        let header = "{\"alg\":\"\(algorithm)\",\"typ\":\"JWT\"}"
-        let payload =
-            "{\"user_id\":\"\(uid)\",\"sub\":\"\(uid)\",\"iat\":\(Int(now - issuedAgo)),\"exp\":\(Int(now + expiresIn)),"
-            + "\"firebase\":{\"sign_in_provider\":\"password\"}}"
-        let signingInput = base64URL(Array(header.utf8)) + "." + base64URL(Array(payload.utf8))
-        guard algorithm == "HS256" else { return signingInput + "." }
-        let mac = HMAC<SHA256>.authenticationCode(
-            for: Array(signingInput.utf8),
-            using: SymmetricKey(data: Array(secret.utf8))
-        )
-        return signingInput + "." + base64URL(Array(mac))
-    }
-
-    static func base64URL(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 }

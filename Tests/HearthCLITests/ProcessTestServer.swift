@@ -1,10 +1,13 @@
 import AsyncHTTPClient
 import Foundation
+import HearthTestSupport
 import NIOCore
 import Testing
 
-/// A `hearth serve` child on a free port of 127.0.0.1, with an HTTP client for it.
-final class TestServer: @unchecked Sendable {
+/// A `hearth serve` child process on a free port of 127.0.0.1, with an HTTP client for it: for
+/// what needs a real process (signals, `kill -9`, the command line). Tests of the server itself
+/// use the in-process `TestServer` (HearthTestSupport).
+final class ProcessTestServer: @unchecked Sendable {
     let child: Child
     let port: Int
     let dataDirectory: URL
@@ -33,7 +36,7 @@ final class TestServer: @unchecked Sendable {
         adminSecret: String? = "test-admin-secret",
         arguments: [String] = [],
         environment: [String: String] = [:]
-    ) async throws -> TestServer {
+    ) async throws -> ProcessTestServer {
         let port = try FreePort.find()
         var all = ["serve", "--host", "127.0.0.1", "--port", "\(port)", "--data", dataDirectory.path] + arguments
         if let adminSecret { all += ["--admin-secret", adminSecret] }
@@ -55,9 +58,9 @@ final class TestServer: @unchecked Sendable {
         port: Int,
         dataDirectory: URL,
         adminSecret: String?
-    ) async throws -> TestServer {
+    ) async throws -> ProcessTestServer {
         let child = try Child.launch(arguments, environment: environment, directory: workingDirectory)
-        let server = TestServer(child: child, port: port, dataDirectory: dataDirectory, adminSecret: adminSecret)
+        let server = ProcessTestServer(child: child, port: port, dataDirectory: dataDirectory, adminSecret: adminSecret)
         do {
             try await server.waitUntilHealthy()
         } catch {
@@ -69,24 +72,24 @@ final class TestServer: @unchecked Sendable {
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    /// Polls the health endpoint for up to 60 seconds; fails early when the process exits.
+    /// Asks the health endpoint until it answers 200, for up to 60 seconds (nothing signals
+    /// that another process is listening); fails early when the process exits.
     func waitUntilHealthy() async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline {
-            if !child.isRunning {
-                throw TestFailure(
-                    "hearth serve exited with \(child.process.terminationStatus) before it was healthy; "
-                        + "stderr: \(child.stderr())"
-                )
+        let child = self.child
+        do {
+            try await eventually(timeout: .seconds(60), interval: .milliseconds(50)) {
+                if !child.isRunning {
+                    throw TestFailure(
+                        "hearth serve exited with \(child.process.terminationStatus) before it was healthy; "
+                            + "stderr: \(child.stderr())"
+                    )
+                }
+                let response = try? await request("GET", "/.well-known/hearth/health", timeout: .seconds(2))
+                return response?.status == 200
             }
-            if let response = try? await request("GET", "/.well-known/hearth/health", timeout: .seconds(2)),
-                response.status == 200
-            {
-                return
-            }
-            try await Task.sleep(for: .milliseconds(50))
+        } catch is ConditionTimeout {
+            throw TestFailure("hearth serve did not become healthy in 60 s; stderr: \(child.stderr())")
         }
-        throw TestFailure("hearth serve did not become healthy in 60 s; stderr: \(child.stderr())")
     }
 
     struct Response {
@@ -140,26 +143,6 @@ final class TestServer: @unchecked Sendable {
     }
 }
 
-/// A test precondition that did not hold.
-struct TestFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// A temporary directory removed by `remove()`.
-struct TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func appending(_ name: String) -> URL { url.appendingPathComponent(name) }
-
-    func remove() { try? FileManager.default.removeItem(at: url) }
-}
-
 /// A TCP port of 127.0.0.1 that nothing listens on right now.
 enum FreePort {
     static func find() throws -> Int {
@@ -182,3 +165,8 @@ enum FreePort {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 }
+
+/// The process server's name before the in-process `TestServer` moved to HearthTestSupport;
+/// kept so that tests written against the old name still compile (with a warning).
+@available(*, deprecated, renamed: "ProcessTestServer")
+typealias TestServer = ProcessTestServer

@@ -1,35 +1,35 @@
 /// One REST exchange to check: a request and what must come back, plus, for refused writes,
 /// what the data must still be afterwards.
-struct RESTScenario: Sendable, CustomStringConvertible {
-    enum Auth: Sendable {
+public struct RESTScenario: Sendable, CustomStringConvertible {
+    public enum Auth: Sendable {
         case admin
         case none
         case query(String)
         case bearer(String)
     }
 
-    var id: String
+    public var id: String
     /// Admin PUTs applied before the request: (data path, JSON).
-    var setup: [(String, String)] = []
-    var method: String
+    public var setup: [(String, String)] = []
+    public var method: String
     /// Path with `.json` and any query, without `auth`.
-    var path: String
-    var auth: Auth = .admin
-    var headers: [(String, String)] = []
-    var body: [UInt8]? = nil
-    var status: Int
+    public var path: String
+    public var auth: Auth = .admin
+    public var headers: [(String, String)] = []
+    public var body: [UInt8]? = nil
+    public var status: Int
     /// The whole body, compared as JSON.
-    var expected: String? = nil
+    public var expected: String? = nil
     /// Firebase's error message, compared exactly.
-    var error: String? = nil
+    public var error: String? = nil
     /// A fragment the body must contain.
-    var contains: String? = nil
+    public var contains: String? = nil
     /// After the request: (data path, expected JSON via an admin GET).
-    var after: [(String, String)] = []
+    public var after: [(String, String)] = []
 
-    var description: String { id }
+    public var description: String { id }
 
-    init(
+    public init(
         _ id: String,
         setup: [(String, String)] = [],
         _ method: String,
@@ -59,7 +59,7 @@ struct RESTScenario: Sendable, CustomStringConvertible {
     }
 
     /// Sends the scenario's request to `server` and checks the reply.
-    func run(on server: TestServer) async throws -> [String] {
+    public func run(on server: TestServer) async throws -> [String] {
         for (path, json) in setup { try await server.put(path, json) }
         var url = path
         var headers = self.headers
@@ -91,7 +91,7 @@ struct RESTScenario: Sendable, CustomStringConvertible {
     }
 }
 
-func jsonQuoted(_ s: String) -> String {
+public func jsonQuoted(_ s: String) -> String {
     var out = "\""
     for c in s.unicodeScalars {
         switch c {

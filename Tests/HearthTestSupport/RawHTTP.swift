@@ -1,5 +1,4 @@
 import Foundation
-import HearthTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -7,10 +6,11 @@ import Glibc
 
 /// Sends a request target byte for byte (HTTP clients re-encode invalid escapes), answering
 /// the status code and body.
-enum RawHTTP {
+public enum RawHTTP {
     /// Runs the blocking socket calls on a thread of their own, off the cooperative pool the
     /// server's handlers need.
-    static func send(port: Int, method: String, target: String, body: String = "") async throws -> (Int, String) {
+    public static func send(port: Int, method: String, target: String, body: String = "") async throws -> (Int, String)
+    {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
                 continuation.resume(
@@ -20,7 +20,7 @@ enum RawHTTP {
         }
     }
 
-    static func sendBlocking(port: Int, method: String, target: String, body: String) throws -> (Int, String) {
+    public static func sendBlocking(port: Int, method: String, target: String, body: String) throws -> (Int, String) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestFailure("socket failed") }
         defer { close(fd) }

@@ -1,31 +1,30 @@
 import Foundation
 import HummingbirdWSClient
 import Logging
-import Synchronization
 
 /// A minimal Firebase realtime (v5) client over a real WebSocket, for tests: sends requests as
 /// frames, collects every message the server sends (reassembling multi-frame messages), and
 /// lets a test wait for the response to a request or for the next push.
-final class RealtimeTestClient: Sendable {
-    enum Command: Sendable {
+public final class RealtimeTestClient: Sendable {
+    public enum Command: Sendable {
         case text(String)
         case close
     }
 
     private struct State {
-        var messages: [String] = []
         var pendingFrames: (count: Int, parts: [String])?
-        var ended = false
         var closeCode: Int?
         var nextRequest = 0
     }
 
     private let state = Locked(State())
+    /// Every whole message the server sent, in order; finished when the connection ended.
+    private let inbox = AsyncInbox<String>()
     private let commands: AsyncStream<Command>.Continuation
     private let task: Task<Void, Never>
 
     /// Opens `ws://127.0.0.1:port/.ws?v=5&ns=...` (or `query` verbatim).
-    static func connect(
+    public static func connect(
         port: Int,
         ns: String? = nil,
         query: String? = nil,
@@ -39,7 +38,7 @@ final class RealtimeTestClient: Sendable {
     }
 
     /// Authenticates with the admin secret and expects `ok`.
-    func authenticateAsAdmin() async throws {
+    public func authenticateAsAdmin() async throws {
         let id = request("auth", #"{"cred":"\#(TestServer.adminSecret)"}"#)
         let reply = try await response(to: id)
         guard reply.body["s"] as? String == "ok" else { throw TestFailure("admin auth failed: \(reply.body)") }
@@ -49,6 +48,7 @@ final class RealtimeTestClient: Sendable {
         let (commandStream, commands) = AsyncStream.makeStream(of: Command.self)
         self.commands = commands
         let state = self.state
+        let inbox = self.inbox
         var logger = Logger(label: "hearth.test.ws")
         logger.logLevel = .critical
         var configuration = WebSocketClientConfiguration()
@@ -64,7 +64,7 @@ final class RealtimeTestClient: Sendable {
                         group.addTask {
                             for try await message in inbound.messages(maxSize: 64 << 20) {
                                 guard case .text(let text) = message else { continue }
-                                RealtimeTestClient.receive(text, into: state)
+                                RealtimeTestClient.receive(text, into: state, inbox: inbox)
                             }
                         }
                         group.addTask {
@@ -81,17 +81,13 @@ final class RealtimeTestClient: Sendable {
                         group.cancelAll()
                     }
                 }
-                state.withLock {
-                    $0.closeCode = close.map { RealtimeTestClient.number($0) }
-                    $0.ended = true
-                }
-            } catch {
-                state.withLock { $0.ended = true }
-            }
+                state.withLock { $0.closeCode = close.map { RealtimeTestClient.number($0) } }
+            } catch {}
+            inbox.finish()
         }
     }
 
-    static func number(_ code: WebSocketCloseFrame) -> Int {
+    public static func number(_ code: WebSocketCloseFrame) -> Int {
         switch code.closeCode {
         case .normalClosure: return 1000
         case .goingAway: return 1001
@@ -106,32 +102,33 @@ final class RealtimeTestClient: Sendable {
         }
     }
 
-    private static func receive(_ text: String, into state: Locked<State>) {
-        state.withLock { state in
+    private static func receive(_ text: String, into state: Locked<State>, inbox: AsyncInbox<String>) {
+        let whole = state.withLock { state -> String? in
             if var pending = state.pendingFrames {
                 pending.parts.append(text)
                 if pending.parts.count == pending.count {
-                    state.messages.append(pending.parts.joined())
                     state.pendingFrames = nil
-                } else {
-                    state.pendingFrames = pending
+                    return pending.parts.joined()
                 }
+                state.pendingFrames = pending
+                return nil
             } else if (1...6).contains(text.count), text.allSatisfy(\.isASCII), let count = Int(text) {
                 state.pendingFrames = (count, [])
-            } else {
-                state.messages.append(text)
+                return nil
             }
+            return text
         }
+        if let whole { inbox.append(whole) }
     }
 
     /// Sends one raw text frame.
-    func send(_ text: String) {
+    public func send(_ text: String) {
         commands.yield(.text(text))
     }
 
     /// Sends request `{"t":"d","d":{"r":N,"a":action,"b":body}}`; returns N.
     @discardableResult
-    func request(_ action: String, _ body: String) -> Int {
+    public func request(_ action: String, _ body: String) -> Int {
         let id = state.withLock { state -> Int in
             state.nextRequest += 1
             return state.nextRequest
@@ -141,42 +138,39 @@ final class RealtimeTestClient: Sendable {
     }
 
     /// Closes the WebSocket cleanly.
-    func close() async {
+    public func close() async {
         commands.yield(.close)
         commands.finish()
         _ = await task.value
     }
 
     /// True once the connection has ended; `closeCode` is the server's close code, if any.
-    var isEnded: Bool { state.withLock { $0.ended } }
-    var closeCode: Int? { state.withLock { $0.closeCode } }
+    public var isEnded: Bool { inbox.isFinished }
+    public var closeCode: Int? { state.withLock { $0.closeCode } }
 
     /// Waits until the connection ends.
-    func waitUntilEnded(timeout: Duration = .seconds(10)) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !isEnded {
-            guard ContinuousClock.now < deadline else { throw TestFailure("the WebSocket did not end") }
-            try await Task.sleep(for: .milliseconds(10))
+    public func waitUntilEnded(timeout: Duration = .seconds(10)) async throws {
+        do {
+            try await inbox.waitUntilFinished(timeout: timeout)
+        } catch is ConditionTimeout {
+            throw TestFailure("the WebSocket did not end")
         }
     }
 
     /// The next message (text) the server sent, in order.
-    func nextMessage(timeout: Duration = .seconds(10)) async throws -> String {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let (message, ended) = state.withLock { state -> (String?, Bool) in
-                if !state.messages.isEmpty { return (state.messages.removeFirst(), false) }
-                return (nil, state.ended)
-            }
-            if let message { return message }
-            if ended { throw TestFailure("the WebSocket ended while a message was awaited") }
-            guard ContinuousClock.now < deadline else { throw TestFailure("no message within \(timeout)") }
-            try await Task.sleep(for: .milliseconds(5))
+    public func nextMessage(timeout: Duration = .seconds(10)) async throws -> String {
+        let message: String?
+        do {
+            message = try await inbox.next(timeout: timeout)
+        } catch is ConditionTimeout {
+            throw TestFailure("no message within \(timeout)")
         }
+        guard let message else { throw TestFailure("the WebSocket ended while a message was awaited") }
+        return message
     }
 
     /// The next message as a JSON object.
-    func nextJSON(timeout: Duration = .seconds(10)) async throws -> [String: Any] {
+    public func nextJSON(timeout: Duration = .seconds(10)) async throws -> [String: Any] {
         let text = try await nextMessage(timeout: timeout)
         guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
             throw TestFailure("not a JSON object: \(text)")
@@ -186,7 +180,7 @@ final class RealtimeTestClient: Sendable {
 
     /// Messages up to and including the response to request `id`; returns (pushes before it,
     /// the response body `b`).
-    func response(
+    public func response(
         to id: Int,
         timeout: Duration = .seconds(10)
     ) async throws -> (
@@ -204,34 +198,23 @@ final class RealtimeTestClient: Sendable {
     }
 
     /// The next data push (`{"a":…,"b":…}`), skipping other messages.
-    func nextPush(timeout: Duration = .seconds(10)) async throws -> [String: Any] {
+    public func nextPush(timeout: Duration = .seconds(10)) async throws -> [String: Any] {
         while true {
             let message = try await nextJSON(timeout: timeout)
             if let data = message["d"] as? [String: Any], data["a"] != nil { return data }
         }
     }
 
-    /// No message arrives within `duration`.
-    func expectSilence(for duration: Duration) async throws {
+    /// No message arrives within `duration`. A wait for something NOT to happen has no event
+    /// to wait for: keep `duration` short (the fan-out it guards against comes within
+    /// milliseconds).
+    public func expectSilence(for duration: Duration) async throws {
         try await Task.sleep(for: duration)
-        let count = state.withLock { $0.messages.count }
-        if count > 0 { throw TestFailure("unexpected message: \(state.withLock { $0.messages[0] })") }
+        if let message = inbox.pending.first { throw TestFailure("unexpected message: \(message)") }
     }
 
     deinit {
         commands.finish()
         task.cancel()
     }
-}
-
-/// A JSON value as compact text with sorted keys, for comparisons.
-func canonicalJSON(_ value: Any?) -> String {
-    guard let value, !(value is NSNull) else { return "null" }
-    guard
-        let data = try? JSONSerialization.data(
-            withJSONObject: value,
-            options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]
-        )
-    else { return "\(value)" }
-    return String(decoding: data, as: UTF8.self)
 }
