@@ -35,6 +35,9 @@ public struct AccountsError: Error, Sendable, Equatable, CustomStringConvertible
         public static let invalidArgument = Code("INVALID_ARGUMENT")
         /// Not a Firebase code: the store failed (I/O); answered as a 500.
         public static let internalError = Code("INTERNAL_ERROR")
+        /// Not a Firebase code: another process (a running server) holds the accounts database;
+        /// only opening the accounts fails so.
+        public static let databaseInUse = Code("DATABASE_IN_USE")
     }
 
     public let code: Code
