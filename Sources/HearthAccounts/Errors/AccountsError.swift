@@ -57,5 +57,15 @@ public struct AccountsError: Error, Sendable, Equatable, CustomStringConvertible
         AccountsError(.weakPassword, "Password should be at least \(minimum) characters")
     }
 
+    /// The accounts endpoints' answer to a refused ID token, as Firebase Auth words it.
+    init(refusing error: IDTokenError) {
+        switch error {
+        case .malformed: self.init(.invalidIDToken)
+        case .expired, .revoked: self.init(.tokenExpired)
+        case .disabled: self.init(.userDisabled)
+        case .deleted: self.init(.userNotFound)
+        }
+    }
+
     static func storage(_ detail: String) -> AccountsError { AccountsError(.internalError, detail) }
 }

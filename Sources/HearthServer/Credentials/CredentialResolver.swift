@@ -3,7 +3,7 @@ import HearthAccounts
 
 /// Turns a request's `auth` query parameter or `Authorization: Bearer` header into a
 /// `Credential`. A credential that is present but invalid is refused; it never falls back to
-/// anonymous.
+/// anonymous. ID tokens are checked by `IDTokenVerifier`, as the accounts endpoints check them.
 struct CredentialResolver: Sendable {
     let adminSecret: String
     let emulator: Bool
@@ -36,7 +36,16 @@ struct CredentialResolver: Sendable {
         guard !token.isEmpty else { throw .unparsableToken }
         if !adminSecret.isEmpty, Self.constantTimeEqual(token, adminSecret) { return .admin }
         if emulator, token == "owner" { return .admin }
-        return .user(try verifier.verify(token))
+        do {
+            let verified = try verifier.verify(token)
+            return .user(UserClaims(uid: verified.uid, provider: verified.provider, claimsJSON: verified.claimsJSON))
+        } catch {
+            switch error {
+            case .malformed: throw .unparsableToken
+            case .expired: throw .expiredToken
+            case .revoked, .disabled, .deleted: throw .revokedToken
+            }
+        }
     }
 
     /// Compares without an early exit, so timing does not reveal a common prefix.
