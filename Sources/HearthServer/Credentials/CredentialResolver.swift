@@ -16,7 +16,7 @@ struct CredentialResolver: Sendable {
         self.verifier = IDTokenVerifier(secret: jwtSecret, allowUnsigned: emulator, revocations: revocations)
     }
 
-    func resolve(queryAuth: String?, authorization: String?) throws(RESTError) -> Credential {
+    func resolve(queryAuth: String?, authorization: String?) throws(CredentialError) -> Credential {
         let presented: String
         if let queryAuth {
             presented = queryAuth
@@ -24,7 +24,7 @@ struct CredentialResolver: Sendable {
             let trimmed = authorization.drop { $0 == " " }
             guard let space = trimmed.firstIndex(of: " "),
                 trimmed[..<space].lowercased() == "bearer"
-            else { throw .unparsableToken }
+            else { throw .unparsable }
             presented = String(trimmed[trimmed.index(after: space)...].drop { $0 == " " })
         } else {
             return .anonymous
@@ -32,19 +32,15 @@ struct CredentialResolver: Sendable {
         return try resolve(token: presented)
     }
 
-    func resolve(token: String) throws(RESTError) -> Credential {
-        guard !token.isEmpty else { throw .unparsableToken }
+    func resolve(token: String) throws(CredentialError) -> Credential {
+        guard !token.isEmpty else { throw .unparsable }
         if !adminSecret.isEmpty, Self.constantTimeEqual(token, adminSecret) { return .admin }
         if emulator, token == "owner" { return .admin }
         do {
             let verified = try verifier.verify(token)
             return .user(UserClaims(uid: verified.uid, provider: verified.provider, claimsJSON: verified.claimsJSON))
         } catch {
-            switch error {
-            case .malformed: throw .unparsableToken
-            case .expired: throw .expiredToken
-            case .revoked, .disabled, .deleted: throw .revokedToken
-            }
+            throw CredentialError(refusing: error)
         }
     }
 
