@@ -57,7 +57,7 @@ let package = Package(
         .target(
             name: "HearthAccounts",
             dependencies: [
-                "CLevelDB",
+                "HearthStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

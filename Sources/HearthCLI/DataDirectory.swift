@@ -17,9 +17,10 @@ enum DataDirectory {
         if isLockedByAnotherProcess(directory) { throw inUse(directory) }
         do {
             return try Store.open(directory: directory)
+        } catch let error as StoreError where error.code == .locked {
+            // The probe above can race with a server that is starting.
+            throw inUse(directory)
         } catch {
-            // The probe above can race with a server that is starting; LevelDB then says "lock".
-            if String(describing: error).lowercased().contains("lock") { throw inUse(directory) }
             throw CLIError(.store, "Could not open the data directory '\(directory)': \(error)", cause: error)
         }
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HearthAccounts
 import HearthServer
+import HearthStore
 import Logging
 
 /// `hearth serve`: runs the server until SIGTERM or SIGINT.
@@ -132,19 +133,21 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// A sentence for the two failures users cause: a taken port and a data directory in use.
     static func explain(_ error: any Error, settings: ServeSettings) -> CLIError {
-        let text = "\(error)"
-        if text.contains("Address already in use") {
+        switch error {
+        case let error as HearthServerError where error.code == .addressInUse:
             return CLIError(
                 .serve,
                 "Cannot listen on \(settings.host):\(settings.port): the address is already in use "
                     + "(is another server running?); choose another '--port'.",
                 cause: error
             )
-        }
-        if text.contains("/LOCK") || (text.lowercased().contains("lock") && text.contains("unavailable")) {
+        case let error as HearthServerError where error.code == .dataDirectoryInUse:
             return dataDirectoryInUse(settings.dataDirectory)
+        case let error as StoreError where error.code == .locked:
+            return dataDirectoryInUse(settings.dataDirectory)
+        default:
+            return CLIError(.serve, "The server stopped: \(error)", cause: error)
         }
-        return CLIError(.serve, "The server stopped: \(error)", cause: error)
     }
 
     static func dataDirectoryInUse(_ directory: String) -> CLIError {

@@ -34,8 +34,9 @@ struct UsersOptions: ParsableArguments {
         if DataDirectory.isLockedByAnotherProcess(accounts + "/db") { throw Self.inUse(directory) }
         do {
             return try AccountsStore(directory: accounts, jwtSecret: nil, logger: logger)
+        } catch  where error.code == .databaseInUse {
+            throw Self.inUse(directory)
         } catch {
-            if error.message.lowercased().contains("in use") { throw Self.inUse(directory) }
             throw CLIError(.store, "Could not open the accounts of '\(directory)': \(error.detail ?? error.message)")
         }
     }

@@ -1,7 +1,9 @@
+import Foundation
 import HearthAccounts
 import HearthDatabase
 import Hummingbird
 public import Logging
+import NIOCore
 import ServiceLifecycle
 import Synchronization
 
@@ -17,7 +19,14 @@ public enum HearthServer {
             handleSignals: true,
             onPort: { _ in }
         )
-        try await group.run()
+        do {
+            try await group.run()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw HearthServerError(
+                .addressInUse,
+                "Cannot listen on \(configuration.host):\(configuration.port): the address is already in use."
+            )
+        }
     }
 
     /// Starts serving in the background (for tests; `port` 0 picks a free port) and returns once

@@ -35,6 +35,9 @@ public struct AccountsError: Error, Sendable, Equatable, CustomStringConvertible
         public static let invalidArgument = Code("INVALID_ARGUMENT")
         /// Not a Firebase code: the store failed (I/O); answered as a 500.
         public static let internalError = Code("INTERNAL_ERROR")
+        /// Not a Firebase code: another process (a running server) holds the accounts database;
+        /// only opening the accounts fails so.
+        public static let databaseInUse = Code("DATABASE_IN_USE")
     }
 
     public let code: Code
@@ -52,6 +55,16 @@ public struct AccountsError: Error, Sendable, Equatable, CustomStringConvertible
 
     static func weakPassword(minimum: Int) -> AccountsError {
         AccountsError(.weakPassword, "Password should be at least \(minimum) characters")
+    }
+
+    /// The accounts endpoints' answer to a refused ID token, as Firebase Auth words it.
+    init(refusing error: IDTokenError) {
+        switch error {
+        case .malformed: self.init(.invalidIDToken)
+        case .expired, .revoked: self.init(.tokenExpired)
+        case .disabled: self.init(.userDisabled)
+        case .deleted: self.init(.userNotFound)
+        }
     }
 
     static func storage(_ detail: String) -> AccountsError { AccountsError(.internalError, detail) }

@@ -1,14 +1,15 @@
 import Dispatch
 import Foundation
+import HearthStore
 
-/// The accounts' key layout over `KeyValueFile`, with one serial writer so that a
-/// read-check-write (is this email taken?) is atomic.
+/// The accounts' key layout over their own LevelDB database (the store's `KeyValueDatabase`),
+/// with one serial writer so that a read-check-write (is this email taken?) is atomic.
 ///
 /// Keys: `a/<uid>` account JSON, `e/<email>` uid, `r/<sha256(refresh token)>` refresh record,
 /// `t/<uid>/<sha256>` a user's refresh tokens, `o/<sha256(code)>` reset code, `d/<uid>`
 /// tombstone of a deleted account.
 final class AccountsDatabase: Sendable {
-    let file: KeyValueFile
+    let file: AccountsFile
     private let writer = DispatchQueue(label: "hearth.accounts.writer")
 
     init(directory: String) throws(AccountsError) {
@@ -17,7 +18,7 @@ final class AccountsDatabase: Sendable {
         } catch {
             throw .storage("Cannot create the accounts directory '\(directory)': \(error.localizedDescription)")
         }
-        file = try KeyValueFile(path: directory + "/db")
+        file = try AccountsFile(path: directory + "/db")
     }
 
     static func accountKey(_ uid: String) -> String { "a/" + uid }

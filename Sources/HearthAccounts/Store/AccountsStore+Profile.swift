@@ -16,7 +16,7 @@ extension AccountsStore {
     {
         let (account, claims) = try authenticate(idToken)
         if changes.disabled != nil || changes.emailVerified != nil { throw AccountsError(.operationNotAllowed) }
-        let provider = changes.password != nil ? "password" : claims.provider
+        let provider = changes.password != nil ? "password" : claims.provider ?? "password"
         return try await apply(changes, to: account.localId, signInAs: provider)
     }
 

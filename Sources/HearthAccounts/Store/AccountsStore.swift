@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 public import Logging
 
@@ -15,6 +14,8 @@ public final class AccountsStore: Sendable {
     let database: AccountsDatabase
     let hasher: PasswordHasher
     let signer: IDTokenSigner?
+    /// Checks the ID tokens the endpoints are given, as the database checks them.
+    let verifier: IDTokenVerifier
     let outbox: ResetOutbox
     let accountFailures: FailureLimiter
     let addressFailures: FailureLimiter
@@ -47,16 +48,22 @@ public final class AccountsStore: Sendable {
             secret.isEmpty
                 ? nil
                 : IDTokenSigner(
-                    key: SymmetricKey(data: Array(secret.utf8)),
+                    secret: secret,
                     projectID: configuration.projectID,
-                    lifetime: configuration.idTokenLifetime,
-                    allowUnsigned: allowUnsignedTokens
+                    lifetime: configuration.idTokenLifetime
                 )
         }
         outbox = ResetOutbox(path: directory + "/outbox.jsonl")
         accountFailures = FailureLimiter(limit: configuration.failuresPerAccount, window: configuration.failureWindow)
         addressFailures = FailureLimiter(limit: configuration.failuresPerAddress, window: configuration.failureWindow)
-        revocations = RevocationRegistry()
+        let revocations = RevocationRegistry()
+        self.revocations = revocations
+        verifier = IDTokenVerifier(
+            secret: jwtSecret,
+            allowUnsigned: allowUnsignedTokens,
+            revocations: revocations,
+            now: configuration.now
+        )
         for account in database.allAccounts() {
             if let entry = RevocationRegistry.entry(for: account) { revocations.set(account.localId, entry) }
         }
@@ -104,16 +111,23 @@ public final class AccountsStore: Sendable {
         }
     }
 
-    /// The account an ID token belongs to, if the token is still good.
+    /// The account an ID token belongs to, if the token is still good (`IDTokenVerifier`, then
+    /// the stored account).
     /// - Throws: `INVALID_ID_TOKEN`, `TOKEN_EXPIRED` (also when revoked), `USER_NOT_FOUND`,
     ///   `USER_DISABLED`.
-    func authenticate(_ idToken: String?) throws(AccountsError) -> (AccountRecord, IDTokenSigner.Claims) {
+    func authenticate(_ idToken: String?) throws(AccountsError) -> (AccountRecord, VerifiedIDToken) {
         guard let idToken, !idToken.isEmpty else { throw AccountsError(.missingIDToken) }
-        let claims = try requireSigner().verify(idToken, now: nowSeconds)
-        guard let account = database.account(uid: claims.uid) else { throw AccountsError(.userNotFound) }
+        _ = try requireSigner()
+        let token: VerifiedIDToken
+        do {
+            token = try verifier.verify(idToken)
+        } catch {
+            throw AccountsError(refusing: error)
+        }
+        guard let account = database.account(uid: token.uid) else { throw AccountsError(.userNotFound) }
         if account.disabled { throw AccountsError(.userDisabled) }
-        if claims.authTime < account.validSince { throw AccountsError(.tokenExpired) }
-        return (account, claims)
+        if token.authTime < account.validSince { throw AccountsError(.tokenExpired) }
+        return (account, token)
     }
 
     /// Signs an ID token and creates a refresh token for `account`, adding the refresh

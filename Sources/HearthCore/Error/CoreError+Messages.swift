@@ -149,39 +149,4 @@ extension CoreError {
             "Invalid JSON: bytes were fed after the end of the document was reached; only one JSON value is accepted."
         )
     }
-
-    // MARK: Rules
-
-    static func rulesNotObject(_ found: String) -> CoreError {
-        CoreError(
-            .invalidRules,
-            "Invalid rules document: found \(found) at the top level; expected an object {\"rules\": {...}}."
-        )
-    }
-
-    static func rulesMissing() -> CoreError {
-        CoreError(.invalidRules, "Invalid rules document: the key 'rules' is missing; expected {\"rules\": {...}}.")
-    }
-
-    static func rulesEntryNotObject(_ location: String, found: String) -> CoreError {
-        CoreError(.invalidRules, "Invalid rules at '\(location)': found \(found); expected an object of rules.")
-    }
-
-    static func indexOnInvalid(_ location: String, found: String) -> CoreError {
-        CoreError(
-            .invalidRules,
-            "Invalid .indexOn at '\(location)': found \(found); expected a string or an array of strings ('.value' or a child path such as 'a/b')."
-        )
-    }
-
-    static func indexOnInvalidPath(_ location: String, entry: String) -> CoreError {
-        CoreError(
-            .invalidRules,
-            "Invalid .indexOn entry '\(entry)' at '\(location)': expected '.value' or a child path of valid keys such as 'a/b'."
-        )
-    }
-
-    static func rulesInvalidKey(_ location: String, key: String) -> CoreError {
-        CoreError(.invalidRules, "Invalid rules key '\(key)' at '\(location)': \(keyRule)")
-    }
 }

@@ -10,7 +10,6 @@ public struct CoreError: Error, Hashable, Sendable, CustomStringConvertible {
             case invalidPath
             case invalidData
             case tooDeep
-            case invalidRules
         }
 
         let kind: Kind
@@ -28,10 +27,8 @@ public struct CoreError: Error, Hashable, Sendable, CustomStringConvertible {
         /// Well-formed JSON that is not valid Firebase data (`.value` misuse, bad `.priority`,
         /// bad server value, server values where none are allowed).
         public static let invalidData = Code(kind: .invalidData)
-        /// Nesting deeper than 32 levels.
+        /// A path deeper than 32 keys, or JSON nested deeper than 512 levels.
         public static let tooDeep = Code(kind: .tooDeep)
-        /// A rules document whose `.indexOn` entries cannot be read.
-        public static let invalidRules = Code(kind: .invalidRules)
 
         public var description: String { "\(kind)" }
     }

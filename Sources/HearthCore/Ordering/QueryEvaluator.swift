@@ -39,21 +39,6 @@ public enum QueryEvaluator {
         }
     }
 
-    /// True when the child lies inside the query's bounds (limits not considered).
-    public static func matchesBounds(_ query: Query, key: ChildKey, node: Node?) -> Bool {
-        if let bound = query.start {
-            let c = Post(bound: bound, isStart: true, exclusive: query.startIsExclusive, order: query.order)
-                .compare(to: (key, node), order: query.order)
-            if query.startIsExclusive ? c >= 0 : c > 0 { return false }
-        }
-        if let bound = query.end {
-            let c = Post(bound: bound, isStart: false, exclusive: query.endIsExclusive, order: query.order)
-                .compare(to: (key, node), order: query.order)
-            if query.endIsExclusive ? c <= 0 : c < 0 { return false }
-        }
-        return true
-    }
-
     /// A bound as the SDK's `Index.makePost` builds it: an index value and a name.
     struct Post {
         enum Name {

@@ -12,6 +12,9 @@ public struct DataPath: Hashable, Sendable, CustomStringConvertible, Comparable 
     public var depth: Int { keys.count }
     public var last: ChildKey? { keys.last }
 
+    /// True when the last key is `.priority` (a write of the parent's priority).
+    @inlinable public var isPriorityPath: Bool { keys.last?.string == ".priority" }
+
     public var parent: DataPath? {
         keys.isEmpty ? nil : DataPath(keys: Array(keys.dropLast()))
     }

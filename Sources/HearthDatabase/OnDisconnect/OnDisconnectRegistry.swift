@@ -140,8 +140,6 @@ final class OnDisconnectRegistry: Sendable {
 extension DataPath {
     /// The path without a last `.priority` key (the node whose priority it names).
     var ownerPath: DataPath {
-        last?.string == ".priority" ? parent! : self
+        isPriorityPath ? parent! : self
     }
-
-    var isPriorityPath: Bool { last?.string == ".priority" }
 }

@@ -15,6 +15,8 @@ enum AccountsBootstrap {
                 configuration: settings,
                 logger: logger
             )
+        } catch  where error.code == .databaseInUse {
+            throw HearthServerError(.dataDirectoryInUse, error.message)
         } catch {
             throw HearthServerError(error.message)
         }

@@ -22,7 +22,7 @@ struct AccountsEndpoint: Sendable {
         do throws(AccountsError) {
             response = try await handle(request, route: route, clientAddress: clientAddress)
         } catch {
-            if error.code == .internalError {
+            if ErrorAnswer.to(error).isInternal {
                 logger.error("accounts failure", metadata: ["hearth.error": "\(error.detail ?? "-")"])
             }
             response = AccountsResponse.error(error)

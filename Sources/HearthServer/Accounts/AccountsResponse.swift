@@ -20,9 +20,12 @@ enum AccountsResponse {
     /// `{"error": {"code": 400, "message": "EMAIL_EXISTS", "errors": [...]}}` as Firebase
     /// answers; internal failures are a 500 whose cause only the log sees.
     static func error(_ error: AccountsError) -> Response {
-        let status: HTTPResponse.Status = error.code == .internalError ? .internalServerError : .badRequest
-        let message = error.code == .internalError ? "INTERNAL_ERROR" : error.message
-        return failure(status: status, message: message, reason: status == .badRequest ? "invalid" : "backendError")
+        let answer = ErrorAnswer.to(error)
+        return failure(
+            status: answer.status,
+            message: answer.message,
+            reason: answer.isInternal ? "backendError" : "invalid"
+        )
     }
 
     static func failure(status: HTTPResponse.Status, message: String, reason: String) -> Response {

@@ -3,7 +3,7 @@ import HearthAccounts
 
 /// Turns a request's `auth` query parameter or `Authorization: Bearer` header into a
 /// `Credential`. A credential that is present but invalid is refused; it never falls back to
-/// anonymous.
+/// anonymous. ID tokens are checked by `IDTokenVerifier`, as the accounts endpoints check them.
 struct CredentialResolver: Sendable {
     let adminSecret: String
     let emulator: Bool
@@ -16,7 +16,7 @@ struct CredentialResolver: Sendable {
         self.verifier = IDTokenVerifier(secret: jwtSecret, allowUnsigned: emulator, revocations: revocations)
     }
 
-    func resolve(queryAuth: String?, authorization: String?) throws(RESTError) -> Credential {
+    func resolve(queryAuth: String?, authorization: String?) throws(CredentialError) -> Credential {
         let presented: String
         if let queryAuth {
             presented = queryAuth
@@ -24,7 +24,7 @@ struct CredentialResolver: Sendable {
             let trimmed = authorization.drop { $0 == " " }
             guard let space = trimmed.firstIndex(of: " "),
                 trimmed[..<space].lowercased() == "bearer"
-            else { throw .unparsableToken }
+            else { throw .unparsable }
             presented = String(trimmed[trimmed.index(after: space)...].drop { $0 == " " })
         } else {
             return .anonymous
@@ -32,11 +32,16 @@ struct CredentialResolver: Sendable {
         return try resolve(token: presented)
     }
 
-    func resolve(token: String) throws(RESTError) -> Credential {
-        guard !token.isEmpty else { throw .unparsableToken }
+    func resolve(token: String) throws(CredentialError) -> Credential {
+        guard !token.isEmpty else { throw .unparsable }
         if !adminSecret.isEmpty, Self.constantTimeEqual(token, adminSecret) { return .admin }
         if emulator, token == "owner" { return .admin }
-        return .user(try verifier.verify(token))
+        do {
+            let verified = try verifier.verify(token)
+            return .user(UserClaims(uid: verified.uid, provider: verified.provider, claimsJSON: verified.claimsJSON))
+        } catch {
+            throw CredentialError(refusing: error)
+        }
     }
 
     /// Compares without an early exit, so timing does not reveal a common prefix.

@@ -15,10 +15,8 @@ struct RealtimeCredentials: Sendable {
         do {
             credential = try resolver.resolve(token: request.credential)
         } catch {
-            if error.message == RESTError.expiredToken.message {
-                return .failed(.expiredToken, message: error.message)
-            }
-            return .failed(.invalidToken, message: error.message)
+            let answer = ErrorAnswer.credential(error)
+            return .failed(answer.wireStatus, message: answer.message)
         }
         switch credential {
         case .admin:
@@ -30,7 +28,8 @@ struct RealtimeCredentials: Sendable {
         case .user(let claims):
             return .authenticated(identity(for: claims))
         case .anonymous:
-            return .failed(.invalidToken, message: RESTError.unparsableToken.message)
+            let answer = ErrorAnswer.credential(.unparsable)
+            return .failed(answer.wireStatus, message: answer.message)
         }
     }
 

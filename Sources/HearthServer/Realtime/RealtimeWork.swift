@@ -113,26 +113,11 @@ struct RealtimeWork: Sendable {
         return keys
     }
 
-    /// A failure answer: the message of errors the client caused, a generic one (and a log
-    /// line) for the rest.
+    /// A failure answer (`ErrorAnswer`): the message of errors the client caused, a generic one
+    /// (and a log line) for the rest.
     func failure(_ error: any Error, doing work: String) -> RequestOutcome {
-        switch error {
-        case let error as CoreError:
-            return .failed(.failure, message: error.message)
-        case let error as DatabaseError:
-            return .failed(.failure, message: error.message)
-        case let error as StoreError where error.code == .permissionDenied:
-            return .permissionDenied
-        case let error as StoreError:
-            switch error.code {
-            case .indexNotDefined, .invalidWrite, .invalidNamespace:
-                return .failed(.failure, message: error.message)
-            default:
-                break
-            }
-        default:
-            break
-        }
+        let answer = ErrorAnswer.to(error)
+        if !answer.isInternal { return .failed(answer.wireStatus, message: answer.wireMessage) }
         context.logger.error(
             "realtime \(work) failed",
             metadata: [
@@ -140,6 +125,6 @@ struct RealtimeWork: Sendable {
                 "hearth.error": "\(String(reflecting: error))",
             ]
         )
-        return .failed(.failure, message: "The server could not complete the request.")
+        return .failed(answer.wireStatus, message: answer.wireMessage)
     }
 }

@@ -126,10 +126,10 @@ struct WritePlanner {
     private func put(_ entry: PlannedEntry) {
         guard let node = entry.node else { return }
         var key = entry.dataKey
-        guard let shapes else { return putNode(node, key: &key) }
-        var written: [[UInt8]]? = []
+        // Without shapes to remember, nothing is recorded.
+        var written: [[UInt8]]? = shapes == nil ? nil : []
         putNode(node, key: &key, recording: &written)
-        if let written { shapes.staged.recorded.append((entry.dataKey, written)) }
+        if let shapes, let written { shapes.staged.recorded.append((entry.dataKey, written)) }
     }
 
     /// True when `path` has at least one child (so it is an object, and so are its ancestors).
@@ -143,8 +143,9 @@ struct WritePlanner {
         return cursor.hasPrefix(prefix)
     }
 
-    /// `putNode`, also collecting the keys put into `recording` while there are at most
-    /// `SubtreeShapes.maxKeys` of them (nil beyond).
+    /// Puts the leaves and priorities of `node` below `key` (restored on return), collecting the
+    /// keys put into `recording` while there are at most `SubtreeShapes.maxKeys` of them (nil
+    /// beyond, or when it starts nil).
     private func putNode(_ node: Node, key: inout [UInt8], recording: inout [[UInt8]]?) {
         if let priority = node.priority {
             key.append(KeyEncoding.priorityMarker)
@@ -176,26 +177,6 @@ struct WritePlanner {
         }
     }
 
-    /// Puts the leaves and priorities of `node` below `key` (restored on return).
-    private func putNode(_ node: Node, key: inout [UInt8]) {
-        if let priority = node.priority {
-            key.append(KeyEncoding.priorityMarker)
-            batch.put(key, ValueEncoding.encode(priority))
-            key.removeLast()
-        }
-        switch node {
-        case .leaf(let value, _):
-            batch.put(key, ValueEncoding.encode(value))
-        case .children(let children, _):
-            let length = key.count
-            for (childKey, child) in zip(children.keys, children.nodes) {
-                KeyEncoding.append(childKey, to: &key)
-                putNode(child, key: &key)
-                key.removeSubrange(length...)
-            }
-        }
-    }
-
     /// Sets (or clears) the priority of an existing node; a priority on no data is dropped.
     private func setPriority(_ entry: PlannedEntry, view: PostWriteView) {
         let key = keys.priorityKey(entry.path)
@@ -223,9 +204,4 @@ struct WritePlanner {
             }
         }
     }
-}
-
-extension DataPath {
-    /// True when the last key is `.priority` (a write of the parent's priority).
-    var isPriorityPath: Bool { last?.string == ".priority" }
 }

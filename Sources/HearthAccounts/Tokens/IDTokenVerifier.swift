@@ -1,0 +1,128 @@
+import Crypto
+import Foundation
+
+/// The one check of Firebase-style ID tokens, for the database (REST, SSE, WebSocket) and the
+/// accounts endpoints alike: a JWT signed HS256 with the JWT secret (compared in constant
+/// time), or unsigned (`alg: none`) only under `--emulator`; `exp` required and in the future;
+/// `iat` required and at most `allowedClockSkew` ahead; a `user_id` (else `sub`); and not
+/// revoked (`auth_time`, else `iat`, before the account's `validSince`, or the account disabled
+/// or deleted: one in-memory lookup in `revocations`). Never logs or echoes the token.
+public struct IDTokenVerifier: Sendable {
+    /// Seconds an `iat` may lie in the future (clock skew between token issuer and server).
+    public static let allowedClockSkew: Double = 300
+
+    let key: SymmetricKey?
+    let allowUnsigned: Bool
+    let now: @Sendable () -> Double
+    /// The accounts' revocation state; nil checks no revocation.
+    public let revocations: RevocationRegistry?
+
+    /// - Parameters:
+    ///   - secret: the HS256 key; nil or empty refuses every signed token.
+    ///   - allowUnsigned: accept `alg: none` tokens (`--emulator`).
+    ///   - revocations: tokens it revokes are refused.
+    ///   - now: seconds since 1970; by default the system clock.
+    public init(
+        secret: String?,
+        allowUnsigned: Bool,
+        revocations: RevocationRegistry? = nil,
+        now: (@Sendable () -> Double)? = nil
+    ) {
+        self.key = secret.flatMap { $0.isEmpty ? nil : SymmetricKey(data: Array($0.utf8)) }
+        self.allowUnsigned = allowUnsigned
+        self.revocations = revocations
+        self.now = now ?? { Date().timeIntervalSince1970 }
+    }
+
+    /// The verified token.
+    /// - Throws: `IDTokenError` saying why the token is refused.
+    public func verify(_ token: String) throws(IDTokenError) -> VerifiedIDToken {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3,
+            let headerBytes = Base64URL.decode(parts[0]),
+            let payloadBytes = Base64URL.decode(parts[1]),
+            let header = Self.object(headerBytes),
+            let algorithm = header["alg"] as? String
+        else { throw .malformed }
+
+        switch algorithm {
+        case "HS256":
+            guard let key, let signature = Base64URL.decode(parts[2]) else { throw .malformed }
+            let message = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
+            // swift-crypto compares the codes in constant time.
+            guard HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: message, using: key) else {
+                throw .malformed
+            }
+        case "none" where allowUnsigned:
+            break
+        default:
+            throw .malformed
+        }
+
+        guard let payload = Self.object(payloadBytes),
+            let expiresAt = Self.number(payload["exp"]),
+            let issuedAt = Self.number(payload["iat"])
+        else { throw .malformed }
+        let current = now()
+        if expiresAt <= current { throw .expired }
+        if issuedAt > current + Self.allowedClockSkew { throw .malformed }
+        let uid = (payload["user_id"] as? String) ?? (payload["sub"] as? String)
+        guard let uid, !uid.isEmpty else { throw .malformed }
+        let authTime = Self.number(payload["auth_time"]).map { Int64($0) } ?? Int64(issuedAt)
+        switch revocations?.status(uid: uid, authTime: authTime) ?? .valid {
+        case .valid: break
+        case .revoked: throw .revoked
+        case .disabled: throw .disabled
+        case .deleted: throw .deleted
+        }
+        return VerifiedIDToken(
+            uid: uid,
+            provider: (payload["firebase"] as? [String: Any])?["sign_in_provider"] as? String,
+            authTime: authTime,
+            issuedAt: Int64(issuedAt),
+            expiresAt: expiresAt,
+            claimsJSON: payloadBytes
+        )
+    }
+
+    private static func object(_ bytes: [UInt8]) -> [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any]
+    }
+
+    private static func number(_ value: Any?) -> Double? {
+        guard let number = value as? NSNumber, !(value is Bool) else { return nil }
+        return number.doubleValue
+    }
+}
+
+/// What a verified ID token says.
+public struct VerifiedIDToken: Sendable, Equatable {
+    /// `user_id`, else `sub`.
+    public var uid: String
+    /// `firebase.sign_in_provider`, when present.
+    public var provider: String?
+    /// `auth_time`, else `iat` (seconds): when the user signed in.
+    public var authTime: Int64
+    /// `iat` (seconds).
+    public var issuedAt: Int64
+    /// `exp` (seconds).
+    public var expiresAt: Double
+    /// The payload JSON, verbatim: every claim.
+    public var claimsJSON: [UInt8]
+}
+
+/// Why `IDTokenVerifier` refused a token. Each caller words it its own way (the database's
+/// `Could not parse auth token.`, the accounts endpoints' `INVALID_ID_TOKEN`, ...).
+public enum IDTokenError: Error, Sendable, Hashable {
+    /// Not a JWT, a bad signature, an algorithm not accepted, a missing or invalid `exp`,
+    /// `iat` or uid, or an `iat` too far in the future.
+    case malformed
+    /// `exp` has passed.
+    case expired
+    /// Signed in before the account's tokens were revoked (password or email changed).
+    case revoked
+    /// The account is disabled.
+    case disabled
+    /// The account was deleted.
+    case deleted
+}

@@ -1,1 +1,0 @@
-// Realtime engine: listeners, fan-out, onDisconnect (see docs/realtime.md, "Fan-out engine").

@@ -1,1 +1,0 @@
-// The Firebase RTDB security rules language (see docs/rules.md).

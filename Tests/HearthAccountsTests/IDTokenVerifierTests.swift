@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+
+@testable import HearthAccounts
+
+/// The one ID-token check, with a fixed clock: what it accepts and why it refuses.
+struct IDTokenVerifierTests {
+    static let now: Double = 1_750_000_000
+    static let secret = "verifier-test-secret"
+    static let signer = IDTokenSigner(secret: secret, projectID: "hearth", lifetime: 3600)
+
+    /// Claims of a good token: signed in 10 s ago, valid for an hour.
+    static func claims(_ changes: [String: Any?] = [:]) -> [String: Any] {
+        var claims: [String: Any] = [
+            "user_id": "ada", "sub": "ada", "iat": now - 10, "exp": now + 3600, "auth_time": now - 10,
+            "firebase": ["sign_in_provider": "password"],
+        ]
+        for (name, value) in changes { claims[name] = value }
+        return claims
+    }
+
+    static func unsigned(_ claims: [String: Any]) -> String {
+        let header = Base64URL.encode(Array(#"{"alg":"none","typ":"JWT"}"#.utf8))
+        let payload = try! JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys])
+        return header + "." + Base64URL.encode(payload) + "."
+    }
+
+    static func verifier(
+        allowUnsigned: Bool = false,
+        revocations: RevocationRegistry? = nil
+    ) -> IDTokenVerifier {
+        IDTokenVerifier(secret: secret, allowUnsigned: allowUnsigned, revocations: revocations, now: { now })
+    }
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        let id: String
+        let token: String
+        let expected: IDTokenError?
+        var testDescription: String { id }
+    }
+
+    static let cases: [Case] = [
+        Case(id: "good", token: signer.sign(claims()), expected: nil),
+        Case(id: "no exp", token: signer.sign(claims(["exp": nil])), expected: .malformed),
+        Case(id: "exp not a number", token: signer.sign(claims(["exp": "later"])), expected: .malformed),
+        Case(id: "exp passed", token: signer.sign(claims(["exp": now - 1])), expected: .expired),
+        Case(id: "exp now", token: signer.sign(claims(["exp": now])), expected: .expired),
+        Case(id: "no iat", token: signer.sign(claims(["iat": nil])), expected: .malformed),
+        Case(id: "iat a boolean", token: signer.sign(claims(["iat": true])), expected: .malformed),
+        Case(id: "iat within the skew", token: signer.sign(claims(["iat": now + 299])), expected: nil),
+        Case(id: "iat beyond the skew", token: signer.sign(claims(["iat": now + 301])), expected: .malformed),
+        Case(id: "no uid", token: signer.sign(claims(["user_id": nil, "sub": nil])), expected: .malformed),
+        Case(id: "sub only", token: signer.sign(claims(["user_id": nil])), expected: nil),
+        Case(id: "empty uid", token: signer.sign(claims(["user_id": "", "sub": nil])), expected: .malformed),
+        Case(
+            id: "wrong key",
+            token: IDTokenSigner(secret: "other", projectID: "hearth", lifetime: 1)
+                .sign(claims()),
+            expected: .malformed
+        ),
+        Case(id: "unsigned", token: unsigned(claims()), expected: .malformed),
+        Case(id: "not a JWT", token: "abc.def", expected: .malformed),
+        Case(id: "signature cut", token: String(signer.sign(claims()).dropLast(3)), expected: .malformed),
+    ]
+
+    @Test(arguments: cases) func verdict(_ test: Case) {
+        do {
+            let token = try Self.verifier().verify(test.token)
+            #expect(test.expected == nil, "accepted")
+            #expect(token.uid == "ada")
+        } catch {
+            #expect(error == test.expected)
+        }
+    }
+
+    @Test func aVerifiedTokenCarriesItsClaims() throws {
+        let token = try Self.verifier().verify(Self.signer.sign(Self.claims(["auth_time": Self.now - 500])))
+        #expect(token.uid == "ada")
+        #expect(token.provider == "password")
+        #expect(token.authTime == Int64(Self.now - 500))
+        #expect(token.issuedAt == Int64(Self.now - 10))
+        #expect(token.expiresAt == Self.now + 3600)
+        let claims = try #require(try JSONSerialization.jsonObject(with: Data(token.claimsJSON)) as? [String: Any])
+        #expect(claims["user_id"] as? String == "ada")
+    }
+
+    @Test func unsignedTokensNeedTheEmulatorAndStillAnExpAndAnIat() {
+        let verifier = Self.verifier(allowUnsigned: true)
+        #expect((try? verifier.verify(Self.unsigned(Self.claims())))?.uid == "ada")
+        #expect(throws: IDTokenError.malformed) { try verifier.verify(Self.unsigned(Self.claims(["exp": nil]))) }
+        #expect(throws: IDTokenError.malformed) { try verifier.verify(Self.unsigned(Self.claims(["iat": nil]))) }
+        #expect(throws: IDTokenError.expired) {
+            try verifier.verify(Self.unsigned(Self.claims(["exp": Self.now - 5])))
+        }
+    }
+
+    @Test func withoutASecretNoSignedTokenVerifies() {
+        let verifier = IDTokenVerifier(secret: nil, allowUnsigned: false, now: { Self.now })
+        #expect(throws: IDTokenError.malformed) { try verifier.verify(Self.signer.sign(Self.claims())) }
+    }
+
+    @Test func revokedDisabledAndDeletedAccountsAreToldApart() {
+        let registry = RevocationRegistry()
+        let verifier = Self.verifier(revocations: registry)
+        let signedInAt = Int64(Self.now - 10)
+        registry.set("ada", .init(validSince: signedInAt + 1, disabled: false, deleted: false))
+        #expect(throws: IDTokenError.revoked) { try verifier.verify(Self.signer.sign(Self.claims())) }
+        // `auth_time` decides, not `iat`: a token refreshed after the change is still revoked.
+        #expect(throws: IDTokenError.revoked) {
+            try verifier.verify(Self.signer.sign(Self.claims(["iat": Self.now])))
+        }
+        // Without `auth_time`, `iat` does.
+        #expect(
+            (try? verifier.verify(Self.signer.sign(Self.claims(["auth_time": nil, "iat": Self.now]))))?.uid == "ada"
+        )
+        registry.set("ada", .init(validSince: signedInAt + 1, disabled: true, deleted: false))
+        #expect(throws: IDTokenError.disabled) { try verifier.verify(Self.signer.sign(Self.claims())) }
+        registry.set("ada", .init(validSince: signedInAt + 1, disabled: false, deleted: true))
+        #expect(throws: IDTokenError.deleted) { try verifier.verify(Self.signer.sign(Self.claims())) }
+        registry.set("ada", nil)
+        #expect((try? verifier.verify(Self.signer.sign(Self.claims())))?.uid == "ada")
+    }
+}
