@@ -11,6 +11,7 @@ enum Scenario: String, CaseIterable, ExpressibleByArgument {
     case signIn = "sign-in"
     case json
     case rulesReload = "rules-reload"
+    case fanoutWrite = "fanout-write"
 }
 
 /// Benchmarks a running Hearth server over loopback HTTP/1.1 keep-alive and prints one JSON object.
@@ -25,7 +26,8 @@ struct BenchCommand: AsyncParsableCommand {
             of a generated file; needs --hearth-binary, not a server). `all` runs the first three, and import
             when --hearth-binary is given. WebSocket (Firebase v5 protocol) scenarios: ws-puts, ws-fanout,
             ws-latency, ws-idle-memory (needs --server-pid); `realtime` runs the first three, and ws-idle-memory
-            when --server-pid is given. rules (no server): µs per evaluation of the shipped security rules
+            when --server-pid is given. fanout-write: a chat message with its members' counters as one
+            multi-path update (REST PATCH and WebSocket `m`), messages/s. rules (no server): µs per evaluation of the shipped security rules
             (--rules-file). sign-in: accounts:signInWithPassword per second with --sign-in-clients clients.
             json (no server): MB/s of the JSON parsers and renderer on a generated document (--json-mb).
             rules-reload: ms until an edit of the server's rules file takes effect (--rules-reload-file).
@@ -45,7 +47,8 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(
         help: """
             Scenarios to run, comma-separated: puts, read50mb, ordered, import, all, \
-            ws-puts, ws-fanout, ws-latency, ws-idle-memory, realtime, rules, sign-in, json, rules-reload.
+            ws-puts, ws-fanout, ws-latency, ws-idle-memory, realtime, rules, sign-in, json, rules-reload, \
+            fanout-write.
             """
     )
     var scenario = "all"
@@ -135,6 +138,9 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "sign-in: concurrent clients, each signing in its own account.")
     var signInClients = 16
 
+    @OptionGroup(title: "fanout-write (--duration, --warmup, --silent and --server-pid apply too)")
+    var fanoutWriteOptions: FanoutWriteOptions
+
     @OptionGroup(title: "WebSocket scenarios (--duration, --warmup and --threads apply too)")
     var realtimeOptions: RealtimeOptions
 
@@ -173,6 +179,7 @@ struct BenchCommand: AsyncParsableCommand {
         var realtimeReports = RealtimeReports()
         var signInReport: SignInReport?
         var rulesReloadReport: RulesReloadReport?
+        var fanoutWriteReport: FanoutWriteReport?
         do {
             if needsServer && !noHealthCheck { try await checkHealth(target, group) }
             if selected.contains(.puts) {
@@ -243,6 +250,17 @@ struct BenchCommand: AsyncParsableCommand {
                     warmupSeconds: warmup
                 ).run()
             }
+            if selected.contains(.fanoutWrite) {
+                fanoutWriteReport = try await FanoutWriteScenario(
+                    target: target,
+                    group: group,
+                    options: fanoutWriteOptions,
+                    seconds: duration,
+                    warmupSeconds: warmup,
+                    silent: silent,
+                    serverPid: realtimeOptions.serverPid
+                ).run()
+            }
             realtimeReports = try await RealtimeBench(
                 target: target,
                 group: group,
@@ -259,18 +277,21 @@ struct BenchCommand: AsyncParsableCommand {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let output = BenchOutputWithRulesReload(
-            output: BenchOutputWithJSON(
-                output: BenchOutputWithSignIn(
-                    output: BenchOutputWithRules(
-                        output: BenchOutput(report: report, realtime: realtimeReports),
-                        rules: rulesReport
+        let output = BenchOutputWithFanoutWrite(
+            output: BenchOutputWithRulesReload(
+                output: BenchOutputWithJSON(
+                    output: BenchOutputWithSignIn(
+                        output: BenchOutputWithRules(
+                            output: BenchOutput(report: report, realtime: realtimeReports),
+                            rules: rulesReport
+                        ),
+                        signIn: signInReport
                     ),
-                    signIn: signInReport
+                    json: jsonReport
                 ),
-                json: jsonReport
+                rulesReload: rulesReloadReport
             ),
-            rulesReload: rulesReloadReport
+            fanoutWrite: fanoutWriteReport
         )
         FileHandle.standardOutput.write(try encoder.encode(output) + Data("\n".utf8))
     }

@@ -4,6 +4,8 @@ import NIOCore
 struct LoopResult: Sendable {
     /// Latencies of the measured requests, in microseconds.
     var latencies: [UInt32] = []
+    /// 2xx responses, warm-up included.
+    var succeeded = 0
     var errors = 0
     var firstError: String?
 
@@ -13,6 +15,7 @@ struct LoopResult: Sendable {
         for future in futures {
             let result = try await future.get()
             merged.latencies += result.latencies
+            merged.succeeded += result.succeeded
             merged.errors += result.errors
             merged.firstError = merged.firstError ?? result.firstError
         }
@@ -71,6 +74,7 @@ final class ClosedLoop: @unchecked Sendable {
             let measured = start >= self.measureFrom
             switch outcome {
             case .success(let response) where response.isSuccess:
+                self.result.succeeded += 1
                 if measured {
                     let micros = (NIODeadline.now() - start).nanoseconds / 1000
                     self.result.latencies.append(UInt32(clamping: micros))

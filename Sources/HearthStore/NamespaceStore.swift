@@ -123,6 +123,11 @@ public final class NamespaceStore: Sendable {
                 // against the staged ones after planning; the rules report what they read, checked
                 // after judging. An ETag is compared before any check, so after a flush.
                 if write.ifMatch != nil { writer.flushStaged() }
+                // A write into a staged location would be planned twice (before and after the
+                // flush): flush first.
+                if writer.hasStaged && writer.stagedOverlaps(WritePlanner.locationKeys(of: write, keys: keys)) {
+                    writer.flushStaged()
+                }
                 while true {
                     if let result = try apply(write, authorize: authorize, consuming: consuming) {
                         return result

@@ -22,24 +22,41 @@ enum CoreBridge {
             throw RESTError.badRequest("Invalid data; couldn't parse JSON object, array, or value.")
         }
         var entries: [UpdateEntry] = []
-        var seen: [DataPath: Int] = [:]
+        entries.reserveCapacity(members.count)
+        // Keys naming the same path (`a/b`, `/a/b/`): the first one's place, the last one's value.
+        // By the path's canonical spelling, which most keys already are.
+        var seen: [PathSpelling: Int] = [:]
+        seen.reserveCapacity(members.count)
+        var text: [UInt8] = []
         for (key, value) in members {
             let relative = try DataPath.parse(key)
             guard !relative.isRoot else {
                 throw RESTError.badRequest("Invalid key '\(key)' in PATCH body: a key must name a child path.")
             }
-            var text: [UInt8] = []
+            text.removeAll(keepingCapacity: true)
             JSONRenderer.render(value, into: &text)
             let parsed = try TreeParser.parse(text, at: path.appending(relative))
             let entry = UpdateEntry(path: relative, value: parsed)
-            if let index = seen[relative] {
+            let spelling = PathSpelling(isCanonical(key) ? key : relative.keys.map(\.string).joined(separator: "/"))
+            if let index = seen[spelling] {
                 entries[index] = entry
             } else {
-                seen[relative] = entries.count
+                seen[spelling] = entries.count
                 entries.append(entry)
             }
         }
         return entries
+    }
+
+    /// True when `key` spells its path with no empty segment (no leading, trailing or double
+    /// `/`): the path's keys joined by `/`.
+    private static func isCanonical(_ key: String) -> Bool {
+        var previous = UInt8(ascii: "/")
+        for byte in key.utf8 {
+            if byte == UInt8(ascii: "/") && previous == byte { return false }
+            previous = byte
+        }
+        return previous != UInt8(ascii: "/")
     }
 
     /// Compact JSON of a node (`null` for nil).
@@ -60,5 +77,22 @@ enum CoreBridge {
     /// A new 20-character chronological push id.
     static func nextPushID() -> String {
         pushIDs.next()
+    }
+}
+
+/// A path spelled `k1/k2`, equal to another when their UTF-8 bytes are (as `ChildKey`s are: no
+/// Unicode canonical equivalence), hashed in one pass.
+private struct PathSpelling: Hashable {
+    let text: String
+
+    init(_ text: String) { self.text = text }
+
+    static func == (lhs: PathSpelling, rhs: PathSpelling) -> Bool {
+        lhs.text.utf8.elementsEqual(rhs.text.utf8)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        var text = text
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 }

@@ -68,13 +68,29 @@ extension RESTService {
         bytes.append(UInt8(ascii: "{"))
         for (index, entry) in entries.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            let key = entry.path.keys.map(\.string).joined(separator: "/")
-            bytes.append(contentsOf: JSONText.quoted(key).utf8)
+            appendQuotedPath(entry.path, into: &bytes)
             bytes.append(UInt8(ascii: ":"))
             let value = index < values.count ? values[index] : entry.value.node
             CoreBridge.render(value, format: format, into: &bytes)
         }
         bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// `k1/k2` as `JSONText.quoted` spells it; keys with nothing to escape are copied as they are.
+    static func appendQuotedPath(_ path: DataPath, into bytes: inout [UInt8]) {
+        let plain = path.keys.allSatisfy { key in
+            key.string.utf8.allSatisfy { $0 >= 0x20 && $0 != 0x7F && $0 != 0x22 && $0 != 0x5C }
+        }
+        guard plain else {
+            bytes.append(contentsOf: JSONText.quoted(path.keys.map(\.string).joined(separator: "/")).utf8)
+            return
+        }
+        bytes.append(0x22)
+        for (index, key) in path.keys.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: "/")) }
+            bytes.append(contentsOf: key.string.utf8)
+        }
+        bytes.append(0x22)
     }
 
     /// `PUT /a/.priority.json`: replaces the node's priority, keeping its value, in one write

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Byte-string helpers for key ranges.
 enum KeyBytes {
     /// The least byte string greater than every string that starts with `prefix`, or nil
@@ -25,6 +29,15 @@ enum KeyBytes {
             i += 1
         }
         return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+    }
+
+    /// True when `a` sorts before `b` (bytewise, as LevelDB orders keys).
+    static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        let n = min(a.count, b.count)
+        let c = a.withUnsafeBytes { pa in
+            b.withUnsafeBytes { pb in n == 0 ? 0 : memcmp(pa.baseAddress!, pb.baseAddress!, n) }
+        }
+        return c != 0 ? c < 0 : a.count < b.count
     }
 
     static func hasPrefix(_ bytes: UnsafeRawBufferPointer, _ prefix: [UInt8]) -> Bool {

@@ -1,103 +1,149 @@
 import HearthCore
 
 /// The LevelDB keys of small subtrees this writer set recently, so that replacing one again
-/// deletes its old keys without an iterator.
+/// deletes its old keys without an iterator, and a leaf it wrote is known to have no priority.
 ///
 /// Why: replacing a subtree must find its old keys, and a LevelDB iterator cannot be bounded
 /// above: the step past the subtree's last key walks every unflushed version of every deleted
 /// key after it until the next live one. A hot object beside deleted hot siblings (a presence
 /// node, a counter, a fan-out benchmark's publisher keys) made each write walk tens of thousands
-/// of dead versions. The writer knows what it last wrote at a path, as long as nothing else
+/// of dead versions. And a multi-path update that rewrites hundreds of hot counters (a chat
+/// message with its members' unread counts) would pay two seeks per counter to learn what the
+/// writer already knows. The writer knows what it last wrote at a path, as long as nothing else
 /// touched that subtree since.
 ///
-/// A few direct-mapped slots keyed by the node's data key (cheap enough for writes that never
-/// come back to a path). Kept exact by invalidation: every commit through
-/// `NamespaceWriter.commit` reports the data keys it wrote, and a slot is cleared when a write
-/// lands at, above or below its node (one key a byte prefix of the other: the path encoding is
-/// prefix-free); any other commit (imports, index builds) clears them all. Touched only on the
-/// namespace's writer.
+/// Up to `capacity` nodes, by the hash of their data key (a hash collision only forgets one of
+/// the two). Kept exact by invalidation: every commit through `NamespaceWriter.commit` reports
+/// the data keys it wrote, and a remembered node is forgotten when a write lands at, above or
+/// below it (one key a byte prefix of the other: the path encoding is prefix-free). At: the
+/// written key itself; below: the written key's ancestors, one lookup per segment; above: the
+/// written key is an ancestor of a remembered one, known from the set of their ancestors' hashes
+/// (which only grows until everything is forgotten, so a stale entry at worst forgets too much):
+/// then everything is forgotten. Any other commit (imports, index builds) forgets everything,
+/// and so does reaching `capacity`. Touched only on the namespace's writer.
 final class SubtreeShapes {
-    /// What one commit wrote: the data keys of its locations (priority writes by their owner)
-    /// and, for small sets, the keys now under each.
+    /// What one commit wrote: the data keys of its locations (priority writes by their owner),
+    /// their `hash`es, and for each the keys now under it when they are few (nil: not known).
     struct Change {
-        var written: [[UInt8]] = []
-        var recorded: [(dataKey: [UInt8], keys: [[UInt8]])] = []
+        private(set) var written: [[UInt8]] = []
+        private(set) var hashes: [UInt64] = []
+        var recorded: [Shape?] = []
+
+        init() {}
+
+        init(written: [[UInt8]]) {
+            self.written = written
+            hashes = written.map(SubtreeShapes.hash)
+            recorded = Array(repeating: nil, count: written.count)
+        }
+    }
+
+    /// What the writer last put under a node.
+    struct Shape {
+        /// Every key, the node's own for a leaf and its priority's.
+        var keys: [[UInt8]]
+        /// A leaf without priority: its encoded value (what an increment there starts from).
+        var leafValue: [UInt8]?
     }
 
     /// Subtrees with more keys than this are not remembered.
     static let maxKeys = 32
-    static let slotCount = 32
+    /// Nodes remembered at most (then all are forgotten and remembering starts again).
+    static let capacity = 8_192
+    /// The bytes before a data key's first segment (table tag and namespace id).
+    static let namespacePrefixLength = 5
 
     /// What the write being planned will change, applied by `NamespaceWriter.commit` if it
     /// commits (reset when the next plan starts).
     var staged = Change()
 
-    private var slotKeys: [[UInt8]?] = Array(repeating: nil, count: SubtreeShapes.slotCount)
-    private var slotShapes: [[[UInt8]]] = Array(repeating: [], count: SubtreeShapes.slotCount)
-    private var occupied = 0
+    private var shapes: [UInt64: (dataKey: [UInt8], shape: Shape)] = [:]
+    /// Hashes of the proper ancestors (namespace root included) of remembered nodes.
+    private var ancestors = Set<UInt64>()
 
-    var count: Int { occupied }
+    var count: Int { shapes.count }
 
     /// The keys under the node at `dataKey` as the writer last wrote them, or nil when unknown.
     func keys(at dataKey: [UInt8]) -> [[UInt8]]? {
-        guard occupied > 0 else { return nil }
-        let slot = Self.slot(dataKey)
-        guard let key = slotKeys[slot], key == dataKey else { return nil }
-        return slotShapes[slot]
+        shape(at: dataKey, hash: Self.hash(dataKey))?.keys
     }
 
-    /// Applies a commit: clears every slot it may have changed, then remembers the new shapes.
+    /// What the writer last put under the node at `dataKey` (its `hash`), or nil when unknown.
+    func shape(at dataKey: [UInt8], hash: UInt64) -> Shape? {
+        guard !shapes.isEmpty, let remembered = shapes[hash], remembered.dataKey == dataKey else { return nil }
+        return remembered.shape
+    }
+
+    /// Applies a commit: forgets every node it may have changed and remembers the new shapes.
+    /// Remembered nodes never contain one another (remembering one forgets those above and
+    /// below it), so a location that is remembered itself has nothing remembered around it.
+    /// The locations of one write do not contain one another either, except a priority and
+    /// the children of its owner, for which the order only decides what is forgotten.
     func apply(_ change: Change) {
-        if occupied > 0 {
-            for written in change.written {
-                for slot in 0..<Self.slotCount {
-                    guard let key = slotKeys[slot], Self.related(key, written) else { continue }
-                    clear(slot)
-                }
+        for (index, written) in change.written.enumerated() {
+            let hash = change.hashes[index]
+            let recorded = change.recorded[index]
+            if let remembered = shapes[hash], remembered.dataKey == written {
+                shapes[hash] = recorded.map { (written, $0) }
+                continue
             }
-        }
-        for (dataKey, keys) in change.recorded {
-            let slot = Self.slot(dataKey)
-            if slotKeys[slot] == nil { occupied += 1 }
-            slotKeys[slot] = dataKey
-            slotShapes[slot] = keys
+            if !shapes.isEmpty { forget(relatedTo: written, hash: hash) }
+            guard let recorded else { continue }
+            if shapes.count >= Self.capacity { removeAll() }
+            let parsed = Self.forEachAncestor(of: written) { ancestor, _ in ancestors.insert(ancestor) }
+            if parsed { shapes[hash] = (written, recorded) }
         }
     }
 
     func removeAll() {
-        guard occupied > 0 else { return }
-        for slot in 0..<Self.slotCount { clear(slot) }
+        shapes.removeAll(keepingCapacity: true)
+        ancestors.removeAll(keepingCapacity: true)
     }
 
-    private func clear(_ slot: Int) {
-        guard slotKeys[slot] != nil else { return }
-        slotKeys[slot] = nil
-        slotShapes[slot] = []
-        occupied -= 1
+    /// Forgets the nodes above and below `written` (which is not remembered itself).
+    private func forget(relatedTo written: [UInt8], hash: UInt64) {
+        if ancestors.contains(hash) {
+            // Remembered nodes may lie below the written one.
+            removeAll()
+            return
+        }
+        let parsed = Self.forEachAncestor(of: written) { ancestor, length in
+            guard let remembered = shapes[ancestor], remembered.dataKey.count == length,
+                written.starts(with: remembered.dataKey)
+            else { return }
+            shapes[ancestor] = nil
+        }
+        if !parsed { removeAll() }
     }
 
-    /// True when one key is a prefix of the other (one node contains the other).
-    private static func related(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        let n = min(a.count, b.count)
-        return a.withUnsafeBufferPointer { pa in
-            b.withUnsafeBufferPointer { pb in
-                var i = n - 1
-                // Keys of one namespace share their first bytes: compare from the end.
-                while i >= 0 {
-                    if pa[i] != pb[i] { return false }
-                    i -= 1
-                }
-                return true
+    /// Calls `body` with the hash and length of every proper prefix of `key` that is a node's
+    /// data key: the namespace root, then one per segment but the last. False when `key` does
+    /// not parse as a data key (nothing to rely on then).
+    private static func forEachAncestor(of key: [UInt8], _ body: (UInt64, Int) -> Void) -> Bool {
+        guard key.count >= namespacePrefixLength else { return false }
+        return key.withUnsafeBytes { bytes in
+            var hash = offsetBasis
+            for i in 0..<namespacePrefixLength { hash = (hash ^ UInt64(bytes[i])) &* prime }
+            var offset = namespacePrefixLength
+            while offset < bytes.count {
+                body(hash, offset)
+                guard let end = KeyEncoding.segmentEnd(bytes, from: offset) else { return false }
+                for i in offset..<end { hash = (hash ^ UInt64(bytes[i])) &* prime }
+                offset = end
             }
+            return true
         }
     }
 
-    /// FNV-1a of the key's last bytes (its first bytes are the namespace's prefix).
-    private static func slot(_ key: [UInt8]) -> Int {
-        var hash: UInt32 = 2_166_136_261
-        for byte in key.suffix(24) {
-            hash = (hash ^ UInt32(byte)) &* 16_777_619
+    private static let offsetBasis: UInt64 = 0xcbf2_9ce4_8422_2325
+    private static let prime: UInt64 = 0x100_0000_01b3
+
+    /// FNV-1a of the whole key (the same value `forEachAncestor` reaches at that length).
+    static func hash(_ key: [UInt8]) -> UInt64 {
+        key.withUnsafeBufferPointer { bytes in
+            var hash = offsetBasis
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* prime }
+            return hash
         }
-        return Int(hash % UInt32(slotCount))
     }
 }

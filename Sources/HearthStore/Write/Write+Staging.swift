@@ -12,6 +12,11 @@ extension Write {
 
     /// True when a location is a `.priority` (it sets the priority of the node above it).
     var setsPriority: Bool {
-        writtenPaths.contains(where: \.isPriorityPath)
+        switch operation {
+        case .set(let path, _): return path.isPriorityPath
+        case .update(let path, let entries):
+            // The last key of `path.appending(entry.path)`, without building it.
+            return entries.contains { $0.path.isRoot ? path.isPriorityPath : $0.path.isPriorityPath }
+        }
     }
 }

@@ -14,73 +14,103 @@ struct WritePlanner {
     /// when the `ifMatch` condition fails (nothing is added then).
     func plan(_ write: Write, now: Double) throws -> WriteResult {
         let target: DataPath
-        let requested: [(path: DataPath, value: NewValue)]
+        let located: LocatedEntries
+        let requested: [NewValue]
         switch write.operation {
         case .set(let path, let value):
             target = path
-            requested = [(path, value)]
+            located = LocatedEntries(base: .root, relatives: [path], keys: keys)
+            requested = [value]
         case .update(let path, let entries):
             target = path
-            requested = entries.map { (path.appending($0.path), $0.value) }
-            try WritePlanner.checkDisjoint(requested.map(\.path))
+            located = LocatedEntries(base: path, relatives: entries.map(\.path), keys: keys)
+            requested = entries.map(\.value)
+            try located.checkDisjoint()
         }
         if let expected = write.ifMatch {
             let current = reader.node(at: target.isPriorityPath ? target.parent! : target)
             let etag = current.map(ValueHash.hash) ?? "null_etag"
             if etag != expected { return .conditionFailed(current: current, etag: etag) }
         }
-        shapes?.staged = SubtreeShapes.Change()
+        shapes?.staged = SubtreeShapes.Change(written: located.dataKeys)
         var entries: [PlannedEntry] = []
         var values: [Node?] = []
-        for (path, value) in requested {
-            let resolved = ServerValueResolver.resolve(value, now: now) { relative in
-                reader.node(at: path.appending(relative))
+        entries.reserveCapacity(requested.count)
+        values.reserveCapacity(requested.count)
+        for (index, value) in requested.enumerated() {
+            let path = located.path(index)
+            let dataKey = located.dataKeys[index]
+            let known = shapes.flatMap { $0.shape(at: dataKey, hash: $0.staged.hashes[index]) }
+            let resolved: Node?
+            if value.serverValues.isEmpty {
+                resolved = value.node
+            } else {
+                resolved = ServerValueResolver.resolve(value, now: now) { relative in
+                    relative.isRoot && !located.isPriority[index]
+                        ? storedNode(at: path, dataKey: dataKey, known: known)
+                        : reader.node(at: path.appending(relative))
+                }
             }
             values.append(resolved)
-            if path.isPriorityPath {
-                let owner = path.parent!
-                entries.append(
-                    PlannedEntry(path: owner, isPriority: true, node: resolved, dataKey: keys.dataKey(owner))
-                )
+            if located.isPriority[index] {
+                entries.append(PlannedEntry(path: path.parent!, isPriority: true, node: resolved, dataKey: dataKey))
             } else {
-                entries.append(PlannedEntry(path: path, isPriority: false, node: resolved, dataKey: keys.dataKey(path)))
+                let entry = PlannedEntry(path: path, isPriority: false, node: resolved, dataKey: dataKey)
+                replace(entry, known: known)
+                put(entry, index: index)
+                entries.append(entry)
             }
         }
-        shapes?.staged.written = entries.map(\.dataKey)
-        let view = PostWriteView(reader: reader, entries: entries)
-        for entry in entries where !entry.isPriority {
-            replace(entry)
+        // What the entries leave around them matters only for priorities, deletes and indexes.
+        if !reader.indexes.isEmpty || entries.contains(where: { $0.isPriority || $0.node == nil }) {
+            let view = PostWriteView(reader: reader, entries: entries)
+            for entry in entries where entry.isPriority {
+                setPriority(entry, view: view)
+            }
+            removeOrphanPriorities(entries: entries, view: view)
+            IndexMaintenance(reader: reader, batch: batch, view: view).update(for: entries)
         }
-        for entry in entries where entry.isPriority {
-            setPriority(entry, view: view)
-        }
-        removeOrphanPriorities(entries: entries, view: view)
-        IndexMaintenance(reader: reader, batch: batch, view: view).update(for: entries)
         return .committed(sequence: 0, values: values)
     }
 
-    /// Update paths must not contain one another (Firebase refuses such updates).
-    static func checkDisjoint(_ paths: [DataPath]) throws {
-        let sorted = paths.sorted()
-        for (a, b) in zip(sorted, sorted.dropFirst()) {
-            let ownerA = a.isPriorityPath ? a.parent! : a
-            if a.contains(b) || (a.isPriorityPath && b.contains(ownerA)) || (b.isPriorityPath && a == b.parent!) {
-                throw StoreError(
-                    .invalidWrite,
-                    "Invalid update: the paths '\(a)' and '\(b)' overlap; an update's paths must not contain one another."
-                )
-            }
+    /// The data keys of the locations `write` replaces (a priority by its owner's), as the
+    /// planner computes them.
+    static func locationKeys(of write: Write, keys: KeySpace) -> [[UInt8]] {
+        switch write.operation {
+        case .set(let path, _): return LocatedEntries(base: .root, relatives: [path], keys: keys).dataKeys
+        case .update(let path, let entries):
+            return LocatedEntries(base: path, relatives: entries.map(\.path), keys: keys).dataKeys
         }
     }
 
-    /// Replaces the subtree at the entry's path with its node.
-    private func replace(_ entry: PlannedEntry) {
-        if let known = shapes?.keys(at: entry.dataKey) {
+    /// The node stored at `path` (data key `dataKey`) before the write, for an increment. A leaf
+    /// costs one point read, and one more for its priority unless the writer remembers writing
+    /// the leaf alone; no iterator, which would step over every unflushed version of a hot
+    /// counter's neighbours.
+    private func storedNode(at path: DataPath, dataKey: [UInt8], known: SubtreeShapes.Shape?) -> Node? {
+        if let bytes = known?.leafValue, let leaf = bytes.withUnsafeBytes({ ValueEncoding.decode($0) }) {
+            return .leaf(leaf, priority: nil)
+        }
+        if let bytes = reader.snapshot.get(dataKey), let leaf = bytes.withUnsafeBytes({ ValueEncoding.decode($0) }) {
+            if let known, known.keys.count == 1, known.keys[0] == dataKey {
+                return .leaf(leaf, priority: nil)
+            }
+            if reader.snapshot.get(dataKey + [KeyEncoding.priorityMarker]) == nil {
+                return .leaf(leaf, priority: nil)
+            }
+        }
+        return reader.node(at: path)
+    }
+
+    /// Deletes what the entry's node replaces (`known`: its keys as the writer remembers them).
+    private func replace(_ entry: PlannedEntry, known shape: SubtreeShapes.Shape?) {
+        if let known = shape?.keys {
             // The writer's own last write there: its keys, and the path exists (so every
             // ancestor is an object).
-            for key in known { batch.delete(key) }
+            // A leaf put again at the same key overwrites it: no delete (one memtable entry less).
+            let overwritten = entry.node?.isLeaf == true ? entry.dataKey : nil
+            for key in known where key != overwritten { batch.delete(key) }
             if entry.node == nil && !known.isEmpty { batch.noteDeleted(prefix: entry.dataKey) }
-            put(entry)
             return
         }
         let cursor = reader.snapshot.sharedCursor()
@@ -119,17 +149,26 @@ struct WritePlanner {
         // later seek that passes it (writes to a sibling before it, reads of the parent) steps
         // over each of them until LevelDB compacts the range.
         if entry.node == nil && deleted > 0 { batch.noteDeleted(prefix: entry.dataKey) }
-        put(entry)
     }
 
-    /// Puts the entry's node; remembers its keys in the staged shapes when it is small.
-    private func put(_ entry: PlannedEntry) {
+    /// Puts the entry's node (location `index` of the write); remembers its keys in the staged
+    /// shapes when it is small.
+    private func put(_ entry: PlannedEntry, index: Int) {
         guard let node = entry.node else { return }
         var key = entry.dataKey
-        // Without shapes to remember, nothing is recorded.
-        var written: [[UInt8]]? = shapes == nil ? nil : []
+        guard let shapes else {
+            var nothing: [[UInt8]]? = nil
+            return putNode(node, key: &key, recording: &nothing)
+        }
+        if case .leaf(let value, nil) = node {
+            let encoded = ValueEncoding.encode(value)
+            batch.put(key, encoded)
+            shapes.staged.recorded[index] = SubtreeShapes.Shape(keys: [key], leafValue: encoded)
+            return
+        }
+        var written: [[UInt8]]? = []
         putNode(node, key: &key, recording: &written)
-        if let shapes, let written { shapes.staged.recorded.append((entry.dataKey, written)) }
+        shapes.staged.recorded[index] = written.map { SubtreeShapes.Shape(keys: $0, leafValue: nil) }
     }
 
     /// True when `path` has at least one child (so it is an object, and so are its ancestors).
