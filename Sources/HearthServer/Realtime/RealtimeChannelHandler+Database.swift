@@ -21,13 +21,17 @@ extension RealtimeChannelHandler {
                 }
             }
         case .write(let request, let requestID, let identity):
-            // No task: the writer's completion hops straight to this loop.
+            // No task: the write goes to the writer with the others this loop iteration started,
+            // and its outcome comes back with the others of the writer's round.
             let eventLoop = self.eventLoop
-            work.write(request, identity: identity) { outcome in
-                if eventLoop.inEventLoop {
-                    self.completed(outcome, for: requestID)
-                } else {
-                    eventLoop.execute { self.completed(outcome, for: requestID) }
+            let completions = loopInbox.completions
+            loopInbox.submitWrite {
+                work.write(request, identity: identity) { outcome in
+                    if eventLoop.inEventLoop {
+                        self.completed(outcome, for: requestID)
+                    } else {
+                        completions.complete(self, outcome, for: requestID)
+                    }
                 }
             }
         case .get(let request, let requestID, let identity):
