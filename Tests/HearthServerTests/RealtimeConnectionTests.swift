@@ -27,7 +27,7 @@ struct RealtimeConnectionTests {
     ) -> Connection {
         var connection = Connection(
             session: RealtimeSession(sessionID: "S1"),
-            limits: Connection.Limits(
+            limits: RealtimeConnectionLimits(
                 maxUnhandledFrames: maxUnhandledFrames,
                 maxQueuedBytes: 1000,
                 pingInterval: pingInterval,

@@ -63,12 +63,7 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
                 sessionID: upgrade.sessionID,
                 configuration: RealtimeSessionConfiguration(maxMessageBytes: configuration.maxMessageBytes)
             ),
-            limits: RealtimeConnection.Limits(
-                maxUnhandledFrames: configuration.maxUnhandledFrames,
-                maxQueuedBytes: configuration.maxQueuedBytes,
-                pingInterval: configuration.webSocketPingInterval,
-                authOrListenTimeout: configuration.authOrListenTimeout
-            )
+            limits: upgrade.limits
         )
     }
 

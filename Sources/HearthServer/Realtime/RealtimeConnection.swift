@@ -20,16 +20,7 @@ import HearthProtocol
 struct RealtimeConnection<Registration: RealtimeListenHandle> {
     typealias Action = RealtimeConnectionAction<Registration>
 
-    struct Limits: Sendable {
-        /// Messages waiting in the backlog at which reading pauses.
-        var maxUnhandledFrames: Int
-        /// The channel's high watermark (named in the slow-consumer close reason).
-        var maxQueuedBytes: Int
-        /// A silent peer gets a ping after this long, and is dropped after as long again.
-        var pingInterval: Duration?
-        /// See the type's comment; nil: never.
-        var authOrListenTimeout: Duration?
-    }
+    typealias Limits = RealtimeConnectionLimits
 
     /// Something that reaches the session in turn (it waits in the backlog while busy).
     enum Event {
