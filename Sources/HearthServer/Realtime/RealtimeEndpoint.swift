@@ -23,14 +23,14 @@ struct RealtimeEndpoint: Sendable {
 
     /// Connects the endpoint to the opened store's realtime context.
     func attach(_ context: RealtimeContext) {
-        slot.value.withLock { $0 = context }
+        slot.value.withLock { $0 = (context, RealtimeConnectionLimits(context.configuration)) }
     }
 
     /// Decides the upgrade of a request for `target` (path and query, raw) sent to `authority`
     /// (the `Host` header): `/.ws?v=5` with a valid `ns` whose engine opens. Nil refuses it
     /// (400, `Connection: close`).
     func upgrade(target rawTarget: String, authority: String?) async -> RealtimeUpgrade? {
-        guard let context = slot.value.withLock({ $0 }) else { return nil }
+        guard let (context, limits) = slot.value.withLock({ $0 }) else { return nil }
         let target = PercentDecoding.splitTarget(rawTarget)
         guard target.path == Self.path, let query = try? QueryString(target.query),
             query["v"] == Self.protocolVersion
@@ -75,13 +75,15 @@ struct RealtimeEndpoint: Sendable {
                 context: context
             ),
             ticker: ticker,
-            inboxes: inboxes
+            inboxes: inboxes,
+            limits: limits
         )
     }
 
     /// Holds the context once the store is open.
     final class ContextSlot: Sendable {
-        let value = Mutex<RealtimeContext?>(nil)
+        /// With the connections' limits, made once from its configuration.
+        let value = Mutex<(RealtimeContext, RealtimeConnectionLimits)?>(nil)
     }
 
     /// Session ids: 128 random bits (hex), so that one client cannot guess another's (a future
@@ -110,4 +112,6 @@ struct RealtimeUpgrade: Sendable {
     let work: RealtimeWork
     let ticker: RealtimeTicker
     let inboxes: RealtimeLoopInboxes
+    /// Shared by all connections of the server.
+    let limits: RealtimeConnectionLimits
 }

@@ -55,6 +55,10 @@ final class RealtimeLoopInbox: Sendable {
         var nextSlot = 0
         /// Connections that stopped reading while fan-out was behind.
         var held: [RealtimeChannelHandler] = []
+        /// Writes started during this loop iteration, handed to the writers once its I/O is done.
+        var writes: [() -> Void] = []
+        var spareWrites: [() -> Void] = []
+        var writesScheduled = false
     }
 
     private static let frameSlots = 8
@@ -68,12 +72,17 @@ final class RealtimeLoopInbox: Sendable {
     /// … that is, when the previous drain ended less than this ago.
     static let busyWindowNanoseconds: UInt64 =
         UInt64(ProcessInfo.processInfo.environment["HEARTH_BUSY_NS"] ?? "1000000") ?? 0
+    /// Whether writes wait for the end of the loop iteration (`submitWrite`); `HEARTH_WRITE_BATCH=0`
+    /// hands each to its writer at once, for experiments.
+    static let batchesWrites = ProcessInfo.processInfo.environment["HEARTH_WRITE_BATCH"] != "0"
     /// The pause that lets the loop poll its sockets between slices.
     static let yieldNanoseconds: Int64 = 20_000
 
     let eventLoop: any EventLoop
     /// Runs the tasks of the connections' short database actions on this loop.
     let executor: EventLoopTaskExecutor
+    /// Hands the outcomes of this loop's connections' writes over, a writer's round at a time.
+    let completions: RealtimeLoopCompletions
     private let all: RealtimeLoopInboxes
     private let allocator = ByteBufferAllocator()
     private let pending = Mutex(Pending())
@@ -84,6 +93,7 @@ final class RealtimeLoopInbox: Sendable {
     init(eventLoop: any EventLoop, all: RealtimeLoopInboxes) {
         self.eventLoop = eventLoop
         self.executor = EventLoopTaskExecutor(eventLoop: eventLoop)
+        self.completions = RealtimeLoopCompletions(eventLoop: eventLoop)
         self.all = all
     }
 
@@ -121,6 +131,31 @@ final class RealtimeLoopInbox: Sendable {
             state.nextSlot = (state.nextSlot + 1) % Self.frameSlots
         }
         return frame
+    }
+
+    /// Runs `submit` (which hands a write to its namespace writer) once the loop has handled
+    /// the I/O of this iteration, after the writes its other connections started meanwhile.
+    /// The writer then finds them queued together and commits them in one round — one LevelDB
+    /// write, one wake-up of the writer and one of this loop — instead of being woken for the
+    /// first and taking the others one or two at a time. On the loop.
+    func submitWrite(_ submit: @escaping () -> Void) {
+        guard Self.batchesWrites else { return submit() }
+        let state = self.state
+        state.writes.append(submit)
+        guard !state.writesScheduled else { return }
+        state.writesScheduled = true
+        // A task runs after the I/O events of the loop's current iteration.
+        eventLoop.execute { self.submitWrites() }
+    }
+
+    private func submitWrites() {
+        let state = self.state
+        var writes = state.spareWrites
+        swap(&writes, &state.writes)
+        state.writesScheduled = false
+        for submit in writes { submit() }
+        writes.removeAll(keepingCapacity: writes.capacity <= Self.keptCapacity)
+        state.spareWrites = writes
     }
 
     /// Asked by a connection about to read (on the loop): true when fan-out is behind, and the

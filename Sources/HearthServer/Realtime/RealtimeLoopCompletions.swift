@@ -1,0 +1,65 @@
+import Foundation
+import HearthProtocol
+import NIOCore
+import Synchronization
+
+/// The outcomes of writes for the WebSocket connections of one event loop, handed over from the
+/// namespace writers' threads: a writer's round completes many writes at once, and they reach
+/// the loop with one `execute` (one task, one wake-up) rather than one each.
+final class RealtimeLoopCompletions: Sendable {
+    struct Completion: Sendable {
+        let handler: RealtimeChannelHandler
+        let outcome: RequestOutcome
+        let requestID: RequestID
+    }
+
+    private struct Pending {
+        var items: [Completion] = []
+        /// A hand-over is scheduled on the loop.
+        var scheduled = false
+    }
+
+    /// `HEARTH_COMPLETION_BATCH=0` hops back once per write, for experiments.
+    static let enabled = ProcessInfo.processInfo.environment["HEARTH_COMPLETION_BATCH"] != "0"
+
+    let eventLoop: any EventLoop
+    private let pending = Mutex(Pending())
+    /// The emptied array of the last hand-over, reused by the next (touched on the loop only
+    /// outside the lock, swapped in under it).
+    private let spare = Mutex<[Completion]>([])
+
+    init(eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+    }
+
+    /// From any thread: `handler`'s write `requestID` finished with `outcome`.
+    func complete(_ handler: RealtimeChannelHandler, _ outcome: RequestOutcome, for requestID: RequestID) {
+        guard Self.enabled else {
+            eventLoop.execute { handler.completed(outcome, for: requestID) }
+            return
+        }
+        let schedule = pending.withLock { pending -> Bool in
+            pending.items.append(Completion(handler: handler, outcome: outcome, requestID: requestID))
+            if pending.scheduled { return false }
+            pending.scheduled = true
+            return true
+        }
+        if schedule { eventLoop.execute { self.handOver() } }
+    }
+
+    /// On the loop: every outcome that arrived, in order.
+    private func handOver() {
+        var items = spare.withLock { spare -> [Completion] in
+            var taken: [Completion] = []
+            swap(&taken, &spare)
+            return taken
+        }
+        pending.withLock { pending in
+            swap(&items, &pending.items)
+            pending.scheduled = false
+        }
+        for item in items { item.handler.completed(item.outcome, for: item.requestID) }
+        items.removeAll(keepingCapacity: items.capacity <= 4096)
+        spare.withLock { $0 = items }
+    }
+}
