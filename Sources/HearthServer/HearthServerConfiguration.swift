@@ -45,6 +45,8 @@ public struct HearthServerConfiguration: Sendable {
     /// How often the rules files of loaded namespaces are checked for changes (hot reload);
     /// nil turns hot reload off.
     public var rulesReloadInterval: Duration? = .milliseconds(250)
+    /// Write triggers and commit observers, per namespace or for all (see `WriteTrigger`).
+    public var triggers = WriteTriggers()
 
     public init(
         host: String = "127.0.0.1",

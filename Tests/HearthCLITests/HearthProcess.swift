@@ -77,7 +77,8 @@ final class Child: @unchecked Sendable {
         _ arguments: [String],
         environment: [String: String] = [:],
         directory: URL? = nil,
-        stdin: URL? = nil
+        stdin: URL? = nil,
+        executable: URL = HearthProcess.binary
     ) throws -> Child {
         let scratch = FileManager.default.temporaryDirectory
             .appendingPathComponent("hearth-cli-\(UUID().uuidString)")
@@ -86,7 +87,7 @@ final class Child: @unchecked Sendable {
         let errorURL = scratch.appendingPathComponent("stderr")
         // The child creates both files before it runs (posix_spawn returns after its file actions).
         let process = try SpawnedProcess(
-            executable: HearthProcess.binary.path,
+            executable: executable.path,
             arguments: arguments,
             environment: HearthProcess.environment(environment),
             directory: directory?.path,

@@ -54,9 +54,15 @@ final class TestServer: @unchecked Sendable {
         workingDirectory: URL,
         port: Int,
         dataDirectory: URL,
-        adminSecret: String?
+        adminSecret: String?,
+        executable: URL = HearthProcess.binary
     ) async throws -> TestServer {
-        let child = try Child.launch(arguments, environment: environment, directory: workingDirectory)
+        let child = try Child.launch(
+            arguments,
+            environment: environment,
+            directory: workingDirectory,
+            executable: executable
+        )
         let server = TestServer(child: child, port: port, dataDirectory: dataDirectory, adminSecret: adminSecret)
         do {
             try await server.waitUntilHealthy()
