@@ -81,6 +81,26 @@ import Testing
         }
     }
 
+    @Test func anOnDisconnectWriteRunsTheTriggerWhenTheConnectionGoes() async throws {
+        try await Self.withCountingServer { server in
+            let listener = try await RealtimeTestClient.connect(port: server.port)
+            try await listener.authenticateAsAdmin()
+            _ = try await listener.response(to: listener.request("q", #"{"p":"/lists/od","h":""}"#))
+            let leaving = try await RealtimeTestClient.connect(port: server.port)
+            try await leaving.authenticateAsAdmin()
+            let register = leaving.request("o", #"{"p":"/lists/od/items/gone","d":true}"#)
+            #expect(try await leaving.response(to: register).body["s"] as? String == "ok")
+            await leaving.close()
+            // The item and its count arrive in one push once the connection is gone.
+            let push = try await listener.nextPush()
+            let data = canonicalJSON((push["b"] as? [String: Any])?["d"])
+            #expect(data.contains(#""count":1"#), "push: \(data)")
+            #expect(data.contains("gone"), "push: \(data)")
+            #expect(try await server.get("/lists/od/count") == "1")
+            await listener.close()
+        }
+    }
+
     @Test func webSocketWritesKeepTheCountExact() async throws {
         try await Self.withCountingServer { server in
             let client = try await RealtimeTestClient.connect(port: server.port)
