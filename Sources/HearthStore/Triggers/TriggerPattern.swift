@@ -1,4 +1,4 @@
-public import HearthCore
+import HearthCore
 
 /// A trigger's path pattern: keys and `$name` wildcards (`/lists/$list/items/$item`).
 struct TriggerPattern: Sendable, Hashable, CustomStringConvertible {
