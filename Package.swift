@@ -119,11 +119,26 @@ let package = Package(
             ],
             path: "Tests/HearthTestSupport"
         ),
+        // The end-to-end tests' write trigger and commit observer, and a server that runs them
+        // for the tests that kill it (never part of the `hearth` product).
+        .target(
+            name: "HearthTriggerFixtures",
+            dependencies: ["HearthStore", "HearthCore"],
+            path: "Tests/HearthTriggerFixtures"
+        ),
+        .executableTarget(
+            name: "hearth-trigger-server",
+            dependencies: [
+                "HearthTriggerFixtures", "HearthServer", "HearthStore", .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/HearthTriggerServer"
+        ),
         .testTarget(
             name: "HearthServerTests",
             dependencies: [
                 "HearthServer", "HearthStore", "HearthCore", "HearthProtocol", "HearthAccounts", "HearthTestSupport",
                 "HearthDatabase", "HearthRules",
+                "HearthTriggerFixtures",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ]
@@ -132,6 +147,7 @@ let package = Package(
             name: "HearthCLITests",
             dependencies: [
                 "HearthCLI", "HearthServer", "HearthStore", "HearthCore", "HearthAccounts", "HearthTestSupport",
+                "HearthTriggerFixtures", "hearth-trigger-server",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

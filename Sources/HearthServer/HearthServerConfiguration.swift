@@ -49,6 +49,8 @@ public struct HearthServerConfiguration: Sendable {
     /// The time of server timestamps (`{".sv": "timestamp"}`) and of the rules' `now`: the
     /// wall clock; a test passes a clock it moves by hand.
     public var clock: ServerClock = .system
+    /// Write triggers and commit observers, per namespace or for all (see `WriteTrigger`).
+    public var triggers = WriteTriggers()
 
     public init(
         host: String = "127.0.0.1",

@@ -11,7 +11,7 @@ extension NamespaceStore {
         nextChunk: @escaping @Sendable () throws -> [UInt8]?,
         progress: @escaping @Sendable (Int64) -> Void = { _ in }
     ) async throws {
-        try await writer.perform { [self] in
+        try await writer.perform { [self] round in
             // Clear the location first, as a set of null would (ancestors that are leaves go too).
             try readNow { reader in
                 let batch = WriteBatch()
@@ -22,8 +22,7 @@ extension NamespaceStore {
                     if reader.snapshot.get(key) != nil { batch.delete(key) }
                     ancestor = current.parent
                 }
-                let sequence = try writer.commit(batch)
-                writer.announce(CommittedWrite(sequence: sequence, location: path, kind: .set(nil)))
+                _ = try round.commit(batch) { CommittedWrite(sequence: $0, location: path, kind: .set(nil)) }
             }
             var parser = JSONEventParser(basePathDepth: path.depth)
             let base = keys.dataKey(path)
@@ -41,7 +40,7 @@ extension NamespaceStore {
                     batch.put(key, ValueEncoding.encode(priority))
                 }
                 if batch.byteSize >= 4 << 20 {
-                    try self.writer.commitUnsequenced(batch)
+                    try round.commitUnsequenced(batch)
                     batch = WriteBatch()
                 }
             }
@@ -51,21 +50,20 @@ extension NamespaceStore {
                 progress(consumed)
             }
             try parser.finish(handler: handler)
-            try writer.commitUnsequenced(batch)
-            try rebuildIndexes()
-            let sequence = try writer.commit(WriteBatch())
-            writer.announce(CommittedWrite(sequence: sequence, location: path, kind: .reset))
+            try round.commitUnsequenced(batch)
+            try rebuildIndexes(in: round)
+            _ = try round.commit(WriteBatch()) { CommittedWrite(sequence: $0, location: path, kind: .reset) }
         }
     }
 
     /// Drops and rebuilds every index from the stored data; runs on the writer.
-    private func rebuildIndexes() throws {
+    private func rebuildIndexes(in round: WriteRound) throws {
         for index in registeredIndexes {
-            try readNow { try writer.commitUnsequenced(IndexDefinitions.removal(of: index, reader: $0)) }
+            try readNow { try round.commitUnsequenced(IndexDefinitions.removal(of: index, reader: $0)) }
             try readNow { reader in
-                try IndexBuilder(reader: reader, index: index) { try self.writer.commitUnsequenced($0) }.build()
+                try IndexBuilder(reader: reader, index: index) { try round.commitUnsequenced($0) }.build()
             }
-            try writer.commitUnsequenced(IndexDefinitions.definition(of: index, keys: keys))
+            try round.commitUnsequenced(IndexDefinitions.definition(of: index, keys: keys))
         }
     }
 }

@@ -24,12 +24,12 @@ extension NamespaceStore {
         operation: [UInt8],
         replacingStale: Bool
     ) async throws {
-        try await writer.perform { [self] in
+        try await writer.perform { [self] round in
             let batch = WriteBatch()
             if replacingStale { try deleteRecords(of: connection, into: batch) }
             let key = keys.onDisconnectKey(connection: connection, position: position)
             batch.put(key, operation)
-            try commitOnDisconnect(batch, bytes: key.count + operation.count)
+            try commitOnDisconnect(batch, bytes: key.count + operation.count, in: round)
         }
     }
 
@@ -40,7 +40,7 @@ extension NamespaceStore {
         changes: [(position: UInt32, operation: [UInt8]?)]
     ) async throws {
         guard !changes.isEmpty else { return }
-        try await writer.perform { [self] in
+        try await writer.perform { [self] round in
             let batch = WriteBatch()
             var bytes = 0
             for (position, operation) in changes {
@@ -53,7 +53,7 @@ extension NamespaceStore {
                     bytes += key.count
                 }
             }
-            try commitOnDisconnect(batch, bytes: bytes)
+            try commitOnDisconnect(batch, bytes: bytes, in: round)
         }
     }
 
@@ -63,7 +63,7 @@ extension NamespaceStore {
         connection: String,
         operations: [(position: UInt32, operation: [UInt8])]
     ) async throws {
-        try await writer.perform { [self] in
+        try await writer.perform { [self] round in
             let batch = WriteBatch()
             try deleteRecords(of: connection, into: batch)
             var bytes = 0
@@ -72,7 +72,7 @@ extension NamespaceStore {
                 batch.put(key, operation)
                 bytes += key.count + operation.count
             }
-            if batch.count > 0 { try commitOnDisconnect(batch, bytes: bytes) }
+            if batch.count > 0 { try commitOnDisconnect(batch, bytes: bytes, in: round) }
         }
     }
 
@@ -87,8 +87,8 @@ extension NamespaceStore {
         }
     }
 
-    private func commitOnDisconnect(_ batch: WriteBatch, bytes: Int) throws {
-        try writer.commitUnsequenced(batch)
+    private func commitOnDisconnect(_ batch: WriteBatch, bytes: Int, in round: WriteRound) throws {
+        try round.commitUnsequenced(batch)
         onDisconnectBytes.add(bytes, ordering: .relaxed)
     }
 
@@ -124,10 +124,10 @@ extension NamespaceStore {
 
     /// Deletes one record (of an operation that failed).
     public func deleteOnDisconnect(_ record: OnDisconnectRecord) async throws {
-        try await writer.perform { [self] in
+        try await writer.perform { [self] round in
             let batch = WriteBatch()
             batch.delete(keys.onDisconnectKey(connection: record.connection, position: record.position))
-            try writer.commitUnsequenced(batch)
+            try round.commitUnsequenced(batch)
         }
     }
 }

@@ -11,6 +11,8 @@ public final class NamespaceStore: Sendable {
     let writer: NamespaceWriter
     private let registered: Mutex<[RegisteredIndex]>
     private let clock: @Sendable () -> Double
+    /// The namespace's write triggers (`StoreConfiguration.triggers`).
+    private let triggers: [NamespaceTrigger]
     /// See `onDisconnectBytesWritten`.
     let onDisconnectBytes = Atomic<Int>(0)
     private static let readQueue = DispatchQueue(label: "hearth.read", qos: .userInitiated, attributes: .concurrent)
@@ -19,7 +21,7 @@ public final class NamespaceStore: Sendable {
         name: String,
         id: UInt32,
         db: LevelDB,
-        syncAlways: Bool,
+        configuration: StoreConfiguration,
         clock: @escaping @Sendable () -> Double,
         registration: NamespaceRegistration?,
         onCommit: @escaping @Sendable () -> Void
@@ -28,19 +30,27 @@ public final class NamespaceStore: Sendable {
         keys = KeySpace(namespaceID: id)
         self.db = db
         self.clock = clock
+        triggers = configuration.triggers.triggers(of: name)
         let (sequence, indexes) = try db.withSnapshot { snapshot -> (UInt64, [RegisteredIndex]) in
             let reader = NamespaceReader(snapshot: snapshot, keys: KeySpace(namespaceID: id), indexes: [])
             let sequence = snapshot.get(KeySpace(namespaceID: id).sequenceKey).map(NamespaceStore.decodeSequence) ?? 0
             return (sequence, IndexDefinitions.load(reader))
         }
         registered = Mutex(indexes)
+        let observers = configuration.triggers.observers(of: name)
+        let commitLog =
+            observers.isEmpty
+            ? nil
+            : try CommitLog(namespace: name, keys: keys, db: db, observers: observers, sequence: sequence)
         writer = NamespaceWriter(
             name: name,
             db: db,
             keys: keys,
             sequence: sequence,
-            syncAlways: syncAlways,
+            syncAlways: configuration.syncMode == .always,
             registration: registration,
+            output: configuration.batchWriter(db),
+            commitLog: commitLog,
             onCommit: onCommit
         )
     }
@@ -48,7 +58,7 @@ public final class NamespaceStore: Sendable {
     /// Makes the namespace exist on disk now, before any write (an admin set its rules); does
     /// nothing when it already exists.
     public func create() async throws {
-        try await writer.perform { [self] in try writer.register() }
+        try await writer.perform { round in try round.register() }
     }
 
     static func decodeSequence(_ bytes: [UInt8]) -> UInt64 {
@@ -116,93 +126,22 @@ public final class NamespaceStore: Sendable {
     ) {
         writer.perform(
             staging: true,
-            { [self] in
-                // A write may be staged (applied with the round's other staged writes) when nothing
-                // it reads can have been changed by them. The planner reads only inside the
-                // locations and index units the write touches (increments included), checked
-                // against the staged ones after planning; the rules report what they read, checked
-                // after judging. An ETag is compared before any check, so after a flush.
-                if write.ifMatch != nil { writer.flushStaged() }
-                // A write into a staged location would be planned twice (before and after the
-                // flush): flush first.
-                if writer.hasStaged && writer.stagedOverlaps(WritePlanner.locationKeys(of: write, keys: keys)) {
-                    writer.flushStaged()
-                }
-                while true {
-                    if let result = try apply(write, authorize: authorize, consuming: consuming) {
-                        return result
-                    }
-                    // It touches a staged location: apply those first, then plan it again.
-                    writer.flushStaged()
-                }
+            { [self] round in
+                // The indexes in force when the write runs (`setIndexes` changes them on the writer).
+                let job = WriteJob(
+                    write: write,
+                    authorize: authorize,
+                    consuming: consuming,
+                    namespace: name,
+                    keys: keys,
+                    indexes: registeredIndexes,
+                    triggers: triggers,
+                    clock: clock
+                )
+                return try job.run(in: round)
             },
             completion: completion
         )
-    }
-
-    /// Plans and commits (or stages) `write` on the writer. Nil when it overlaps what is staged
-    /// (or its check read something staged); the caller flushes and calls again.
-    private func apply(_ write: Write, authorize: WriteAuthorizer?, consuming: [UInt8]?) throws -> WriteResult? {
-        let reader = NamespaceReader(snapshot: try writer.snapshotForWriting(), keys: keys, indexes: registeredIndexes)
-        let batch = WriteBatch()
-        let now = clock()
-        let result = try WritePlanner(reader: reader, batch: batch, shapes: writer.shapes).plan(write, now: now)
-        guard case .committed(_, let values) = result else {
-            if let authorize {
-                var unconditional = write
-                unconditional.ifMatch = nil
-                let scratch = WriteBatch()
-                let planned = try WritePlanner(reader: reader, batch: scratch).plan(unconditional, now: now)
-                if case .committed(_, let values) = planned,
-                    !authorize(WriteProposal(write: write, values: values, reader: reader, now: now))
-                {
-                    throw StoreError.permissionDenied
-                }
-            }
-            return result
-        }
-        if let authorize {
-            let reads = writer.hasStaged ? ReadLog() : nil
-            let allowed = authorize(WriteProposal(write: write, values: values, reader: reader, now: now, reads: reads))
-            if let reads {
-                // Judged without the staged writes: valid only if it read none of them.
-                guard reads.isComplete, !writer.stagedOverlaps(reads.paths.map(keys.dataKey)) else { return nil }
-            }
-            if !allowed { throw StoreError.permissionDenied }
-        }
-        if let consuming { batch.delete(consuming) }
-        // Deletes and priority writes read the state around them (orphaned priorities, the
-        // node a priority lands on): never staged.
-        let stageable = !values.contains(where: { $0 == nil }) && !write.setsPriority
-        let touched = stageable ? writer.shapes.staged.written + indexUnits(of: write, indexes: reader.indexes) : []
-        let sequence: UInt64
-        if stageable && writer.canStage(touching: touched, batch: batch) {
-            sequence = writer.stage(batch, touching: touched)
-        } else if writer.hasStaged {
-            return nil
-        } else {
-            sequence = try writer.commit(batch, stagedShapes: true)
-        }
-        writer.announce(NamespaceStore.committed(write, sequence: sequence, values: values))
-        return WriteResult.committed(sequence: sequence, values: values)
-    }
-
-    /// The data keys of the indexed children a write re-indexes below an index location (two
-    /// writes into different descendants of one indexed child both rewrite its entry).
-    private func indexUnits(of write: Write, indexes: [RegisteredIndex]) -> [[UInt8]] {
-        guard !indexes.isEmpty else { return [] }
-        var units: [[UInt8]] = []
-        for path in write.writtenPaths {
-            for index in indexes {
-                let depth = index.spec.location.count
-                guard path.depth > depth else { continue }
-                let child = DataPath(keys: Array(path.keys[0...depth]))
-                if index.spec.matches(DataPath(keys: Array(path.keys[0..<depth]))) {
-                    units.append(keys.dataKey(child))
-                }
-            }
-        }
-        return units
     }
 
     /// Plans `write` against the current state without committing it and runs `authorize` on
@@ -228,22 +167,12 @@ public final class NamespaceStore: Sendable {
         writer.observe(observer)
     }
 
-    static func committed(_ write: Write, sequence: UInt64, values: [Node?]) -> CommittedWrite {
-        switch write.operation {
-        case .set(let path, _):
-            return CommittedWrite(sequence: sequence, location: path, kind: .set(values.first ?? nil))
-        case .update(let path, let entries):
-            let changes = zip(entries, values).map { (path: $0.path, node: $1) }
-            return CommittedWrite(sequence: sequence, location: path, kind: .update(changes))
-        }
-    }
-
     /// Replaces the set of secondary indexes, building new ones over existing data.
     public func setIndexes(_ specs: [IndexSpec]) async throws {
-        try await writer.perform { [self] in
+        try await writer.perform { [self] round in
             let current = registered.withLock { $0 }
             var kept = current.filter { specs.contains($0.spec) }
-            guard writer.isRegistered else {
+            guard round.isRegistered else {
                 // Nothing on disk yet, no data to build over: the definitions are written when
                 // the namespace is.
                 var nextID = (current.map(\.id).max() ?? 0) + 1
@@ -252,12 +181,12 @@ public final class NamespaceStore: Sendable {
                     nextID += 1
                 }
                 registered.withLock { $0 = kept }
-                writer.registerIndexesLater(kept)
+                round.registerIndexesLater(kept)
                 return
             }
             let removed = current.filter { !specs.contains($0.spec) }
             for index in removed {
-                try writer.commitUnsequenced(try readNow { IndexDefinitions.removal(of: index, reader: $0) })
+                try round.commitUnsequenced(try readNow { IndexDefinitions.removal(of: index, reader: $0) })
             }
             registered.withLock { $0 = kept }
             var nextID = (current.map(\.id).max() ?? 0) + 1
@@ -265,14 +194,14 @@ public final class NamespaceStore: Sendable {
                 let index = RegisteredIndex(id: nextID, spec: spec)
                 nextID += 1
                 try readNow { reader in
-                    try writer.commitUnsequenced(IndexDefinitions.removal(of: index, reader: reader))
+                    try round.commitUnsequenced(IndexDefinitions.removal(of: index, reader: reader))
                 }
                 try readNow { reader in
                     try IndexBuilder(reader: reader, index: index) { batch in
-                        try self.writer.commitUnsequenced(batch)
+                        try round.commitUnsequenced(batch)
                     }.build()
                 }
-                try writer.commitUnsequenced(IndexDefinitions.definition(of: index, keys: keys))
+                try round.commitUnsequenced(IndexDefinitions.definition(of: index, keys: keys))
                 kept.append(index)
                 registered.withLock { $0 = kept }
             }

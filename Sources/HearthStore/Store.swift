@@ -68,7 +68,17 @@ public final class Store: Sendable {
             db.close()
             throw error
         }
-        return Store(db: db, namespaceIDs: namespaceIDs, configuration: configuration, clock: clock)
+        let store = Store(db: db, namespaceIDs: namespaceIDs, configuration: configuration, clock: clock)
+        do {
+            // Commit observers catch up at once, not when their namespace is next used.
+            for name in try store.namespaceNames() where !configuration.triggers.observers(of: name).isEmpty {
+                _ = try store.namespace(name)
+            }
+        } catch {
+            store.close()
+            throw error
+        }
+        return store
     }
 
     private func syncIfDirty() {
@@ -139,7 +149,7 @@ public final class Store: Sendable {
             name: name,
             id: id,
             db: db,
-            syncAlways: configuration.syncMode == .always,
+            configuration: configuration,
             clock: clock.now,
             registration: registration,
             onCommit: { [weak self] in self?.dirty.store(true, ordering: .releasing) }

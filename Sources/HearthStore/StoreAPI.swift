@@ -13,11 +13,33 @@ public struct StoreConfiguration: Sendable {
     public var syncMode: SyncMode
     /// Upper bound of one LevelDB write buffer (memtable) in bytes.
     public var writeBufferSize: Int
+    /// The write triggers and durable commit observers of each namespace (see `WriteTrigger`).
+    public var triggers: WriteTriggers
+    /// Where the namespace writers' batches go: LevelDB itself, or in tests a wrapper that
+    /// counts or refuses them (`BatchWriter`).
+    var batchWriter: @Sendable (LevelDB) -> BatchWriter = BatchWriter.levelDB
 
-    public init(syncMode: SyncMode = .periodic(milliseconds: 100), writeBufferSize: Int = 32 << 20) {
+    public init(
+        syncMode: SyncMode = .periodic(milliseconds: 100),
+        writeBufferSize: Int = 32 << 20,
+        triggers: WriteTriggers = WriteTriggers()
+    ) {
         self.syncMode = syncMode
         self.writeBufferSize = writeBufferSize
+        self.triggers = triggers
     }
+}
+
+/// Who made a write: what write triggers see as its author.
+public enum WriteAuthor: Hashable, Sendable {
+    /// The admin credential (rules bypassed).
+    case admin
+    /// A client without credentials.
+    case anonymous
+    /// A signed-in user.
+    case user(uid: String)
+    /// The server itself: onDisconnect replays, imports, callables.
+    case system
 }
 
 /// One entry of a multi-path update: a path relative to the update's location and its value.
@@ -45,10 +67,13 @@ public struct Write: Hashable, Sendable {
     /// When set, the write applies only if the target location's current ETag equals it
     /// (`null_etag` for no data); otherwise `WriteResult.conditionFailed`.
     public var ifMatch: String?
+    /// Who makes the write (write triggers see it).
+    public var author: WriteAuthor
 
-    public init(_ operation: Operation, ifMatch: String? = nil) {
+    public init(_ operation: Operation, ifMatch: String? = nil, author: WriteAuthor = .system) {
         self.operation = operation
         self.ifMatch = ifMatch
+        self.author = author
     }
 }
 

@@ -78,14 +78,15 @@ final class Child: @unchecked Sendable {
         _ arguments: [String],
         environment: [String: String] = [:],
         directory: URL? = nil,
-        stdin: URL? = nil
+        stdin: URL? = nil,
+        executable: URL = HearthProcess.binary
     ) throws -> Child {
         let scratch = try TemporaryDirectory(prefix: "hearth-cli").url
         let outputURL = scratch.appendingPathComponent("stdout")
         let errorURL = scratch.appendingPathComponent("stderr")
         // The child creates both files before it runs (posix_spawn returns after its file actions).
         let process = try SpawnedProcess(
-            executable: HearthProcess.binary.path,
+            executable: executable.path,
             arguments: arguments,
             environment: HearthProcess.environment(environment),
             directory: directory?.path,

@@ -57,9 +57,15 @@ final class ProcessTestServer: @unchecked Sendable {
         workingDirectory: URL,
         port: Int,
         dataDirectory: URL,
-        adminSecret: String?
+        adminSecret: String?,
+        executable: URL = HearthProcess.binary
     ) async throws -> ProcessTestServer {
-        let child = try Child.launch(arguments, environment: environment, directory: workingDirectory)
+        let child = try Child.launch(
+            arguments,
+            environment: environment,
+            directory: workingDirectory,
+            executable: executable
+        )
         let server = ProcessTestServer(child: child, port: port, dataDirectory: dataDirectory, adminSecret: adminSecret)
         do {
             try await server.waitUntilHealthy()

@@ -162,7 +162,7 @@ import Testing
                 )
             else { return }
         }
-        #expect(ns.writer.groupsApplied > 0, "no round staged its writes")
+        #expect(temp.probe.groupsApplied > 0, "no round staged its writes")
     }
 
     /// Compares the stored tree, its JSON and the indexed queries with the model.

@@ -15,7 +15,7 @@ import Testing
         let results = try await ns.writeInOneRound(writes).map { try $0.get() }
         let sequences = results.map { result -> UInt64 in if case .committed(let s, _) = result { s } else { 0 } }
         #expect(sequences == [1, 2, 3, 4, 5])
-        #expect(ns.writer.groupsApplied == 1)
+        #expect(temp.probe.groupsApplied == 1)
         #expect(try await ns.json("rooms") == #"{"r0":{"n":0},"r1":{"n":1},"r2":{"n":2},"r3":{"n":3},"r4":{"n":4}}"#)
         #expect(try await ns.read { $0.sequence } == 5)
         try temp.reopen()
@@ -33,9 +33,9 @@ import Testing
         let announced = Mutex<[UInt64]>([])
         ns.observeCommits { commit in announced.withLock { $0.append(commit.sequence) } }
         try await ns.set("before", "1")
-        let writer = ns.writer
+        let probe = temp.probe
         let writes = try (0..<3).map { Write(.set(path("lost/w\($0)"), try value("\($0)"))) }
-        let results = try await ns.writeInOneRound(writes) { writer.failNextFlush = InjectedFailure() }
+        let results = try await ns.writeInOneRound(writes) { probe.failNextGroup(with: InjectedFailure()) }
         for result in results {
             #expect(throws: InjectedFailure.self) { try result.get() }
         }
@@ -82,13 +82,13 @@ import Testing
         let ns = try temp.store.namespace("default")
         try await ns.set("members", #"{"r1":{"ada":true},"r2":{"ada":true}}"#)
         let check = Self.membershipCheck(reports: true)
-        let groups = ns.writer.groupsApplied
+        let groups = temp.probe.groupsApplied
         let results = try await ns.writeInOneRound(
             [],
             then: try (0..<4).map { (Write(.set(path("rooms/r\($0 % 2 + 1)/m\($0)"), try value("\($0)"))), check) }
         )
         for result in results { _ = try result.get() }
-        #expect(ns.writer.groupsApplied == groups + 1)
+        #expect(temp.probe.groupsApplied == groups + 1)
         #expect(try await ns.json("rooms") == #"{"r1":{"m0":0,"m2":2},"r2":{"m1":1,"m3":3}}"#)
         // And one the check refuses is refused.
         let refused = try await ns.writeInOneRound([], then: [(Write(.set(path("rooms/r3/m"), try value("1"))), check)])

@@ -12,7 +12,9 @@ import Testing
         let ns = try temp.store.namespace("default")
         try await ns.set("fan/p0", #"{"s": 1, "old": true}"#)
         #expect(
-            ns.writer.shapes.keys(at: ns.keys.dataKey(DataPath(keys: [ChildKey("fan"), ChildKey("p0")])))?.count == 2
+            ns.writer.inspect {
+                $0.shapes.keys(at: ns.keys.dataKey(DataPath(keys: [ChildKey("fan"), ChildKey("p0")])))?.count
+            } == 2
         )
         try await ns.set("fan/p0", #"{"s": 2}"#)
         try await ns.set("fan/p0", #"{".value": 3, ".priority": 1}"#)
@@ -55,7 +57,7 @@ import Testing
         try await ns.set("a", #"{"x": 1}"#)
         let chunks = Chunks([Array(#"{"a": {"imported": true}}"#.utf8)])
         try await ns.importJSON(at: .root, nextChunk: { chunks.next() })
-        #expect(ns.writer.shapes.count == 0)
+        #expect(ns.writer.inspect { $0.shapes.count } == 0)
         try await ns.set("a", #"{"y": 2}"#)
         #expect(try await ns.json("") == #"{"a":{"y":2}}"#)
     }

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HearthCore
 import HearthTestSupport
+import Synchronization
 
 @testable import HearthStore
 
@@ -9,19 +10,23 @@ import HearthTestSupport
 final class TemporaryStore: @unchecked Sendable {
     let directory: String
     private(set) var store: Store
-    let configuration: StoreConfiguration
+    private(set) var configuration: StoreConfiguration
+    /// Sees every batch the namespace writers write (`StoreConfiguration.batchWriter`).
+    let probe = BatchProbe()
 
     init(
         configuration: StoreConfiguration = .init(),
         clock: @escaping @Sendable () -> Double = { 1_700_000_000_000 }
     ) throws {
         directory = try TemporaryDirectory(prefix: "hearth-store").path
-        self.configuration = configuration
-        store = try Store.open(directory: directory, configuration: configuration, clock: clock)
+        self.configuration = probe.watching(configuration)
+        store = try Store.open(directory: directory, configuration: self.configuration, clock: clock)
     }
 
-    func reopen() throws {
+    /// Closes and opens the store again, with `triggers` when given.
+    func reopen(triggers: WriteTriggers? = nil) throws {
         store.close()
+        if let triggers { configuration.triggers = triggers }
         store = try Store.open(directory: directory, configuration: configuration)
     }
 
@@ -78,7 +83,7 @@ extension NamespaceStore {
         // otherwise join its round, ahead of the hold.
         await withCheckedContinuation { (running: CheckedContinuation<Void, Never>) in
             writer.perform(
-                {
+                { _ in
                     running.resume()
                     gate.wait()
                     beforeRound()
@@ -96,6 +101,42 @@ extension NamespaceStore {
             }
             gate.signal()
         }
+    }
+}
+
+/// Counts the staged groups the writers apply, and refuses the next one on demand: the test
+/// seam in place of hooks in the writer.
+final class BatchProbe: Sendable {
+    private let state = Mutex<(groups: Int, failNext: (any Error)?)>((0, nil))
+
+    /// How many staged groups reached LevelDB.
+    var groupsApplied: Int { state.withLock { $0.groups } }
+
+    /// The next staged group fails with `error` instead of being written.
+    func failNextGroup(with error: any Error) {
+        state.withLock { $0.failNext = error }
+    }
+
+    private func takeFailure() -> (any Error)? {
+        state.withLock { state in
+            defer { state.failNext = nil }
+            return state.failNext
+        }
+    }
+
+    func watching(_ configuration: StoreConfiguration) -> StoreConfiguration {
+        var watched = configuration
+        let inner = configuration.batchWriter
+        watched.batchWriter = { [self] db in
+            let output = inner(db)
+            return BatchWriter { batch, kind in
+                guard kind == .stagedGroup else { return try output.write(batch, kind) }
+                if let error = self.takeFailure() { throw error }
+                try output.write(batch, kind)
+                self.state.withLock { $0.groups += 1 }
+            }
+        }
+        return watched
     }
 }
 

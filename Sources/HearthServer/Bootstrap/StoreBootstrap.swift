@@ -11,7 +11,7 @@ enum StoreBootstrap {
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         let store = try Store.open(
             directory: configuration.dataDirectory,
-            configuration: StoreConfiguration(syncMode: configuration.syncMode),
+            configuration: StoreConfiguration(syncMode: configuration.syncMode, triggers: configuration.triggers),
             clock: configuration.clock
         )
         logger.info("store opened", metadata: ["hearth.data": "\(configuration.dataDirectory)"])

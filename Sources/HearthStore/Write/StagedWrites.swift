@@ -1,11 +1,18 @@
+import Synchronization
+
 /// The writes a `NamespaceWriter` has staged in the current round: one batch for all of them,
 /// and the data keys they touch, so a later write can tell whether it could have read them.
 /// Touched only on the writer.
 final class StagedWrites {
     /// Whether the group reached LevelDB; read by each staged write's completion.
-    final class Outcome: @unchecked Sendable {
+    final class Outcome: Sendable {
+        private let failure = Mutex<(any Error)?>(nil)
+
         /// Set (on the writer, before any completion runs) when applying the group failed.
-        var error: Error?
+        var error: (any Error)? {
+            get { failure.withLock { $0 } }
+            set { failure.withLock { $0 = newValue } }
+        }
     }
 
     /// A group holds at most this many writes and about this many bytes; a write that would

@@ -1,0 +1,127 @@
+import HearthCore
+
+/// Runs a namespace's triggers over one planned write: finds the matching locations it
+/// changes, hands each trigger the values before and after, and lays what they return over
+/// the write.
+struct TriggerRun {
+    let namespace: String
+    let triggers: [NamespaceTrigger]
+    let reader: NamespaceReader
+    let now: Double
+
+    /// What the triggers made of a write.
+    struct Outcome {
+        /// The write with every derived update laid over it (one multi-path update at the
+        /// root); nil when no trigger returned an update.
+        let combined: WriteOverlay?
+        /// Every path the run read from the snapshot: matched locations, and what the
+        /// triggers read. A write staged in the same round at, above or below one of them
+        /// could change the outcome.
+        let reads: [DataPath]
+    }
+
+    /// - Throws: `StoreError` `.invalidWrite` when a trigger throws, or returns a `.priority`
+    ///   path.
+    func run(_ write: Write, values: [Node?]) throws -> Outcome {
+        var overlay = WriteOverlay(write, values: values, reader: reader)
+        let client = overlay
+        let log = ReadLog()
+        var derived: [DerivedUpdate] = []
+        for trigger in triggers {
+            for location in locations(of: trigger.pattern, changedBy: client) {
+                log.note(location)
+                let before = reader.node(at: location)
+                let after = client.value(at: location)
+                if before == after { continue }
+                let change = TriggerChange(
+                    namespace: namespace,
+                    path: location,
+                    wildcards: trigger.pattern.match(location) ?? [:],
+                    before: before,
+                    after: after,
+                    author: write.author,
+                    now: now,
+                    snapshot: TriggerSnapshot(reader: reader, reads: log)
+                )
+                do {
+                    derived += try trigger.trigger.updates(for: change)
+                } catch {
+                    throw StoreError(
+                        .invalidWrite,
+                        "The write was refused by the trigger on '\(trigger.pattern)' at \(location): \(error)"
+                    )
+                }
+            }
+        }
+        guard !derived.isEmpty else { return Outcome(combined: nil, reads: log.paths) }
+        for update in derived {
+            if update.path.isPriorityPath {
+                throw StoreError(
+                    .invalidWrite,
+                    "A trigger's update of '\(update.path)' was refused: triggers cannot write priorities."
+                )
+            }
+            let resolved = ServerValueResolver.resolve(update.value, now: now) { relative in
+                overlay.value(at: update.path.appending(relative))
+            }
+            overlay.replace(update.path, with: resolved)
+        }
+        return Outcome(combined: overlay, reads: log.paths)
+    }
+
+    /// The locations matching `pattern` whose value the changes may alter, each once, in order.
+    private func locations(of pattern: TriggerPattern, changedBy overlay: WriteOverlay) -> [DataPath] {
+        var found: [DataPath] = []
+        var seen = Set<DataPath>()
+        func add(_ path: DataPath) {
+            if seen.insert(path).inserted { found.append(path) }
+        }
+        // A priority changes the value of its owner and what contains it, not what lies below.
+        let priorities = overlay.priorities.map(\.owner).filter { $0.depth >= pattern.depth }
+        for path in overlay.entries.map(\.path) + priorities {
+            if path.depth >= pattern.depth {
+                let location = DataPath(keys: Array(path.keys[0..<pattern.depth]))
+                if pattern.match(location) != nil { add(location) }
+            } else if pattern.leadsTo(path) {
+                // A write above the pattern: every matching location it removes or creates.
+                expand(pattern, storedAt: path, add)
+                if let node = overlay.entries.first(where: { $0.path == path })?.node {
+                    expand(pattern, in: node, at: path, add)
+                }
+            }
+        }
+        return found
+    }
+
+    /// Adds the stored locations matching `pattern` at or below `path`.
+    private func expand(_ pattern: TriggerPattern, storedAt path: DataPath, _ add: (DataPath) -> Void) {
+        if path.depth == pattern.depth {
+            add(path)
+            return
+        }
+        switch pattern.segments[path.depth] {
+        case .key(let key):
+            expand(pattern, storedAt: path.child(key), add)
+        case .wildcard:
+            guard case .children(let children) = reader.shallow(at: path) else { return }
+            for child in children { expand(pattern, storedAt: path.child(child.key), add) }
+        }
+    }
+
+    /// Adds the locations matching `pattern` inside `node`, which lies at `path`.
+    private func expand(_ pattern: TriggerPattern, in node: Node, at path: DataPath, _ add: (DataPath) -> Void) {
+        if path.depth == pattern.depth {
+            add(path)
+            return
+        }
+        guard case .children(let children, _) = node else { return }
+        switch pattern.segments[path.depth] {
+        case .key(let key):
+            if let child = children[key] { expand(pattern, in: child, at: path.child(key), add) }
+        case .wildcard:
+            for (key, child) in zip(children.keys, children.nodes) {
+                expand(pattern, in: child, at: path.child(key), add)
+            }
+        }
+    }
+}

@@ -1,0 +1,94 @@
+public import HearthCore
+
+/// Derives further writes from a write, committed in the same LevelDB batch: one sequence
+/// number, indexes kept, listeners told of everything as one commit, nothing of it visible
+/// without the rest (before or after a crash).
+///
+/// For each write that changes a location matching `pattern` (a set, a multi-path update, a
+/// transaction, an onDisconnect write; a delete or a set above the location, a write below it),
+/// the namespace's writer calls `updates(for:)` once per matching location, with the value
+/// there before and after the write. What it returns is applied after the write, in order
+/// (a later update wins where two overlap; increments count from what the write and the
+/// earlier updates left). The returned updates do not run triggers again, and the client's
+/// rules judged only the client's part.
+///
+/// A trigger is a pure function of its input: the writer may call it again for the same write
+/// (after applying the writes staged in its round). It runs on the namespace's writer: keep it
+/// quick, never block. Throwing refuses the whole write (`StoreError` `.invalidWrite`, with
+/// the trigger's error in the message); nothing is written.
+public protocol WriteTrigger: Sendable {
+    /// The locations watched: a path whose `$name` segments match any key, e.g.
+    /// `/lists/$list/items/$item`.
+    var pattern: String { get }
+
+    /// The updates to commit with a write that changed one matching location.
+    func updates(for change: TriggerChange) throws -> [DerivedUpdate]
+}
+
+/// What a trigger is given: one matching location a write changed.
+public struct TriggerChange {
+    /// The namespace written.
+    public let namespace: String
+    /// The matching location.
+    public let path: DataPath
+    /// The keys the pattern's `$name` segments matched, by name without the `$`.
+    public let wildcards: [String: String]
+    /// The value at `path` before the write (nil: none).
+    public let before: Node?
+    /// The value at `path` after the client's write (nil: deleted).
+    public let after: Node?
+    /// Who made the write.
+    public let author: WriteAuthor
+    /// The server time of the write (milliseconds since 1970), as its timestamps resolve.
+    public let now: Double
+    /// The namespace as it was before the write, for reading anything else.
+    public let snapshot: TriggerSnapshot
+}
+
+/// Read access to the state a write was planned against. The writer notes what it reads, so
+/// a write whose trigger read something another write of the same round changed is planned
+/// again after that write.
+public struct TriggerSnapshot {
+    let reader: NamespaceReader
+    let reads: ReadLog
+
+    /// The node at `path` (nil = null).
+    public func node(at path: DataPath) -> Node? {
+        reads.note(path)
+        return reader.node(at: path)
+    }
+
+    /// The children of `path` without their subtrees (see `NamespaceReader.shallow`).
+    public func shallow(at path: DataPath) -> ShallowResult {
+        reads.note(path)
+        return reader.shallow(at: path)
+    }
+}
+
+/// One write a trigger derives: a value (server values such as increments allowed, `nil`
+/// node deletes) for an absolute path.
+public struct DerivedUpdate: Sendable, Hashable {
+    public var path: DataPath
+    public var value: NewValue
+
+    public init(path: DataPath, value: NewValue) {
+        self.path = path
+        self.value = value
+    }
+
+    /// Sets `path` to `node` (nil deletes it).
+    public static func set(_ path: DataPath, _ node: Node?) -> DerivedUpdate {
+        DerivedUpdate(path: path, value: NewValue(node: node))
+    }
+
+    /// Adds `delta` to the number at `path` (a missing or non-number value counts as 0).
+    public static func increment(_ path: DataPath, by delta: Double) -> DerivedUpdate {
+        DerivedUpdate(
+            path: path,
+            value: NewValue(
+                node: .leaf(.number(0), priority: nil),
+                serverValues: [ServerValuePlacement(path: .root, value: .increment(delta))]
+            )
+        )
+    }
+}

@@ -1,0 +1,153 @@
+import HearthCore
+
+/// One write as the namespace's writer runs it: planned against the round's snapshot, judged
+/// by the caller's check, extended by the triggers, then staged with the round's other writes
+/// or committed on its own. The whole policy of when a write may be staged lives here.
+///
+/// A write may be staged (applied with the round's other staged writes, planned against the
+/// state before them) only when nothing it reads can have been changed by them. The planner
+/// reads only inside the locations and index units the write touches (increments included),
+/// checked against the staged ones; the rules and the triggers report what they read, checked
+/// against the staged locations after they ran. An ETag is compared before any check, so
+/// after a flush. Deletes and priority writes read the state around them (orphaned priorities,
+/// the node a priority lands on): never staged.
+struct WriteJob {
+    let write: Write
+    let authorize: WriteAuthorizer?
+    /// A key deleted in the same batch (an onDisconnect record, so that its write runs once).
+    let consuming: [UInt8]?
+    let namespace: String
+    let keys: KeySpace
+    let indexes: [RegisteredIndex]
+    let triggers: [NamespaceTrigger]
+    let clock: @Sendable () -> Double
+
+    func run(in round: WriteRound) throws -> WriteResult {
+        if write.ifMatch != nil { round.flushStaged() }
+        // A write into a staged location would be planned twice (before and after the flush):
+        // flush first.
+        if round.hasStaged && round.stagedOverlaps(WritePlanner.locationKeys(of: write, keys: keys)) {
+            round.flushStaged()
+        }
+        while true {
+            if let result = try attempt(in: round) { return result }
+            // It touches or read something staged: apply that first, then plan it again.
+            round.flushStaged()
+        }
+    }
+
+    /// Plans and commits (or stages) the write. Nil when it overlaps what is staged (or its
+    /// check or a trigger read something staged).
+    private func attempt(in round: WriteRound) throws -> WriteResult? {
+        let reader = NamespaceReader(snapshot: try round.snapshotForWriting(), keys: keys, indexes: indexes)
+        var batch = WriteBatch()
+        let now = clock()
+        let result = try WritePlanner(reader: reader, batch: batch, shapes: round.shapes).plan(write, now: now)
+        guard case .committed(_, let values) = result else {
+            try judgeFailedCondition(reader: reader, now: now)
+            return result
+        }
+        if let authorize {
+            let reads = round.hasStaged ? ReadLog() : nil
+            let allowed = authorize(WriteProposal(write: write, values: values, reader: reader, now: now, reads: reads))
+            if let reads {
+                // Judged without the staged writes: valid only if it read none of them.
+                guard reads.isComplete, !round.stagedOverlaps(reads.paths.map(keys.dataKey)) else { return nil }
+            }
+            if !allowed { throw StoreError.permissionDenied }
+        }
+        var committed = (write: write, values: values, commit: Self.describe(write, values: values))
+        if !triggers.isEmpty {
+            let run = TriggerRun(namespace: namespace, triggers: triggers, reader: reader, now: now)
+            let outcome = try run.run(write, values: values)
+            if round.stagedOverlaps(outcome.reads.map(keys.dataKey)) { return nil }
+            if let combined = outcome.combined {
+                let write = combined.write
+                batch = WriteBatch()
+                let planned = try WritePlanner(reader: reader, batch: batch, shapes: round.shapes).plan(write, now: now)
+                guard case .committed(_, let all) = planned else { preconditionFailure("an unconditional write") }
+                committed = (write, all, Self.describe(combined))
+            }
+        }
+        if let consuming { batch.delete(consuming) }
+        let stageable = !committed.values.contains(where: { $0 == nil }) && !committed.write.setsPriority
+        let sequence: UInt64
+        if stageable,
+            let staged = round.stage(batch, touching: touched(by: committed.write, round: round), as: committed.commit)
+        {
+            sequence = staged
+        } else if round.hasStaged {
+            return nil
+        } else {
+            sequence = try round.commit(batch, stagedShapes: true, as: committed.commit)
+        }
+        return WriteResult.committed(sequence: sequence, values: values)
+    }
+
+    /// A failed `ifMatch` is answered only to callers allowed to make the write.
+    private func judgeFailedCondition(reader: NamespaceReader, now: Double) throws {
+        guard let authorize else { return }
+        var unconditional = write
+        unconditional.ifMatch = nil
+        let planned = try WritePlanner(reader: reader, batch: WriteBatch()).plan(unconditional, now: now)
+        if case .committed(_, let values) = planned,
+            !authorize(WriteProposal(write: write, values: values, reader: reader, now: now))
+        {
+            throw StoreError.permissionDenied
+        }
+    }
+
+    /// The data keys a staged write touches: its locations (from the planner's staged shapes)
+    /// and the indexed children it re-indexes below an index location (two writes into
+    /// different descendants of one indexed child both rewrite its entry).
+    private func touched(by write: Write, round: WriteRound) -> [[UInt8]] {
+        var units = round.shapes.staged.written
+        guard !indexes.isEmpty else { return units }
+        for path in write.writtenPaths {
+            for index in indexes {
+                let depth = index.spec.location.count
+                guard path.depth > depth else { continue }
+                let child = DataPath(keys: Array(path.keys[0...depth]))
+                if index.spec.matches(DataPath(keys: Array(path.keys[0..<depth]))) {
+                    units.append(keys.dataKey(child))
+                }
+            }
+        }
+        return units
+    }
+
+    /// The commit of a plain write, given its sequence number.
+    static func describe(_ write: Write, values: [Node?]) -> (UInt64) -> CommittedWrite {
+        { sequence in
+            switch write.operation {
+            case .set(let path, _):
+                return CommittedWrite(sequence: sequence, location: path, kind: .set(values.first ?? nil))
+            case .update(let path, let entries):
+                let changes = zip(entries, values).map { (path: $0.path, node: $1) }
+                return CommittedWrite(sequence: sequence, location: path, kind: .update(changes))
+            }
+        }
+    }
+
+    /// The commit of a write with derived updates: one set when it replaces one location,
+    /// otherwise one update at the deepest location containing every change.
+    static func describe(_ overlay: WriteOverlay) -> (UInt64) -> CommittedWrite {
+        var changes = overlay.entries
+        for priority in overlay.priorities {
+            changes.append((priority.owner.child(ChildKey(".priority")), priority.node))
+        }
+        if changes.count == 1 {
+            let only = changes[0]
+            return { CommittedWrite(sequence: $0, location: only.path, kind: .set(only.node)) }
+        }
+        var base = changes[0].path.parent ?? .root
+        for change in changes.dropFirst() {
+            while !base.isRoot && (!base.contains(change.path) || base == change.path) {
+                base = base.parent ?? .root
+            }
+        }
+        let location = base
+        let relative = changes.map { (path: location.relative($0.path)!, node: $0.node) }
+        return { CommittedWrite(sequence: $0, location: location, kind: .update(relative)) }
+    }
+}

@@ -1,0 +1,37 @@
+// A Hearth server with the end-to-end tests' triggers (`ListChildCounter`, `CommitFile`), for
+// the tests that kill it: `hearth-trigger-server --port P --data DIR --admin-secret S
+// --commit-file FILE`. Test-only: the `hearth` binary has no such hook.
+import Foundation
+import HearthServer
+import HearthStore
+import HearthTriggerFixtures
+import Logging
+
+var options: [String: String] = [:]
+var arguments = CommandLine.arguments.dropFirst()
+while let flag = arguments.popFirst() {
+    guard flag.hasPrefix("--"), let value = arguments.popFirst() else {
+        FileHandle.standardError.write(Data("hearth-trigger-server: unexpected argument '\(flag)'\n".utf8))
+        exit(2)
+    }
+    options[String(flag.dropFirst(2))] = value
+}
+guard let port = options["port"].flatMap(Int.init), let data = options["data"], let secret = options["admin-secret"]
+else {
+    FileHandle.standardError.write(
+        Data("usage: hearth-trigger-server --port P --data DIR --admin-secret S [--commit-file F]\n".utf8)
+    )
+    exit(2)
+}
+var configuration = HearthServerConfiguration(
+    host: "127.0.0.1",
+    port: port,
+    dataDirectory: data,
+    rulesFile: data + "/database.rules.json",
+    seedFile: nil,
+    adminSecret: secret
+)
+configuration.triggers = try .endToEnd(commitFile: options["commit-file"])
+var logger = Logger(label: "hearth-trigger-server")
+logger.logLevel = .warning
+try await HearthServer.run(configuration: configuration, logger: logger)
