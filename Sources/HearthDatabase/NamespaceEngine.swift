@@ -197,6 +197,7 @@ public final class NamespaceEngine: Sendable {
         completion: @escaping @Sendable (Result<WriteResult, Error>) -> Void
     ) {
         var write = write
+        write.author = caller.writeAuthor
         if let hash = write.ifMatch { write.ifMatch = Write.storeETag(forClientHash: hash) }
         store.write(write, authorize: rules.writeAuthorizer(for: caller), completion: completion)
     }

@@ -13,6 +13,8 @@ extension NamespaceEngine {
         as caller: Caller,
         returningETagAt etagLocation: DataPath?
     ) async throws -> WriteOutcome {
+        var write = write
+        write.author = caller.writeAuthor
         switch try await store.write(write, authorize: rules.writeAuthorizer(for: caller)) {
         case .conditionFailed(let current, let etag):
             return .conditionFailed(current: current, etag: etag)

@@ -1,0 +1,12 @@
+public import HearthStore
+
+extension Caller {
+    /// Who a write of this caller is by, as write triggers see it (`TriggerChange.author`).
+    public var writeAuthor: WriteAuthor {
+        switch self {
+        case .admin: return .admin
+        case .anonymous: return .anonymous
+        case .user(let auth): return .user(uid: auth.uid)
+        }
+    }
+}
