@@ -138,6 +138,23 @@ import Testing
         #expect(try await ns.json("", format: .export) == #"{"a":{".priority":1,"b":2}}"#)
     }
 
+    @Test func anUpdatesLocationsArePlannedInTheByteOrderOfTheirKeys() throws {
+        let relatives = ["b/x", "a", "b/.priority", "c/d", "-1", "10", "userChats/u2/g1/unread"].map {
+            DataPath(keys: $0.split(separator: "/").map { ChildKey(String($0)) })
+        }
+        let located = LocatedEntries(
+            base: DataPath(keys: [ChildKey("chat")]),
+            relatives: relatives,
+            keys: KeySpace(namespaceID: 1)
+        )
+        let order = try located.checkDisjoint()
+        #expect(order.sorted() == Array(0..<relatives.count))
+        let keys = order.map {
+            located.isPriority[$0] ? located.dataKeys[$0] + [KeyEncoding.priorityMarker] : located.dataKeys[$0]
+        }
+        #expect(zip(keys, keys.dropFirst()).allSatisfy { KeyBytes.precedes($0, $1) })
+    }
+
     @Test func indexEntriesFollowTheCountersAndTimesOfAFanoutWrite() async throws {
         let temp = try TemporaryStore()
         defer { temp.destroy() }

@@ -50,6 +50,29 @@ import Testing
         #expect(try await ns.json("d") == #"{"p0":{"t":2}}"#)
     }
 
+    @Test func aRememberedLeafReplacedByAnObjectOrNothingLeavesNoOldKey() async throws {
+        let temp = try TemporaryStore()
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        try await ns.set("c", "5")
+        let key = ns.keys.dataKey(DataPath(keys: [ChildKey("c")]))
+        #expect(ns.writer.shapes.keys(at: key) == [key])
+        try await ns.set("c", #"{"x": 1}"#)
+        #expect(try await ns.json("", format: .export) == #"{"c":{"x":1}}"#)
+        try await ns.set("c", "6")
+        try await ns.set("c", "7")
+        #expect(try await ns.json("", format: .export) == #"{"c":7}"#)
+        try await ns.set("c", "null")
+        #expect(try await ns.json("") == "null")
+    }
+
+    @Test func aChangeHashesEachKeyAsAWholeKeyWhateverItShares() {
+        let prefix: [UInt8] = [68, 0, 0, 0, 1, 2, 97, 0]
+        let keys: [[UInt8]] = [prefix + [2, 98, 0], prefix, [68, 0, 0, 0, 1, 2, 99, 0], [68]]
+        let change = SubtreeShapes.Change(written: keys, sharing: prefix)
+        #expect(change.hashes == keys.map(SubtreeShapes.hash))
+    }
+
     @Test func anImportForgetsEveryShape() async throws {
         let temp = try TemporaryStore()
         defer { temp.destroy() }

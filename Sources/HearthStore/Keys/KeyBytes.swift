@@ -40,6 +40,15 @@ enum KeyBytes {
         return c != 0 ? c < 0 : a.count < b.count
     }
 
+    /// True when `bytes` starts with `prefix` (compared with `memcmp`).
+    static func hasPrefix(_ bytes: [UInt8], _ prefix: [UInt8]) -> Bool {
+        guard bytes.count >= prefix.count else { return false }
+        guard !prefix.isEmpty else { return true }
+        return bytes.withUnsafeBytes { b in
+            prefix.withUnsafeBytes { p in memcmp(b.baseAddress!, p.baseAddress!, prefix.count) == 0 }
+        }
+    }
+
     static func hasPrefix(_ bytes: UnsafeRawBufferPointer, _ prefix: [UInt8]) -> Bool {
         guard bytes.count >= prefix.count else { return false }
         for i in 0..<prefix.count where bytes[i] != prefix[i] { return false }

@@ -27,6 +27,14 @@ enum KeyEncoding {
         }
     }
 
+    /// At most how many bytes `append(key, to:)` adds (a character outside the BMP takes 4
+    /// bytes of UTF-8 and 6 of CESU-8).
+    @inline(__always)
+    static func maxLength(of key: ChildKey) -> Int {
+        let utf8 = key.string.utf8.count
+        return key.intValue != nil ? 6 + utf8 : 2 + utf8 + utf8 / 2
+    }
+
     static func append(_ path: DataPath, to out: inout [UInt8]) {
         for key in path.keys { append(key, to: &out) }
     }

@@ -47,7 +47,10 @@ struct KeySpace: Sendable {
 
     /// The key of the leaf at `path`, which is also the prefix of its whole subtree.
     func dataKey(_ path: DataPath) -> [UInt8] {
-        var out = dataPrefix
+        // Allocated once, of its final size (a copy of the prefix would grow segment by segment).
+        var out: [UInt8] = []
+        out.reserveCapacity(dataPrefix.count + path.keys.reduce(0) { $0 + KeyEncoding.maxLength(of: $1) })
+        out.append(contentsOf: dataPrefix)
         KeyEncoding.append(path, to: &out)
         return out
     }

@@ -31,19 +31,45 @@ final class SubtreeShapes {
 
         init() {}
 
-        init(written: [[UInt8]]) {
+        /// - Parameter prefix: a key many of `written` start with (an update's location): its
+        ///   hash is computed once and continued over the rest of each such key.
+        init(written: [[UInt8]], sharing prefix: [UInt8] = []) {
             self.written = written
-            hashes = written.map(SubtreeShapes.hash)
+            let prefixHash = SubtreeShapes.hash(prefix)
+            hashes = written.map { key in
+                KeyBytes.hasPrefix(key, prefix)
+                    ? SubtreeShapes.hash(key, from: prefix.count, continuing: prefixHash)
+                    : SubtreeShapes.hash(key)
+            }
             recorded = Array(repeating: nil, count: written.count)
         }
     }
 
-    /// What the writer last put under a node.
+    /// What the writer last put under a node: a leaf without priority (its encoded value, at
+    /// the node's own key), or the keys put under it.
     struct Shape {
-        /// Every key, the node's own for a leaf and its priority's.
-        var keys: [[UInt8]]
+        /// Every key put under the node (its own for a leaf, its priority's); empty for a leaf
+        /// without priority, whose one key is the node's own (no array to allocate per leaf).
+        let keys: [[UInt8]]
         /// A leaf without priority: its encoded value (what an increment there starts from).
-        var leafValue: [UInt8]?
+        let leafValue: [UInt8]?
+
+        /// A leaf without priority whose value encodes as `encoded`.
+        init(leaf encoded: [UInt8]) {
+            keys = []
+            leafValue = encoded
+        }
+
+        /// A node whose keys are `keys` (not empty).
+        init(keys: [[UInt8]]) {
+            self.keys = keys
+            leafValue = nil
+        }
+
+        /// Every key under the node whose data key is `dataKey`.
+        func allKeys(dataKey: [UInt8]) -> [[UInt8]] {
+            leafValue == nil ? keys : [dataKey]
+        }
     }
 
     /// Subtrees with more keys than this are not remembered.
@@ -65,7 +91,7 @@ final class SubtreeShapes {
 
     /// The keys under the node at `dataKey` as the writer last wrote them, or nil when unknown.
     func keys(at dataKey: [UInt8]) -> [[UInt8]]? {
-        shape(at: dataKey, hash: Self.hash(dataKey))?.keys
+        shape(at: dataKey, hash: Self.hash(dataKey))?.allKeys(dataKey: dataKey)
     }
 
     /// What the writer last put under the node at `dataKey` (its `hash`), or nil when unknown.
@@ -83,8 +109,13 @@ final class SubtreeShapes {
         for (index, written) in change.written.enumerated() {
             let hash = change.hashes[index]
             let recorded = change.recorded[index]
-            if let remembered = shapes[hash], remembered.dataKey == written {
-                shapes[hash] = recorded.map { (written, $0) }
+            if let remembered = shapes.index(forKey: hash), shapes.values[remembered].dataKey == written {
+                // Written again (a hot counter): changed in place.
+                if let recorded {
+                    shapes.values[remembered].shape = recorded
+                } else {
+                    shapes.remove(at: remembered)
+                }
                 continue
             }
             if !shapes.isEmpty { forget(relatedTo: written, hash: hash) }
@@ -140,9 +171,14 @@ final class SubtreeShapes {
 
     /// FNV-1a of the whole key (the same value `forEachAncestor` reaches at that length).
     static func hash(_ key: [UInt8]) -> UInt64 {
+        hash(key, from: 0, continuing: offsetBasis)
+    }
+
+    /// The hash of `key` given `hash`, that of its first `start` bytes.
+    static func hash(_ key: [UInt8], from start: Int, continuing hash: UInt64) -> UInt64 {
         key.withUnsafeBufferPointer { bytes in
-            var hash = offsetBasis
-            for byte in bytes { hash = (hash ^ UInt64(byte)) &* prime }
+            var hash = hash
+            for byte in bytes[start...] { hash = (hash ^ UInt64(byte)) &* prime }
             return hash
         }
     }

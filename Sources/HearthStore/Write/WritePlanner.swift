@@ -15,54 +15,61 @@ struct WritePlanner {
     func plan(_ write: Write, now: Double) throws -> WriteResult {
         let target: DataPath
         let located: LocatedEntries
-        let requested: [NewValue]
+        // The locations in the byte order of their keys, the order they are put in.
+        let order: [Int]
         switch write.operation {
-        case .set(let path, let value):
+        case .set(let path, _):
             target = path
             located = LocatedEntries(base: .root, relatives: [path], keys: keys)
-            requested = [value]
+            order = [0]
         case .update(let path, let entries):
             target = path
             located = LocatedEntries(base: path, relatives: entries.map(\.path), keys: keys)
-            requested = entries.map(\.value)
-            try located.checkDisjoint()
+            order = try located.checkDisjoint()
         }
         if let expected = write.ifMatch {
             let current = reader.node(at: target.isPriorityPath ? target.parent! : target)
             let etag = current.map(ValueHash.hash) ?? "null_etag"
             if etag != expected { return .conditionFailed(current: current, etag: etag) }
         }
-        shapes?.staged = SubtreeShapes.Change(written: located.dataKeys)
-        var entries: [PlannedEntry] = []
-        var values: [Node?] = []
-        entries.reserveCapacity(requested.count)
-        values.reserveCapacity(requested.count)
-        for (index, value) in requested.enumerated() {
-            let path = located.path(index)
+        shapes?.staged = SubtreeShapes.Change(written: located.dataKeys, sharing: located.baseKey)
+        let hashes = shapes?.staged.hashes ?? []
+        var values = [Node?](repeating: nil, count: located.count)
+        for index in order {
+            let value = write.operation.value(index)
+            // A location's absolute path is built only where it is needed (a read beside a
+            // remembered node, a post-write view): not for each of a fan-out's counters.
             let dataKey = located.dataKeys[index]
-            let known = shapes.flatMap { $0.shape(at: dataKey, hash: $0.staged.hashes[index]) }
+            let isPriority = located.isPriority[index]
+            let known = shapes.flatMap { $0.shape(at: dataKey, hash: hashes[index]) }
             let resolved: Node?
             if value.serverValues.isEmpty {
                 resolved = value.node
             } else {
                 resolved = ServerValueResolver.resolve(value, now: now) { relative in
-                    relative.isRoot && !located.isPriority[index]
-                        ? storedNode(at: path, dataKey: dataKey, known: known)
-                        : reader.node(at: path.appending(relative))
+                    relative.isRoot && !isPriority
+                        ? storedNode(dataKey: dataKey, known: known) { located.path(index) }
+                        : reader.node(at: located.path(index).appending(relative))
                 }
             }
-            values.append(resolved)
-            if located.isPriority[index] {
-                entries.append(PlannedEntry(path: path.parent!, isPriority: true, node: resolved, dataKey: dataKey))
-            } else {
-                let entry = PlannedEntry(path: path, isPriority: false, node: resolved, dataKey: dataKey)
-                replace(entry, known: known)
-                put(entry, index: index)
-                entries.append(entry)
+            values[index] = resolved
+            if !isPriority {
+                replace(resolved, dataKey: dataKey, known: known) { located.path(index) }
+                put(resolved, dataKey: dataKey, index: index)
             }
         }
         // What the entries leave around them matters only for priorities, deletes and indexes.
-        if !reader.indexes.isEmpty || entries.contains(where: { $0.isPriority || $0.node == nil }) {
+        if !reader.indexes.isEmpty || located.isPriority.contains(true) || values.contains(where: { $0 == nil }) {
+            let entries = (0..<located.count).map { index in
+                let path = located.path(index)
+                let isPriority = located.isPriority[index]
+                return PlannedEntry(
+                    path: isPriority ? path.parent! : path,
+                    isPriority: isPriority,
+                    node: values[index],
+                    dataKey: located.dataKeys[index]
+                )
+            }
             let view = PostWriteView(reader: reader, entries: entries)
             for entry in entries where entry.isPriority {
                 setPriority(entry, view: view)
@@ -83,11 +90,11 @@ struct WritePlanner {
         }
     }
 
-    /// The node stored at `path` (data key `dataKey`) before the write, for an increment. A leaf
-    /// costs one point read, and one more for its priority unless the writer remembers writing
-    /// the leaf alone; no iterator, which would step over every unflushed version of a hot
-    /// counter's neighbours.
-    private func storedNode(at path: DataPath, dataKey: [UInt8], known: SubtreeShapes.Shape?) -> Node? {
+    /// The node stored at data key `dataKey` (its path `path()`) before the write, for an
+    /// increment. A leaf costs one point read, and one more for its priority unless the writer
+    /// remembers writing the leaf alone; no iterator, which would step over every unflushed
+    /// version of a hot counter's neighbours.
+    private func storedNode(dataKey: [UInt8], known: SubtreeShapes.Shape?, path: () -> DataPath) -> Node? {
         if let bytes = known?.leafValue, let leaf = bytes.withUnsafeBytes({ ValueEncoding.decode($0) }) {
             return .leaf(leaf, priority: nil)
         }
@@ -99,25 +106,30 @@ struct WritePlanner {
                 return .leaf(leaf, priority: nil)
             }
         }
-        return reader.node(at: path)
+        return reader.node(at: path())
     }
 
-    /// Deletes what the entry's node replaces (`known`: its keys as the writer remembers them).
-    private func replace(_ entry: PlannedEntry, known shape: SubtreeShapes.Shape?) {
-        if let known = shape?.keys {
+    /// Deletes what `node` replaces at `dataKey` (the location `path()`; `known`: its keys as
+    /// the writer remembers them).
+    private func replace(_ node: Node?, dataKey: [UInt8], known shape: SubtreeShapes.Shape?, path: () -> DataPath) {
+        if let shape {
             // The writer's own last write there: its keys, and the path exists (so every
             // ancestor is an object).
             // A leaf put again at the same key overwrites it: no delete (one memtable entry less).
-            let overwritten = entry.node?.isLeaf == true ? entry.dataKey : nil
-            for key in known where key != overwritten { batch.delete(key) }
-            if entry.node == nil && !known.isEmpty { batch.noteDeleted(prefix: entry.dataKey) }
+            let putsLeaf = node?.isLeaf == true
+            if shape.leafValue != nil {
+                if !putsLeaf { batch.delete(dataKey) }
+            } else {
+                for key in shape.keys where !(putsLeaf && key == dataKey) { batch.delete(key) }
+            }
+            if node == nil && (shape.leafValue != nil || !shape.keys.isEmpty) { batch.noteDeleted(prefix: dataKey) }
             return
         }
         let cursor = reader.snapshot.sharedCursor()
         // A leaf ancestor turns into an object: its value goes (its priority stays). When the
         // parent already has a child, it and every ancestor are objects: one seek instead of a
         // point read per ancestor.
-        if entry.node != nil, let parent = entry.path.parent, !hasChild(parent, cursor) {
+        if node != nil, let parent = path().parent, !hasChild(parent, cursor) {
             var probe = Optional(parent)
             while let ancestor = probe {
                 let key = keys.dataKey(ancestor)
@@ -125,17 +137,17 @@ struct WritePlanner {
                 probe = ancestor.parent
             }
         }
-        cursor.seek(entry.dataKey)
+        cursor.seek(dataKey)
         var deleted = 0
-        if cursor.hasPrefix(entry.dataKey) && cursor.keyBytes.count == entry.dataKey.count {
+        if cursor.hasPrefix(dataKey) && cursor.keyBytes.count == dataKey.count {
             // A leaf: only its priority can be below it. A point read, not `next()`, which would
             // walk every unflushed older version of a hot leaf (a counter, a presence flag).
-            batch.delete(entry.dataKey)
-            let priorityKey = entry.dataKey + [KeyEncoding.priorityMarker]
+            batch.delete(dataKey)
+            let priorityKey = dataKey + [KeyEncoding.priorityMarker]
             if reader.snapshot.get(priorityKey) != nil { batch.delete(priorityKey) }
             deleted = 1
         } else {
-            while cursor.hasPrefix(entry.dataKey) {
+            while cursor.hasPrefix(dataKey) {
                 let current = Array(cursor.keyBytes)
                 batch.delete(current)
                 deleted += 1
@@ -144,18 +156,18 @@ struct WritePlanner {
                 if deleted <= 16 { cursor.seek(current + [0]) } else { cursor.next() }
             }
         }
-        batch.noteCleared(prefix: entry.dataKey, deletedKeys: deleted)
+        batch.noteCleared(prefix: dataKey, deletedKeys: deleted)
         // A deleted hot node leaves its many unflushed versions behind a tombstone, and every
         // later seek that passes it (writes to a sibling before it, reads of the parent) steps
         // over each of them until LevelDB compacts the range.
-        if entry.node == nil && deleted > 0 { batch.noteDeleted(prefix: entry.dataKey) }
+        if node == nil && deleted > 0 { batch.noteDeleted(prefix: dataKey) }
     }
 
-    /// Puts the entry's node (location `index` of the write); remembers its keys in the staged
-    /// shapes when it is small.
-    private func put(_ entry: PlannedEntry, index: Int) {
-        guard let node = entry.node else { return }
-        var key = entry.dataKey
+    /// Puts `node` at `dataKey` (location `index` of the write); remembers its keys in the
+    /// staged shapes when it is small.
+    private func put(_ node: Node?, dataKey: [UInt8], index: Int) {
+        guard let node else { return }
+        var key = dataKey
         guard let shapes else {
             var nothing: [[UInt8]]? = nil
             return putNode(node, key: &key, recording: &nothing)
@@ -163,12 +175,12 @@ struct WritePlanner {
         if case .leaf(let value, nil) = node {
             let encoded = ValueEncoding.encode(value)
             batch.put(key, encoded)
-            shapes.staged.recorded[index] = SubtreeShapes.Shape(keys: [key], leafValue: encoded)
+            shapes.staged.recorded[index] = SubtreeShapes.Shape(leaf: encoded)
             return
         }
         var written: [[UInt8]]? = []
         putNode(node, key: &key, recording: &written)
-        shapes.staged.recorded[index] = written.map { SubtreeShapes.Shape(keys: $0, leafValue: nil) }
+        shapes.staged.recorded[index] = written.map { SubtreeShapes.Shape(keys: $0) }
     }
 
     /// True when `path` has at least one child (so it is an object, and so are its ancestors).
@@ -241,6 +253,16 @@ struct WritePlanner {
                 }
                 probe = ancestor.parent
             }
+        }
+    }
+}
+
+extension Write.Operation {
+    /// The new value of location `index` (a set has one).
+    fileprivate func value(_ index: Int) -> NewValue {
+        switch self {
+        case .set(_, let value): return value
+        case .update(_, let entries): return entries[index].value
         }
     }
 }
