@@ -56,7 +56,7 @@ import Testing
         let ns = try temp.store.namespace("default")
         try await ns.set("c", "5")
         let key = ns.keys.dataKey(DataPath(keys: [ChildKey("c")]))
-        #expect(ns.writer.shapes.keys(at: key) == [key])
+        #expect(ns.writer.inspect { $0.shapes.keys(at: key) } == [key])
         try await ns.set("c", #"{"x": 1}"#)
         #expect(try await ns.json("", format: .export) == #"{"c":{"x":1}}"#)
         try await ns.set("c", "6")
