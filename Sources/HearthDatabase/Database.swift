@@ -133,6 +133,3 @@ public final class Database: Sendable {
         }
     }
 }
-
-/// The former name of `Database`.
-public typealias RealtimeDatabase = Database

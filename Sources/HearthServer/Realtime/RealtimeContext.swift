@@ -4,7 +4,7 @@ import Logging
 /// What every realtime connection of a server shares: the engine, credentials,
 /// the hub of live connections and the limits.
 struct RealtimeContext: Sendable {
-    let database: RealtimeDatabase
+    let database: Database
     let credentials: RealtimeCredentials
     let hub: RealtimeHub
     let configuration: RealtimeConfiguration
