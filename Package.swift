@@ -109,7 +109,7 @@ let package = Package(
         .target(
             name: "HearthTestSupport",
             dependencies: [
-                "HearthServer", "HearthCore",
+                "HearthServer", "HearthCore", "HearthAccounts",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),

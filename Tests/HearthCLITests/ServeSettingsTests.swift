@@ -1,3 +1,4 @@
+import HearthAccounts
 import HearthStore
 import Logging
 import NIOCore
@@ -174,7 +175,7 @@ struct ServeSettingsTests {
         #expect(a != b)
         #expect(a.count == 43)
         #expect(a.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
-        #expect(SecretGenerator.base64URL([0xFB, 0xFF, 0xBF]) == "-_-_")
+        #expect(Base64URL.encode([0xFB, 0xFF, 0xBF]) == "-_-_")
     }
 
     @Test func logLevelResolves() throws {

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HearthAccounts
 import Testing
 
 /// The database (REST, WebSocket) and the accounts endpoints check ID tokens with one verifier:
@@ -15,14 +16,14 @@ struct TokenChecksAgreeTests {
             "firebase": ["sign_in_provider": "password"],
         ]
         for (name, value) in changes { claims[name] = value }
-        let header = TokenMinter.base64URL(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8))
+        let header = Base64URL.encode(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8))
         let payload = try! JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys])
-        let signingInput = header + "." + TokenMinter.base64URL(Array(payload))
+        let signingInput = header + "." + Base64URL.encode(Array(payload))
         let mac = HMAC<SHA256>.authenticationCode(
             for: Array(signingInput.utf8),
             using: SymmetricKey(data: Array(TestServer.jwtSecret.utf8))
         )
-        return signingInput + "." + TokenMinter.base64URL(Array(mac))
+        return signingInput + "." + Base64URL.encode(Array(mac))
     }
 
     static let unparsable = #"{"error":"Could not parse auth token."}"#

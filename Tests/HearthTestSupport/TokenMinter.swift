@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HearthAccounts
 
 /// HS256 ID tokens as the auth service mints them.
 public enum TokenMinter {
@@ -15,19 +16,12 @@ public enum TokenMinter {
         let payload =
             "{\"user_id\":\"\(uid)\",\"sub\":\"\(uid)\",\"iat\":\(Int(now - issuedAgo)),\"exp\":\(Int(now + expiresIn)),"
             + "\"firebase\":{\"sign_in_provider\":\"password\"}}"
-        let signingInput = base64URL(Array(header.utf8)) + "." + base64URL(Array(payload.utf8))
+        let signingInput = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(payload.utf8))
         guard algorithm == "HS256" else { return signingInput + "." }
         let mac = HMAC<SHA256>.authenticationCode(
             for: Array(signingInput.utf8),
             using: SymmetricKey(data: Array(secret.utf8))
         )
-        return signingInput + "." + base64URL(Array(mac))
-    }
-
-    public static func base64URL(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return signingInput + "." + Base64URL.encode(Array(mac))
     }
 }
