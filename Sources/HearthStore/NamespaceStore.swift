@@ -124,12 +124,15 @@ public final class NamespaceStore: Sendable {
         consuming: [UInt8]?,
         completion: @escaping @Sendable (Result<WriteResult, Error>) -> Void
     ) {
+        // Worked out here, off the writer; an error is still reported in the write's turn.
+        let locations = Result { try WriteLocations(of: write, keys: keys) }
         writer.perform(
             staging: true,
             { [self] round in
                 // The indexes in force when the write runs (`setIndexes` changes them on the writer).
                 let job = WriteJob(
                     write: write,
+                    locations: locations,
                     authorize: authorize,
                     consuming: consuming,
                     namespace: name,

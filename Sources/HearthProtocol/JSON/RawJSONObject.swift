@@ -5,15 +5,15 @@ public import HearthCore
 /// `JSONParser` and data payloads straight into the tree with `TreeParser`, without a second
 /// copy of the data. The structure between members is checked strictly; values are only
 /// skipped here and must be parsed by the caller (which checks their syntax).
-struct RawJSONObject {
+public struct RawJSONObject {
     /// One member: its decoded key and the range of its raw value in the buffer.
-    struct Member {
-        var key: String
-        var value: Range<Int>
+    public struct Member {
+        public var key: String
+        public var value: Range<Int>
     }
 
-    let bytes: [UInt8]
-    private(set) var members: [Member] = []
+    public let bytes: [UInt8]
+    public private(set) var members: [Member] = []
 
     /// Reads the object that fills `range` of `bytes` (surrounding whitespace allowed).
     /// - Throws: `ProtocolError` (`.malformedMessage`) when the text is not an object.
@@ -56,7 +56,7 @@ struct RawJSONObject {
     }
 
     /// Reads a whole buffer as one object.
-    init(_ bytes: [UInt8]) throws {
+    public init(_ bytes: [UInt8]) throws {
         try self.init(bytes, range: 0..<bytes.count)
     }
 

@@ -1,4 +1,5 @@
 import HearthCore
+import HearthProtocol
 import HearthStore
 
 /// Every call into HearthCore's parsing, rendering and id generation, in one place.
@@ -18,13 +19,68 @@ enum CoreBridge {
 
     /// A PATCH body: an object whose keys are paths relative to `path`.
     static func parseUpdate(_ bytes: [UInt8], at path: DataPath) throws -> [UpdateEntry] {
+        if let entries = parseUpdateDirectly(bytes, at: path) { return entries }
+        return try parseUpdateAsJSON(bytes, at: path)
+    }
+
+    /// The usual PATCH body read without building a JSON value first: each member's value
+    /// parsed into the tree straight from the body (a chat message with its members' counters
+    /// is hundreds of them). Nil whenever anything is unusual: an error anywhere, a control
+    /// character in a key, a `-0` (which the general path writes as `0`). The general path then
+    /// reads the body again and answers exactly as it always has.
+    private static func parseUpdateDirectly(_ bytes: [UInt8], at path: DataPath) -> [UpdateEntry]? {
+        guard let object = try? RawJSONObject(bytes) else { return nil }
+        var entries: [UpdateEntry] = []
+        entries.reserveCapacity(object.members.count)
+        var seen: [PathSpelling: Int] = [:]
+        seen.reserveCapacity(object.members.count)
+        for member in object.members {
+            guard !member.key.utf8.contains(where: { $0 < 0x20 }),
+                let relative = try? DataPath.parse(member.key), !relative.isRoot
+            else { return nil }
+            let raw = bytes[member.value]
+            guard !hasNegativeZero(raw), let parsed = try? TreeParser.parse(raw, at: path.appending(relative)) else {
+                return nil
+            }
+            record(UpdateEntry(path: relative, value: parsed), key: member.key, in: &entries, seen: &seen)
+        }
+        return entries
+    }
+
+    /// Keys naming the same path (`a/b`, `/a/b/`): the first one's place, the last one's value.
+    /// By the path's canonical spelling, which most keys already are.
+    private static func record(
+        _ entry: UpdateEntry,
+        key: String,
+        in entries: inout [UpdateEntry],
+        seen: inout [PathSpelling: Int]
+    ) {
+        let spelling = PathSpelling(isCanonical(key) ? key : entry.path.keys.map(\.string).joined(separator: "/"))
+        if let index = seen[spelling] {
+            entries[index] = entry
+        } else {
+            seen[spelling] = entries.count
+            entries.append(entry)
+        }
+    }
+
+    /// True when `raw` holds the bytes `-0` (a negative zero, or just a `-0.5` or a string).
+    private static func hasNegativeZero(_ raw: ArraySlice<UInt8>) -> Bool {
+        var previous: UInt8 = 0
+        for byte in raw {
+            if byte == UInt8(ascii: "0") && previous == UInt8(ascii: "-") { return true }
+            previous = byte
+        }
+        return false
+    }
+
+    /// Any PATCH body, read as a JSON value first.
+    static func parseUpdateAsJSON(_ bytes: [UInt8], at path: DataPath) throws -> [UpdateEntry] {
         guard case .object(let members) = try JSONParser.parse(bytes) else {
             throw RESTError.badRequest("Invalid data; couldn't parse JSON object, array, or value.")
         }
         var entries: [UpdateEntry] = []
         entries.reserveCapacity(members.count)
-        // Keys naming the same path (`a/b`, `/a/b/`): the first one's place, the last one's value.
-        // By the path's canonical spelling, which most keys already are.
         var seen: [PathSpelling: Int] = [:]
         seen.reserveCapacity(members.count)
         var text: [UInt8] = []
@@ -36,14 +92,7 @@ enum CoreBridge {
             text.removeAll(keepingCapacity: true)
             JSONRenderer.render(value, into: &text)
             let parsed = try TreeParser.parse(text, at: path.appending(relative))
-            let entry = UpdateEntry(path: relative, value: parsed)
-            let spelling = PathSpelling(isCanonical(key) ? key : relative.keys.map(\.string).joined(separator: "/"))
-            if let index = seen[spelling] {
-                entries[index] = entry
-            } else {
-                seen[spelling] = entries.count
-                entries.append(entry)
-            }
+            record(UpdateEntry(path: relative, value: parsed), key: key, in: &entries, seen: &seen)
         }
         return entries
     }

@@ -2,7 +2,7 @@ import HearthCore
 
 /// The locations of a write's entries (a set is one entry relative to the root): absolute
 /// paths, and data keys encoded once for the common base and then per relative path.
-struct LocatedEntries {
+struct LocatedEntries: Sendable {
     let base: DataPath
     let relatives: [DataPath]
     /// The data key of each entry's node; for a priority entry (a path ending in `.priority`),

@@ -34,13 +34,13 @@ final class SubtreeShapes {
         /// - Parameter prefix: a key many of `written` start with (an update's location): its
         ///   hash is computed once and continued over the rest of each such key.
         init(written: [[UInt8]], sharing prefix: [UInt8] = []) {
+            self.init(written: written, hashes: SubtreeShapes.hashes(of: written, sharing: prefix))
+        }
+
+        /// - Parameter hashes: `SubtreeShapes.hash` of each of `written`, computed before.
+        init(written: [[UInt8]], hashes: [UInt64]) {
             self.written = written
-            let prefixHash = SubtreeShapes.hash(prefix)
-            hashes = written.map { key in
-                KeyBytes.hasPrefix(key, prefix)
-                    ? SubtreeShapes.hash(key, from: prefix.count, continuing: prefixHash)
-                    : SubtreeShapes.hash(key)
-            }
+            self.hashes = hashes
             recorded = Array(repeating: nil, count: written.count)
         }
     }
@@ -168,6 +168,15 @@ final class SubtreeShapes {
 
     private static let offsetBasis: UInt64 = 0xcbf2_9ce4_8422_2325
     private static let prime: UInt64 = 0x100_0000_01b3
+
+    /// The hash of each of `keys`; `prefix`, a key many of them start with (an update's
+    /// location), is hashed once and continued over the rest of each such key.
+    static func hashes(of keys: [[UInt8]], sharing prefix: [UInt8]) -> [UInt64] {
+        let prefixHash = hash(prefix)
+        return keys.map { key in
+            KeyBytes.hasPrefix(key, prefix) ? hash(key, from: prefix.count, continuing: prefixHash) : hash(key)
+        }
+    }
 
     /// FNV-1a of the whole key (the same value `forEachAncestor` reaches at that length).
     static func hash(_ key: [UInt8]) -> UInt64 {

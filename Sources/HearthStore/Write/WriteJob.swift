@@ -13,6 +13,8 @@ import HearthCore
 /// the node a priority lands on): never staged.
 struct WriteJob {
     let write: Write
+    /// Where `write` lands, worked out before the writer (or the error that refuses it).
+    let locations: Result<WriteLocations, any Error>
     let authorize: WriteAuthorizer?
     /// A key deleted in the same batch (an onDisconnect record, so that its write runs once).
     let consuming: [UInt8]?
@@ -23,14 +25,15 @@ struct WriteJob {
     let clock: @Sendable () -> Double
 
     func run(in round: WriteRound) throws -> WriteResult {
+        let locations = try locations.get()
         if write.ifMatch != nil { round.flushStaged() }
         // A write into a staged location would be planned twice (before and after the flush):
         // flush first.
-        if round.hasStaged && round.stagedOverlaps(WritePlanner.locationKeys(of: write, keys: keys)) {
+        if round.hasStaged && round.stagedOverlaps(locations.located.dataKeys) {
             round.flushStaged()
         }
         while true {
-            if let result = try attempt(in: round) { return result }
+            if let result = try attempt(in: round, locations: locations) { return result }
             // It touches or read something staged: apply that first, then plan it again.
             round.flushStaged()
         }
@@ -38,13 +41,14 @@ struct WriteJob {
 
     /// Plans and commits (or stages) the write. Nil when it overlaps what is staged (or its
     /// check or a trigger read something staged).
-    private func attempt(in round: WriteRound) throws -> WriteResult? {
+    private func attempt(in round: WriteRound, locations: WriteLocations) throws -> WriteResult? {
         let reader = NamespaceReader(snapshot: try round.snapshotForWriting(), keys: keys, indexes: indexes)
         var batch = WriteBatch()
         let now = clock()
-        let result = try WritePlanner(reader: reader, batch: batch, shapes: round.shapes).plan(write, now: now)
+        let result = try WritePlanner(reader: reader, batch: batch, shapes: round.shapes)
+            .plan(write, now: now, locations: locations)
         guard case .committed(_, let values) = result else {
-            try judgeFailedCondition(reader: reader, now: now)
+            try judgeFailedCondition(reader: reader, now: now, locations: locations)
             return result
         }
         if let authorize {
@@ -85,11 +89,12 @@ struct WriteJob {
     }
 
     /// A failed `ifMatch` is answered only to callers allowed to make the write.
-    private func judgeFailedCondition(reader: NamespaceReader, now: Double) throws {
+    private func judgeFailedCondition(reader: NamespaceReader, now: Double, locations: WriteLocations) throws {
         guard let authorize else { return }
         var unconditional = write
         unconditional.ifMatch = nil
-        let planned = try WritePlanner(reader: reader, batch: WriteBatch()).plan(unconditional, now: now)
+        let planned = try WritePlanner(reader: reader, batch: WriteBatch())
+            .plan(unconditional, now: now, locations: locations)
         if case .committed(_, let values) = planned,
             !authorize(WriteProposal(write: write, values: values, reader: reader, now: now))
         {

@@ -12,28 +12,24 @@ struct WritePlanner {
 
     /// Adds the write to the batch. Returns the resolved values, or the current value and ETag
     /// when the `ifMatch` condition fails (nothing is added then).
-    func plan(_ write: Write, now: Double) throws -> WriteResult {
-        let target: DataPath
-        let located: LocatedEntries
+    /// - Parameter locations: where `write` lands, when the caller worked it out already.
+    func plan(_ write: Write, now: Double, locations: WriteLocations? = nil) throws -> WriteResult {
+        let locations = try locations ?? WriteLocations(of: write, keys: keys)
+        let located = locations.located
         // The locations in the byte order of their keys, the order they are put in.
-        let order: [Int]
+        let order = locations.order
+        let target: DataPath
         switch write.operation {
-        case .set(let path, _):
-            target = path
-            located = LocatedEntries(base: .root, relatives: [path], keys: keys)
-            order = [0]
-        case .update(let path, let entries):
-            target = path
-            located = LocatedEntries(base: path, relatives: entries.map(\.path), keys: keys)
-            order = try located.checkDisjoint()
+        case .set(let path, _): target = path
+        case .update(let path, _): target = path
         }
         if let expected = write.ifMatch {
             let current = reader.node(at: target.isPriorityPath ? target.parent! : target)
             let etag = current.map(ValueHash.hash) ?? "null_etag"
             if etag != expected { return .conditionFailed(current: current, etag: etag) }
         }
-        shapes?.staged = SubtreeShapes.Change(written: located.dataKeys, sharing: located.baseKey)
-        let hashes = shapes?.staged.hashes ?? []
+        shapes?.staged = SubtreeShapes.Change(written: located.dataKeys, hashes: locations.hashes)
+        let hashes = locations.hashes
         var values = [Node?](repeating: nil, count: located.count)
         for index in order {
             let value = write.operation.value(index)
@@ -78,16 +74,6 @@ struct WritePlanner {
             IndexMaintenance(reader: reader, batch: batch, view: view).update(for: entries)
         }
         return .committed(sequence: 0, values: values)
-    }
-
-    /// The data keys of the locations `write` replaces (a priority by its owner's), as the
-    /// planner computes them.
-    static func locationKeys(of write: Write, keys: KeySpace) -> [[UInt8]] {
-        switch write.operation {
-        case .set(let path, _): return LocatedEntries(base: .root, relatives: [path], keys: keys).dataKeys
-        case .update(let path, let entries):
-            return LocatedEntries(base: path, relatives: entries.map(\.path), keys: keys).dataKeys
-        }
     }
 
     /// The node stored at data key `dataKey` (its path `path()`) before the write, for an
