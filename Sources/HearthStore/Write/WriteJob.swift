@@ -107,7 +107,7 @@ struct WriteJob {
     /// different descendants of one indexed child both rewrite its entry).
     private func touched(by write: Write, round: WriteRound) -> [[UInt8]] {
         var units = round.shapes.staged.written
-        guard !indexes.isEmpty else { return units }
+        guard RegisteredIndex.mayChange(indexes, at: units, keys: keys) else { return units }
         for path in write.writtenPaths {
             for index in indexes {
                 let depth = index.spec.location.count

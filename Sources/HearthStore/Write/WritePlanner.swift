@@ -28,9 +28,10 @@ struct WritePlanner {
             let etag = current.map(ValueHash.hash) ?? "null_etag"
             if etag != expected { return .conditionFailed(current: current, etag: etag) }
         }
-        shapes?.staged = SubtreeShapes.Change(written: located.dataKeys, hashes: locations.hashes)
         let hashes = locations.hashes
         var values = [Node?](repeating: nil, count: located.count)
+        // The keys put under each location, for the staged change (kept here, set once).
+        var recorded = [SubtreeShapes.Shape?](repeating: nil, count: shapes == nil ? 0 : located.count)
         for index in order {
             let value = write.operation.value(index)
             // A location's absolute path is built only where it is needed (a read beside a
@@ -51,11 +52,18 @@ struct WritePlanner {
             values[index] = resolved
             if !isPriority {
                 replace(resolved, dataKey: dataKey, known: known) { located.path(index) }
-                put(resolved, dataKey: dataKey, index: index)
+                if let shape = put(resolved, dataKey: dataKey, recording: shapes != nil) { recorded[index] = shape }
             }
         }
+        if let shapes {
+            var change = SubtreeShapes.Change(written: located.dataKeys, hashes: hashes)
+            change.recorded = recorded
+            shapes.staged = change
+        }
         // What the entries leave around them matters only for priorities, deletes and indexes.
-        if !reader.indexes.isEmpty || located.isPriority.contains(true) || values.contains(where: { $0 == nil }) {
+        if located.isPriority.contains(true) || values.contains(where: { $0 == nil })
+            || RegisteredIndex.mayChange(reader.indexes, at: located.dataKeys, keys: keys)
+        {
             let entries = (0..<located.count).map { index in
                 let path = located.path(index)
                 let isPriority = located.isPriority[index]
@@ -149,24 +157,24 @@ struct WritePlanner {
         if node == nil && deleted > 0 { batch.noteDeleted(prefix: dataKey) }
     }
 
-    /// Puts `node` at `dataKey` (location `index` of the write); remembers its keys in the
-    /// staged shapes when it is small.
-    private func put(_ node: Node?, dataKey: [UInt8], index: Int) {
-        guard let node else { return }
+    /// Puts `node` at `dataKey`. When `recording`, returns the keys put when they are few (a
+    /// leaf without priority: its encoded value), for the staged shapes.
+    private func put(_ node: Node?, dataKey: [UInt8], recording: Bool) -> SubtreeShapes.Shape? {
+        guard let node else { return nil }
         var key = dataKey
-        guard let shapes else {
+        guard recording else {
             var nothing: [[UInt8]]? = nil
-            return putNode(node, key: &key, recording: &nothing)
+            putNode(node, key: &key, recording: &nothing)
+            return nil
         }
         if case .leaf(let value, nil) = node {
             let encoded = ValueEncoding.encode(value)
             batch.put(key, encoded)
-            shapes.staged.recorded[index] = SubtreeShapes.Shape(leaf: encoded)
-            return
+            return SubtreeShapes.Shape(leaf: encoded)
         }
         var written: [[UInt8]]? = []
         putNode(node, key: &key, recording: &written)
-        shapes.staged.recorded[index] = written.map { SubtreeShapes.Shape(keys: $0) }
+        return written.map { SubtreeShapes.Shape(keys: $0) }
     }
 
     /// True when `path` has at least one child (so it is an object, and so are its ancestors).
