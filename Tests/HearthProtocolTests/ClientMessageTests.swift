@@ -11,6 +11,26 @@ struct ClientMessageTests {
         var testDescription: String { id }
     }
 
+    /// The cheap test behind the merge overlap check: a path contains another exactly when
+    /// their keys say so, not when their spellings merely share a beginning.
+    @Test func mergePathsOverlapOnlyWhenOneContainsTheOther() {
+        func entries(_ paths: [String]) -> [MergeEntry] {
+            paths.map { spelled in
+                let isPriority = spelled.hasSuffix("/.priority")
+                let keys = spelled.split(separator: "/").map { ChildKey(String($0)) }
+                return MergeEntry(
+                    path: DataPath(keys: isPriority ? keys.dropLast() : keys),
+                    isPriority: isPriority,
+                    value: .null
+                )
+            }
+        }
+        #expect(!ClientAction.mayOverlap(entries(["b", "b0", "bc/d", "c/b", "a/.priority", "a0/x"])))
+        #expect(ClientAction.mayOverlap(entries(["x", "b/c/d", "b0", "b"])))
+        #expect(ClientAction.mayOverlap(entries(["c", "a/.priority", "a"])))
+        #expect(ClientAction.mayOverlap(entries(["a/b", "c", "a/b"])))
+    }
+
     static let cases: [ParseCase] = [
         ParseCase(
             id: "q default listen",
@@ -200,6 +220,16 @@ struct ClientMessageTests {
             id: "overlapping merge paths",
             input: frame(1, "m", #"{"p":"/a","d":{"b":1,"b/c":2}}"#),
             message: "Invalid update at '/a': the path '/b/c' is inside '/b', which is also being set."
+        ),
+        InvalidCase(
+            id: "overlapping merge paths far apart",
+            input: frame(1, "m", #"{"p":"/a","d":{"b/c/d":1,"x":2,"b0":3,"b":{"e":4},"y":5}}"#),
+            message: "Invalid update at '/a': the path '/b/c/d' is inside '/b', which is also being set."
+        ),
+        InvalidCase(
+            id: "a merge setting a node and its priority",
+            input: frame(1, "m", #"{"p":"/a","d":{"b/.priority":1,"c":2,"b":3}}"#),
+            message: "Invalid update at '/a': the path '/b/.priority' is inside '/b', which is also being set."
         ),
         InvalidCase(
             id: "bad query limit",

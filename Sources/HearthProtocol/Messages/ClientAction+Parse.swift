@@ -215,12 +215,34 @@ extension ClientAction {
     /// Firebase refuses an update where one path contains another (`a` and `a/b`, or `a` and
     /// `a/.priority`), as the SDK's `validateFirebaseMergePaths` does.
     static func checkNoOverlap(_ entries: [MergeEntry], at path: DataPath) throws {
-        guard entries.count > 1 else { return }
+        guard entries.count > 1, mayOverlap(entries) else { return }
         let paths = entries.map { $0.isPriority ? $0.path.child(ChildKey(".priority")) : $0.path }.sorted()
         for i in 1..<paths.count where paths[i - 1].contains(paths[i]) {
             throw ProtocolError.invalid(
                 "Invalid update at '\(path)': the path '\(paths[i])' is inside '\(paths[i - 1])', which is also being set."
             )
         }
+    }
+
+    /// False when no entry's path contains another's, told cheaply: each path's keys, each
+    /// followed by a 0 byte (which no key holds), so that one path contains another exactly
+    /// when its bytes are a prefix of the other's, and in byte order such a pair is adjacent
+    /// somewhere. Sorting these bytes costs a fraction of sorting the paths (a chat message's
+    /// fan-out is hundreds of them); `checkNoOverlap` names the pair the usual way.
+    static func mayOverlap(_ entries: [MergeEntry]) -> Bool {
+        var spelled: [[UInt8]] = []
+        spelled.reserveCapacity(entries.count)
+        for entry in entries {
+            var bytes: [UInt8] = []
+            for key in entry.path.keys {
+                bytes.append(contentsOf: key.string.utf8)
+                bytes.append(0)
+            }
+            if entry.isPriority { bytes.append(contentsOf: ".priority\0".utf8) }
+            spelled.append(bytes)
+        }
+        spelled.sort { $0.lexicographicallyPrecedes($1) }
+        for (a, b) in zip(spelled, spelled.dropFirst()) where b.starts(with: a) { return true }
+        return false
     }
 }
