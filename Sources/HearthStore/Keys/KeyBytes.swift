@@ -41,6 +41,11 @@ enum KeyBytes {
     }
 
     /// True when `bytes` starts with `prefix` (compared with `memcmp`).
+    /// True when `a` and `b` hold the same bytes (one `memcmp`, not an element-wise loop).
+    static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.count == b.count && hasPrefix(a, b)
+    }
+
     static func hasPrefix(_ bytes: [UInt8], _ prefix: [UInt8]) -> Bool {
         guard bytes.count >= prefix.count else { return false }
         guard !prefix.isEmpty else { return true }

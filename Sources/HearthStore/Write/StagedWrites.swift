@@ -20,7 +20,8 @@ final class StagedWrites {
     static let maxWrites = 64
     static let maxBytes = 1 << 20
 
-    let batch = WriteBatch()
+    /// The first staged write's own batch (not a copy), the others' appended to it.
+    private(set) var batch = WriteBatch()
     let outcome = Outcome()
     /// The writer's sequence number and announced commits before the first staged write.
     let sequenceBefore: UInt64
@@ -49,13 +50,14 @@ final class StagedWrites {
         return false
     }
 
+    /// - Parameter batch: the write's batch, the group's from now on (its owner drops it).
     func add(_ batch: WriteBatch, touching keys: [[UInt8]]) {
-        self.batch.append(batch)
+        if writes == 0 { self.batch = batch } else { self.batch.append(batch) }
         touched += keys
         writes += 1
     }
 
     private static func related(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        a.count <= b.count ? b.starts(with: a) : a.starts(with: b)
+        a.count <= b.count ? KeyBytes.hasPrefix(b, a) : KeyBytes.hasPrefix(a, b)
     }
 }

@@ -96,7 +96,9 @@ final class SubtreeShapes {
 
     /// What the writer last put under the node at `dataKey` (its `hash`), or nil when unknown.
     func shape(at dataKey: [UInt8], hash: UInt64) -> Shape? {
-        guard !shapes.isEmpty, let remembered = shapes[hash], remembered.dataKey == dataKey else { return nil }
+        guard !shapes.isEmpty, let remembered = shapes[hash], KeyBytes.equal(remembered.dataKey, dataKey) else {
+            return nil
+        }
         return remembered.shape
     }
 
@@ -109,7 +111,7 @@ final class SubtreeShapes {
         for (index, written) in change.written.enumerated() {
             let hash = change.hashes[index]
             let recorded = change.recorded[index]
-            if let remembered = shapes.index(forKey: hash), shapes.values[remembered].dataKey == written {
+            if let remembered = shapes.index(forKey: hash), KeyBytes.equal(shapes.values[remembered].dataKey, written) {
                 // Written again (a hot counter): changed in place.
                 if let recorded {
                     shapes.values[remembered].shape = recorded
@@ -140,7 +142,7 @@ final class SubtreeShapes {
         }
         let parsed = Self.forEachAncestor(of: written) { ancestor, length in
             guard let remembered = shapes[ancestor], remembered.dataKey.count == length,
-                written.starts(with: remembered.dataKey)
+                KeyBytes.hasPrefix(written, remembered.dataKey)
             else { return }
             shapes[ancestor] = nil
         }
