@@ -31,11 +31,29 @@ public enum TreeParser {
             basePath: basePath
         )
         defer { reader.release() }
-        let node = try reader.value(rawDepth: 0)
-        guard try reader.scanner.skipWhitespace(), reader.scanner.atEnd else {
-            throw CoreError.trailingCharacters(reader.scanner.byte(reader.scanner.position))
+        return try reader.whole()
+    }
+
+    /// Runs `body` with a `parse` that reads many values one after another (an update's
+    /// members: hundreds of small values) with one reader's memory, instead of allocating a
+    /// reader's buffers for each. `parse(bytes, basePath)` answers exactly as `parse(_:at:)`.
+    public static func parsingMany<T>(
+        _ body: (_ parse: (ArraySlice<UInt8>, DataPath) throws -> NewValue) throws -> T
+    ) rethrows -> T {
+        var reader: TreeReader? = nil
+        defer { reader?.release() }
+        return try body { bytes, basePath in
+            try bytes.withUnsafeBytes { buffer in
+                guard let base = buffer.baseAddress, buffer.count > 0 else { throw CoreError.unexpectedEnd(0) }
+                let scanner = JSONScanner(base: base.assumingMemoryBound(to: UInt8.self), count: buffer.count)
+                if reader == nil {
+                    reader = TreeReader(scanner: scanner, basePath: basePath)
+                } else {
+                    reader!.restart(scanner: scanner, basePath: basePath)
+                }
+                return try reader!.whole()
+            }
         }
-        return NewValue(node: node, serverValues: reader.serverValues)
     }
 }
 
@@ -49,7 +67,7 @@ public enum TreeParser {
 /// the document does not already have them in order.
 struct TreeReader {
     var scanner: JSONScanner
-    let basePath: DataPath
+    private(set) var basePath: DataPath
     var serverValues: [ServerValuePlacement] = []
     /// The path of the value being read, relative to `basePath`, `depth` entries: for an
     /// object member the offset of its key's opening quote, for an array element -(index + 1).
@@ -69,6 +87,27 @@ struct TreeReader {
         self.scanner = scanner
         self.basePath = basePath
         path = .allocate(capacity: KeyValidator.maxDepth + 2)
+    }
+
+    /// Reads the whole text as one value.
+    mutating func whole() throws -> NewValue {
+        let node = try value(rawDepth: 0)
+        guard try scanner.skipWhitespace(), scanner.atEnd else {
+            throw CoreError.trailingCharacters(scanner.byte(scanner.position))
+        }
+        return NewValue(node: node, serverValues: serverValues)
+    }
+
+    /// Makes the reader ready for another text, keeping its memory (and its key cache, which
+    /// compares raw key bytes, so it holds across texts); members left by an error go.
+    mutating func restart(scanner: JSONScanner, basePath: DataPath) {
+        members.keys.deinitialize(count: members.count)
+        members.nodes.deinitialize(count: members.count)
+        members.count = 0
+        depth = 0
+        serverValues = []
+        self.scanner = scanner
+        self.basePath = basePath
     }
 
     /// Frees the reader's memory (members left by an error included).

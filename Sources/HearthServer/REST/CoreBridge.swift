@@ -30,6 +30,14 @@ enum CoreBridge {
     /// reads the body again and answers exactly as it always has.
     private static func parseUpdateDirectly(_ bytes: [UInt8], at path: DataPath) -> [UpdateEntry]? {
         guard let object = try? RawJSONObject(bytes) else { return nil }
+        return TreeParser.parsingMany { parse in parseUpdateDirectly(object, at: path, parse: parse) }
+    }
+
+    private static func parseUpdateDirectly(
+        _ object: RawJSONObject,
+        at path: DataPath,
+        parse: (ArraySlice<UInt8>, DataPath) throws -> NewValue
+    ) -> [UpdateEntry]? {
         var entries: [UpdateEntry] = []
         entries.reserveCapacity(object.members.count)
         var seen: [PathSpelling: Int] = [:]
@@ -38,8 +46,8 @@ enum CoreBridge {
             guard !member.key.utf8.contains(where: { $0 < 0x20 }),
                 let relative = try? DataPath.parse(member.key), !relative.isRoot
             else { return nil }
-            let raw = bytes[member.value]
-            guard !hasNegativeZero(raw), let parsed = try? TreeParser.parse(raw, at: path.appending(relative)) else {
+            let raw = object.bytes[member.value]
+            guard !hasNegativeZero(raw), let parsed = try? parse(raw, path.appending(relative)) else {
                 return nil
             }
             record(UpdateEntry(path: relative, value: parsed), key: member.key, in: &entries, seen: &seen)
