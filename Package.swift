@@ -64,6 +64,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The chat app's backend: phone-number normalisation (`Phone/`), later its callables and triggers.
+        .target(
+            name: "HearthChat",
+            swiftSettings: strict
+        ),
         .target(
             name: "HearthServer",
             dependencies: [
@@ -98,6 +103,7 @@ let package = Package(
         .testTarget(name: "HearthProtocolTests", dependencies: ["HearthProtocol", "HearthCore"]),
         .testTarget(name: "HearthRulesTests", dependencies: ["HearthRules", "HearthCore"]),
         .testTarget(name: "HearthAccountsTests", dependencies: ["HearthAccounts", "HearthTestSupport"]),
+        .testTarget(name: "HearthChatTests", dependencies: ["HearthChat"]),
         .testTarget(
             name: "HearthDatabaseTests",
             dependencies: [
