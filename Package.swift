@@ -64,10 +64,18 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Callables: the protocol a server-side function implements, its request, errors and
+        // database access, and the registry of which namespaces serve which callables.
+        .target(
+            name: "HearthFunctions",
+            dependencies: ["HearthCore", "HearthStore", "HearthDatabase", "HearthRules", "HearthAccounts"],
+            swiftSettings: strict
+        ),
         .target(
             name: "HearthServer",
             dependencies: [
                 "HearthCore", "HearthStore", "HearthProtocol", "HearthDatabase", "HearthRules", "HearthAccounts",
+                "HearthFunctions",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -137,7 +145,7 @@ let package = Package(
             name: "HearthServerTests",
             dependencies: [
                 "HearthServer", "HearthStore", "HearthCore", "HearthProtocol", "HearthAccounts", "HearthTestSupport",
-                "HearthDatabase", "HearthRules",
+                "HearthDatabase", "HearthRules", "HearthFunctions",
                 "HearthTriggerFixtures",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
