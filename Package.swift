@@ -71,6 +71,15 @@ let package = Package(
             dependencies: ["HearthCore", "HearthStore", "HearthDatabase", "HearthRules", "HearthAccounts"],
             swiftSettings: strict
         ),
+        // The chat app's callables (createChat, createGroup, ...).
+        .target(
+            name: "HearthChat",
+            dependencies: [
+                "HearthCore", "HearthAccounts", "HearthFunctions",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "HearthServer",
             dependencies: [
@@ -96,6 +105,7 @@ let package = Package(
             name: "HearthCLI",
             dependencies: [
                 "HearthCore", "HearthStore", "HearthServer", "HearthRules", "HearthAccounts",
+                "HearthFunctions", "HearthChat",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -152,10 +162,16 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "HearthChatTests",
+            dependencies: [
+                "HearthChat", "HearthFunctions", "HearthServer", "HearthCore", "HearthTestSupport",
+            ]
+        ),
+        .testTarget(
             name: "HearthCLITests",
             dependencies: [
                 "HearthCLI", "HearthServer", "HearthStore", "HearthCore", "HearthAccounts", "HearthTestSupport",
-                "HearthTriggerFixtures", "hearth-trigger-server",
+                "HearthTriggerFixtures", "hearth-trigger-server", "HearthFunctions",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
