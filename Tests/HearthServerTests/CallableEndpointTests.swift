@@ -46,6 +46,7 @@ import Testing
         try await Self.withServer { client in
             let reply = try await client.call("fail", data: #"{"status":"\#(status)","message":"'x' is wrong"}"#)
             #expect(reply.status == code)
+            #expect(reply.headers.first(name: "retry-after") == (status == "UNAVAILABLE" ? "1" : nil))
             #expect(
                 JSONCompare.equal(reply.body, #"{"error":{"status":"\#(status)","message":"'x' is wrong"}}"#),
                 "\(reply.body)"
@@ -84,17 +85,27 @@ import Testing
     }
 
     /// A signed-in account's token works until the account is deleted or disabled.
-    @Test func deletedAccountsAreUnauthenticated() async throws {
+    @Test func deletedAndDisabledAccountsAreUnauthenticated() async throws {
         try await AccountsClient.withServer(prepare: { try? CallableFixtures.register(&$0) }) { accounts in
             let client = CallableClient(server: accounts.server)
-            let signedUp = try await accounts.signUp("ada@example.com")
-            let token = signedUp.string("idToken")
-            #expect(try await client.call("echo", token: token).status == 200)
-            let deleted = try await accounts.call("delete", ["idToken": token])
-            #expect(deleted.status == 200)
-            let reply = try await client.call("echo", token: token)
-            #expect(reply.status == 401)
-            #expect(reply.body.contains("UNAUTHENTICATED"))
+            let deletedToken = try await accounts.signUp("ada@example.com").string("idToken")
+            let disabled = try await accounts.signUp("bob@example.com")
+            let disabledToken = disabled.string("idToken")
+            #expect(try await client.call("echo", token: deletedToken).status == 200)
+            #expect(try await client.call("echo", token: disabledToken).status == 200)
+            #expect(try await accounts.call("delete", ["idToken": deletedToken]).status == 200)
+            let disable = try await accounts.call(
+                "update",
+                ["localId": disabled.string("localId"), "disableUser": true],
+                headers: [("Authorization", "Bearer \(TestServer.adminSecret)")]
+            )
+            #expect(disable.status == 200, "\(disable.body)")
+            for token in [deletedToken, disabledToken] {
+                let reply = try await client.call("echo", token: token)
+                #expect(reply.status == 401)
+                #expect(reply.body.contains(#""status":"UNAUTHENTICATED""#), "\(reply.body)")
+                #expect(reply.body.contains("Auth token is revoked"), "\(reply.body)")
+            }
         }
     }
 

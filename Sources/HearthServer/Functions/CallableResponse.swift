@@ -20,7 +20,9 @@ enum CallableResponse {
         let body: JSONValue = ["error": ["status": .string(error.code.status), "message": .string(message)]]
         var bytes: [UInt8] = []
         JSONRenderer.render(body, into: &bytes)
-        return json(bytes, status: httpStatus(error.code))
+        var response = json(bytes, status: httpStatus(error.code))
+        if error.code == .unavailable { response.headers[.retryAfter] = "1" }
+        return response
     }
 
     /// The HTTP status of a callable status, as Firebase sends it.
