@@ -37,8 +37,8 @@ public struct CallableDatabase: Sendable {
         try await read { $0.node(at: path) }
     }
 
-    /// Commits `updates` as one atomic multi-path write (a later update wins where two
-    /// overlap is not allowed: their paths must not contain one another).
+    /// Commits `updates` as one atomic multi-path write; their paths must not contain one
+    /// another.
     /// - Parameter precondition: when given, judged on the namespace's writer against the
     ///   state the write applies to, with nothing committing in between; false writes nothing.
     /// - Returns: false when `precondition` did not hold (nothing written), else true.
