@@ -64,15 +64,28 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // The chat app's backend: phone-number normalisation (`Phone/`), later its callables and triggers.
+        // Callables: the protocol a server-side function implements, its request, errors and
+        // database access, and the registry of which namespaces serve which callables.
+        .target(
+            name: "HearthFunctions",
+            dependencies: ["HearthCore", "HearthStore", "HearthDatabase", "HearthRules", "HearthAccounts"],
+            swiftSettings: strict
+        ),
+        // The chat app's backend: its callables (createChat, createGroup, ...) and phone-number
+        // normalisation (`Phone/`).
         .target(
             name: "HearthChat",
+            dependencies: [
+                "HearthCore", "HearthAccounts", "HearthFunctions",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strict
         ),
         .target(
             name: "HearthServer",
             dependencies: [
                 "HearthCore", "HearthStore", "HearthProtocol", "HearthDatabase", "HearthRules", "HearthAccounts",
+                "HearthFunctions",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -93,6 +106,7 @@ let package = Package(
             name: "HearthCLI",
             dependencies: [
                 "HearthCore", "HearthStore", "HearthServer", "HearthRules", "HearthAccounts",
+                "HearthFunctions", "HearthChat",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -103,7 +117,6 @@ let package = Package(
         .testTarget(name: "HearthProtocolTests", dependencies: ["HearthProtocol", "HearthCore"]),
         .testTarget(name: "HearthRulesTests", dependencies: ["HearthRules", "HearthCore"]),
         .testTarget(name: "HearthAccountsTests", dependencies: ["HearthAccounts", "HearthTestSupport"]),
-        .testTarget(name: "HearthChatTests", dependencies: ["HearthChat"]),
         .testTarget(
             name: "HearthDatabaseTests",
             dependencies: [
@@ -143,17 +156,23 @@ let package = Package(
             name: "HearthServerTests",
             dependencies: [
                 "HearthServer", "HearthStore", "HearthCore", "HearthProtocol", "HearthAccounts", "HearthTestSupport",
-                "HearthDatabase", "HearthRules",
+                "HearthDatabase", "HearthRules", "HearthFunctions",
                 "HearthTriggerFixtures",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ]
         ),
         .testTarget(
+            name: "HearthChatTests",
+            dependencies: [
+                "HearthChat", "HearthFunctions", "HearthServer", "HearthCore", "HearthTestSupport",
+            ]
+        ),
+        .testTarget(
             name: "HearthCLITests",
             dependencies: [
                 "HearthCLI", "HearthServer", "HearthStore", "HearthCore", "HearthAccounts", "HearthTestSupport",
-                "HearthTriggerFixtures", "hearth-trigger-server",
+                "HearthTriggerFixtures", "hearth-trigger-server", "HearthFunctions",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

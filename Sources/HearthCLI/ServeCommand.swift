@@ -92,6 +92,14 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var maxBodyMemory: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "Namespaces that also run the chat app's callables, comma-separated; 'default' always does "
+                + "(env HEARTH_CHAT_NS)."
+        )
+    )
+    var chatNs: String?
+
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {

@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import HearthChat
 import HearthServer
 import HearthStore
 
@@ -31,6 +33,8 @@ struct ServeSettings: Equatable, Sendable {
     var maxConnections: Int?
     var maxBodyBytes = 256 << 20
     var maxBodyMemoryBytes = 512 << 20
+    /// The namespaces running the chat app's callables (`default` and those of `--chat-ns`).
+    var chatNamespaces: Set<String> = ["default"]
 
     /// The server's configuration.
     var serverConfiguration: HearthServerConfiguration {
@@ -55,6 +59,8 @@ struct ServeSettings: Equatable, Sendable {
         configuration.connections.maxConnections = maxConnections
         configuration.realtime.authOrListenTimeout =
             webSocketAuthTimeoutSeconds == 0 ? nil : .seconds(webSocketAuthTimeoutSeconds)
+        // The chat callables have distinct valid names: registering them cannot fail.
+        try! ChatApp.register(in: &configuration.callables, namespaces: chatNamespaces)
         return configuration
     }
 }
@@ -102,7 +108,34 @@ extension ServeSettings {
             environment.string(flags.corsOrigin, "HEARTH_CORS_ORIGIN")
             ?? settings.corsAllowedOrigin
         try resolveLimits(flags, environment: environment, into: &settings)
+        if let list = environment.string(flags.chatNs, "HEARTH_CHAT_NS") {
+            settings.chatNamespaces = try chatNamespaces(
+                list,
+                source: flags.chatNs != nil ? "'--chat-ns'" : "HEARTH_CHAT_NS"
+            )
+        }
         return settings
+    }
+
+    /// `default` and the comma-separated namespace names of `--chat-ns`.
+    static func chatNamespaces(_ list: String, source: String) throws -> Set<String> {
+        var names: Set<String> = ["default"]
+        for part in list.split(separator: ",", omittingEmptySubsequences: false) {
+            let name = part.trimmingCharacters(in: .whitespaces)
+            let valid =
+                (1...63).contains(name.utf8.count)
+                && name.utf8.allSatisfy { byte in
+                    (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                        || byte == UInt8(ascii: "-")
+                }
+            guard valid else {
+                throw ValidationError(
+                    "Invalid namespace '\(name)' in \(source): use comma-separated names of 1 to 63 letters, digits or '-'."
+                )
+            }
+            names.insert(name)
+        }
+        return names
     }
 
     /// The connection timeouts and the connection and body limits.

@@ -124,8 +124,21 @@ public enum HearthServer {
             scheme: scheme,
             logger: logger
         )
+        let callableEndpoint = CallableEndpoint(
+            database: database,
+            accounts: accounts,
+            callables: configuration.callables,
+            credentials: credentials,
+            cors: responder.cors,
+            maxBodyBytes: min(configuration.maxCallableBodyBytes, configuration.maxRequestBodyBytes),
+            bodyMemory: service.bodyMemory,
+            logger: logger
+        )
         let app = Application(
-            responder: AccountsRouter(inner: responder, endpoint: accountsEndpoint),
+            responder: AccountsRouter(
+                inner: CallableRouter(inner: responder, endpoint: callableEndpoint),
+                endpoint: accountsEndpoint
+            ),
             server: server,
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port),

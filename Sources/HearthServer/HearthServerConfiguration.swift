@@ -1,5 +1,6 @@
 public import HearthAccounts
 public import HearthCore
+public import HearthFunctions
 public import HearthStore
 
 /// Settings of a Hearth server; the CLI fills it from flags, environment and defaults.
@@ -51,6 +52,12 @@ public struct HearthServerConfiguration: Sendable {
     public var clock: ServerClock = .system
     /// Write triggers and commit observers, per namespace or for all (see `WriteTrigger`).
     public var triggers = WriteTriggers()
+    /// Callable functions, per namespace or for all (`POST /functions/<name>?ns=...`; see
+    /// `Callable`). A name not served in a namespace answers `NOT_FOUND` there.
+    public var callables = Callables()
+    /// Largest request body of a callable (its `{"data": ...}`); a larger one is refused with
+    /// `INVALID_ARGUMENT` as soon as its `Content-Length` or the bytes read pass it.
+    public var maxCallableBodyBytes = 1 << 20
 
     public init(
         host: String = "127.0.0.1",

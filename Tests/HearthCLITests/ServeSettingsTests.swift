@@ -1,4 +1,5 @@
 import HearthAccounts
+import HearthFunctions
 import HearthStore
 import Logging
 import NIOCore
@@ -104,6 +105,22 @@ struct ServeSettingsTests {
         .init(id: "max body memory", arguments: ["--max-body-memory", "1000000000"]) {
             $0.maxBodyMemoryBytes == 1_000_000_000
         },
+        .init(id: "chat runs in default alone") {
+            $0.chatNamespaces == ["default"]
+                && $0.serverConfiguration.callables.callable(named: "createChat", in: "default") != nil
+                && $0.serverConfiguration.callables.callable(named: "createChat", in: "other") == nil
+        },
+        .init(
+            id: "chat namespaces flag beats env",
+            arguments: ["--chat-ns", "a, b"],
+            environment: ["HEARTH_CHAT_NS": "c"]
+        ) {
+            $0.chatNamespaces == ["default", "a", "b"]
+                && $0.serverConfiguration.callables.callable(named: "createGroup", in: "b") != nil
+        },
+        .init(id: "chat namespaces env", environment: ["HEARTH_CHAT_NS": "c"]) {
+            $0.chatNamespaces == ["default", "c"]
+        },
     ]
 
     @Test(arguments: cases)
@@ -124,6 +141,10 @@ struct ServeSettingsTests {
             ["--max-body-bytes", "2000", "--max-body-memory", "1000"], [:],
             "Invalid value '1000' for the body memory limit: it must be at least the largest body "
                 + "('--max-body-bytes', 2000)."
+        ),
+        (
+            ["--chat-ns", "a,b.c"], [:],
+            "Invalid namespace 'b.c' in '--chat-ns': use comma-separated names of 1 to 63 letters, digits or '-'."
         ),
         (
             ["--tls-key", "k"], [:],

@@ -13,6 +13,12 @@ out with the Auth SDK against a server with the shipped rules (--emulator option
 that server's data directory, whose reset outbox the page reads at /outbox:
 
     python3 scripts/sdk-check/run.py --sdk /tmp/sdk --hearth-port 9000 --page auth-check.html --data DIR
+
+functions-check.html (also needs firebase-auth.js and firebase-functions.js, imports rewritten the
+same way) signs three users up and calls the chat callables with httpsCallable after
+connectFunctionsEmulator, from this page's origin (CORS), against a server with the shipped rules:
+
+    python3 scripts/sdk-check/run.py --sdk /tmp/sdk --hearth-port 9000 --page functions-check.html
 """
 import argparse, http.server, json, os, subprocess, sys, tempfile, threading, time
 

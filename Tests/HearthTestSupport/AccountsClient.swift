@@ -7,23 +7,27 @@ import NIOHTTP1
 
 /// Calls the Firebase Auth REST endpoints of a `TestServer` as the JS SDK does
 /// (`/identitytoolkit.googleapis.com/v1/accounts:<op>?key=...`, JSON bodies).
-struct AccountsClient: Sendable {
-    let server: TestServer
+public struct AccountsClient: Sendable {
+    public let server: TestServer
 
-    struct Answer: @unchecked Sendable {
-        var status: Int
-        var headers: HTTPHeaders
-        var json: [String: Any]
-        var body: String
+    public init(server: TestServer) {
+        self.server = server
+    }
+
+    public struct Answer: @unchecked Sendable {
+        public var status: Int
+        public var headers: HTTPHeaders
+        public var json: [String: Any]
+        public var body: String
 
         /// `error.message` of a Firebase error body.
-        var errorMessage: String? { (json["error"] as? [String: Any])?["message"] as? String }
-        subscript(key: String) -> Any? { json[key] }
-        func string(_ key: String) -> String { json[key] as? String ?? "" }
+        public var errorMessage: String? { (json["error"] as? [String: Any])?["message"] as? String }
+        public subscript(key: String) -> Any? { json[key] }
+        public func string(_ key: String) -> String { json[key] as? String ?? "" }
     }
 
     /// Starts a server whose accounts hash with cheap scrypt parameters.
-    static func withServer(
+    public static func withServer(
         prepare: @escaping (inout HearthServerConfiguration) -> Void = { _ in },
         _ body: (AccountsClient) async throws -> Void
     ) async throws {
@@ -35,7 +39,11 @@ struct AccountsClient: Sendable {
         }
     }
 
-    func call(_ operation: String, _ body: [String: Any], headers: [(String, String)] = []) async throws -> Answer {
+    public func call(
+        _ operation: String,
+        _ body: [String: Any],
+        headers: [(String, String)] = []
+    ) async throws -> Answer {
         let data = try JSONSerialization.data(withJSONObject: body)
         return try await send(
             "/identitytoolkit.googleapis.com/v1/accounts:\(operation)?key=fake-api-key",
@@ -44,7 +52,7 @@ struct AccountsClient: Sendable {
         )
     }
 
-    func send(
+    public func send(
         _ path: String,
         method: String = "POST",
         headers: [(String, String)],
@@ -56,7 +64,7 @@ struct AccountsClient: Sendable {
     }
 
     /// `securetoken.googleapis.com/v1/token`, form-encoded as the SDK sends it.
-    func refresh(_ token: String, grantType: String = "refresh_token") async throws -> Answer {
+    public func refresh(_ token: String, grantType: String = "refresh_token") async throws -> Answer {
         let form = "grant_type=\(grantType)&refresh_token=\(token)"
         return try await send(
             "/securetoken.googleapis.com/v1/token?key=fake-api-key",
@@ -66,14 +74,14 @@ struct AccountsClient: Sendable {
     }
 
     /// Signs up and returns the answer, failing on anything but 200.
-    func signUp(_ email: String, _ password: String = "secret1") async throws -> Answer {
+    public func signUp(_ email: String, _ password: String = "secret1") async throws -> Answer {
         let answer = try await call("signUp", ["email": email, "password": password, "returnSecureToken": true])
         guard answer.status == 200 else { throw TestFailure("signUp answered \(answer.status): \(answer.body)") }
         return answer
     }
 
     /// A realtime-database REST read with `token` as `?auth=`.
-    func readWith(_ token: String) async throws -> TestServer.Reply {
+    public func readWith(_ token: String) async throws -> TestServer.Reply {
         try await server.send("GET", "/anything.json?auth=\(token)")
     }
 }
