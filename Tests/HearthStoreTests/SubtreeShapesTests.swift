@@ -73,6 +73,48 @@ import Testing
         #expect(change.hashes == keys.map(SubtreeShapes.hash))
     }
 
+    /// The writer skips looking for a leaf above a new node when it wrote a sibling since
+    /// anything was written above; every way a leaf can appear up there must stop that.
+    @Test func aLeafAboveANewNodeIsFoundWhateverMadeIt() async throws {
+        let temp = try TemporaryStore()
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        let sibling = ns.keys.dataKey(path("a/b/x"))
+        #expect(!ns.writer.inspect { $0.shapes.noLeafAbove(sibling) })
+        try await ns.set("a/b/c", "1")
+        #expect(ns.writer.inspect { $0.shapes.noLeafAbove(sibling) })
+        // The parent, then the grandparent, becomes a leaf.
+        try await ns.set("a/b", "5")
+        try await ns.set("a/b/d", "2")
+        #expect(try await ns.json("", format: .export) == #"{"a":{"b":{"d":2}}}"#)
+        try await ns.set("a", "6")
+        try await ns.set("a/b/e", "3")
+        #expect(try await ns.json("", format: .export) == #"{"a":{"b":{"e":3}}}"#)
+        // By a multi-path update above, and by one that deletes the parent's last child and
+        // sets a leaf in its place in one go.
+        _ = try await ns.update("", [("a", "7"), ("z", "1")])
+        try await ns.set("a/b/f", "4")
+        #expect(try await ns.json("", format: .export) == #"{"a":{"b":{"f":4}},"z":1}"#)
+        _ = try await ns.update("a", [("b", "8")])
+        try await ns.set("a/b/g", "5")
+        #expect(try await ns.json("", format: .export) == #"{"a":{"b":{"g":5}},"z":1}"#)
+        // The last child deleted, then a leaf written at the parent's place.
+        try await ns.set("a/b/g", "null")
+        try await ns.set("a/b", "9")
+        try await ns.set("a/b/h", "6")
+        #expect(try await ns.json("", format: .export) == #"{"a":{"b":{"h":6}},"z":1}"#)
+        // The root itself a leaf.
+        try await ns.set("", "10")
+        try await ns.set("a/b/i", "7")
+        #expect(try await ns.json("", format: .export) == #"{"a":{"b":{"i":7}}}"#)
+        // Staged in one round: a leaf above, then a node below it.
+        _ = try await ns.writeInOneRound([Write(.set(path("q/r/s"), try value("1")))])
+        _ = try await ns.writeInOneRound([
+            Write(.set(path("q"), try value("2"))), Write(.set(path("q/r/t"), try value("3"))),
+        ])
+        #expect(try await ns.json("q", format: .export) == #"{"r":{"t":3}}"#)
+    }
+
     @Test func anImportForgetsEveryShape() async throws {
         let temp = try TemporaryStore()
         defer { temp.destroy() }

@@ -86,6 +86,12 @@ final class SubtreeShapes {
     private var shapes: [UInt64: (dataKey: [UInt8], shape: Shape)] = [:]
     /// Hashes of the proper ancestors (namespace root included) of remembered nodes.
     private var ancestors = Set<UInt64>()
+    /// The data keys (by hash) of the parents of nodes remembered since everything was last
+    /// forgotten: each was an object then (a child existed), and nothing was written at or
+    /// above it since (such a write is at one of `ancestors`, which forgets everything). A
+    /// write below may have deleted its last child, but only a write at or above it could
+    /// have made it or an ancestor a leaf: so none of them is a leaf.
+    private var objects: [UInt64: [UInt8]] = [:]
 
     var count: Int { shapes.count }
 
@@ -100,6 +106,18 @@ final class SubtreeShapes {
             return nil
         }
         return remembered.shape
+    }
+
+    /// True when neither the parent of the node at `dataKey` nor any ancestor of it is a leaf,
+    /// as far as the writer knows (false: unknown). Then a write there turns no leaf into an
+    /// object, and the planner skips the seek that would find out.
+    func noLeafAbove(_ dataKey: [UInt8]) -> Bool {
+        guard !objects.isEmpty else { return false }
+        var parent: (hash: UInt64, length: Int)?
+        guard Self.forEachAncestor(of: dataKey, { parent = ($0, $1) }), let parent,
+            let known = objects[parent.hash], known.count == parent.length
+        else { return false }
+        return KeyBytes.hasPrefix(dataKey, known)
     }
 
     /// Applies a commit: forgets every node it may have changed and remembers the new shapes.
@@ -120,17 +138,24 @@ final class SubtreeShapes {
                 }
                 continue
             }
-            if !shapes.isEmpty { forget(relatedTo: written, hash: hash) }
+            if !shapes.isEmpty || !objects.isEmpty { forget(relatedTo: written, hash: hash) }
             guard let recorded else { continue }
-            if shapes.count >= Self.capacity { removeAll() }
-            let parsed = Self.forEachAncestor(of: written) { ancestor, _ in ancestors.insert(ancestor) }
-            if parsed { shapes[hash] = (written, recorded) }
+            if shapes.count >= Self.capacity || objects.count >= Self.capacity { removeAll() }
+            var parent: (hash: UInt64, length: Int)?
+            let parsed = Self.forEachAncestor(of: written) { ancestor, length in
+                ancestors.insert(ancestor)
+                parent = (ancestor, length)
+            }
+            guard parsed else { continue }
+            shapes[hash] = (written, recorded)
+            if let parent, objects[parent.hash] == nil { objects[parent.hash] = Array(written[0..<parent.length]) }
         }
     }
 
     func removeAll() {
         shapes.removeAll(keepingCapacity: true)
         ancestors.removeAll(keepingCapacity: true)
+        objects.removeAll(keepingCapacity: true)
     }
 
     /// Forgets the nodes above and below `written` (which is not remembered itself).

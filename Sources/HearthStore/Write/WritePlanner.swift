@@ -121,9 +121,12 @@ struct WritePlanner {
         }
         let cursor = reader.snapshot.sharedCursor()
         // A leaf ancestor turns into an object: its value goes (its priority stays). When the
-        // parent already has a child, it and every ancestor are objects: one seek instead of a
-        // point read per ancestor.
-        if node != nil, let parent = path().parent, !hasChild(parent, cursor) {
+        // writer knows no ancestor is a leaf (it wrote a sibling since anything was written
+        // above), nothing to do; when the parent already has a child, it and every ancestor are
+        // objects: one seek instead of a point read per ancestor.
+        if node != nil, let parent = path().parent, !(shapes?.noLeafAbove(dataKey) ?? false),
+            !hasChild(parent, cursor)
+        {
             var probe = Optional(parent)
             while let ancestor = probe {
                 let key = keys.dataKey(ancestor)
