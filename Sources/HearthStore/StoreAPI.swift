@@ -11,7 +11,11 @@ public struct StoreConfiguration: Sendable {
     }
 
     public var syncMode: SyncMode
-    /// Upper bound of one LevelDB write buffer (memtable) in bytes.
+    /// Upper bound of one LevelDB write buffer (memtable) in bytes. Every write inserts each of
+    /// its keys into the memtable's skip list, a search that chases pointers through all of it:
+    /// hot keys (counters, presence, chat lists) rewritten again and again fill it with versions,
+    /// and a larger memtable makes every insert slower. 8 MiB ran the 100-member fan-out write
+    /// 1.3–1.6× as fast as 32 MiB (docs/benchmarks.md, "Issue 14, second pass").
     public var writeBufferSize: Int
     /// The write triggers and durable commit observers of each namespace (see `WriteTrigger`).
     public var triggers: WriteTriggers
@@ -21,7 +25,7 @@ public struct StoreConfiguration: Sendable {
 
     public init(
         syncMode: SyncMode = .periodic(milliseconds: 100),
-        writeBufferSize: Int = 32 << 20,
+        writeBufferSize: Int = 8 << 20,
         triggers: WriteTriggers = WriteTriggers()
     ) {
         self.syncMode = syncMode
