@@ -171,8 +171,3 @@ enum FreePort {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 }
-
-/// The process server's name before the in-process `TestServer` moved to HearthTestSupport;
-/// kept so that tests written against the old name still compile (with a warning).
-@available(*, deprecated, renamed: "ProcessTestServer")
-typealias TestServer = ProcessTestServer

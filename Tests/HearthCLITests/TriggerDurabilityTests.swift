@@ -18,9 +18,9 @@ struct TriggerDurabilityTests {
         func record(_ paths: [String]) { items.withLock { $0.formUnion(paths) } }
     }
 
-    static func start(data: URL, commitFile: URL, directory: URL) async throws -> TestServer {
+    static func start(data: URL, commitFile: URL, directory: URL) async throws -> ProcessTestServer {
         let port = try FreePort.find()
-        return try await TestServer.launch(
+        return try await ProcessTestServer.launch(
             [
                 "--port", "\(port)", "--data", data.path, "--admin-secret", "test-admin-secret",
                 "--commit-file", commitFile.path,
@@ -50,7 +50,7 @@ struct TriggerDurabilityTests {
                         let list = "l\(index % 3)"
                         let key = "w\(writer)-\(index)"
                         let paths: [String]
-                        let response: TestServer.Response
+                        let response: ProcessTestServer.Response
                         do {
                             if index % 2 == 0 {
                                 paths = ["/lists/\(list)/items/\(key)"]
