@@ -41,7 +41,8 @@ struct TriggerRun {
                     after: after,
                     author: write.author,
                     now: now,
-                    snapshot: TriggerSnapshot(reader: reader, reads: log)
+                    snapshot: TriggerSnapshot(reader: reader, reads: log),
+                    written: TriggerWrittenState(overlay: client, reads: log)
                 )
                 do {
                     derived += try trigger.trigger.updates(for: change)
