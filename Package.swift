@@ -64,9 +64,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // The chat app's backend: phone-number normalisation (`Phone/`), later its callables and triggers.
+        // The chat app's backend: phone-number normalisation (`Phone/`), its message trigger
+        // (`Triggers/`), later its callables.
         .target(
             name: "HearthChat",
+            dependencies: ["HearthCore", "HearthStore"],
             swiftSettings: strict
         ),
         .target(
@@ -92,7 +94,7 @@ let package = Package(
         .executableTarget(
             name: "HearthCLI",
             dependencies: [
-                "HearthCore", "HearthStore", "HearthServer", "HearthRules", "HearthAccounts",
+                "HearthCore", "HearthStore", "HearthServer", "HearthRules", "HearthAccounts", "HearthChat",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -103,7 +105,10 @@ let package = Package(
         .testTarget(name: "HearthProtocolTests", dependencies: ["HearthProtocol", "HearthCore"]),
         .testTarget(name: "HearthRulesTests", dependencies: ["HearthRules", "HearthCore"]),
         .testTarget(name: "HearthAccountsTests", dependencies: ["HearthAccounts", "HearthTestSupport"]),
-        .testTarget(name: "HearthChatTests", dependencies: ["HearthChat"]),
+        .testTarget(
+            name: "HearthChatTests",
+            dependencies: ["HearthChat", "HearthStore", "HearthCore", "HearthServer", "HearthTestSupport"]
+        ),
         .testTarget(
             name: "HearthDatabaseTests",
             dependencies: [
