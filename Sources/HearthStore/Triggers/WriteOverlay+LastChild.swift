@@ -6,7 +6,8 @@ extension WriteOverlay {
     /// read once, from the changes), so the cost is the number of touched children, not the
     /// number of children.
     func lastChild(at path: DataPath) -> (key: ChildKey, node: Node)? {
-        if let covering = entries.first(where: { $0.path.contains(path) }) {
+        if let index = covering(path) {
+            let covering = entries[index]
             guard case .children(let children, _)? = covering.node?.descendant(covering.path.relative(path)!),
                 let last = children.last
             else { return nil }

@@ -9,6 +9,11 @@ struct WriteOverlay {
     /// Priorities set by the write: the owner's path and the priority leaf (nil clears).
     private(set) var priorities: [(owner: DataPath, node: Node?)] = []
     let reader: NamespaceReader
+    /// The index of each entry's path in `entries`, and how many entries lie strictly below
+    /// each location: a trigger may lay hundreds of updates, and finding what covers or lies
+    /// below a path by scanning every entry made that quadratic.
+    private var entryIndex: [DataPath: Int] = [:]
+    private var entriesBelow: [DataPath: Int] = [:]
 
     /// The changes of a planned write (`values` resolved, in the order of its paths).
     init(_ write: Write, values: [Node?], reader: NamespaceReader) {
@@ -17,19 +22,44 @@ struct WriteOverlay {
             if path.isPriorityPath, let owner = path.parent {
                 priorities.append((owner, node))
             } else {
-                entries.append((path, node))
+                append(path, node)
             }
+        }
+    }
+
+    /// The index of the entry at `path` or above it.
+    func covering(_ path: DataPath) -> Int? {
+        guard !entryIndex.isEmpty else { return nil }
+        var keys = path.keys
+        while true {
+            if let index = entryIndex[DataPath(keys: keys)] { return index }
+            if keys.isEmpty { return nil }
+            keys.removeLast()
+        }
+    }
+
+    /// Adds an entry that neither contains nor lies in another.
+    private mutating func append(_ path: DataPath, _ node: Node?) {
+        entryIndex[path] = entries.count
+        entries.append((path, node))
+        var keys = path.keys
+        while !keys.isEmpty {
+            keys.removeLast()
+            entriesBelow[DataPath(keys: keys), default: 0] += 1
         }
     }
 
     /// What `path` holds after the changes.
     func value(at path: DataPath) -> Node? {
-        if let covering = entries.first(where: { $0.path.contains(path) }) {
+        if let index = covering(path) {
+            let covering = entries[index]
             return covering.node?.descendant(covering.path.relative(path)!)
         }
         var node = reader.node(at: path)
-        for entry in entries where path.contains(entry.path) {
-            node = Self.replacing(node, at: path.relative(entry.path)!.keys[...], with: entry.node)
+        if entriesBelow[path] != nil {
+            for entry in entries where path.contains(entry.path) {
+                node = Self.replacing(node, at: path.relative(entry.path)!.keys[...], with: entry.node)
+            }
         }
         for priority in priorities where path.contains(priority.owner) {
             node = Self.prioritising(node, at: path.relative(priority.owner)!.keys[...], with: priority.node)
@@ -39,14 +69,20 @@ struct WriteOverlay {
 
     /// Lays `node` over `path`, after everything before it.
     mutating func replace(_ path: DataPath, with node: Node?) {
-        if let index = entries.firstIndex(where: { $0.path.contains(path) }) {
+        if let index = covering(path) {
             let base = entries[index]
             entries[index].node = Self.replacing(base.node, at: base.path.relative(path)!.keys[...], with: node)
             return
         }
-        entries.removeAll { path.contains($0.path) }
-        priorities.removeAll { path.contains($0.owner) }
-        entries.append((path, node))
+        if entriesBelow[path] != nil {
+            let kept = entries.filter { !path.contains($0.path) }
+            entries = []
+            entryIndex = [:]
+            entriesBelow = [:]
+            for entry in kept { append(entry.path, entry.node) }
+        }
+        if !priorities.isEmpty { priorities.removeAll { path.contains($0.owner) } }
+        append(path, node)
     }
 
     /// The changes as one multi-path update at the root (priorities as `.priority` paths).
