@@ -9,11 +9,9 @@ struct WriteOverlay {
     /// Priorities set by the write: the owner's path and the priority leaf (nil clears).
     private(set) var priorities: [(owner: DataPath, node: Node?)] = []
     let reader: NamespaceReader
-    /// The index of each entry's path in `entries`, and how many entries lie strictly below
-    /// each location: a trigger may lay hundreds of updates, and finding what covers or lies
-    /// below a path by scanning every entry made that quadratic.
-    private var entryIndex: [DataPath: Int] = [:]
-    private var entriesBelow: [DataPath: Int] = [:]
+    /// Where the entries lie: a trigger may lay hundreds of updates, and finding what covers
+    /// or lies below a path by scanning every entry made that quadratic.
+    private var tree = EntryTree()
 
     /// The changes of a planned write (`values` resolved, in the order of its paths).
     init(_ write: Write, values: [Node?], reader: NamespaceReader) {
@@ -29,24 +27,13 @@ struct WriteOverlay {
 
     /// The index of the entry at `path` or above it.
     func covering(_ path: DataPath) -> Int? {
-        guard !entryIndex.isEmpty else { return nil }
-        var keys = path.keys
-        while true {
-            if let index = entryIndex[DataPath(keys: keys)] { return index }
-            if keys.isEmpty { return nil }
-            keys.removeLast()
-        }
+        tree.covering(path.keys[...])
     }
 
     /// Adds an entry that neither contains nor lies in another.
     private mutating func append(_ path: DataPath, _ node: Node?) {
-        entryIndex[path] = entries.count
+        tree.insert(path.keys[...], index: entries.count)
         entries.append((path, node))
-        var keys = path.keys
-        while !keys.isEmpty {
-            keys.removeLast()
-            entriesBelow[DataPath(keys: keys), default: 0] += 1
-        }
     }
 
     /// What `path` holds after the changes.
@@ -56,7 +43,7 @@ struct WriteOverlay {
             return covering.node?.descendant(covering.path.relative(path)!)
         }
         var node = reader.node(at: path)
-        if entriesBelow[path] != nil {
+        if tree.hasEntries(below: path.keys[...]) {
             for entry in entries where path.contains(entry.path) {
                 node = Self.replacing(node, at: path.relative(entry.path)!.keys[...], with: entry.node)
             }
@@ -74,11 +61,10 @@ struct WriteOverlay {
             entries[index].node = Self.replacing(base.node, at: base.path.relative(path)!.keys[...], with: node)
             return
         }
-        if entriesBelow[path] != nil {
+        if tree.hasEntries(below: path.keys[...]) {
             let kept = entries.filter { !path.contains($0.path) }
             entries = []
-            entryIndex = [:]
-            entriesBelow = [:]
+            tree = EntryTree()
             for entry in kept { append(entry.path, entry.node) }
         }
         if !priorities.isEmpty { priorities.removeAll { path.contains($0.owner) } }
