@@ -62,8 +62,12 @@ struct TriggerRun {
                     "A trigger's update of '\(update.path)' was refused: triggers cannot write priorities."
                 )
             }
+            // An increment needs only the number there: a point read, unless a priority is
+            // incremented too.
+            let numbersOnly = !update.value.serverValues.contains { $0.isPriority }
             let resolved = ServerValueResolver.resolve(update.value, now: now) { relative in
-                overlay.value(at: update.path.appending(relative))
+                let location = update.path.appending(relative)
+                return numbersOnly ? overlay.leafValue(at: location) : overlay.value(at: location)
             }
             overlay.replace(update.path, with: resolved)
         }

@@ -54,6 +54,16 @@ struct WriteOverlay {
         return node
     }
 
+    /// What `path` holds after the changes when only a leaf's value matters (its priority is
+    /// left out, an object reads as nil): one point read when the changes do not touch it.
+    func leafValue(at path: DataPath) -> Node? {
+        if covering(path) != nil || tree.hasEntries(below: path.keys[...]) {
+            guard case .leaf(let value, _)? = value(at: path) else { return nil }
+            return .leaf(value, priority: nil)
+        }
+        return reader.leaf(at: path).map { .leaf($0, priority: nil) }
+    }
+
     /// Lays `node` over `path`, after everything before it.
     mutating func replace(_ path: DataPath, with node: Node?) {
         if let index = covering(path) {

@@ -12,12 +12,20 @@ import Testing
         defer { temp.destroy() }
         let ns = try temp.store.namespace("default")
         try await ns.set("a", #"{"x":1,"y":{"z":2}}"#)
-        let seen = try await ns.read { reader -> [String] in
+        var seen = try await ns.read { reader -> [String] in
             let write = Write(.update(path("a"), [UpdateEntry(path: path("y/z"), value: try value("3"))]))
             var overlay = WriteOverlay(write, values: [Self.leaf(3)], reader: reader)
             let client = overlay
             var seen: [String] = []
             func show(_ o: WriteOverlay, _ p: String) -> String { o.value(at: path(p)).map { "\($0)" } ?? "nil" }
+            // Leaf values: read from the store, from the write, and an object (none).
+            seen.append(
+                [
+                    overlay.leafValue(at: path("a/x")), overlay.leafValue(at: path("a/y/z")),
+                    overlay.leafValue(at: path("a")),
+                ]
+                .map { $0.map { "\($0)" } ?? "nil" }.joined(separator: " ")
+            )
             // Below an entry, above it, untouched.
             seen.append(show(overlay, "a/y/z"))
             seen.append(show(overlay, "a"))
@@ -34,6 +42,7 @@ import Testing
             seen.append(show(client, "a/q"))
             return seen
         }
+        #expect(seen.removeFirst() == "\(Self.leaf(1)) \(Self.leaf(3)) nil")
         #expect(seen[0] == "\(Self.leaf(3))")
         #expect(seen[1] == "\(try value(#"{"x":1,"y":{"z":3}}"#).node!)")
         #expect(seen[2] == "\(try value(#"{"w":4}"#).node!)")
