@@ -140,7 +140,8 @@ let package = Package(
         .executableTarget(
             name: "hearth-trigger-server",
             dependencies: [
-                "HearthTriggerFixtures", "HearthServer", "HearthStore", .product(name: "Logging", package: "swift-log"),
+                "HearthTriggerFixtures", "HearthServer", "HearthStore", "HearthChat",
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/HearthTriggerServer"
         ),
