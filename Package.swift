@@ -71,12 +71,12 @@ let package = Package(
             dependencies: ["HearthCore", "HearthStore", "HearthDatabase", "HearthRules", "HearthAccounts"],
             swiftSettings: strict
         ),
-        // The chat app's backend: its callables (createChat, createGroup, ...) and phone-number
-        // normalisation (`Phone/`).
+        // The chat app's backend: its callables (createChat, createGroup, ...), its message
+        // trigger (`Triggers/`) and phone-number normalisation (`Phone/`).
         .target(
             name: "HearthChat",
             dependencies: [
-                "HearthCore", "HearthAccounts", "HearthFunctions",
+                "HearthCore", "HearthStore", "HearthAccounts", "HearthFunctions",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
@@ -148,7 +148,8 @@ let package = Package(
         .executableTarget(
             name: "hearth-trigger-server",
             dependencies: [
-                "HearthTriggerFixtures", "HearthServer", "HearthStore", .product(name: "Logging", package: "swift-log"),
+                "HearthTriggerFixtures", "HearthServer", "HearthStore", "HearthChat",
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/HearthTriggerServer"
         ),
@@ -165,7 +166,7 @@ let package = Package(
         .testTarget(
             name: "HearthChatTests",
             dependencies: [
-                "HearthChat", "HearthFunctions", "HearthServer", "HearthCore", "HearthTestSupport",
+                "HearthChat", "HearthFunctions", "HearthStore", "HearthServer", "HearthCore", "HearthTestSupport",
             ]
         ),
         .testTarget(

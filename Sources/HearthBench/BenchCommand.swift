@@ -12,6 +12,7 @@ enum Scenario: String, CaseIterable, ExpressibleByArgument {
     case json
     case rulesReload = "rules-reload"
     case fanoutWrite = "fanout-write"
+    case chatMessages = "chat-messages"
 }
 
 /// Benchmarks a running Hearth server over loopback HTTP/1.1 keep-alive and prints one JSON object.
@@ -27,7 +28,8 @@ struct BenchCommand: AsyncParsableCommand {
             when --hearth-binary is given. WebSocket (Firebase v5 protocol) scenarios: ws-puts, ws-fanout,
             ws-latency, ws-idle-memory (needs --server-pid); `realtime` runs the first three, and ws-idle-memory
             when --server-pid is given. fanout-write: a chat message with its members' counters as one
-            multi-path update (REST PATCH and WebSocket `m`), messages/s. rules (no server): µs per evaluation of the shipped security rules
+            multi-path update (REST PATCH and WebSocket `m`), messages/s. chat-messages: messages alone
+            into a group whose counters the server's chat app derives (run it in --ns: --chat-ns). rules (no server): µs per evaluation of the shipped security rules
             (--rules-file). sign-in: accounts:signInWithPassword per second with --sign-in-clients clients.
             json (no server): MB/s of the JSON parsers and renderer on a generated document (--json-mb).
             rules-reload: ms until an edit of the server's rules file takes effect (--rules-reload-file).
@@ -48,7 +50,7 @@ struct BenchCommand: AsyncParsableCommand {
         help: """
             Scenarios to run, comma-separated: puts, read50mb, ordered, import, all, \
             ws-puts, ws-fanout, ws-latency, ws-idle-memory, realtime, rules, sign-in, json, rules-reload, \
-            fanout-write.
+            fanout-write, chat-messages.
             """
     )
     var scenario = "all"
@@ -138,7 +140,9 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "sign-in: concurrent clients, each signing in its own account.")
     var signInClients = 16
 
-    @OptionGroup(title: "fanout-write (--duration, --warmup, --silent and --server-pid apply too)")
+    @OptionGroup(
+        title: "fanout-write and chat-messages (--duration, --warmup, --server-pid apply too; --silent to fanout-write)"
+    )
     var fanoutWriteOptions: FanoutWriteOptions
 
     @OptionGroup(title: "WebSocket scenarios (--duration, --warmup and --threads apply too)")
@@ -180,6 +184,7 @@ struct BenchCommand: AsyncParsableCommand {
         var signInReport: SignInReport?
         var rulesReloadReport: RulesReloadReport?
         var fanoutWriteReport: FanoutWriteReport?
+        var chatMessagesReport: ChatMessagesReport?
         do {
             if needsServer && !noHealthCheck { try await checkHealth(target, group) }
             if selected.contains(.puts) {
@@ -261,6 +266,16 @@ struct BenchCommand: AsyncParsableCommand {
                     serverPid: realtimeOptions.serverPid
                 ).run()
             }
+            if selected.contains(.chatMessages) {
+                chatMessagesReport = try await ChatMessagesScenario(
+                    target: target,
+                    group: group,
+                    options: fanoutWriteOptions,
+                    seconds: duration,
+                    warmupSeconds: warmup,
+                    serverPid: realtimeOptions.serverPid
+                ).run()
+            }
             realtimeReports = try await RealtimeBench(
                 target: target,
                 group: group,
@@ -277,7 +292,7 @@ struct BenchCommand: AsyncParsableCommand {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let output = BenchOutputWithFanoutWrite(
+        let fanoutOutput = BenchOutputWithFanoutWrite(
             output: BenchOutputWithRulesReload(
                 output: BenchOutputWithJSON(
                     output: BenchOutputWithSignIn(
@@ -293,6 +308,7 @@ struct BenchCommand: AsyncParsableCommand {
             ),
             fanoutWrite: fanoutWriteReport
         )
+        let output = BenchOutputWithChatMessages(output: fanoutOutput, chatMessages: chatMessagesReport)
         FileHandle.standardOutput.write(try encoder.encode(output) + Data("\n".utf8))
     }
 

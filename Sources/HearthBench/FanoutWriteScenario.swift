@@ -214,19 +214,13 @@ struct FanoutWriteScenario {
 
     /// The measured window in monotonic nanoseconds: after the warm-up, `seconds` long.
     private func window() -> (UInt64, UInt64) {
-        let measureFrom = monotonicNanos() + UInt64(warmupSeconds * 1e9)
-        return (measureFrom, measureFrom + UInt64(seconds * 1e9))
+        let window = MeasuredWindow(warmupSeconds: warmupSeconds, seconds: seconds)
+        return (window.start, window.end)
     }
 
     /// Waits for the window's start, samples CPU, waits for its end.
     private func sampleCPU(from start: UInt64, to end: UInt64) async throws -> CPUSampler {
-        var cpu = CPUSampler(serverPid: serverPid)
-        let now = monotonicNanos()
-        if start > now { try await Task.sleep(nanoseconds: start - now) }
-        cpu.start()
-        let later = monotonicNanos()
-        if end > later { try await Task.sleep(nanoseconds: end - later) }
-        return cpu
+        try await MeasuredWindow(start: start, end: end).sampleCPU(serverPid: serverPid)
     }
 
     /// True when `u001`'s total and its four chats' unread counters each count every

@@ -12,6 +12,7 @@ struct Hearth: AsyncParsableCommand {
             """,
         subcommands: [
             ServeCommand.self, ImportCommand.self, ExportCommand.self, RulesCommand.self, UsersCommand.self,
+            ChatCommand.self,
         ],
         defaultSubcommand: ServeCommand.self
     )

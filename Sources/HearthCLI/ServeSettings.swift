@@ -59,8 +59,10 @@ struct ServeSettings: Equatable, Sendable {
         configuration.connections.maxConnections = maxConnections
         configuration.realtime.authOrListenTimeout =
             webSocketAuthTimeoutSeconds == 0 ? nil : .seconds(webSocketAuthTimeoutSeconds)
-        // The chat callables have distinct valid names: registering them cannot fail.
+        // The chat app in its namespaces: its callables (distinct valid names) and its write
+        // triggers (valid patterns), so registering them cannot fail.
         try! ChatApp.register(in: &configuration.callables, namespaces: chatNamespaces)
+        try! ChatApp.register(in: &configuration.triggers, namespaces: chatNamespaces)
         return configuration
     }
 }

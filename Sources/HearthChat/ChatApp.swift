@@ -1,7 +1,8 @@
 public import HearthFunctions
 
-/// The chat app's server side (`../shared/CONTRACT.md`, "The chat app"): its callables, served
-/// in the `default` namespace and in the ones `hearth serve --chat-ns` names.
+/// The chat app's server side (`../shared/CONTRACT.md`, "The chat app"), registered in one place
+/// for the `default` namespace and the ones `hearth serve --chat-ns` names: its callables (here)
+/// and its write triggers (`ChatApp+Triggers.swift`).
 public enum ChatApp {
     /// The chat callables, in contract order.
     public static var callables: [any Callable] {

@@ -109,6 +109,8 @@ struct ServeSettingsTests {
             $0.chatNamespaces == ["default"]
                 && $0.serverConfiguration.callables.callable(named: "createChat", in: "default") != nil
                 && $0.serverConfiguration.callables.callable(named: "createChat", in: "other") == nil
+                && $0.serverConfiguration.triggers.patterns(of: "default") == ["/messages/$chatId/$messageId"]
+                && $0.serverConfiguration.triggers.patterns(of: "other").isEmpty
         },
         .init(
             id: "chat namespaces flag beats env",
@@ -117,6 +119,8 @@ struct ServeSettingsTests {
         ) {
             $0.chatNamespaces == ["default", "a", "b"]
                 && $0.serverConfiguration.callables.callable(named: "createGroup", in: "b") != nil
+                && $0.serverConfiguration.triggers.patterns(of: "b") == ["/messages/$chatId/$messageId"]
+                && $0.serverConfiguration.triggers.patterns(of: "c").isEmpty
         },
         .init(id: "chat namespaces env", environment: ["HEARTH_CHAT_NS": "c"]) {
             $0.chatNamespaces == ["default", "c"]

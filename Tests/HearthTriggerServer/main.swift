@@ -1,7 +1,9 @@
-// A Hearth server with the end-to-end tests' triggers (`ListChildCounter`, `CommitFile`), for
-// the tests that kill it: `hearth-trigger-server --port P --data DIR --admin-secret S
-// --commit-file FILE`. Test-only: the `hearth` binary has no such hook.
+// A Hearth server with the end-to-end tests' triggers (`ListChildCounter`, `CommitFile`) and,
+// with `--chat-ns NAME`, the chat app's, for the tests that kill it: `hearth-trigger-server
+// --port P --data DIR --admin-secret S [--commit-file FILE] [--chat-ns NAME]`. Test-only: the
+// `hearth` binary has no such hook.
 import Foundation
+import HearthChat
 import HearthServer
 import HearthStore
 import HearthTriggerFixtures
@@ -19,7 +21,10 @@ while let flag = arguments.popFirst() {
 guard let port = options["port"].flatMap(Int.init), let data = options["data"], let secret = options["admin-secret"]
 else {
     FileHandle.standardError.write(
-        Data("usage: hearth-trigger-server --port P --data DIR --admin-secret S [--commit-file F]\n".utf8)
+        Data(
+            "usage: hearth-trigger-server --port P --data DIR --admin-secret S [--commit-file F] [--chat-ns NAME]\n"
+                .utf8
+        )
     )
     exit(2)
 }
@@ -32,6 +37,7 @@ var configuration = HearthServerConfiguration(
     adminSecret: secret
 )
 configuration.triggers = try .endToEnd(commitFile: options["commit-file"])
+if let chat = options["chat-ns"] { try ChatApp.register(in: &configuration.triggers, namespaces: [chat]) }
 var logger = Logger(label: "hearth-trigger-server")
 logger.logLevel = .warning
 try await HearthServer.run(configuration: configuration, logger: logger)

@@ -21,6 +21,13 @@ extension NamespaceReader {
         return .children
     }
 
+    /// The value at `path` when it is a leaf; nil when it is absent or has children. One point
+    /// read, no cursor: the cheapest way to look at many scattered leaves.
+    public func leaf(at path: DataPath) -> LeafValue? {
+        guard let bytes = snapshot.get(keys.dataKey(path)) else { return nil }
+        return bytes.withUnsafeBytes { ValueEncoding.decode($0) }
+    }
+
     /// The priority of the node at `path`: one point read.
     public func priority(at path: DataPath) -> Priority? {
         guard let bytes = snapshot.get(keys.priorityKey(path)) else { return nil }

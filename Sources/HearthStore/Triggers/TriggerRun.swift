@@ -41,7 +41,8 @@ struct TriggerRun {
                     after: after,
                     author: write.author,
                     now: now,
-                    snapshot: TriggerSnapshot(reader: reader, reads: log)
+                    snapshot: TriggerSnapshot(reader: reader, reads: log),
+                    written: TriggerWrittenState(overlay: client, reads: log)
                 )
                 do {
                     derived += try trigger.trigger.updates(for: change)
@@ -61,8 +62,12 @@ struct TriggerRun {
                     "A trigger's update of '\(update.path)' was refused: triggers cannot write priorities."
                 )
             }
+            // An increment needs only the number there: a point read, unless a priority is
+            // incremented too.
+            let numbersOnly = !update.value.serverValues.contains { $0.isPriority }
             let resolved = ServerValueResolver.resolve(update.value, now: now) { relative in
-                overlay.value(at: update.path.appending(relative))
+                let location = update.path.appending(relative)
+                return numbersOnly ? overlay.leafValue(at: location) : overlay.value(at: location)
             }
             overlay.replace(update.path, with: resolved)
         }

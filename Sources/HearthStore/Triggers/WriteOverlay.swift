@@ -9,6 +9,9 @@ struct WriteOverlay {
     /// Priorities set by the write: the owner's path and the priority leaf (nil clears).
     private(set) var priorities: [(owner: DataPath, node: Node?)] = []
     let reader: NamespaceReader
+    /// Where the entries lie: a trigger may lay hundreds of updates, and finding what covers
+    /// or lies below a path by scanning every entry made that quadratic.
+    private var tree = EntryTree()
 
     /// The changes of a planned write (`values` resolved, in the order of its paths).
     init(_ write: Write, values: [Node?], reader: NamespaceReader) {
@@ -17,19 +20,33 @@ struct WriteOverlay {
             if path.isPriorityPath, let owner = path.parent {
                 priorities.append((owner, node))
             } else {
-                entries.append((path, node))
+                append(path, node)
             }
         }
     }
 
+    /// The index of the entry at `path` or above it.
+    func covering(_ path: DataPath) -> Int? {
+        tree.covering(path.keys[...])
+    }
+
+    /// Adds an entry that neither contains nor lies in another.
+    private mutating func append(_ path: DataPath, _ node: Node?) {
+        tree.insert(path.keys[...], index: entries.count)
+        entries.append((path, node))
+    }
+
     /// What `path` holds after the changes.
     func value(at path: DataPath) -> Node? {
-        if let covering = entries.first(where: { $0.path.contains(path) }) {
+        if let index = covering(path) {
+            let covering = entries[index]
             return covering.node?.descendant(covering.path.relative(path)!)
         }
         var node = reader.node(at: path)
-        for entry in entries where path.contains(entry.path) {
-            node = Self.replacing(node, at: path.relative(entry.path)!.keys[...], with: entry.node)
+        if tree.hasEntries(below: path.keys[...]) {
+            for entry in entries where path.contains(entry.path) {
+                node = Self.replacing(node, at: path.relative(entry.path)!.keys[...], with: entry.node)
+            }
         }
         for priority in priorities where path.contains(priority.owner) {
             node = Self.prioritising(node, at: path.relative(priority.owner)!.keys[...], with: priority.node)
@@ -37,16 +54,31 @@ struct WriteOverlay {
         return node
     }
 
+    /// What `path` holds after the changes when only a leaf's value matters (its priority is
+    /// left out, an object reads as nil): one point read when the changes do not touch it.
+    func leafValue(at path: DataPath) -> Node? {
+        if covering(path) != nil || tree.hasEntries(below: path.keys[...]) {
+            guard case .leaf(let value, _)? = value(at: path) else { return nil }
+            return .leaf(value, priority: nil)
+        }
+        return reader.leaf(at: path).map { .leaf($0, priority: nil) }
+    }
+
     /// Lays `node` over `path`, after everything before it.
     mutating func replace(_ path: DataPath, with node: Node?) {
-        if let index = entries.firstIndex(where: { $0.path.contains(path) }) {
+        if let index = covering(path) {
             let base = entries[index]
             entries[index].node = Self.replacing(base.node, at: base.path.relative(path)!.keys[...], with: node)
             return
         }
-        entries.removeAll { path.contains($0.path) }
-        priorities.removeAll { path.contains($0.owner) }
-        entries.append((path, node))
+        if tree.hasEntries(below: path.keys[...]) {
+            let kept = entries.filter { !path.contains($0.path) }
+            entries = []
+            tree = EntryTree()
+            for entry in kept { append(entry.path, entry.node) }
+        }
+        if !priorities.isEmpty { priorities.removeAll { path.contains($0.owner) } }
+        append(path, node)
     }
 
     /// The changes as one multi-path update at the root (priorities as `.priority` paths).

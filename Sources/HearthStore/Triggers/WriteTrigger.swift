@@ -43,6 +43,10 @@ public struct TriggerChange {
     public let now: Double
     /// The namespace as it was before the write, for reading anything else.
     public let snapshot: TriggerSnapshot
+    /// The namespace as the client's write leaves it (without what triggers derive): what a
+    /// trigger needs when one write changes several matching locations, whatever the order
+    /// it is called in.
+    public let written: TriggerWrittenState
 }
 
 /// Read access to the state a write was planned against. The writer notes what it reads, so
@@ -62,6 +66,45 @@ public struct TriggerSnapshot {
     public func shallow(at path: DataPath) -> ShallowResult {
         reads.note(path)
         return reader.shallow(at: path)
+    }
+
+    /// The value at `path` when it is a leaf, nil when absent or an object (one point read).
+    public func leaf(at path: DataPath) -> LeafValue? {
+        reads.note(path)
+        return reader.leaf(at: path)
+    }
+
+    /// True when anything is stored at or below `path` (one seek).
+    public func exists(at path: DataPath) -> Bool {
+        reads.note(path)
+        return reader.exists(path)
+    }
+
+    /// The last child of `path` in key order with its subtree, without reading the others
+    /// (see `NamespaceReader.lastChild`).
+    public func lastChild(at path: DataPath) -> (key: ChildKey, node: Node)? {
+        reads.note(path)
+        return reader.lastChild(at: path)
+    }
+}
+
+/// Read access to the state a write leaves (before its triggers' updates), noted like the
+/// snapshot's reads.
+public struct TriggerWrittenState {
+    let overlay: WriteOverlay
+    let reads: ReadLog
+
+    /// The node at `path` after the write (nil = null).
+    public func node(at path: DataPath) -> Node? {
+        reads.note(path)
+        return overlay.value(at: path)
+    }
+
+    /// The last child of `path` in key order after the write, with its subtree; costs the
+    /// children the write touches there, not all of them.
+    public func lastChild(at path: DataPath) -> (key: ChildKey, node: Node)? {
+        reads.note(path)
+        return overlay.lastChild(at: path)
     }
 }
 

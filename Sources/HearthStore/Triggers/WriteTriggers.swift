@@ -52,6 +52,12 @@ public struct WriteTriggers: Sendable {
         triggers.filter { $0.scope.includes(name) }.map { NamespaceTrigger(trigger: $0.trigger, pattern: $0.pattern) }
     }
 
+    /// The patterns of the triggers namespace `name` runs, in registration order (what a
+    /// deployment serves, for logs and checks).
+    public func patterns(of name: String) -> [String] {
+        triggers.filter { $0.scope.includes(name) }.map(\.trigger.pattern)
+    }
+
     /// The commit observers of namespace `name`.
     func observers(of name: String) -> [any CommitObserver] {
         observers.filter { $0.scope.includes(name) }.map(\.observer)

@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import HearthChat
+import HearthStore
+
+/// `hearth chat`: the chat app's maintenance commands.
+struct ChatCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "chat",
+        abstract: "Maintain the chat app's data.",
+        subcommands: [ChatCheckCommand.self]
+    )
+}
+
+/// `hearth chat check`: verifies the chat app's derived state in a stopped data directory.
+struct ChatCheckCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Check the chat app's counters, chat lists and last messages against its messages and members.",
+        discussion: """
+            Reads one consistent snapshot of --ns and prints each disagreement on its own line (exit 1 \
+            when there is any). Opens the data directory directly: stop the server first. See \
+            docs/design.md, "Checking the chat app's derived state", for what is checked.
+            """
+    )
+
+    @Option(help: "Database (namespace) name.")
+    var ns: String = "default"
+
+    @Option(help: "Data directory (env HEARTH_DATA; default .hearth).")
+    var data: String?
+
+    @OptionGroup var logging: LoggingOptions
+
+    func run() async throws {
+        let environment = Environment(ProcessInfo.processInfo.environment)
+        let directory = environment.string(data, "HEARTH_DATA") ?? ".hearth"
+        _ = LoggingOptions.bootstrap(level: try logging.resolve(environment))
+        let store = try DataDirectory.open(directory, create: false)
+        defer { store.close() }
+        let namespace: NamespaceStore
+        do {
+            namespace = try store.namespace(ns)
+        } catch {
+            throw ValidationError("Invalid value '\(ns)' for '--ns': \(error)")
+        }
+        let outcome = try await namespace.read { ChatConsistencyCheck(reader: $0).run() }
+        for disagreement in outcome.disagreements { print(disagreement) }
+        let summary = "chat check of '\(ns)': \(outcome.chats) chats, \(outcome.users) users"
+        if outcome.disagreements.isEmpty {
+            print("\(summary): no disagreement")
+        } else {
+            print("\(summary): \(outcome.disagreements.count) disagreement(s)")
+            throw ExitCode(1)
+        }
+    }
+}

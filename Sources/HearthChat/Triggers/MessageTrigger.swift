@@ -1,0 +1,58 @@
+import HearthCore
+public import HearthStore
+
+/// The chat app's message trigger, on `/messages/$chatId/$messageId`; its updates commit in
+/// the message's own batch (docs/design.md "The chat app: message triggers").
+///
+/// - A new message: each other member's `userChats/$uid/$chatId/unread` and
+///   `unreadTotals/$uid` +1, every member's `lastMessageAt` (the sender's too), a member's
+///   missing entry recreated with its `name`, and `chats/$chatId/lastMessage`.
+/// - An edited or deleted message: no counter changes; `lastMessage` follows the newest
+///   remaining message by key (removed when none remains).
+///
+/// A chat without members (or a new message that is not an object) yields no update: the
+/// rules never let such a message in, and it has nobody to count it for.
+public struct MessageTrigger: WriteTrigger {
+    public init() {}
+
+    public var pattern: String { "/messages/$chatId/$messageId" }
+
+    public func updates(for change: TriggerChange) throws -> [DerivedUpdate] {
+        guard let chatID = change.wildcards["chatId"] else { return [] }
+        let chat = ChildKey(chatID)
+        let newest = change.written.lastChild(at: ChatPaths.messages(chat))
+        var updates: [DerivedUpdate] = []
+        switch (change.before, change.after) {
+        case (nil, let message?):
+            guard case .children = message,
+                case .children(let members) = change.snapshot.shallow(at: ChatPaths.members(chat))
+            else { return [] }
+            let fanout = NewMessageFanout(
+                chat: chat,
+                members: members.map(\.key),
+                sender: message.string("sender") ?? change.author.uid,
+                sentAt: newest?.node.number("sentAt") ?? message.number("sentAt") ?? change.now,
+                snapshot: change.snapshot
+            )
+            updates = fanout.updates()
+        case (_?, _):
+            guard change.snapshot.exists(at: ChatPaths.members(chat)) else { return [] }
+        case (nil, nil):
+            return []
+        }
+        let wanted = newest.map { LastMessage.summary(id: $0.key, message: $0.node) }
+        let lastMessage = ChatPaths.lastMessage(chat)
+        if change.written.node(at: lastMessage) != wanted {
+            updates.append(.set(lastMessage, wanted))
+        }
+        return updates
+    }
+}
+
+extension WriteAuthor {
+    /// The signed-in user who wrote, if any.
+    var uid: String? {
+        if case .user(let uid) = self { return uid }
+        return nil
+    }
+}

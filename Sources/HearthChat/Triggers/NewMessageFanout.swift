@@ -1,0 +1,69 @@
+import HearthCore
+import HearthStore
+
+/// What one new message changes in its members' chat lists: one shallow read of the member
+/// list (done by the caller) and one point read per member (does their entry still exist?).
+struct NewMessageFanout {
+    let chat: ChildKey
+    let members: [ChildKey]
+    /// Who sent it (nil: nobody known, every member counts it).
+    let sender: String?
+    /// The `lastMessageAt` every member's entry gets.
+    let sentAt: Double
+    let snapshot: TriggerSnapshot
+
+    func updates() -> [DerivedUpdate] {
+        var updates: [DerivedUpdate] = []
+        updates.reserveCapacity(members.count * 3)
+        var names = EntryNames(chat: chat, members: members, snapshot: snapshot)
+        for member in members {
+            let entry = ChatPaths.entry(member, chat)
+            let isSender = member.string == sender
+            if !isSender {
+                updates.append(.increment(entry.child(ChildKey("unread")), by: 1))
+                updates.append(.increment(ChatPaths.unreadTotal(member), by: 1))
+            }
+            updates.append(.set(entry.child(ChildKey("lastMessageAt")), .leaf(.number(sentAt), priority: nil)))
+            // An entry without its name is gone ("delete chat" for me) or never made: the
+            // message brings the chat back into the member's list.
+            if snapshot.leaf(at: entry.child(ChildKey("name"))) == nil {
+                if let name = names.name(for: member) {
+                    updates.append(.set(entry.child(ChildKey("name")), .leaf(.string(name), priority: nil)))
+                }
+                if isSender {
+                    updates.append(.set(entry.child(ChildKey("unread")), .leaf(.number(0), priority: nil)))
+                }
+            }
+        }
+        return updates
+    }
+}
+
+/// The `name` of a member's chat-list entry: the group's name, or in a private chat the other
+/// party's displayName. Read only for entries being recreated, the group's name once.
+struct EntryNames {
+    let chat: ChildKey
+    let members: [ChildKey]
+    let snapshot: TriggerSnapshot
+    private var groupName: String??
+
+    init(chat: ChildKey, members: [ChildKey], snapshot: TriggerSnapshot) {
+        self.chat = chat
+        self.members = members
+        self.snapshot = snapshot
+    }
+
+    mutating func name(for member: ChildKey) -> String? {
+        let chatPath = ChatPaths.chat(chat)
+        if case .string("private")? = snapshot.leaf(at: chatPath.child(ChildKey("type"))) {
+            guard let other = members.first(where: { $0 != member }) else { return nil }
+            guard case .string(let name)? = snapshot.leaf(at: ChatPaths.displayName(other)) else { return nil }
+            return name
+        }
+        if let groupName { return groupName }
+        var name: String?
+        if case .string(let text)? = snapshot.leaf(at: chatPath.child(ChildKey("name"))) { name = text }
+        groupName = .some(name)
+        return name
+    }
+}
