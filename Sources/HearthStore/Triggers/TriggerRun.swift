@@ -8,6 +8,8 @@ struct TriggerRun {
     let triggers: [NamespaceTrigger]
     let reader: NamespaceReader
     let now: Double
+    /// The writer's remembered subtrees, for the numbers derived increments add to.
+    var shapes: SubtreeShapes? = nil
 
     /// What the triggers made of a write.
     struct Outcome {
@@ -24,6 +26,7 @@ struct TriggerRun {
     ///   path.
     func run(_ write: Write, values: [Node?]) throws -> Outcome {
         var overlay = WriteOverlay(write, values: values, reader: reader)
+        overlay.shapes = shapes
         let client = overlay
         let log = ReadLog()
         var derived: [DerivedUpdate] = []

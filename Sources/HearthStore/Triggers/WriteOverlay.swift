@@ -9,6 +9,10 @@ struct WriteOverlay {
     /// Priorities set by the write: the owner's path and the priority leaf (nil clears).
     private(set) var priorities: [(owner: DataPath, node: Node?)] = []
     let reader: NamespaceReader
+    /// The writer's remembered subtrees: a leaf it wrote is read from there, with no read of
+    /// the store (the writer's own last value there, exactly what the snapshot holds unless a
+    /// write staged in the round changed it, which then makes the write wait for the flush).
+    var shapes: SubtreeShapes?
     /// Where the entries lie: a trigger may lay hundreds of updates, and finding what covers
     /// or lies below a path by scanning every entry made that quadratic.
     private var tree = EntryTree()
@@ -61,7 +65,14 @@ struct WriteOverlay {
             guard case .leaf(let value, _)? = value(at: path) else { return nil }
             return .leaf(value, priority: nil)
         }
-        return reader.leaf(at: path).map { .leaf($0, priority: nil) }
+        let key = reader.keys.dataKey(path)
+        if let bytes = shapes?.shape(at: key, hash: SubtreeShapes.hash(key))?.leafValue,
+            let leaf = bytes.withUnsafeBytes({ ValueEncoding.decode($0) })
+        {
+            return .leaf(leaf, priority: nil)
+        }
+        return reader.snapshot.get(key).flatMap { bytes in bytes.withUnsafeBytes { ValueEncoding.decode($0) } }
+            .map { .leaf($0, priority: nil) }
     }
 
     /// Lays `node` over `path`, after everything before it.

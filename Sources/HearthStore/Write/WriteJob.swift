@@ -62,7 +62,13 @@ struct WriteJob {
         }
         var committed = (write: write, values: values, commit: Self.describe(write, values: values))
         if !triggers.isEmpty {
-            let run = TriggerRun(namespace: namespace, triggers: triggers, reader: reader, now: now)
+            let run = TriggerRun(
+                namespace: namespace,
+                triggers: triggers,
+                reader: reader,
+                now: now,
+                shapes: round.shapes
+            )
             let outcome = try run.run(write, values: values)
             if round.stagedOverlaps(outcome.reads.map(keys.dataKey)) { return nil }
             if let combined = outcome.combined {

@@ -55,6 +55,31 @@ import Testing
         #expect(try await ns.json("counts/a") == "11")
     }
 
+    /// A derived increment adds to the writer's remembered value of the counter: whatever
+    /// else set the counter in between (a client's set, in its own round or staged in the
+    /// same one as the triggered write) must be what it adds to.
+    @Test func aDerivedIncrementAddsToTheCountersLatestValue() async throws {
+        let temp = try TemporaryStore.with([ItemCounter()])
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        try await ns.set("lists/a/items/1", "true")
+        try await ns.set("lists/a/items/2", "true")
+        #expect(try await ns.json("counts/a") == "2")
+        try await ns.set("counts/a", "10")
+        try await ns.set("lists/a/items/3", "true")
+        #expect(try await ns.json("counts/a") == "11")
+        let writes = [
+            Write(.set(path("counts/a"), try value("20"))),
+            Write(.set(path("lists/a/items/4"), try value("true"))),
+            Write(.set(path("lists/a/items/5"), try value("true"))),
+        ]
+        for result in try await ns.writeInOneRound(writes) { _ = try result.get() }
+        #expect(try await ns.json("counts/a") == "22")
+        try await ns.set("counts", "null")
+        try await ns.set("lists/a/items/6", "true")
+        #expect(try await ns.json("counts/a") == "1")
+    }
+
     @Test func aRefusedGroupTakesTheDerivedUpdatesWithIt() async throws {
         let temp = try TemporaryStore.with([ItemCounter()])
         defer { temp.destroy() }
