@@ -2,7 +2,8 @@ import HearthCore
 import HearthStore
 
 /// What one new message changes in its members' chat lists: one shallow read of the member
-/// list (done by the caller) and one point read per member (does their entry still exist?).
+/// list (done by the caller) and, per member, whether their entry still exists (answered by
+/// the writer's memory of the entry's `lastMessageAt` once a message set it, else a point read).
 struct NewMessageFanout {
     let chat: ChildKey
     let members: [ChildKey]
@@ -25,8 +26,11 @@ struct NewMessageFanout {
             }
             updates.append(.set(entry.child(ChildKey("lastMessageAt")), .leaf(.number(sentAt), priority: nil)))
             // An entry without its name is gone ("delete chat" for me) or never made: the
-            // message brings the chat back into the member's list.
-            if snapshot.leaf(at: entry.child(ChildKey("name"))) == nil {
+            // message brings the chat back into the member's list. Its `lastMessageAt`, which
+            // every message sets, answers first: the writer remembers it, with no read.
+            if snapshot.leaf(at: entry.child(ChildKey("lastMessageAt"))) == nil,
+                snapshot.leaf(at: entry.child(ChildKey("name"))) == nil
+            {
                 if let name = names.name(for: member) {
                     updates.append(.set(entry.child(ChildKey("name")), .leaf(.string(name), priority: nil)))
                 }

@@ -15,11 +15,22 @@ struct TriggerRun {
     struct Outcome {
         /// The write with every derived update laid over it (one multi-path update at the
         /// root); nil when no trigger returned an update.
-        let combined: WriteOverlay?
+        let combined: Combined?
         /// Every path the run read from the snapshot: matched locations, and what the
         /// triggers read. A write staged in the same round at, above or below one of them
         /// could change the outcome.
         let reads: [DataPath]
+    }
+
+    /// The write and its derived updates as one multi-path update at the root.
+    struct Combined {
+        let write: Write
+        /// Where it lands, when worked out already.
+        let locations: WriteLocations?
+        /// The commit, given its sequence number, when it is not the plain description of
+        /// `write` with its planned values (the overlay's: one set, or one update at the
+        /// deepest location containing every change).
+        let describe: ((UInt64) -> CommittedWrite)?
     }
 
     /// - Throws: `StoreError` `.invalidWrite` when a trigger throws, or returns a `.priority`
@@ -44,7 +55,7 @@ struct TriggerRun {
                     after: after,
                     author: write.author,
                     now: now,
-                    snapshot: TriggerSnapshot(reader: reader, reads: log),
+                    snapshot: TriggerSnapshot(reader: reader, reads: log, shapes: shapes),
                     written: TriggerWrittenState(overlay: client, reads: log)
                 )
                 do {
@@ -58,13 +69,16 @@ struct TriggerRun {
             }
         }
         guard !derived.isEmpty else { return Outcome(combined: nil, reads: log.paths) }
+        for update in derived where update.path.isPriorityPath {
+            throw StoreError(
+                .invalidWrite,
+                "A trigger's update of '\(update.path)' was refused: triggers cannot write priorities."
+            )
+        }
+        if let direct = Self.side(by: write, values: values, derived: derived, keys: reader.keys) {
+            return Outcome(combined: direct, reads: log.paths)
+        }
         for update in derived {
-            if update.path.isPriorityPath {
-                throw StoreError(
-                    .invalidWrite,
-                    "A trigger's update of '\(update.path)' was refused: triggers cannot write priorities."
-                )
-            }
             // An increment needs only the number there: a point read, unless a priority is
             // incremented too.
             let numbersOnly = !update.value.serverValues.contains { $0.isPriority }
@@ -74,7 +88,32 @@ struct TriggerRun {
             }
             overlay.replace(update.path, with: resolved)
         }
-        return Outcome(combined: overlay, reads: log.paths)
+        return Outcome(
+            combined: Combined(write: overlay.write, locations: nil, describe: WriteJob.describe(overlay)),
+            reads: log.paths
+        )
+    }
+
+    /// The write and the derived updates side by side, as one multi-path update at the root,
+    /// when none of their locations contains another (a chat message and its members'
+    /// counters): each derived update then applies to the stored state, and the planner
+    /// resolves its increments as it does any update's (from the value the writer remembers,
+    /// with no read), with no overlay to lay. Nil otherwise (or for a priority or a write at
+    /// the root): the overlay orders them.
+    static func side(by write: Write, values: [Node?], derived: [DerivedUpdate], keys: KeySpace) -> Combined? {
+        var entries: [UpdateEntry] = []
+        entries.reserveCapacity(values.count + derived.count)
+        for (path, node) in zip(write.writtenPaths, values) {
+            guard !path.isRoot, !path.isPriorityPath else { return nil }
+            entries.append(UpdateEntry(path: path, value: NewValue(node: node)))
+        }
+        for update in derived {
+            guard !update.path.isRoot else { return nil }
+            entries.append(UpdateEntry(path: update.path, value: update.value))
+        }
+        let combined = Write(.update(.root, entries))
+        guard let locations = try? WriteLocations(of: combined, keys: keys) else { return nil }
+        return Combined(write: combined, locations: locations, describe: nil)
     }
 
     /// The locations matching `pattern` whose value the changes may alter, each once, in order.

@@ -66,11 +66,7 @@ struct WriteOverlay {
             return .leaf(value, priority: nil)
         }
         let key = reader.keys.dataKey(path)
-        if let bytes = shapes?.shape(at: key, hash: SubtreeShapes.hash(key))?.leafValue,
-            let leaf = bytes.withUnsafeBytes({ ValueEncoding.decode($0) })
-        {
-            return .leaf(leaf, priority: nil)
-        }
+        if let leaf = shapes?.rememberedLeaf(at: key) { return .leaf(leaf, priority: nil) }
         return reader.snapshot.get(key).flatMap { bytes in bytes.withUnsafeBytes { ValueEncoding.decode($0) } }
             .map { .leaf($0, priority: nil) }
     }

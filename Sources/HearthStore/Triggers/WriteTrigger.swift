@@ -55,6 +55,10 @@ public struct TriggerChange {
 public struct TriggerSnapshot {
     let reader: NamespaceReader
     let reads: ReadLog
+    /// The writer's remembered subtrees: a leaf it remembers writing is answered from there.
+    /// Exact, like the snapshot, unless a write staged in the round changed it; then the
+    /// read, noted like any, makes the write wait for the flush and run again.
+    var shapes: SubtreeShapes? = nil
 
     /// The node at `path` (nil = null).
     public func node(at path: DataPath) -> Node? {
@@ -68,9 +72,11 @@ public struct TriggerSnapshot {
         return reader.shallow(at: path)
     }
 
-    /// The value at `path` when it is a leaf, nil when absent or an object (one point read).
+    /// The value at `path` when it is a leaf, nil when absent or an object (one point read, or
+    /// none when the writer remembers writing that leaf: a hot counter, a time).
     public func leaf(at path: DataPath) -> LeafValue? {
         reads.note(path)
+        if let shapes, let leaf = shapes.rememberedLeaf(at: reader.keys.dataKey(path)) { return leaf }
         return reader.leaf(at: path)
     }
 

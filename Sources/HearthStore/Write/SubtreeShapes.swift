@@ -100,6 +100,13 @@ final class SubtreeShapes {
         shape(at: dataKey, hash: Self.hash(dataKey))?.allKeys(dataKey: dataKey)
     }
 
+    /// The value of the leaf at `dataKey` when the writer remembers putting a leaf without
+    /// priority there (nil: not known to be such a leaf; it may be anything).
+    func rememberedLeaf(at dataKey: [UInt8]) -> LeafValue? {
+        guard let bytes = shape(at: dataKey, hash: Self.hash(dataKey))?.leafValue else { return nil }
+        return bytes.withUnsafeBytes { ValueEncoding.decode($0) }
+    }
+
     /// What the writer last put under the node at `dataKey` (its `hash`), or nil when unknown.
     func shape(at dataKey: [UInt8], hash: UInt64) -> Shape? {
         guard !shapes.isEmpty, let remembered = shapes[hash], KeyBytes.equal(remembered.dataKey, dataKey) else {

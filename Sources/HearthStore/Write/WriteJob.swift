@@ -74,9 +74,10 @@ struct WriteJob {
             if let combined = outcome.combined {
                 let write = combined.write
                 batch = WriteBatch()
-                let planned = try WritePlanner(reader: reader, batch: batch, shapes: round.shapes).plan(write, now: now)
+                let planned = try WritePlanner(reader: reader, batch: batch, shapes: round.shapes)
+                    .plan(write, now: now, locations: combined.locations)
                 guard case .committed(_, let all) = planned else { preconditionFailure("an unconditional write") }
-                committed = (write, all, Self.describe(combined))
+                committed = (write, all, combined.describe ?? Self.describe(write, values: all))
             }
         }
         if let consuming { batch.delete(consuming) }
