@@ -5,7 +5,10 @@ public import HearthFunctions
 public enum ChatApp {
     /// The chat callables, in contract order.
     public static var callables: [any Callable] {
-        [CreateChat(), CreateGroup(), UpdateGroup(), AddMembers(), RemoveMember(), MarkRead(), DeleteChat()]
+        [
+            CreateChat(), CreateGroup(), UpdateGroup(), AddMembers(), RemoveMember(), MarkRead(), DeleteMessage(),
+            DeleteChat(),
+        ]
     }
 
     /// Registers every chat callable for `namespaces`.
