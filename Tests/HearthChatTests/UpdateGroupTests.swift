@@ -26,6 +26,37 @@ import Testing
         }
     }
 
+    /// Renames racing with joins: whichever commits first, every member's entry ends with the
+    /// group's final name (each decision is re-made when the other overtook it).
+    @Test func concurrentRenamesAndJoinsLeaveEveryEntryWithTheGroupsName() async throws {
+        try await ChatServer.with(users: ["Alice", "Bob", "Carol", "Dave", "Erin", "Frank"]) { chat in
+            let group = try await chat.group()
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                for n in 0..<6 {
+                    tasks.addTask {
+                        let data = #"{"chatId":"\#(group)","name":"Name \#(n)"}"#
+                        let reply = try await chat.call("updateGroup", as: "Alice", data: data)
+                        #expect(reply.status == 200, "\(reply.body)")
+                    }
+                }
+                for name in ["Dave", "Erin", "Frank"] {
+                    tasks.addTask {
+                        let data = #"{"chatId":"\#(group)","participants":["\#(chat.uid(name))"]}"#
+                        let reply = try await chat.call("addMembers", as: "Bob", data: data)
+                        #expect(reply.status == 200, "\(reply.body)")
+                    }
+                }
+                try await tasks.waitForAll()
+            }
+            let final = try #require(try await chat.object("/chats/\(group)")["name"] as? String)
+            let members = try await chat.object("/members/\(group)")
+            #expect(members.count == 6)
+            for uid in members.keys {
+                #expect(try await chat.server.get("/userChats/\(uid)/\(group)/name") == "\"\(final)\"")
+            }
+        }
+    }
+
     @Test func refusalsNameTheFieldAndWriteNothing() async throws {
         try await ChatServer.with { chat in
             let group = try await chat.group()
