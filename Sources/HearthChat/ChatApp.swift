@@ -6,7 +6,10 @@ public import HearthFunctions
 public enum ChatApp {
     /// The chat callables, in contract order.
     public static var callables: [any Callable] {
-        [CreateChat(), CreateGroup()]
+        [
+            CreateChat(), CreateGroup(), UpdateGroup(), AddMembers(), RemoveMember(), MarkRead(), DeleteMessage(),
+            DeleteChat(),
+        ]
     }
 
     /// Registers every chat callable for `namespaces`.

@@ -53,6 +53,7 @@ struct ChatServer: Sendable {
     /// The JSON object at `path` (admin read).
     func object(_ path: String) async throws -> [String: Any] {
         let text = try await server.get(path)
-        return (try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]) ?? [:]
+        return (try JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed) as? [String: Any])
+            ?? [:]
     }
 }

@@ -32,6 +32,27 @@ struct CallData {
         return uid
     }
 
+    /// The id of a chat or message: a non-empty string that is a valid database key.
+    func key(_ field: String, of what: String) throws(CallableError) -> String {
+        guard let value = fields[field] else { throw .invalidArgument("'\(field)' is required, \(usage).") }
+        guard let key = value.stringValue else {
+            throw .invalidArgument("'\(field)' must be a \(what) string, not \(Self.describe(value)).")
+        }
+        guard KeyValidator.isValid(key) else {
+            throw .invalidArgument("'\(field)' has the value '\(key.prefix(128))', which is not a valid \(what).")
+        }
+        return key
+    }
+
+    /// An optional boolean (absent or null: `false`).
+    func optionalBool(_ field: String) throws(CallableError) -> Bool {
+        guard let value = fields[field], value != .null else { return false }
+        guard let bool = value.boolValue else {
+            throw .invalidArgument("'\(field)' must be true or false, not \(Self.describe(value)).")
+        }
+        return bool
+    }
+
     /// A required string.
     func string(_ field: String) throws(CallableError) -> String {
         guard let value = fields[field] else { throw .invalidArgument("'\(field)' is required, \(usage).") }
