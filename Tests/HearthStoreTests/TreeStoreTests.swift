@@ -123,6 +123,32 @@ import Testing
         #expect(try await ns.read { $0.shallow(at: path("none")) } == .null)
     }
 
+    /// Children with subtrees of every size around the few keys stepped over before a seek,
+    /// with priorities, leaves and rewritten (many-versioned) keys: each listed once, in order.
+    @Test func shallowReadsStepOverSubtreesOfEverySize() async throws {
+        let temp = try TemporaryStore()
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        var expected: [(ChildKey, LeafValue?)] = []
+        var object: [String] = []
+        for size in 0...9 {
+            let key = "k\(size)"
+            if size == 0 {
+                object.append("\"\(key)\":0")
+                expected.append((ChildKey(key), .number(0)))
+            } else {
+                let members = (0..<size).map { "\"m\($0)\":{\"v\":\($0)}" }.joined(separator: ",")
+                object.append("\"\(key)\":{\".priority\":\(size),\(members)}")
+                expected.append((ChildKey(key), nil))
+            }
+        }
+        try await ns.set("s", "{" + object.joined(separator: ",") + "}")
+        for round in 0..<5 { try await ns.set("s/k3/m1/v", "\(round)") }
+        #expect(try await ns.read { $0.shallow(at: path("s")) } == .children(expected))
+        let page = try await ns.read { $0.shallow(at: path("s"), startAfter: ChildKey("k4"), limit: 3) }
+        #expect(page == .children(Array(expected[5..<8])))
+    }
+
     @Test func namespacesAreIsolatedAndSurviveReopening() async throws {
         let temp = try TemporaryStore()
         defer { temp.destroy() }

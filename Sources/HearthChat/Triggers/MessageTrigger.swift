@@ -42,7 +42,10 @@ public struct MessageTrigger: WriteTrigger {
         }
         let wanted = newest.map { LastMessage.summary(id: $0.key, message: $0.node) }
         let lastMessage = ChatPaths.lastMessage(chat)
-        if change.written.node(at: lastMessage) != wanted {
+        // A new message that is the newest always changes it (its id): no need to read the old
+        // one, a hot subtree every message rewrites.
+        let isNewest = change.before == nil && newest?.key.string == change.wildcards["messageId"]
+        if isNewest || change.written.node(at: lastMessage) != wanted {
             updates.append(.set(lastMessage, wanted))
         }
         return updates

@@ -119,12 +119,21 @@ public struct NamespaceReader {
             }
             let childKey = KeyEncoding.decodeKey(key, start: prefix.count, end: end)
             let leaf = end == key.count ? ValueEncoding.decode(cursor.valueBytes) : nil
-            var childPrefix = Array(UnsafeRawBufferPointer(rebasing: key[0..<end]))
+            let childPrefix = Array(UnsafeRawBufferPointer(rebasing: key[0..<end]))
             guard body(childKey, leaf) else { return }
-            childPrefix = KeyBytes.successor(of: childPrefix) ?? childPrefix
-            cursor.seek(childPrefix)
+            // Past the child's subtree: a few steps for a small one (a member's role and join
+            // time), each far cheaper than a seek, then a seek past the rest of a larger one.
+            var steps = 0
+            repeat {
+                cursor.next()
+                steps += 1
+            } while steps < Self.stepsBeforeSeeking && cursor.hasPrefix(childPrefix)
+            if cursor.hasPrefix(childPrefix) { cursor.seek(KeyBytes.successor(of: childPrefix) ?? childPrefix) }
         }
     }
+
+    /// Keys stepped over with `next()` before a child's subtree is skipped with a seek.
+    static let stepsBeforeSeeking = 4
 
     /// The ETag of the location: the value hash, or `null_etag` when there is no data.
     public func etag(at path: DataPath) -> String {
