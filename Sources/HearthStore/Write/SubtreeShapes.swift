@@ -27,7 +27,10 @@ final class SubtreeShapes {
     struct Change {
         private(set) var written: [[UInt8]] = []
         private(set) var hashes: [UInt64] = []
+        /// The keys now under each location, when the writer remembers them (nil: not).
         var recorded: [Shape?] = []
+        /// Whether each location holds data after the commit (its parent is then an object).
+        var present: [Bool] = []
 
         init() {}
 
@@ -42,6 +45,7 @@ final class SubtreeShapes {
             self.written = written
             self.hashes = hashes
             recorded = Array(repeating: nil, count: written.count)
+            present = Array(repeating: false, count: written.count)
         }
     }
 
@@ -86,9 +90,10 @@ final class SubtreeShapes {
     private var shapes: [UInt64: (dataKey: [UInt8], shape: Shape)] = [:]
     /// Hashes of the proper ancestors (namespace root included) of remembered nodes.
     private var ancestors = Set<UInt64>()
-    /// The data keys (by hash) of the parents of nodes remembered since everything was last
-    /// forgotten: each was an object then (a child existed), and nothing was written at or
-    /// above it since (such a write is at one of `ancestors`, which forgets everything). A
+    /// The data keys (by hash) of the parents of nodes written (with data) since everything was
+    /// last forgotten: each was an object then (a child existed), and nothing was written at or
+    /// above it since (such a write is at one of `ancestors`, which then holds it and its
+    /// ancestors, and forgets everything). A
     /// write below may have deleted its last child, but only a write at or above it could
     /// have made it or an ancestor a leaf: so none of them is a leaf.
     private var objects: [UInt64: [UInt8]] = [:]
@@ -146,7 +151,7 @@ final class SubtreeShapes {
                 continue
             }
             if !shapes.isEmpty || !objects.isEmpty { forget(relatedTo: written, hash: hash) }
-            guard let recorded else { continue }
+            guard recorded != nil || change.present[index] else { continue }
             if shapes.count >= Self.capacity || objects.count >= Self.capacity { removeAll() }
             var parent: (hash: UInt64, length: Int)?
             let parsed = Self.forEachAncestor(of: written) { ancestor, length in
@@ -154,7 +159,7 @@ final class SubtreeShapes {
                 parent = (ancestor, length)
             }
             guard parsed else { continue }
-            shapes[hash] = (written, recorded)
+            if let recorded { shapes[hash] = (written, recorded) }
             if let parent, objects[parent.hash] == nil { objects[parent.hash] = Array(written[0..<parent.length]) }
         }
     }

@@ -32,6 +32,7 @@ struct WritePlanner {
         var values = [Node?](repeating: nil, count: located.count)
         // The keys put under each location, for the staged change (kept here, set once).
         var recorded = [SubtreeShapes.Shape?](repeating: nil, count: shapes == nil ? 0 : located.count)
+        var present = [Bool](repeating: false, count: shapes == nil ? 0 : located.count)
         for index in order {
             let value = write.operation.value(index)
             // A location's absolute path is built only where it is needed (a read beside a
@@ -51,13 +52,19 @@ struct WritePlanner {
             }
             values[index] = resolved
             if !isPriority {
-                replace(resolved, dataKey: dataKey, known: known) { located.path(index) }
-                if let shape = put(resolved, dataKey: dataKey, recording: shapes != nil) { recorded[index] = shape }
+                let existed = replace(resolved, dataKey: dataKey, known: known) { located.path(index) }
+                // Remembered from its second write on: a node written once (a new message, a
+                // pushed child) would only fill the writer's memory.
+                if let shape = put(resolved, dataKey: dataKey, recording: shapes != nil && existed) {
+                    recorded[index] = shape
+                }
+                if shapes != nil { present[index] = resolved != nil }
             }
         }
         if let shapes {
             var change = SubtreeShapes.Change(written: located.dataKeys, hashes: hashes)
             change.recorded = recorded
+            change.present = present
             shapes.staged = change
         }
         // What the entries leave around them matters only for priorities, deletes and indexes.
@@ -104,8 +111,14 @@ struct WritePlanner {
     }
 
     /// Deletes what `node` replaces at `dataKey` (the location `path()`; `known`: its keys as
-    /// the writer remembers them).
-    private func replace(_ node: Node?, dataKey: [UInt8], known shape: SubtreeShapes.Shape?, path: () -> DataPath) {
+    /// the writer remembers them). True when anything was there.
+    @discardableResult
+    private func replace(
+        _ node: Node?,
+        dataKey: [UInt8],
+        known shape: SubtreeShapes.Shape?,
+        path: () -> DataPath
+    ) -> Bool {
         if let shape {
             // The writer's own last write there: its keys, and the path exists (so every
             // ancestor is an object).
@@ -117,7 +130,7 @@ struct WritePlanner {
                 for key in shape.keys where !(putsLeaf && key == dataKey) { batch.delete(key) }
             }
             if node == nil && (shape.leafValue != nil || !shape.keys.isEmpty) { batch.noteDeleted(prefix: dataKey) }
-            return
+            return true
         }
         let cursor = reader.snapshot.sharedCursor()
         // A leaf ancestor turns into an object: its value goes (its priority stays). When the
@@ -158,6 +171,7 @@ struct WritePlanner {
         // later seek that passes it (writes to a sibling before it, reads of the parent) steps
         // over each of them until LevelDB compacts the range.
         if node == nil && deleted > 0 { batch.noteDeleted(prefix: dataKey) }
+        return deleted > 0
     }
 
     /// Puts `node` at `dataKey`. When `recording`, returns the keys put when they are few (a
