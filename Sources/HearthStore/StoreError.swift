@@ -4,7 +4,8 @@ public import HearthCore
 public struct StoreError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable {
         private enum Base: Hashable, Sendable {
-            case io, corrupt, closed, locked, invalidNamespace, indexNotDefined, invalidWrite, permissionDenied
+            case io, corrupt, closed, locked, invalidNamespace, indexNotDefined, invalidWrite, permissionDenied,
+                triggerFailed
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -24,6 +25,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let invalidWrite = Code(.invalidWrite)
         /// The caller's access check (security rules) refused the operation.
         public static let permissionDenied = Code(.permissionDenied)
+        /// A write trigger failed with an error of its own (not a `WriteRefusal`): the server's
+        /// failure, not the client's; nothing was written.
+        public static let triggerFailed = Code(.triggerFailed)
     }
 
     /// A refusal by security rules, in Firebase's words.

@@ -10,12 +10,20 @@ import Testing
 @Suite struct TriggerEndToEndTests {
     /// Refuses any write under `/refused`.
     struct Refuser: WriteTrigger {
-        struct Refusal: Error, CustomStringConvertible {
-            var description: String { "refused by the test trigger" }
+        var pattern: String { "/refused/$key" }
+        func updates(for change: TriggerChange) throws -> [DerivedUpdate] {
+            throw WriteRefusal("refused by the test trigger")
+        }
+    }
+
+    /// Fails on any write under `/broken`, with an error that is not a refusal.
+    struct Breaker: WriteTrigger {
+        struct Failure: Error, CustomStringConvertible {
+            var description: String { "a secret internal detail" }
         }
 
-        var pattern: String { "/refused/$key" }
-        func updates(for change: TriggerChange) throws -> [DerivedUpdate] { throw Refusal() }
+        var pattern: String { "/broken/$key" }
+        func updates(for change: TriggerChange) throws -> [DerivedUpdate] { throw Failure() }
     }
 
     static func withCountingServer(rules: String? = nil, run body: (TestServer) async throws -> Void) async throws {
@@ -23,6 +31,7 @@ import Testing
             prepare: { configuration, _ in
                 var triggers = try WriteTriggers.endToEnd()
                 try triggers.add(Refuser())
+                try triggers.add(Breaker())
                 configuration.triggers = triggers
                 if let rules { try rules.write(toFile: configuration.rulesFile, atomically: true, encoding: .utf8) }
             },
@@ -117,7 +126,8 @@ import Testing
     }
 
     @Test func theRulesJudgeOnlyTheClientsPartAndARefusalWritesNothing() async throws {
-        let rules = #"{"rules":{".read":true,"lists":{"$list":{"items":{".write":true}}},"refused":{".write":true}}}"#
+        let rules =
+            #"{"rules":{".read":true,"lists":{"$list":{"items":{".write":true}}},"refused":{".write":true},"broken":{".write":true}}}"#
         try await Self.withCountingServer(rules: rules) { server in
             // Anonymous: may write items, not the count; the derived count is written anyway.
             let put = try await server.send("PUT", "/lists/a/items/i1.json", text: "true")
@@ -133,6 +143,15 @@ import Testing
             let reply = try await client.response(to: client.request("p", #"{"p":"/refused/y","d":1}"#))
             #expect(reply.body["s"] as? String != "ok")
             #expect(try await server.get("/refused") == "null")
+            // A trigger that fails of its own: refused as the server's failure, its error
+            // never shown to the client.
+            let broken = try await server.send("PUT", "/broken/x.json", text: "1")
+            #expect(broken.status == 500)
+            #expect(!broken.body.contains("secret internal detail"))
+            let brokenReply = try await client.response(to: client.request("p", #"{"p":"/broken/y","d":1}"#))
+            #expect(brokenReply.body["s"] as? String == "failure")
+            #expect(!"\(brokenReply.body)".contains("secret internal detail"))
+            #expect(try await server.get("/broken") == "null")
             #expect(try await server.get("/lists/a") == #"{"count":1,"items":{"i1":true}}"#)
             await client.close()
         }

@@ -33,8 +33,8 @@ struct TriggerRun {
         let describe: ((UInt64) -> CommittedWrite)?
     }
 
-    /// - Throws: `StoreError` `.invalidWrite` when a trigger throws, or returns a `.priority`
-    ///   path.
+    /// - Throws: `StoreError` `.invalidWrite` when a trigger throws a `WriteRefusal` or returns
+    ///   a `.priority` path, `.triggerFailed` when it throws anything else.
     func run(_ write: Write, values: [Node?]) throws -> Outcome {
         var overlay = WriteOverlay(write, values: values, reader: reader)
         overlay.shapes = shapes
@@ -60,10 +60,15 @@ struct TriggerRun {
                 )
                 do {
                     derived += try trigger.trigger.updates(for: change)
-                } catch {
+                } catch let refusal as WriteRefusal {
                     throw StoreError(
                         .invalidWrite,
-                        "The write was refused by the trigger on '\(trigger.pattern)' at \(location): \(error)"
+                        "The write was refused by the trigger on '\(trigger.pattern)' at \(location): \(refusal.message)"
+                    )
+                } catch {
+                    throw StoreError(
+                        .triggerFailed,
+                        "The trigger on '\(trigger.pattern)' failed at \(location) (nothing was written): \(error)"
                     )
                 }
             }

@@ -14,8 +14,10 @@ public import HearthCore
 ///
 /// A trigger is a pure function of its input: the writer may call it again for the same write
 /// (after applying the writes staged in its round). It runs on the namespace's writer: keep it
-/// quick, never block. Throwing refuses the whole write (`StoreError` `.invalidWrite`, with
-/// the trigger's error in the message); nothing is written.
+/// quick, never block. Throwing refuses the whole write; nothing is written. Throw
+/// `WriteRefusal` to tell the client why (`StoreError` `.invalidWrite`, REST 400); any other
+/// error is the server's failure (`.triggerFailed`: the client is told only that, the log the
+/// error).
 public protocol WriteTrigger: Sendable {
     /// The locations watched: a path whose `$name` segments match any key, e.g.
     /// `/lists/$list/items/$item`.

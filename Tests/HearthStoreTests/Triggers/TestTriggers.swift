@@ -47,16 +47,18 @@ final class RecordingTrigger: WriteTrigger, Sendable {
     }
 }
 
-/// Refuses any message whose text is "forbidden".
+/// Refuses any message whose text is "forbidden"; fails (a bug of its own) on text "broken".
 struct Censor: WriteTrigger {
-    struct Forbidden: Error, CustomStringConvertible {
-        var description: String { "forbidden text" }
+    struct Broken: Error, CustomStringConvertible {
+        var description: String { "an internal detail" }
     }
 
     var pattern: String { "/messages/$id" }
 
     func updates(for change: TriggerChange) throws -> [DerivedUpdate] {
-        if change.after?.child(ChildKey("text")) == .leaf(.string("forbidden"), priority: nil) { throw Forbidden() }
+        let text = change.after?.child(ChildKey("text"))
+        if text == .leaf(.string("forbidden"), priority: nil) { throw WriteRefusal("forbidden text") }
+        if text == .leaf(.string("broken"), priority: nil) { throw Broken() }
         return [.set(DataPath(keys: [ChildKey("last")]), .leaf(.string(change.wildcards["id"]!), priority: nil))]
     }
 }

@@ -137,6 +137,12 @@ import Testing
         #expect(error?.message.contains("forbidden text") == true)
         #expect(try await ns.json("") == #"{"last":"m1","messages":{"m1":{"text":"fine"}}}"#)
         #expect(try await ns.read { $0.sequence } == 1)
+        // Any other error is the trigger's own failure: refused too, but not as the client's.
+        let failed = await #expect(throws: StoreError.self) { try await ns.set("messages/m3", #"{"text":"broken"}"#) }
+        #expect(failed?.code == .triggerFailed)
+        #expect(failed?.message.contains("an internal detail") == true)
+        #expect(try await ns.json("") == #"{"last":"m1","messages":{"m1":{"text":"fine"}}}"#)
+        #expect(try await ns.read { $0.sequence } == 1)
     }
 
     @Test func aTriggersOwnWritesDoNotTriggerAgain() async throws {
