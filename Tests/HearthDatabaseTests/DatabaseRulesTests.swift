@@ -99,6 +99,18 @@ struct DatabaseRulesTests {
         #expect(db.database.rules.loadedProgram(for: "default") == nil)
     }
 
+    /// A poll skips a key whose operation is still running: once `run` returned, it must not
+    /// count as running (it did, for a moment, and a poll right after missed a deleted file).
+    @Test func aKeyIsNotBusyOnceItsOperationReturned() async throws {
+        let serial = SerialByKey()
+        var busyAfterReturn = 0
+        for round in 0..<500 {
+            _ = try await serial.run("k") { round }
+            if serial.isBusy("k") { busyAfterReturn += 1 }
+        }
+        #expect(busyAfterReturn == 0)
+    }
+
     @Test func operationsOfOneKeyNeverOverlapAndOtherKeysDoNotWait() async throws {
         let serial = SerialByKey()
         let running = Concurrency()

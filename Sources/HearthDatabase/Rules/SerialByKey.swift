@@ -19,12 +19,12 @@ final class SerialByKey: Sendable {
             let previous = tails[key]
             let task = Task<T, any Error> {
                 await previous?.task.value
+                // Counted as finished before the caller gets the result, so that `isBusy` is
+                // false once `run` has returned (and no later poll skips the key).
+                defer { self.finished(key) }
                 return try await operation()
             }
-            let tail = Task<Void, Never> {
-                _ = await task.result
-                self.finished(key)
-            }
+            let tail = Task<Void, Never> { _ = await task.result }
             tails[key] = Tail(task: tail, pending: (previous?.pending ?? 0) + 1)
             return task
         }
