@@ -125,7 +125,12 @@ public final class NamespaceStore: Sendable {
         completion: @escaping @Sendable (Result<WriteResult, Error>) -> Void
     ) {
         // Worked out here, off the writer; an error is still reported in the write's turn.
-        let locations = Result { try WriteLocations(of: write, keys: keys) }
+        // Where a large write lands is worked out here, off the serial writer; a small one's
+        // costs less than handing it over, and the caller (a WebSocket event loop serving many
+        // connections) is often the busier thread.
+        let locations =
+            write.locationCount > WriteLocations.workedOutBeforeTheWriter
+            ? Result { try WriteLocations(of: write, keys: keys) } : nil
         writer.perform(
             staging: true,
             { [self] round in

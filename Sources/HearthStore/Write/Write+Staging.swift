@@ -10,6 +10,14 @@ extension Write {
         }
     }
 
+    /// How many locations the write replaces (a set has one).
+    var locationCount: Int {
+        switch operation {
+        case .set: return 1
+        case .update(_, let entries): return entries.count
+        }
+    }
+
     /// True when a location is a `.priority` (it sets the priority of the node above it).
     var setsPriority: Bool {
         switch operation {

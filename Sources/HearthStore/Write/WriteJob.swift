@@ -13,8 +13,8 @@ import HearthCore
 /// the node a priority lands on): never staged.
 struct WriteJob {
     let write: Write
-    /// Where `write` lands, worked out before the writer (or the error that refuses it).
-    let locations: Result<WriteLocations, any Error>
+    /// Where `write` lands, when worked out before the writer (or the error that refuses it).
+    let locations: Result<WriteLocations, any Error>?
     let authorize: WriteAuthorizer?
     /// A key deleted in the same batch (an onDisconnect record, so that its write runs once).
     let consuming: [UInt8]?
@@ -25,7 +25,7 @@ struct WriteJob {
     let clock: @Sendable () -> Double
 
     func run(in round: WriteRound) throws -> WriteResult {
-        let locations = try locations.get()
+        let locations = try locations?.get() ?? WriteLocations(of: write, keys: keys)
         if write.ifMatch != nil { round.flushStaged() }
         // A write into a staged location would be planned twice (before and after the flush):
         // flush first.
