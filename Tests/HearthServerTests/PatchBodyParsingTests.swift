@@ -53,3 +53,18 @@ struct PatchBodyParsingTests {
         #expect(n == 0 && n.sign == .plus)
     }
 }
+
+/// A PATCH answer echoes each path quoted as `JSONText.quoted` quotes its spelling; plain keys
+/// are copied straight from their bytes.
+struct PatchAnswerPathTests {
+    @Test(arguments: [
+        ["a"], ["messages", "g1", "c0s12"], ["é", "日本", "😀"], ["with \"quote\""], ["back\\slash", "x"],
+        ["tab\there"], ["ok", "del\u{7F}"], [],
+    ])
+    func aPathIsQuotedAsItsSpellingIs(keys: [String]) {
+        var bytes: [UInt8] = Array("{".utf8)
+        RESTService.appendQuotedPath(DataPath(keys: keys.map(ChildKey.init)), into: &bytes)
+        let expected = "{" + JSONText.quoted(keys.joined(separator: "/"))
+        #expect(String(decoding: bytes, as: UTF8.self) == expected)
+    }
+}

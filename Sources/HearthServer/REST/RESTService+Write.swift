@@ -76,19 +76,24 @@ extension RESTService {
         bytes.append(UInt8(ascii: "}"))
     }
 
-    /// `k1/k2` as `JSONText.quoted` spells it; keys with nothing to escape are copied as they are.
+    /// `k1/k2` as `JSONText.quoted` spells it; keys with nothing to escape are copied as they are
+    /// (through their UTF-8 buffers: a PATCH answer echoes hundreds of paths).
     static func appendQuotedPath(_ path: DataPath, into bytes: inout [UInt8]) {
-        let plain = path.keys.allSatisfy { key in
-            key.string.utf8.allSatisfy { $0 >= 0x20 && $0 != 0x7F && $0 != 0x22 && $0 != 0x5C }
-        }
-        guard plain else {
-            bytes.append(contentsOf: JSONText.quoted(path.keys.map(\.string).joined(separator: "/")).utf8)
-            return
-        }
+        let start = bytes.count
         bytes.append(0x22)
         for (index, key) in path.keys.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: "/")) }
-            bytes.append(contentsOf: key.string.utf8)
+            var text = key.string
+            let plain = text.withUTF8 { utf8 -> Bool in
+                for byte in utf8 where byte < 0x20 || byte == 0x7F || byte == 0x22 || byte == 0x5C { return false }
+                bytes.append(contentsOf: utf8)
+                return true
+            }
+            guard plain else {
+                bytes.removeSubrange(start...)
+                bytes.append(contentsOf: JSONText.quoted(path.keys.map(\.string).joined(separator: "/")).utf8)
+                return
+            }
         }
         bytes.append(0x22)
     }
