@@ -28,17 +28,7 @@ struct AccountsEndpoint: Sendable {
             response = AccountsResponse.error(error)
         }
         cors.decorate(&response)
-        let elapsed = ContinuousClock.now - started
-        let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
-        logger.info(
-            "request",
-            metadata: [
-                "hb.request.method": "\(request.method.rawValue)",
-                "hb.request.path": "\(PercentDecoding.splitTarget(request.head.path ?? "/").path)",
-                "hb.response.status": "\(response.status.code)",
-                "hearth.duration_ms": "\((milliseconds * 10).rounded() / 10)",
-            ]
-        )
+        RequestLog.write(request, response, since: started, logger: logger)
         return response
     }
 

@@ -28,27 +28,13 @@ struct HearthResponder: HTTPResponder {
             }
         }
         cors.decorate(&response)
-        log(request, response: response, elapsed: ContinuousClock.now - started)
-        return response
-    }
-
-    private func log(_ request: Request, response: Response, elapsed: Duration) {
-        // The line's parts cost more than the rest of a small request: only when it is logged.
-        guard logger.logLevel <= .info else { return }
-        let target = PercentDecoding.splitTarget(request.head.path ?? "/")
-        let parsed = try? QueryString(target.query)
-        let query = parsed?.redacted ?? "<unparsable>"
-        let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
-        logger.info(
-            "request",
-            metadata: [
-                "hb.request.method": "\(request.method.rawValue)",
-                "hb.request.path": "\(target.path)",
-                "hb.request.query": "\(query)",
-                "hb.response.status": "\(response.status.code)",
+        RequestLog.write(request, response, since: started, logger: logger) { target in
+            let parsed = try? QueryString(target.query)
+            return [
+                "hb.request.query": "\(parsed?.redacted ?? "<unparsable>")",
                 "hearth.ns": "\(parsed?["ns"] ?? "default")",
-                "hearth.duration_ms": "\((milliseconds * 10).rounded() / 10)",
             ]
-        )
+        }
+        return response
     }
 }
