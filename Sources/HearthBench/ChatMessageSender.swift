@@ -60,16 +60,12 @@ struct ChatMessageSender {
         guard let credential = target.adminSecret else {
             throw ValidationError("chat-messages over ws needs --admin-secret")
         }
-        var opened: [WebSocketConnection] = []
-        for index in 0..<connections {
-            let ws = try await WebSocketConnection.connect(
-                to: target,
-                on: group.next(),
-                maskSeed: UInt32(truncatingIfNeeded: index &+ 1)
-            )
-            opened.append(ws)
-            try await ws.authenticate(credential)
-        }
+        let opened = try await WebSocketConnection.openAuthenticated(
+            connections,
+            to: target,
+            on: group,
+            credential: credential
+        )
         let requestHead = Array(#"{"t":"d","d":{"r":"#.utf8)
         let putHead = Array(#","a":"p","b":{"p":"/messages/\#(chat)/s"#.utf8)
         let putTail = Array(#"","d":\#(ChatMessagesScenario.message)}}}"#.utf8)

@@ -160,16 +160,12 @@ struct FanoutWriteScenario {
         guard let credential = target.adminSecret else {
             throw ValidationError("fanout-write over ws needs --admin-secret")
         }
-        var connections: [WebSocketConnection] = []
-        for index in 0..<options.fanoutConnections {
-            let ws = try await WebSocketConnection.connect(
-                to: target,
-                on: group.next(),
-                maskSeed: UInt32(truncatingIfNeeded: index &+ 1)
-            )
-            connections.append(ws)
-            try await ws.authenticate(credential)
-        }
+        let connections = try await WebSocketConnection.openAuthenticated(
+            options.fanoutConnections,
+            to: target,
+            on: group,
+            credential: credential
+        )
         let requestHead = Array(#"{"t":"d","d":{"r":"#.utf8)
         let updateHead = Array(#","a":"m","b":{"p":"\#(runPath)","d":"#.utf8)
         let updateTail = Array("}}}".utf8)

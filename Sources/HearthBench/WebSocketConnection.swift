@@ -65,6 +65,23 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
         )
     }
 
+    /// `count` connections over `group`'s loops, each with its own mask seed, each
+    /// authenticated with `credential` before the next opens.
+    static func openAuthenticated(
+        _ count: Int,
+        to target: ServerTarget,
+        on group: EventLoopGroup,
+        credential: String
+    ) async throws -> [WebSocketConnection] {
+        var opened: [WebSocketConnection] = []
+        for index in 0..<count {
+            let ws = try await connect(to: target, on: group.next(), maskSeed: UInt32(truncatingIfNeeded: index &+ 1))
+            opened.append(ws)
+            try await ws.authenticate(credential)
+        }
+        return opened
+    }
+
     /// Connects, upgrades and waits for the server's hello.
     static func connect(
         to target: ServerTarget,
