@@ -10,6 +10,8 @@ struct NamespaceRegistration: Sendable {
     /// Indexes set before the namespace existed; their definitions are written with it (there
     /// is no data to build them over yet).
     var indexes: [RegisteredIndex] = []
+    /// The namespace's lookup indexes: empty, so defined (current) from the first write on.
+    var lookups: [RegisteredLookup] = []
 
     /// The batch that registers the namespace.
     func batch() -> WriteBatch {
@@ -23,6 +25,9 @@ struct NamespaceRegistration: Sendable {
         for index in indexes {
             let definition = Array(IndexDefinitions.encode(index.spec).utf8)
             batch.put(IndexDefinitions.definitionKey(index, keys: keys), definition)
+        }
+        for lookup in lookups {
+            batch.put(keys.lookupDefinitionKey(lookup.index.name), Array(String(lookup.index.version).utf8))
         }
         return batch
     }

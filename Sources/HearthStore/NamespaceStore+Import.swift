@@ -52,6 +52,7 @@ extension NamespaceStore {
             try parser.finish(handler: handler)
             try round.commitUnsequenced(batch)
             try rebuildIndexes(in: round)
+            try rebuildLookups(in: round)
             _ = try round.commit(WriteBatch()) { CommittedWrite(sequence: $0, location: path, kind: .reset) }
         }
     }

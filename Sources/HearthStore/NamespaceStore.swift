@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 public import HearthCore
+import Logging
 import Synchronization
 
 /// One namespace (database) of the store: its tree, indexes and serial writer.
@@ -13,6 +14,8 @@ public final class NamespaceStore: Sendable {
     private let clock: @Sendable () -> Double
     /// The namespace's write triggers (`StoreConfiguration.triggers`).
     private let triggers: [NamespaceTrigger]
+    /// The namespace's lookup indexes (`StoreConfiguration.triggers`).
+    let lookups: [RegisteredLookup]
     /// See `onDisconnectBytesWritten`.
     let onDisconnectBytes = Atomic<Int>(0)
     private static let readQueue = DispatchQueue(label: "hearth.read", qos: .userInitiated, attributes: .concurrent)
@@ -31,6 +34,7 @@ public final class NamespaceStore: Sendable {
         self.db = db
         self.clock = clock
         triggers = configuration.triggers.triggers(of: name)
+        lookups = configuration.triggers.lookups(of: name)
         let (sequence, indexes) = try db.withSnapshot { snapshot -> (UInt64, [RegisteredIndex]) in
             let reader = NamespaceReader(snapshot: snapshot, keys: KeySpace(namespaceID: id), indexes: [])
             let sequence = snapshot.get(KeySpace(namespaceID: id).sequenceKey).map(NamespaceStore.decodeSequence) ?? 0
@@ -53,7 +57,17 @@ public final class NamespaceStore: Sendable {
             commitLog: commitLog,
             onCommit: onCommit
         )
+        // Lookup indexes are brought in line before any write runs (the writer's first job).
+        writer.perform({ [self] round in try reconcileLookups(in: round) }) { [name] result in
+            if case .failure(let error) = result {
+                NamespaceStore.logger.error(
+                    "Could not rebuild the lookup indexes of '\(name)' (retried at the next start): \(error)"
+                )
+            }
+        }
     }
+
+    static let logger = Logger(label: "hearth.store")
 
     /// Makes the namespace exist on disk now, before any write (an admin set its rules); does
     /// nothing when it already exists.
@@ -144,6 +158,7 @@ public final class NamespaceStore: Sendable {
                     keys: keys,
                     indexes: registeredIndexes,
                     triggers: triggers,
+                    lookups: lookups,
                     clock: clock
                 )
                 return try job.run(in: round)

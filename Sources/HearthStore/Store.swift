@@ -119,7 +119,8 @@ public final class Store: Sendable {
                 let registration = NamespaceRegistration(
                     name: name,
                     keys: KeySpace(namespaceID: id),
-                    nextFreeID: { [namespaceIDs] in namespaceIDs.nextFree }
+                    nextFreeID: { [namespaceIDs] in namespaceIDs.nextFree },
+                    lookups: configuration.triggers.lookups(of: name)
                 )
                 namespace = try makeNamespace(name, id: id, registration: registration)
             }

@@ -17,11 +17,12 @@ public struct WriteTriggers: Sendable {
 
     private var triggers: [(trigger: any WriteTrigger, pattern: TriggerPattern, scope: Scope)] = []
     private var observers: [(observer: any CommitObserver, scope: Scope)] = []
+    private var lookups: [(lookup: RegisteredLookup, scope: Scope)] = []
 
     public init() {}
 
     /// True when nothing is registered.
-    public var isEmpty: Bool { triggers.isEmpty && observers.isEmpty }
+    public var isEmpty: Bool { triggers.isEmpty && observers.isEmpty && lookups.isEmpty }
 
     /// Adds a trigger.
     /// - Throws: `StoreError` `.invalidWrite` when its pattern is not a path of keys and
@@ -45,6 +46,24 @@ public struct WriteTriggers: Sendable {
             )
         }
         observers.append((observer, scope))
+    }
+
+    /// Adds a lookup index (see `LookupIndex`).
+    /// - Throws: `StoreError` `.invalidWrite` when its pattern is not a path of keys and
+    ///   `$name` wildcards, or its name is empty, longer than 64 bytes or taken by another.
+    public mutating func add(_ index: any LookupIndex, in scope: Scope = .allNamespaces) throws {
+        if lookups.contains(where: { $0.lookup.index.name == index.name }) {
+            throw StoreError(
+                .invalidWrite,
+                "Two lookup indexes are named '\(index.name)': the name keys their entries, so give each its own."
+            )
+        }
+        lookups.append((try RegisteredLookup(index), scope))
+    }
+
+    /// The lookup indexes of namespace `name`.
+    func lookups(of name: String) -> [RegisteredLookup] {
+        lookups.filter { $0.scope.includes(name) }.map(\.lookup)
     }
 
     /// The triggers of namespace `name`, in registration order.

@@ -22,6 +22,8 @@ struct WriteJob {
     let keys: KeySpace
     let indexes: [RegisteredIndex]
     let triggers: [NamespaceTrigger]
+    /// The namespace's lookup indexes, kept in the write's batch.
+    var lookups: [RegisteredLookup] = []
     let clock: @Sendable () -> Double
 
     func run(in round: WriteRound) throws -> WriteResult {
@@ -80,11 +82,24 @@ struct WriteJob {
                 committed = (write, all, combined.describe ?? Self.describe(write, values: all))
             }
         }
+        var lookupKeys: [[UInt8]] = []
+        if !lookups.isEmpty,
+            let changes = LookupMaintenance(lookups: lookups, reader: reader)
+                .changes(for: committed.write, values: committed.values)
+        {
+            if round.stagedOverlaps(changes.reads.map(keys.dataKey)) { return nil }
+            changes.apply(to: batch)
+            lookupKeys = changes.keys
+        }
         if let consuming { batch.delete(consuming) }
         let stageable = !committed.values.contains(where: { $0 == nil }) && !committed.write.setsPriority
         let sequence: UInt64
         if stageable,
-            let staged = round.stage(batch, touching: touched(by: committed.write, round: round), as: committed.commit)
+            let staged = round.stage(
+                batch,
+                touching: touched(by: committed.write, round: round) + lookupKeys,
+                as: committed.commit
+            )
         {
             sequence = staged
         } else if round.hasStaged {

@@ -1,0 +1,60 @@
+public import HearthCore
+
+/// A server-side lookup table derived from the tree: the terms each location matching
+/// `pattern` is found by (a profile's phone number, the words of a display name). The store
+/// keeps it in step with every write in the same batch as the write (imports included), so it
+/// never disagrees with the data, and it lives outside the data tree: no client request, rule
+/// or export reaches it; only server code reads it (`NamespaceReader.lookup`).
+///
+/// Registered with `WriteTriggers.add(_:in:)` before the store opens. At open, an index whose
+/// stored definition (name and `version`) is missing or different is rebuilt from the tree,
+/// and the entries of an index no longer registered are dropped: change `version` whenever
+/// `terms(of:at:)` changes what it returns.
+public protocol LookupIndex: Sendable {
+    /// The index's name in its namespace: 1 to 64 bytes, unique.
+    var name: String { get }
+    /// The locations indexed: keys and `$name` wildcards, e.g. `/users/$uid/phoneNumber`.
+    var pattern: String { get }
+    /// The version of `terms(of:at:)`; a change rebuilds the index at the next open.
+    var version: Int { get }
+    /// The terms `value` (at `location`, whose pattern wildcards are `wildcards`) is found by;
+    /// a pure function of its input. Terms are at most `LookupTerms.maxBytes` bytes of UTF-8;
+    /// longer ones, empty ones and ones with a NUL character are not indexed.
+    func terms(of value: Node, wildcards: [String: String]) -> [String]
+}
+
+/// The limits of a lookup term.
+public enum LookupTerms {
+    /// The most bytes of UTF-8 in one term.
+    public static let maxBytes = 256
+
+    /// The terms of `terms` that can be stored, each once, as bytes.
+    static func storable(_ terms: [String]) -> Set<[UInt8]> {
+        var out = Set<[UInt8]>()
+        for term in terms {
+            let bytes = Array(term.utf8)
+            guard !bytes.isEmpty, bytes.count <= maxBytes, !bytes.contains(0) else { continue }
+            out.insert(bytes)
+        }
+        return out
+    }
+}
+
+/// A lookup index with its parsed pattern.
+struct RegisteredLookup: Sendable {
+    let index: any LookupIndex
+    let pattern: TriggerPattern
+    /// The index's name as bytes, length-prefixed: the part of every entry key after the
+    /// namespace (see `KeySpace.lookupPrefix`).
+    let nameBytes: [UInt8]
+
+    init(_ index: any LookupIndex) throws {
+        let name = Array(index.name.utf8)
+        guard !name.isEmpty, name.count <= 64 else {
+            throw StoreError(.invalidWrite, "A lookup index's name must be 1 to 64 bytes; '\(index.name)' is not.")
+        }
+        self.index = index
+        pattern = try TriggerPattern(index.pattern)
+        nameBytes = [UInt8(name.count)] + name
+    }
+}

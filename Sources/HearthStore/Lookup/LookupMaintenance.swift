@@ -1,0 +1,57 @@
+import HearthCore
+
+/// Keeps a namespace's lookup indexes in step with one planned write: for every indexed
+/// location the write changes, the terms of the value before and after, and the entries that
+/// differ (deleted or put in the write's batch).
+struct LookupMaintenance {
+    let lookups: [RegisteredLookup]
+    let reader: NamespaceReader
+
+    /// What a write changes in the lookup indexes.
+    struct Changes {
+        var deletes: [[UInt8]] = []
+        var puts: [[UInt8]] = []
+        /// The indexed locations read (their values before the write): a write staged in the
+        /// same round at, above or below one of them could change the outcome.
+        var reads: [DataPath] = []
+
+        /// Every entry key deleted or put.
+        var keys: [[UInt8]] { deletes + puts }
+
+        func apply(to batch: WriteBatch) {
+            for key in deletes { batch.delete(key) }
+            for key in puts { batch.put(key, []) }
+        }
+    }
+
+    /// The changes of `write` (with its resolved `values`); nil when it reaches no indexed
+    /// location.
+    func changes(for write: Write, values: [Node?]) -> Changes? {
+        let paths = write.writtenPaths
+        let reached = lookups.filter { lookup in paths.contains { lookup.pattern.leadsTo($0) } }
+        guard !reached.isEmpty else { return nil }
+        let overlay = WriteOverlay(write, values: values, reader: reader)
+        let finder = PatternLocations(reader: reader)
+        var changes = Changes()
+        for lookup in reached {
+            for location in finder.locations(of: lookup.pattern, changedBy: overlay) {
+                changes.reads.append(location)
+                let wildcards = lookup.pattern.match(location) ?? [:]
+                let before = reader.node(at: location).map { Self.terms(lookup, $0, wildcards) } ?? []
+                let after = overlay.value(at: location).map { Self.terms(lookup, $0, wildcards) } ?? []
+                let keys = reader.keys
+                for term in before.subtracting(after) {
+                    changes.deletes.append(keys.lookupEntryKey(lookup.nameBytes, term: term, location: location))
+                }
+                for term in after.subtracting(before) {
+                    changes.puts.append(keys.lookupEntryKey(lookup.nameBytes, term: term, location: location))
+                }
+            }
+        }
+        return changes
+    }
+
+    static func terms(_ lookup: RegisteredLookup, _ node: Node, _ wildcards: [String: String]) -> Set<[UInt8]> {
+        LookupTerms.storable(lookup.index.terms(of: node, wildcards: wildcards))
+    }
+}

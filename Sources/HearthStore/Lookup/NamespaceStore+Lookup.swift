@@ -1,0 +1,56 @@
+extension NamespaceStore {
+    /// Brings the stored lookup indexes in line with the registered ones; the first job of the
+    /// namespace's writer (`init`). An index whose definition is missing or of another version
+    /// is rebuilt from the tree; the entries of one no longer registered are dropped (nothing
+    /// kept them in step meanwhile).
+    func reconcileLookups(in round: WriteRound) throws {
+        guard round.isRegistered else { return }
+        let stored = try readNow { LookupBuilder.definitions($0) }
+        for (name, _) in stored where !lookups.contains(where: { $0.index.name == name }) {
+            try readNow { try round.commitUnsequenced(LookupBuilder.removal(of: name, reader: $0)) }
+        }
+        for lookup in lookups where stored[lookup.index.name] != String(lookup.index.version) {
+            try rebuild(lookup, in: round)
+        }
+    }
+
+    /// Rebuilds every lookup index from the tree (after an import, which runs no trigger).
+    func rebuildLookups(in round: WriteRound) throws {
+        for lookup in lookups { try rebuild(lookup, in: round) }
+    }
+
+    private func rebuild(_ lookup: RegisteredLookup, in round: WriteRound) throws {
+        try readNow { reader in
+            try LookupBuilder(lookup: lookup, reader: reader).rebuild { try round.commitUnsequenced($0) }
+        }
+    }
+
+    /// How the stored entries of lookup index `name` differ from what the tree calls for.
+    public struct LookupDisagreement: Sendable, Equatable {
+        /// Entries the tree calls for that are not stored.
+        public var missing: [LookupMatch]
+        /// Entries stored that the tree does not call for.
+        public var extra: [LookupMatch]
+    }
+
+    /// Compares lookup index `name` with the tree, in one snapshot; nil when no such index is
+    /// registered in the namespace.
+    public func lookupDisagreement(_ name: String) async throws -> LookupDisagreement? {
+        guard let lookup = lookups.first(where: { $0.index.name == name }) else { return nil }
+        return try await read { reader in
+            let builder = LookupBuilder(lookup: lookup, reader: reader)
+            let expected = builder.expectedEntries()
+            let stored = builder.storedEntries()
+            let base = reader.keys.lookupPrefix(lookup.nameBytes).count
+            func matches(_ keys: Set<[UInt8]>) -> [LookupMatch] {
+                keys.sorted { KeyBytes.precedes($0, $1) }.compactMap { key in
+                    key.withUnsafeBytes { NamespaceReader.match($0, base: base) }
+                }
+            }
+            return LookupDisagreement(
+                missing: matches(expected.subtracting(stored)),
+                extra: matches(stored.subtracting(expected))
+            )
+        }
+    }
+}
