@@ -100,6 +100,22 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var chatNs: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Distinct phone numbers and e-mails each caller of matchContacts may look up at once; numbers "
+                + "asked before are free (env HEARTH_CONTACT_QUOTA, default 10000)."
+        )
+    )
+    var contactQuota: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "Lookups added back to each caller's matchContacts quota per hour (env HEARTH_CONTACT_QUOTA_REFILL, "
+                + "default 1000)."
+        )
+    )
+    var contactQuotaRefill: Int?
+
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {

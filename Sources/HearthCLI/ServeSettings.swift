@@ -35,6 +35,8 @@ struct ServeSettings: Equatable, Sendable {
     var maxBodyMemoryBytes = 512 << 20
     /// The namespaces running the chat app's callables (`default` and those of `--chat-ns`).
     var chatNamespaces: Set<String> = ["default"]
+    /// Each caller's quota of distinct contacts `matchContacts` looks up.
+    var contactQuota = ContactLookupQuota.Limits()
 
     /// The server's configuration.
     var serverConfiguration: HearthServerConfiguration {
@@ -61,7 +63,11 @@ struct ServeSettings: Equatable, Sendable {
             webSocketAuthTimeoutSeconds == 0 ? nil : .seconds(webSocketAuthTimeoutSeconds)
         // The chat app in its namespaces: its callables (distinct valid names) and its write
         // triggers (valid patterns), so registering them cannot fail.
-        try! ChatApp.register(in: &configuration.callables, namespaces: chatNamespaces)
+        try! ChatApp.register(
+            in: &configuration.callables,
+            namespaces: chatNamespaces,
+            quota: ContactLookupQuota(limits: contactQuota)
+        )
         try! ChatApp.register(in: &configuration.triggers, namespaces: chatNamespaces)
         return configuration
     }
@@ -116,6 +122,20 @@ extension ServeSettings {
                 source: flags.chatNs != nil ? "'--chat-ns'" : "HEARTH_CHAT_NS"
             )
         }
+        settings.contactQuota.capacity =
+            try environment.integer(
+                flags.contactQuota,
+                "HEARTH_CONTACT_QUOTA",
+                in: 1...100_000_000,
+                option: "--contact-quota"
+            ) ?? settings.contactQuota.capacity
+        settings.contactQuota.refillPerHour =
+            try environment.integer(
+                flags.contactQuotaRefill,
+                "HEARTH_CONTACT_QUOTA_REFILL",
+                in: 0...100_000_000,
+                option: "--contact-quota-refill"
+            ) ?? settings.contactQuota.refillPerHour
         return settings
     }
 

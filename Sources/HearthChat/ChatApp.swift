@@ -12,9 +12,14 @@ public enum ChatApp {
         ]
     }
 
-    /// Registers every chat callable for `namespaces`.
-    public static func register(in callables: inout Callables, namespaces: Set<String>) throws(CallableError) {
-        for callable in Self.callables {
+    /// Registers every chat callable for `namespaces`, and `matchContacts` with `quota` (one
+    /// for the whole server: a caller's quota is the same in every namespace).
+    public static func register(
+        in callables: inout Callables,
+        namespaces: Set<String>,
+        quota: ContactLookupQuota = ContactLookupQuota()
+    ) throws(CallableError) {
+        for callable in [MatchContacts(quota: quota)] + Self.callables {
             try callables.add(callable, in: .namespaces(namespaces))
         }
     }

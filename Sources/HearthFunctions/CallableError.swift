@@ -1,7 +1,9 @@
+public import HearthCore
+
 /// Why a call failed, as the client is told: a status of Firebase's callable protocol (the
 /// gRPC code names, `INVALID_ARGUMENT`, `NOT_FOUND`, ...) and one sentence that names the
 /// offending field or value. The server maps each code to its HTTP status in one place.
-public struct CallableError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct CallableError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The status sent to the client; compare with the static members.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The wire name, e.g. `INVALID_ARGUMENT`.
@@ -33,10 +35,17 @@ public struct CallableError: Error, Hashable, Sendable, CustomStringConvertible 
     public let code: Code
     /// One sentence for the caller (for `INTERNAL`, for the log only).
     public let message: String
+    /// Sent as the error's `details` (the SDKs hand it to the caller as `error.details`).
+    public var details: JSONValue?
+    /// Seconds after which a retry may succeed: sent as the `Retry-After` header
+    /// (`RESOURCE_EXHAUSTED`, `UNAVAILABLE`).
+    public var retryAfterSeconds: Int?
 
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, details: JSONValue? = nil, retryAfterSeconds: Int? = nil) {
         self.code = code
         self.message = message
+        self.details = details
+        self.retryAfterSeconds = retryAfterSeconds
     }
 
     public var description: String { "\(code.status): \(message)" }

@@ -125,6 +125,17 @@ struct ServeSettingsTests {
         .init(id: "chat namespaces env", environment: ["HEARTH_CHAT_NS": "c"]) {
             $0.chatNamespaces == ["default", "c"]
         },
+        .init(id: "contact quota defaults") {
+            $0.contactQuota == .init(capacity: 10_000, refillPerHour: 1_000)
+                && $0.serverConfiguration.callables.callable(named: "matchContacts", in: "default") != nil
+        },
+        .init(
+            id: "contact quota flag beats env",
+            arguments: ["--contact-quota", "50"],
+            environment: ["HEARTH_CONTACT_QUOTA": "7", "HEARTH_CONTACT_QUOTA_REFILL": "0"]
+        ) {
+            $0.contactQuota == .init(capacity: 50, refillPerHour: 0)
+        },
     ]
 
     @Test(arguments: cases)
@@ -141,6 +152,10 @@ struct ServeSettingsTests {
         ([], ["HEARTH_SYNC": "x"], "Invalid value 'x' for HEARTH_SYNC: expected 'periodic' or 'always'."),
         ([], ["HEARTH_EMULATOR": "maybe"], "Invalid value 'maybe' for HEARTH_EMULATOR: expected 'true' or 'false'."),
         (["--header-timeout", "0"], [:], "Invalid value '0' for '--header-timeout': expected 1...3600."),
+        (
+            ["--contact-quota", "0"], [:],
+            "Invalid value '0' for '--contact-quota': expected 1...100000000."
+        ),
         (
             ["--max-body-bytes", "2000", "--max-body-memory", "1000"], [:],
             "Invalid value '1000' for the body memory limit: it must be at least the largest body "

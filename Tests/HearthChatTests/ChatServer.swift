@@ -13,12 +13,17 @@ struct ChatServer: Sendable {
 
     var server: TestServer { accounts.server }
 
+    /// - Parameter quota: the contact-lookup quota of `matchContacts`.
     static func with(
         users names: [String] = ["Alice", "Bob", "Carol", "Dave"],
+        quota: ContactLookupQuota = ContactLookupQuota(),
         run body: (ChatServer) async throws -> Void
     ) async throws {
         try await AccountsClient.withServer(prepare: { configuration in
-            try? ChatApp.register(in: &configuration.callables, namespaces: ["default", "chat2"])
+            // The callables and the lookup indexes they read; not the message trigger: these
+            // tests stand in for it where they need counters.
+            try? ChatApp.register(in: &configuration.callables, namespaces: ["default", "chat2"], quota: quota)
+            try? ChatApp.registerLookups(in: &configuration.triggers, namespaces: ["default", "chat2"])
         }) { accounts in
             var users: [String: (uid: String, token: String)] = [:]
             for name in names {

@@ -4,12 +4,24 @@ extension ChatApp {
     /// The chat app's write triggers.
     public static var triggers: [any WriteTrigger] { [MessageTrigger()] }
 
-    /// Adds the chat app's triggers to `triggers` for each of `namespaces` (`default` and those
+    /// The chat app's lookup indexes (server-side, readable by no client): phone numbers for
+    /// `matchContacts`, display-name words for `searchUsers`, memberships for account deletion.
+    static var lookups: [any LookupIndex] { [PhoneNumberLookup(), NameWordsLookup(), MembershipLookup()] }
+
+    /// Adds the chat app's triggers and lookup indexes to `triggers` for each of `namespaces` (`default` and those
     /// of `--chat-ns`).
     /// - Throws: `StoreError` `.invalidWrite` if a pattern is refused (never for the shipped ones).
     public static func register(in triggers: inout WriteTriggers, namespaces: Set<String>) throws {
         for namespace in namespaces.sorted() {
             for trigger in Self.triggers { try triggers.add(trigger, in: .namespace(namespace)) }
+        }
+        try registerLookups(in: &triggers, namespaces: namespaces)
+    }
+
+    /// Adds only the chat app's lookup indexes (what its callables read) to `triggers`.
+    public static func registerLookups(in triggers: inout WriteTriggers, namespaces: Set<String>) throws {
+        for namespace in namespaces.sorted() {
+            for lookup in Self.lookups { try triggers.add(lookup, in: .namespace(namespace)) }
         }
     }
 }

@@ -5,7 +5,7 @@ import Hummingbird
 import NIOCore
 
 /// The bodies of callable responses, `{"result": ...}` and
-/// `{"error": {"status": ..., "message": ...}}`, and the one mapping of a callable status to
+/// `{"error": {"status": ..., "message": ..., "details"?: ...}}`, and the one mapping of a callable status to
 /// its HTTP status (Firebase's, from google.rpc.Code: what the SDKs map back).
 enum CallableResponse {
     static func result(_ value: JSONValue) -> Response {
@@ -17,11 +17,16 @@ enum CallableResponse {
 
     static func error(_ error: CallableError) -> Response {
         let message = error.code == .internal ? "INTERNAL" : error.message
-        let body: JSONValue = ["error": ["status": .string(error.code.status), "message": .string(message)]]
+        var fields: [(String, JSONValue)] = [("status", .string(error.code.status)), ("message", .string(message))]
+        if error.code != .internal, let details = error.details { fields.append(("details", details)) }
         var bytes: [UInt8] = []
-        JSONRenderer.render(body, into: &bytes)
+        JSONRenderer.render(["error": .object(fields)], into: &bytes)
         var response = json(bytes, status: httpStatus(error.code))
-        if error.code == .unavailable { response.headers[.retryAfter] = "1" }
+        if let seconds = error.retryAfterSeconds {
+            response.headers[.retryAfter] = String(max(1, seconds))
+        } else if error.code == .unavailable {
+            response.headers[.retryAfter] = "1"
+        }
         return response
     }
 

@@ -7,6 +7,13 @@ public struct WriteTriggers: Sendable {
         case allNamespaces
         case namespace(String)
 
+        func overlaps(_ other: Scope) -> Bool {
+            switch (self, other) {
+            case (.namespace(let a), .namespace(let b)): return a == b
+            default: return true
+            }
+        }
+
         func includes(_ name: String) -> Bool {
             switch self {
             case .allNamespaces: return true
@@ -50,9 +57,10 @@ public struct WriteTriggers: Sendable {
 
     /// Adds a lookup index (see `LookupIndex`).
     /// - Throws: `StoreError` `.invalidWrite` when its pattern is not a path of keys and
-    ///   `$name` wildcards, or its name is empty, longer than 64 bytes or taken by another.
+    ///   `$name` wildcards, or its name is empty, longer than 64 bytes or taken by another
+    ///   in a namespace of `scope`.
     public mutating func add(_ index: any LookupIndex, in scope: Scope = .allNamespaces) throws {
-        if lookups.contains(where: { $0.lookup.index.name == index.name }) {
+        if lookups.contains(where: { $0.lookup.index.name == index.name && $0.scope.overlaps(scope) }) {
             throw StoreError(
                 .invalidWrite,
                 "Two lookup indexes are named '\(index.name)': the name keys their entries, so give each its own."

@@ -179,5 +179,9 @@ extension NamespaceStore {
         #expect(throws: StoreError.self) { try triggers.add(Named(name: "p", pattern: "/a/$")) }
         try triggers.add(Named(name: "taken"))
         #expect(throws: StoreError.self) { try triggers.add(Named(name: "taken", pattern: "/c/$d")) }
+        // One name per namespace: the same index may serve several.
+        try triggers.add(Named(name: "each"), in: .namespace("a"))
+        try triggers.add(Named(name: "each"), in: .namespace("b"))
+        #expect(throws: StoreError.self) { try triggers.add(Named(name: "each"), in: .namespace("b")) }
     }
 }
