@@ -19,7 +19,7 @@ public enum ChatApp {
         namespaces: Set<String>,
         quota: ContactLookupQuota = ContactLookupQuota()
     ) throws(CallableError) {
-        for callable in [MatchContacts(quota: quota)] + Self.callables {
+        for callable in [MatchContacts(quota: quota), SearchUsers()] + Self.callables {
             try callables.add(callable, in: .namespaces(namespaces))
         }
     }

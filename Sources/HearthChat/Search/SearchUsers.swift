@@ -1,0 +1,72 @@
+import HearthAccounts
+public import HearthCore
+public import HearthFunctions
+
+/// `searchUsers {query, limit?, startAfter?}` → `{users: [{uid, displayName, photoUrl, status}],
+/// next}`: registered users one of whose display-name words starts with each word of the
+/// query, case-insensitively, paged with an opaque cursor. Served from the name-words lookup
+/// index (`NameWordsLookup`), scanned by the query's longest word in (word, uid) order; a user
+/// is listed at the first of their words that starts with it, so once across all pages. One
+/// call scans at most `scanBudget` index entries: a page may then hold fewer than `limit`
+/// users, with `next` to go on. `next` is null on the last page. The caller is never listed;
+/// phone numbers and e-mails never are.
+public struct SearchUsers: Callable {
+    public init() {}
+
+    public var name: String { "searchUsers" }
+
+    /// Index entries one call reads at most.
+    static let scanBudget = 2_000
+
+    public func call(_ request: CallRequest) async throws(CallableError) -> JSONValue {
+        let uid = try request.signedInUID()
+        let query = try SearchQuery(try CallData(request.data, usage: SearchQuery.usage))
+        let accounts = request.accounts
+        let page = try await request.database.read { snapshot throws(CallableError) in
+            var users: [JSONValue] = []
+            var scanned = 0
+            var last: [UInt8]? = nil
+            var ended = true
+            let valid = snapshot.lookup(NameWordsLookup.name, termPrefix: query.scanned, after: query.after) { match in
+                guard scanned < Self.scanBudget, users.count < query.limit else {
+                    ended = false
+                    return false
+                }
+                scanned += 1
+                last = match.position
+                let found = match.location.keys[1].string
+                guard found != uid, let profile = snapshot.node(at: DataPath("users", found)),
+                    let user = Self.listed(found, profile, at: match.term, for: query),
+                    accounts.account(uid: found).map({ !$0.disabled }) == true
+                else { return true }
+                users.append(user)
+                return true
+            }
+            guard valid else {
+                throw CallableError.invalidArgument(
+                    "'startAfter' is not a 'next' of this query ('\(query.scanned)'): send the query of the page before."
+                )
+            }
+            let next: JSONValue = ended ? .null : last.map { .string(Base64URL.encode($0)) } ?? .null
+            return ["users": .array(users), "next": next] as JSONValue
+        }
+        return page
+    }
+
+    /// The entry of `uid` when the index entry at `term` is where it is listed: the name has a
+    /// word starting with each query word, and `term` is the first of its words (in index
+    /// order) starting with the scanned one. Nil otherwise.
+    static func listed(_ uid: String, _ profile: Node, at term: String, for query: SearchQuery) -> JSONValue? {
+        guard let displayName = profile.string("displayName") else { return nil }
+        let words = NameWords.words(of: displayName)
+        for wanted in query.words where !words.contains(where: { $0.utf8.starts(with: wanted.utf8) }) { return nil }
+        let first = words.filter { $0.utf8.starts(with: query.scanned.utf8) }
+            .min { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        guard first == term else { return nil }
+        var fields: [(String, JSONValue)] = [("uid", .string(uid)), ("displayName", .string(displayName))]
+        for field in ["photoUrl", "status"] {
+            if let value = profile.string(field) { fields.append((field, .string(value))) }
+        }
+        return .object(fields)
+    }
+}
