@@ -12,8 +12,9 @@ public enum ChatApp {
         ]
     }
 
-    /// Registers every chat callable for `namespaces`, and `matchContacts` with `quota` (one
-    /// for the whole server: a caller's quota is the same in every namespace).
+    /// Registers every chat callable for `namespaces`, `matchContacts` with `quota` (one for
+    /// the whole server: a caller's quota is the same in every namespace), and what deleting an
+    /// account removes there (`ChatAccountDeletion`).
     public static func register(
         in callables: inout Callables,
         namespaces: Set<String>,
@@ -22,5 +23,6 @@ public enum ChatApp {
         for callable in [MatchContacts(quota: quota), SearchUsers()] + Self.callables {
             try callables.add(callable, in: .namespaces(namespaces))
         }
+        callables.add(ChatAccountDeletion(), in: namespaces)
     }
 }

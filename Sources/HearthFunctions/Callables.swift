@@ -1,5 +1,6 @@
 /// The callables a server serves, each in every namespace or in the ones named
-/// (`HearthServerConfiguration.callables`). In a namespace without a callable of a name, a
+/// (`HearthServerConfiguration.callables`), and what runs when an account is deleted
+/// (`AccountDeletionHandler`, per namespace). In a namespace without a callable of a name, a
 /// call of that name answers `NOT_FOUND`.
 public struct Callables: Sendable {
     /// Which namespaces serve a callable.
@@ -19,11 +20,22 @@ public struct Callables: Sendable {
     }
 
     private var entries: [(callable: any Callable, scope: Scope)] = []
+    private var deletionHandlers: [(handler: any AccountDeletionHandler, namespaces: Set<String>)] = []
 
     public init() {}
 
     /// True when nothing is registered.
-    public var isEmpty: Bool { entries.isEmpty }
+    public var isEmpty: Bool { entries.isEmpty && deletionHandlers.isEmpty }
+
+    /// Runs `handler` in each of `namespaces` when an account is deleted.
+    public mutating func add(_ handler: any AccountDeletionHandler, in namespaces: Set<String>) {
+        deletionHandlers.append((handler, namespaces))
+    }
+
+    /// The account-deletion handlers with their namespaces, in registration order.
+    public var accountDeletionHandlers: [(handler: any AccountDeletionHandler, namespace: String)] {
+        deletionHandlers.flatMap { entry in entry.namespaces.sorted().map { (entry.handler, $0) } }
+    }
 
     /// Registers `callable` for the namespaces of `scope`.
     /// - Throws: `CallableError` (`INVALID_ARGUMENT`) when its name is not 1 to 128 letters,

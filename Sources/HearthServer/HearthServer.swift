@@ -117,13 +117,14 @@ public enum HearthServer {
             logger: logger
         )
         let scheme = configuration.tlsCertificatePath == nil ? "http" : "https"
-        let accountsEndpoint = AccountsEndpoint(
+        var accountsEndpoint = AccountsEndpoint(
             accounts: accounts,
             credentials: credentials,
             cors: responder.cors,
             scheme: scheme,
             logger: logger
         )
+        accountsEndpoint.beforeDeletion = Self.accountDeletion(configuration.callables, database: database)
         let callableEndpoint = CallableEndpoint(
             database: database,
             accounts: accounts,

@@ -32,20 +32,28 @@ public struct RemoveMember: Callable {
                     "'uid' names '\(removed)', who is not a member of the group '\(chatId)'."
                 )
             }
-            var change = ChatChange()
-            change.require { room.isUnchanged(in: $0) }
-            UnreadTotals.removeEntry(of: removed, in: chatId, snapshot, &change)
-            if let heir = room.longestStanding(excluding: removed) {
-                change.updates.append(.delete(DataPath("members", chatId, removed)))
-                if room.owner == removed {
-                    change.updates.append(.set(DataPath("chats", chatId, "owner"), .string(heir)))
-                    change.updates.append(.set(DataPath("members", chatId, heir, "role"), "owner"))
-                }
-            } else {
-                change.updates += DeleteChat.chatItself(chatId)
-            }
-            return change
+            return Self.leaving(removed, room, snapshot)
         }
         return .object([])
+    }
+
+    /// The change by which `removed` leaves `room`: their membership and chat-list entry go
+    /// (the entry's unread off their total); ownership passes to the longest-standing member;
+    /// the last one out deletes the chat. Committed only while the room is as read.
+    static func leaving(_ removed: String, _ room: ChatRoom, _ snapshot: CallableSnapshot) -> ChatChange {
+        let chatId = room.id
+        var change = ChatChange()
+        change.require { room.isUnchanged(in: $0) }
+        UnreadTotals.removeEntry(of: removed, in: chatId, snapshot, &change)
+        if let heir = room.longestStanding(excluding: removed) {
+            change.updates.append(.delete(DataPath("members", chatId, removed)))
+            if room.owner == removed {
+                change.updates.append(.set(DataPath("chats", chatId, "owner"), .string(heir)))
+                change.updates.append(.set(DataPath("members", chatId, heir, "role"), "owner"))
+            }
+        } else {
+            change.updates += DeleteChat.chatItself(chatId)
+        }
+        return change
     }
 }

@@ -15,6 +15,8 @@ struct AccountsEndpoint: Sendable {
     let cors: CORS
     let scheme: String
     let logger: Logger
+    /// What the apps remove when an account is deleted, before it is (`AccountDeletionHandler`).
+    var beforeDeletion: @Sendable (String) async throws -> Void = { _ in }
 
     func respond(to request: Request, route: AccountsRoute, clientAddress: String?) async -> Response {
         let started = ContinuousClock.now
@@ -89,9 +91,13 @@ struct AccountsEndpoint: Sendable {
         case .delete:
             if privileged, body.string("idToken") == nil {
                 guard let uid = body.string("localId") else { throw AccountsError(.missingLocalID) }
+                guard accounts.account(uid: uid) != nil else { throw AccountsError(.userNotFound) }
+                try await runDeletionHandlers(uid)
                 try await accounts.deleteAccount(uid: uid)
             } else {
-                try await accounts.delete(idToken: body.string("idToken"))
+                let idToken = body.string("idToken")
+                try await runDeletionHandlers(try accounts.lookup(idToken: idToken).localId)
+                try await accounts.delete(idToken: idToken)
             }
             return AccountsResponse.json(["kind": "identitytoolkit#DeleteAccountResponse"])
         case .sendOobCode:
@@ -201,5 +207,14 @@ struct AccountsEndpoint: Sendable {
     private func queryKey(_ request: Request) -> String? {
         let target = PercentDecoding.splitTarget(request.head.path ?? "/")
         return (try? QueryString(target.query))?["key"]
+    }
+
+    /// Runs the account-deletion handlers; a failure keeps the account (a retry runs them again).
+    private func runDeletionHandlers(_ uid: String) async throws(AccountsError) {
+        do {
+            try await beforeDeletion(uid)
+        } catch {
+            throw AccountsError(.internalError, "removing the data of account '\(uid)' failed: \(error)")
+        }
     }
 }

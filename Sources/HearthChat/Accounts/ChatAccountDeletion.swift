@@ -1,0 +1,41 @@
+import HearthCore
+import HearthFunctions
+
+/// What deleting an account does to the chat app (`../shared/CONTRACT.md`, "Details that are
+/// fixed"): the user leaves every chat they are a member of, found by the membership lookup
+/// index (ownership passes on, the last one out deletes a group; one atomic write per chat, as
+/// `removeMember`), then their profile goes, and with it their phone-number and name-word
+/// index entries (same batch), their chat list and their unread total. The messages they sent
+/// stay, with their `sender`. Idempotent: a retry after a failure goes on where it stopped.
+struct ChatAccountDeletion: AccountDeletionHandler {
+    func accountWillBeDeleted(uid: String, in database: CallableDatabase) async throws(CallableError) {
+        for chatId in try await Self.memberships(of: uid, in: database) {
+            try await ChatChange.commit(chat: chatId, in: database) { snapshot throws(CallableError) in
+                guard let room = ChatRoom.read(chatId, in: snapshot), room.members[uid] != nil else {
+                    return ChatChange()
+                }
+                return RemoveMember.leaving(uid, room, snapshot)
+            }
+        }
+        // A membership of a chat whose record is gone (nothing to hand over) goes directly.
+        let stray = try await Self.memberships(of: uid, in: database)
+        try await database.commit(
+            [
+                .delete(DataPath("users", uid)), .delete(DataPath("userChats", uid)),
+                .delete(DataPath("unreadTotals", uid)),
+            ] + stray.map { .delete(DataPath("members", $0, uid)) }
+        )
+    }
+
+    /// The chats `uid` is a member of.
+    private static func memberships(
+        of uid: String,
+        in database: CallableDatabase
+    ) async throws(CallableError)
+        -> [String]
+    {
+        try await database.read { snapshot in
+            snapshot.lookup(MembershipLookup.name, term: uid).map { $0.keys[1].string }
+        }
+    }
+}
