@@ -5,7 +5,8 @@ import HearthServer
 import HearthTestSupport
 
 /// A real server running the chat callables in `default` and `chat2`, with signed-up users
-/// whose profiles exist (registered users, as the contract defines them).
+/// whose profiles exist (registered users, as the contract defines them). Without rules or
+/// triggers: profiles are written as the admin; `withShippedApp` runs the app as shipped.
 struct ChatServer: Sendable {
     let accounts: AccountsClient
     /// uid and ID token by display name.
@@ -19,18 +20,41 @@ struct ChatServer: Sendable {
         quota: ContactLookupQuota = ContactLookupQuota(),
         run body: (ChatServer) async throws -> Void
     ) async throws {
-        try await AccountsClient.withServer(prepare: { configuration in
-            // The callables and the lookup indexes they read; not the message trigger: these
-            // tests stand in for it where they need counters.
-            try? ChatApp.register(in: &configuration.callables, namespaces: ["default", "chat2"], quota: quota)
-            try? ChatApp.registerLookups(in: &configuration.triggers, namespaces: ["default", "chat2"])
-        }) { accounts in
+        try await with(
+            users: names,
+            prepare: { configuration in
+                // The callables and the lookup indexes they read; not the message trigger:
+                // these tests stand in for it where they need counters.
+                try? ChatApp.register(
+                    in: &configuration.callables,
+                    namespaces: ["default", "chat2"],
+                    quota: quota
+                )
+                try? ChatApp.registerLookups(in: &configuration.triggers, namespaces: ["default", "chat2"])
+            },
+            profile: { user, _, accounts in
+                try await accounts.server.put("/users/\(user.uid)", #"{"displayName":"\#(user.name)","createdAt":1}"#)
+            },
+            run: body
+        )
+    }
+
+    /// Starts a server prepared by `prepare`, signs up `names` (`name@example.com`), writes
+    /// each one's profile with `profile` (given the user, their ID token and the client) and
+    /// runs `body`.
+    static func with(
+        users names: [String],
+        prepare: @escaping (inout HearthServerConfiguration) -> Void,
+        profile: (_ user: (name: String, uid: String), _ token: String, AccountsClient) async throws -> Void,
+        run body: (ChatServer) async throws -> Void
+    ) async throws {
+        try await AccountsClient.withServer(prepare: prepare) { accounts in
             var users: [String: (uid: String, token: String)] = [:]
             for name in names {
                 let answer = try await accounts.signUp("\(name.lowercased())@example.com")
                 let uid = answer.string("localId")
                 users[name] = (uid, answer.string("idToken"))
-                try await accounts.server.put("/users/\(uid)", #"{"displayName":"\#(name)","createdAt":1}"#)
+                try await profile((name, uid), answer.string("idToken"), accounts)
             }
             try await body(ChatServer(accounts: accounts, users: users))
         }
