@@ -36,7 +36,10 @@ struct ChatCheckCommand: AsyncParsableCommand {
         let environment = Environment(ProcessInfo.processInfo.environment)
         let directory = environment.string(data, "HEARTH_DATA") ?? ".hearth"
         _ = LoggingOptions.bootstrap(level: try logging.resolve(environment))
-        let store = try DataDirectory.open(directory, create: false)
+        // With the chat app's lookup indexes, so they are kept and checked, not dropped.
+        var configuration = StoreConfiguration()
+        try ChatApp.registerLookups(in: &configuration.triggers, namespaces: [ns])
+        let store = try DataDirectory.open(directory, create: false, configuration: configuration)
         defer { store.close() }
         let namespace: NamespaceStore
         do {
@@ -44,7 +47,8 @@ struct ChatCheckCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("Invalid value '\(ns)' for '--ns': \(error)")
         }
-        let outcome = try await namespace.read { ChatConsistencyCheck(reader: $0).run() }
+        var outcome = try await namespace.read { ChatConsistencyCheck(reader: $0).run() }
+        outcome.disagreements += try await ChatConsistencyCheck.lookupDisagreements(in: namespace)
         for disagreement in outcome.disagreements { print(disagreement) }
         let summary = "chat check of '\(ns)': \(outcome.chats) chats, \(outcome.users) users"
         if outcome.disagreements.isEmpty {

@@ -5,7 +5,13 @@ import HearthStore
 enum DataDirectory {
     /// Opens the store in `directory`. With `create` false, a missing directory is an error.
     /// - Throws: `CLIError.dataDirectoryInUse` when another process holds LevelDB's lock.
-    static func open(_ directory: String, create: Bool) throws -> Store {
+    /// - Parameter configuration: the store's triggers and lookup indexes (a namespace opened
+    ///   without a lookup index it had drops it, to be rebuilt when the server starts).
+    static func open(
+        _ directory: String,
+        create: Bool,
+        configuration: StoreConfiguration = StoreConfiguration()
+    ) throws -> Store {
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory)
         if !exists && !create {
@@ -16,7 +22,7 @@ enum DataDirectory {
         }
         if isLockedByAnotherProcess(directory) { throw inUse(directory) }
         do {
-            return try Store.open(directory: directory)
+            return try Store.open(directory: directory, configuration: configuration)
         } catch let error as StoreError where error.code == .locked {
             // The probe above can race with a server that is starting.
             throw inUse(directory)
