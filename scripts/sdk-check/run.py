@@ -16,7 +16,8 @@ that server's data directory, whose reset outbox the page reads at /outbox:
 
 functions-check.html (also needs firebase-auth.js and firebase-functions.js, imports rewritten the
 same way) signs three users up and calls the chat callables with httpsCallable after
-connectFunctionsEmulator, from this page's origin (CORS), against a server with the shipped rules:
+connectFunctionsEmulator, from this page's origin (CORS), against a server with the shipped rules
+and a small contact quota (`hearth serve --contact-quota 50`):
 
     python3 scripts/sdk-check/run.py --sdk /tmp/sdk --hearth-port 9000 --page functions-check.html
 """
