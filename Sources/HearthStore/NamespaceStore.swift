@@ -57,13 +57,21 @@ public final class NamespaceStore: Sendable {
             commitLog: commitLog,
             onCommit: onCommit
         )
-        // Lookup indexes are brought in line before any write runs (the writer's first job).
-        writer.perform({ [self] round in try reconcileLookups(in: round) }) { [name] result in
-            if case .failure(let error) = result {
-                NamespaceStore.logger.error(
-                    "Could not rebuild the lookup indexes of '\(name)' (retried at the next start): \(error)"
-                )
+        // Lookup indexes are brought in line before anything reads or writes the namespace:
+        // when one is stale (a new version, or written without it), the writer's first job
+        // rebuilds it while this waits (rare: a new version or deployment).
+        let current = try db.withSnapshot { snapshot in
+            LookupBuilder.definitions(NamespaceReader(snapshot: snapshot, keys: keys, indexes: []))
+        }
+        if registration == nil, !LookupBuilder.isCurrent(current, lookups) {
+            let done = DispatchSemaphore(value: 0)
+            let outcome = Mutex<Result<Void, any Error>>(.success(()))
+            writer.perform({ [self] round in try reconcileLookups(in: round) }) { result in
+                outcome.withLock { $0 = result }
+                done.signal()
             }
+            done.wait()
+            try outcome.withLock { $0 }.get()
         }
     }
 

@@ -68,6 +68,13 @@ struct LookupBuilder {
         return batch
     }
 
+    /// True when `stored` (the namespace's definitions) holds exactly `lookups` at their
+    /// versions: nothing to rebuild or drop.
+    static func isCurrent(_ stored: [String: String], _ lookups: [RegisteredLookup]) -> Bool {
+        stored.count == lookups.count
+            && lookups.allSatisfy { stored[$0.index.name] == String($0.index.version) }
+    }
+
     /// The stored definitions of the namespace: name → version.
     static func definitions(_ reader: NamespaceReader) -> [String: String] {
         var found: [String: String] = [:]

@@ -1,6 +1,6 @@
 extension NamespaceStore {
     /// Brings the stored lookup indexes in line with the registered ones; the first job of the
-    /// namespace's writer (`init`). An index whose definition is missing or of another version
+    /// namespace's writer when they are not (`init` waits for it). An index whose definition is missing or of another version
     /// is rebuilt from the tree; the entries of one no longer registered are dropped (nothing
     /// kept them in step meanwhile).
     func reconcileLookups(in round: WriteRound) throws {

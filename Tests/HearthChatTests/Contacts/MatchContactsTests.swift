@@ -151,7 +151,7 @@ extension ChatServer {
     }
 
     @Test func theQuotaCountsOnlyNewNumbersAndRefusesWithARetryTime() async throws {
-        let quota = ContactLookupQuota(limits: .init(capacity: 5, refillPerHour: 3600))
+        let quota = ContactLookupQuota(limits: .init(capacity: 5, refillPerHour: 1))
         try await ChatServer.with(quota: quota) { chat in
             try await chat.setPhone("Bob", "+14155550101")
             let first = (0..<4).map { #""+1415555020\#($0)""# }.joined(separator: ",")
