@@ -31,7 +31,10 @@ struct ExportCommand: AsyncParsableCommand {
         let directory = options.dataDirectory(environment)
         _ = LoggingOptions.bootstrap(level: try logging.resolve(environment))
 
-        let store = try DataDirectory.open(directory, create: false)
+        // Read only: the lookup indexes of the namespaces' apps are left as they are.
+        var configuration = StoreConfiguration()
+        configuration.reconcilesLookups = false
+        let store = try DataDirectory.open(directory, create: false, configuration: configuration)
         defer { store.close() }
         let namespace: NamespaceStore
         do {

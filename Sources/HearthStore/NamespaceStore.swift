@@ -60,10 +60,7 @@ public final class NamespaceStore: Sendable {
         // Lookup indexes are brought in line before anything reads or writes the namespace:
         // when one is stale (a new version, or written without it), the writer's first job
         // rebuilds it while this waits (rare: a new version or deployment).
-        let current = try db.withSnapshot { snapshot in
-            LookupBuilder.definitions(NamespaceReader(snapshot: snapshot, keys: keys, indexes: []))
-        }
-        if registration == nil, !LookupBuilder.isCurrent(current, lookups) {
+        if configuration.reconcilesLookups, registration == nil, try !lookupsAreCurrent() {
             let done = DispatchSemaphore(value: 0)
             let outcome = Mutex<Result<Void, any Error>>(.success(()))
             writer.perform({ [self] round in try reconcileLookups(in: round) }) { result in

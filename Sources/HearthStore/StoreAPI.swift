@@ -19,6 +19,10 @@ public struct StoreConfiguration: Sendable {
     public var writeBufferSize: Int
     /// The write triggers and durable commit observers of each namespace (see `WriteTrigger`).
     public var triggers: WriteTriggers
+    /// Whether opening a namespace brings its lookup indexes in line with `triggers` (rebuilds
+    /// stale ones, drops unregistered ones). Off only for a store that will not be written (an
+    /// export): it then leaves them as they are.
+    public var reconcilesLookups = true
     /// Where the namespace writers' batches go: LevelDB itself, or in tests a wrapper that
     /// counts or refuses them (`BatchWriter`).
     var batchWriter: @Sendable (LevelDB) -> BatchWriter = BatchWriter.levelDB

@@ -14,6 +14,13 @@ extension NamespaceStore {
         }
     }
 
+    /// True when the stored lookup definitions are exactly the registered indexes at their
+    /// versions (one scan).
+    func lookupsAreCurrent() throws -> Bool {
+        let stored = try readNow(indexes: []) { LookupBuilder.definitions($0) }
+        return LookupBuilder.isCurrent(stored, lookups)
+    }
+
     /// Rebuilds every lookup index from the tree (after an import, which runs no trigger).
     func rebuildLookups(in round: WriteRound) throws {
         for lookup in lookups { try rebuild(lookup, in: round) }

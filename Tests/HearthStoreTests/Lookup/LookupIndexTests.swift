@@ -166,6 +166,24 @@ extension NamespaceStore {
         #expect(try await ns.wordsAgree())
     }
 
+    @Test func aStoreOpenedOnlyToReadLeavesTheIndexesAsTheyAre() async throws {
+        let temp = try TemporaryStore.with(lookups: [NameWords()])
+        defer { temp.destroy() }
+        var ns = try temp.store.namespace("default")
+        try await ns.set("people/p1/name", #""Kept Name""#)
+        var readOnly = StoreConfiguration()
+        readOnly.reconcilesLookups = false
+        temp.store.close()
+        let store = try Store.open(directory: temp.directory, configuration: readOnly)
+        ns = try store.namespace("default")
+        #expect(try await ns.people("kept") == ["p1"])
+        store.close()
+        try temp.reopen(triggers: .with(lookups: [NameWords()]))
+        ns = try temp.store.namespace("default")
+        #expect(try await ns.lookupsAreCurrent())
+        #expect(try await ns.people("kept") == ["p1"])
+    }
+
     @Test func registrationRefusesBadNamesAndPatterns() throws {
         struct Named: LookupIndex {
             let name: String
