@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .systemLibrary(name: "CLevelDB", providers: [.apt(["libleveldb-dev"])]),
@@ -84,6 +86,8 @@ let package = Package(
         .target(
             name: "HearthServer",
             dependencies: [
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 "HearthCore", "HearthStore", "HearthProtocol", "HearthDatabase", "HearthRules", "HearthAccounts",
                 "HearthFunctions",
                 .product(name: "Hummingbird", package: "hummingbird"),

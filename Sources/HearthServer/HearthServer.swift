@@ -135,10 +135,21 @@ public enum HearthServer {
             bodyMemory: service.bodyMemory,
             logger: logger
         )
+        let metrics = ServerMetrics(
+            sources: .init(
+                openConnections: { cap.openConnections },
+                realtimeSessions: { [hub = realtime.hub] in hub.count },
+                dataDirectory: configuration.dataDirectory
+            )
+        )
         let app = Application(
-            responder: AccountsRouter(
-                inner: CallableRouter(inner: responder, endpoint: callableEndpoint),
-                endpoint: accountsEndpoint
+            responder: MetricsRouter(
+                inner: AccountsRouter(
+                    inner: CallableRouter(inner: responder, endpoint: callableEndpoint),
+                    endpoint: accountsEndpoint
+                ),
+                metrics: metrics,
+                credentials: credentials
             ),
             server: server,
             configuration: ApplicationConfiguration(

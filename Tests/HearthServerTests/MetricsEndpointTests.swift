@@ -1,0 +1,61 @@
+import Foundation
+import HearthServer
+import Testing
+
+/// `GET /metrics`: the admin's Prometheus text, with requests counted by route and status,
+/// sign-ins, connections, the store's size and the process's figures.
+@Suite struct MetricsEndpointTests {
+    /// The value of the sample `name` (with its labels, as written) in `text`.
+    static func sample(_ name: String, in text: String) -> Double? {
+        for line in text.split(separator: "\n") where line.hasPrefix(name + " ") {
+            return Double(line.dropFirst(name.count + 1))
+        }
+        return nil
+    }
+
+    @Test func onlyTheAdminReadsThePrometheusText() async throws {
+        try await AccountsClient.withServer { accounts in
+            let server = accounts.server
+            let user = try await accounts.signUp("metrics@example.com")
+            #expect(
+                try await accounts.call("signInWithPassword", ["email": "metrics@example.com", "password": "secret1"])
+                    .status == 200
+            )
+            #expect(
+                try await accounts.call("signInWithPassword", ["email": "metrics@example.com", "password": "wrong!!"])
+                    .status == 400
+            )
+            try await server.put("/a", "1")
+            for _ in 0..<3 { _ = try await server.get("/a") }
+            #expect(try await server.send("GET", "/missing.json").status == 401)
+            // Refused without the admin credential, even to a signed-in user.
+            #expect(try await server.send("GET", "/metrics").status == 401)
+            let asUser = try await server.send(
+                "GET",
+                "/metrics",
+                headers: [("Authorization", "Bearer \(user.string("idToken"))")]
+            )
+            #expect(asUser.status == 401)
+            let reply = try await server.send(
+                "GET",
+                "/metrics",
+                headers: [("Authorization", "Bearer \(TestServer.adminSecret)")]
+            )
+            #expect(reply.status == 200)
+            #expect(reply.headers["Content-Type"].first?.hasPrefix("text/plain; version=0.0.4") == true)
+            let text = reply.body
+            #expect(text.contains("# TYPE hearth_http_requests_total counter"))
+            #expect(Self.sample(#"hearth_http_requests_total{route="rest",status="200"}"#, in: text) == 4)
+            #expect(Self.sample(#"hearth_http_requests_total{route="rest",status="401"}"#, in: text) == 1)
+            #expect(Self.sample(#"hearth_http_requests_total{route="metrics",status="401"}"#, in: text) == 2)
+            #expect(Self.sample(#"hearth_sign_ins_total{result="success"}"#, in: text) == 1)
+            #expect(Self.sample(#"hearth_sign_ins_total{result="failure"}"#, in: text) == 1)
+            #expect(text.contains(#"hearth_http_request_duration_seconds_bucket{route="rest",le="0.001"}"#))
+            #expect((Self.sample("hearth_open_connections", in: text) ?? 0) >= 1)
+            #expect((Self.sample("hearth_store_size_bytes", in: text) ?? 0) > 0)
+            #expect((Self.sample("process_resident_memory_bytes", in: text) ?? 0) > 1_000_000)
+            #expect((Self.sample("process_open_fds", in: text) ?? 0) > 3)
+            #expect((Self.sample("process_cpu_seconds", in: text) ?? 0) > 0)
+        }
+    }
+}
