@@ -11,12 +11,15 @@ public final class Database: Sendable {
     /// The rules in force in every namespace: loaded from their files, reloaded, replaced.
     public let rules: RulesCatalog
     let logger: Logger
+    /// What the engines report (`DatabaseActivity`).
+    let activity: DatabaseActivity
     private let engines = Mutex<[String: NamespaceEngine]>([:])
 
     /// A database over `store` whose rules documents are found in `rulesFiles`.
-    public init(store: Store, rulesFiles: RulesFiles, logger: Logger) {
+    public init(store: Store, rulesFiles: RulesFiles, logger: Logger, activity: DatabaseActivity = .none) {
         self.store = store
         self.logger = logger
+        self.activity = activity
         rules = RulesCatalog(files: rulesFiles, store: store, logger: logger)
         // A new program is in force at once (the engine shares it); live listens are re-checked.
         rules.observe { [weak self] namespace, _ in
@@ -35,7 +38,12 @@ public final class Database: Sendable {
             if let engine = table[name] { return engine }
             var logger = logger
             logger[metadataKey: "hearth.ns"] = "\(name)"
-            let engine = NamespaceEngine(store: namespaceStore, rules: namespaceRules, logger: logger)
+            let engine = NamespaceEngine(
+                store: namespaceStore,
+                rules: namespaceRules,
+                logger: logger,
+                activity: activity
+            )
             table[name] = engine
             return engine
         }

@@ -20,13 +20,16 @@ public final class NamespaceEngine: Sendable {
     /// every read, listen and write of a non-admin caller is checked with them.
     public let rules: NamespaceRules
     let listenGuard: ListenGuard
+    /// What the engine reports for metrics.
+    let activity: DatabaseActivity
     private static let nextRegistration = Atomic<UInt64>(0)
 
-    init(store: NamespaceStore, rules: NamespaceRules, logger: Logger) {
+    init(store: NamespaceStore, rules: NamespaceRules, logger: Logger, activity: DatabaseActivity = .none) {
         self.store = store
         self.rules = rules
         self.logger = logger
-        fanout = Fanout(store: store, logger: logger)
+        self.activity = activity
+        fanout = Fanout(store: store, logger: logger, activity: activity)
         let delivery = DeliveryQueue(fanout: fanout)
         self.delivery = delivery
         let listenGuard = ListenGuard(rules: rules, store: store, delivery: delivery, logger: logger)
@@ -34,6 +37,7 @@ public final class NamespaceEngine: Sendable {
         // The fan-out first: a listen revoked by a commit gets that commit, then nothing later.
         store.observeCommits { commit in delivery.enqueue(.commit(commit)) }
         store.observeCommits { commit in listenGuard.committed(commit) }
+        store.observeCommits { [name = store.name] _ in activity.committed(name) }
     }
 
     // MARK: Rules
@@ -137,6 +141,7 @@ public final class NamespaceEngine: Sendable {
                     )
                 )
             else {
+                activity.refused(store.name, .read)
                 throw StoreError.permissionDenied
             }
             delivery.enqueue(.activate(id: registration.id, sequence: outcome.sequence, window: outcome.window))
@@ -199,7 +204,7 @@ public final class NamespaceEngine: Sendable {
         var write = write
         write.author = caller.writeAuthor
         if let hash = write.ifMatch { write.ifMatch = Write.storeETag(forClientHash: hash) }
-        store.write(write, authorize: rules.writeAuthorizer(for: caller), completion: completion)
+        store.write(write, authorize: writeAuthorizer(for: caller), completion: completion)
     }
 
     /// Whether the rules let `caller` read `path` through `query` now (an SSE stream's check
@@ -217,9 +222,10 @@ public final class NamespaceEngine: Sendable {
     /// - Throws: `StoreError` `.permissionDenied` when the rules refuse `caller` the read.
     public func get(path: DataPath, query: Query?, as caller: Caller) async throws -> Node? {
         let filtered = query.flatMap { QueryIdentifier($0) == .default ? nil : $0 }
-        let rules = self.rules
+        let (rules, activity, name) = (self.rules, self.activity, store.name)
         return try await store.read { reader in
             guard rules.canRead(caller, path: path, query: filtered, reader: reader) else {
+                activity.refused(name, .read)
                 throw StoreError.permissionDenied
             }
             if let filtered { return try QueryRunner.run(reader, path: path, query: filtered).node }
@@ -247,7 +253,7 @@ public final class NamespaceEngine: Sendable {
         limit: Int = NamespaceEngine.defaultMaxOnDisconnectOperations
     ) async throws {
         if !caller.bypassesRules {
-            try await store.check(write, authorize: rules.writeAuthorizer(for: caller))
+            try await store.check(write, authorize: writeAuthorizer(for: caller))
         }
         switch onDisconnect.register(write, for: connection, limit: limit) {
         case .full:
@@ -344,5 +350,18 @@ public final class NamespaceEngine: Sendable {
     /// The number of onDisconnect writes kept for `connection`.
     public func onDisconnectCount(connection: ConnectionID) -> Int {
         onDisconnect.count(for: connection)
+    }
+}
+
+extension NamespaceEngine {
+    /// The rules' check of `caller`'s writes, reporting each refusal (nil: the admin).
+    func writeAuthorizer(for caller: Caller) -> WriteAuthorizer? {
+        guard let check = rules.writeAuthorizer(for: caller) else { return nil }
+        let (activity, name) = (self.activity, store.name)
+        return { proposal in
+            let allowed = check(proposal)
+            if !allowed { activity.refused(name, .write) }
+            return allowed
+        }
     }
 }

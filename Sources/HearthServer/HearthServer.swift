@@ -68,9 +68,17 @@ public enum HearthServer {
         )
         let server = try ServerBuilder.httpServer(configuration, realtime: endpoint, cap: cap)
         let accounts = try AccountsBootstrap.open(configuration, logger: logger)
+        let hub = RealtimeHub()
+        let metrics = ServerMetrics(
+            sources: .init(
+                openConnections: { cap.openConnections },
+                realtimeSessions: { hub.count },
+                dataDirectory: configuration.dataDirectory
+            )
+        )
         let database: Database
         do {
-            database = try await StoreBootstrap.open(configuration, logger: logger)
+            database = try await StoreBootstrap.open(configuration, logger: logger, activity: metrics.databaseActivity)
         } catch {
             accounts.close()
             throw error
@@ -96,7 +104,7 @@ public enum HearthServer {
         let realtime = RealtimeContext(
             database: database,
             credentials: RealtimeCredentials(resolver: credentials),
-            hub: RealtimeHub(),
+            hub: hub,
             configuration: configuration.realtime,
             logger: logger
         )
@@ -134,13 +142,6 @@ public enum HearthServer {
             maxBodyBytes: min(configuration.maxCallableBodyBytes, configuration.maxRequestBodyBytes),
             bodyMemory: service.bodyMemory,
             logger: logger
-        )
-        let metrics = ServerMetrics(
-            sources: .init(
-                openConnections: { cap.openConnections },
-                realtimeSessions: { [hub = realtime.hub] in hub.count },
-                dataDirectory: configuration.dataDirectory
-            )
         )
         let app = Application(
             responder: MetricsRouter(

@@ -25,7 +25,15 @@ import Testing
                 try await accounts.call("signInWithPassword", ["email": "metrics@example.com", "password": "wrong!!"])
                     .status == 400
             )
+            // One listener gets two updates: the written value, then a change.
+            let listener = try await RealtimeTestClient.connect(port: server.port)
+            try await listener.authenticateAsAdmin()
+            _ = try await listener.response(to: listener.request("q", #"{"p":"/a","h":""}"#))
             try await server.put("/a", "1")
+            _ = try await listener.nextPush()
+            try await server.put("/a", "2")
+            _ = try await listener.nextPush()
+            await listener.close()
             for _ in 0..<3 { _ = try await server.get("/a") }
             #expect(try await server.send("GET", "/missing.json").status == 401)
             // Refused without the admin credential, even to a signed-in user.
@@ -45,13 +53,16 @@ import Testing
             #expect(reply.headers["Content-Type"].first?.hasPrefix("text/plain; version=0.0.4") == true)
             let text = reply.body
             #expect(text.contains("# TYPE hearth_http_requests_total counter"))
-            #expect(Self.sample(#"hearth_http_requests_total{route="rest",status="200"}"#, in: text) == 4)
+            #expect(Self.sample(#"hearth_http_requests_total{route="rest",status="200"}"#, in: text) == 5)
             #expect(Self.sample(#"hearth_http_requests_total{route="rest",status="401"}"#, in: text) == 1)
             #expect(Self.sample(#"hearth_http_requests_total{route="metrics",status="401"}"#, in: text) == 2)
             #expect(Self.sample(#"hearth_sign_ins_total{result="success"}"#, in: text) == 1)
             #expect(Self.sample(#"hearth_sign_ins_total{result="failure"}"#, in: text) == 1)
             #expect(text.contains(#"hearth_http_request_duration_seconds_bucket{route="rest",le="0.001"}"#))
             #expect((Self.sample("hearth_open_connections", in: text) ?? 0) >= 1)
+            #expect(Self.sample(#"hearth_writes_total{namespace="default"}"#, in: text) == 2)
+            #expect(Self.sample(#"hearth_deliveries_total{namespace="default"}"#, in: text) == 2)
+            #expect(Self.sample(#"hearth_rules_denials_total{namespace="default",operation="read"}"#, in: text) == 1)
             #expect((Self.sample("hearth_store_size_bytes", in: text) ?? 0) > 0)
             #expect((Self.sample("process_resident_memory_bytes", in: text) ?? 0) > 1_000_000)
             #expect((Self.sample("process_open_fds", in: text) ?? 0) > 3)

@@ -15,10 +15,15 @@ actor Fanout {
     /// batch): consecutive commits cost one query run per group.
     private var dirty: [SubscriptionGroup] = []
     private var dirtyIDs = Set<ObjectIdentifier>()
+    /// What the fan-out reports (updates handed to listeners, once per batch of jobs).
+    private let activity: DatabaseActivity
+    /// Updates handed to listeners in the batch being processed.
+    private var delivered = 0
 
-    init(store: NamespaceStore, logger: Logger) {
+    init(store: NamespaceStore, logger: Logger, activity: DatabaseActivity = .none) {
         self.store = store
         self.logger = logger
+        self.activity = activity
     }
 
     func process(_ jobs: [FanoutJob]) async {
@@ -39,6 +44,10 @@ actor Fanout {
             }
         }
         await flushDirty()
+        if delivered > 0 {
+            activity.delivered(store.name, delivered)
+            delivered = 0
+        }
     }
 
     /// The number of groups and of subscribers (tests, metrics).
@@ -75,6 +84,7 @@ actor Fanout {
             entry.isActive = true
             if let subscriber = entry.subscriber {
                 for item in replay { subscriber.deliver(item.update, for: entry.registration) }
+                delivered += replay.count
             }
             return
         }
@@ -105,6 +115,7 @@ actor Fanout {
         group.entries[id]?.isActive = true
         if !own.isEmpty, let subscriber = entry.subscriber {
             subscriber.deliver(Fanout.merge(own, at: group.path), for: entry.registration)
+            delivered += 1
         }
     }
 
@@ -142,7 +153,7 @@ actor Fanout {
                 update = EncodedUpdate(path: push.path, change: push.change)
                 if push.isShared { shared = update }
             }
-            prune(group, gone: group.send(update, sequence: commit.sequence))
+            prune(group, gone: group.send(update, sequence: commit.sequence, delivered: &delivered))
         }
     }
 
@@ -157,7 +168,7 @@ actor Fanout {
                 updates[target] = EncodedUpdate(path: target, change: .set(node))
             }
             if let update = updates[target] {
-                prune(group, gone: group.send(update, sequence: commit.sequence))
+                prune(group, gone: group.send(update, sequence: commit.sequence, delivered: &delivered))
             }
         }
     }
@@ -232,7 +243,7 @@ actor Fanout {
 
     private func send(_ changes: [(key: ChildKey, node: Node?)], to group: SubscriptionGroup) {
         if changes.isEmpty { return }
-        prune(group, gone: group.send(Fanout.merge(changes, at: group.path), sequence: nil))
+        prune(group, gone: group.send(Fanout.merge(changes, at: group.path), sequence: nil, delivered: &delivered))
     }
 
     static func merge(_ changes: [(key: ChildKey, node: Node?)], at path: DataPath) -> EncodedUpdate {

@@ -42,8 +42,9 @@ final class SubscriptionGroup {
 
     /// Sends `update` to the active subscribers (and, for `sequence` given, buffers it for the
     /// pending ones); forgets subscribers that are gone and returns their registration ids.
+    /// Adds the updates handed to subscribers to `delivered`.
     @discardableResult
-    func send(_ update: EncodedUpdate, sequence: UInt64?) -> [UInt64] {
+    func send(_ update: EncodedUpdate, sequence: UInt64?, delivered: inout Int) -> [UInt64] {
         var gone: [UInt64] = []
         for (id, entry) in entries {
             guard let subscriber = entry.subscriber else {
@@ -53,6 +54,7 @@ final class SubscriptionGroup {
             }
             if entry.isActive {
                 subscriber.deliver(update, for: entry.registration)
+                delivered += 1
             } else if let sequence {
                 entry.buffered.append((sequence, update))
             }

@@ -15,7 +15,7 @@ extension NamespaceEngine {
     ) async throws -> WriteOutcome {
         var write = write
         write.author = caller.writeAuthor
-        switch try await store.write(write, authorize: rules.writeAuthorizer(for: caller)) {
+        switch try await store.write(write, authorize: writeAuthorizer(for: caller)) {
         case .conditionFailed(let current, let etag):
             return .conditionFailed(current: current, etag: etag)
         case .committed(_, let values):

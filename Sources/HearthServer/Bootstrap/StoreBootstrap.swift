@@ -7,7 +7,11 @@ import Logging
 /// Opens the store, hands it to the database, loads every namespace's rules (applying their
 /// indexes) and seeds an empty store.
 enum StoreBootstrap {
-    static func open(_ configuration: HearthServerConfiguration, logger: Logger) async throws -> Database {
+    static func open(
+        _ configuration: HearthServerConfiguration,
+        logger: Logger,
+        activity: DatabaseActivity = .none
+    ) async throws -> Database {
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         let store = try Store.open(
             directory: configuration.dataDirectory,
@@ -18,7 +22,8 @@ enum StoreBootstrap {
         let database = Database(
             store: store,
             rulesFiles: RulesFiles(defaultRulesFile: configuration.rulesFile),
-            logger: logger
+            logger: logger,
+            activity: activity
         )
         do {
             try await startingRules { try await database.loadRules() }

@@ -68,13 +68,23 @@ final class ServerMetrics: Sendable {
         handle.timer.recordNanoseconds(duration.nanoseconds)
     }
 
+    /// Counters by label and dimensions, made once.
+    private let counters = Mutex<[String: CoreMetrics.Counter]>([:])
+
+    /// The counter `label` with `dimensions` (made on first use, then reused).
+    func counter(_ label: String, _ dimensions: [(String, String)]) -> CoreMetrics.Counter {
+        let key = dimensions.reduce(label) { $0 + "\u{0}" + $1.0 + "=" + $1.1 }
+        return counters.withLock { counters in
+            if let known = counters[key] { return known }
+            let made = CoreMetrics.Counter(label: label, dimensions: dimensions, factory: factory)
+            counters[key] = made
+            return made
+        }
+    }
+
     /// Counts a password sign-in (`accounts:signInWithPassword`) that succeeded or failed.
     func signIn(succeeded: Bool) {
-        CoreMetrics.Counter(
-            label: "hearth_sign_ins_total",
-            dimensions: [("result", succeeded ? "success" : "failure")],
-            factory: factory
-        ).increment()
+        counter("hearth_sign_ins_total", [("result", succeeded ? "success" : "failure")]).increment()
     }
 
     /// The Prometheus text of every metric, the scrape-time gauges read now.
