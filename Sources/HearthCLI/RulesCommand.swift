@@ -2,12 +2,12 @@ import ArgumentParser
 import Foundation
 import HearthRules
 
-/// `hearth rules check FILE` and `hearth rules test FILE.json`.
+/// `hearth rules check FILE`, `hearth rules test FILE.json` and `hearth rules simulate FILE ...`.
 struct RulesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rules",
-        abstract: "Check a rules file, or run rule test cases.",
-        subcommands: [RulesCheckCommand.self, RulesTestCommand.self]
+        abstract: "Check a rules file, run rule test cases, or simulate one read or write.",
+        subcommands: [RulesCheckCommand.self, RulesTestCommand.self, RulesSimulateCommand.self]
     )
 }
 

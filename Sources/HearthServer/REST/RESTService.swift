@@ -43,6 +43,7 @@ struct RESTService: Sendable {
             guard request.method == .get || request.method == .head else { throw Self.methodNotAllowed }
             return ResponseBuilder.json("{\"status\":\"ok\"}")
         }
+        if rawPath == Self.simulatePath { return try await simulate(request) }
         guard rawPath.hasSuffix(".json") else { throw RESTError.notFound }
 
         let query = try QueryString(target.query)

@@ -1,0 +1,60 @@
+import HearthCore
+import HearthDatabase
+import HearthRules
+import Hummingbird
+
+extension RESTService {
+    static let simulatePath = "/.settings/rules:simulate"
+
+    /// `POST /.settings/rules:simulate` (admin only): the rules simulator. The body is a
+    /// `RuleSimulation` (`{"op", "path", "auth", "value"?, "query"?, "now"?}`), optionally with
+    /// `"rules"`: a rules document (text) to try instead of the namespace's rules in force. The
+    /// answer is the decision with every rule that ran (`RuleDecision.json`), judged against
+    /// the namespace's data as it is; nothing is written.
+    func simulate(_ request: Request) async throws -> Response {
+        let target = PercentDecoding.splitTarget(request.head.path ?? "/")
+        let options = try RESTOptions.parse(try QueryString(target.query))
+        let credential = try credentials.resolve(
+            queryAuth: options.auth,
+            authorization: request.headers[.authorization]
+        )
+        guard credential == .admin else { throw RESTError.permissionDenied }
+        guard request.method == .post else { throw Self.methodNotAllowed }
+        let json = try await withBody(of: request, options: options) { body in
+            do {
+                return try JSONParser.parse(body)
+            } catch {
+                throw RESTError.badRequest("Invalid simulation: the body is not JSON (\(error)).")
+            }
+        }
+        let (simulation, program) = try Self.simulation(from: json)
+        let engine = try await database.engine(for: options.namespace)
+        let decision: RuleDecision
+        do {
+            decision = try await engine.simulate(simulation, with: program)
+        } catch let error as RuleInputError {
+            throw RESTError.badRequest("Invalid simulation: \(error.description)")
+        }
+        var out: [UInt8] = []
+        JSONRenderer.render(decision.json, into: &out)
+        return ResponseBuilder.json(out, print: options.print)
+    }
+
+    /// The simulation of a request body, and the rules document it brings (compiled), if any.
+    static func simulation(from json: JSONValue) throws -> (RuleSimulation, RuleProgram?) {
+        let simulation: RuleSimulation
+        do {
+            simulation = try RuleSimulation(json: json)
+        } catch {
+            throw RESTError.badRequest("Invalid simulation: \(error)")
+        }
+        guard let rules = json["rules"] else { return (simulation, nil) }
+        guard let text = rules.stringValue else {
+            throw RESTError.badRequest("Invalid simulation: 'rules' must be a rules document as a string.")
+        }
+        switch RulesDocument.compile(source: text, fileName: "simulated.rules.json") {
+        case .success(let program): return (simulation, program)
+        case .failure(let diagnostics): throw RESTError.badRequest("Invalid rules document:\n\(diagnostics)")
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import HearthServer
+import Testing
+
+/// `POST /.settings/rules:simulate`: the admin's rules simulator over the namespace's data.
+@Suite struct RulesSimulateEndpointTests {
+    static func simulate(_ server: TestServer, _ body: String, admin: Bool = true) async throws -> TestServer.Reply {
+        let headers = admin ? [("Authorization", "Bearer \(TestServer.adminSecret)")] : []
+        return try await server.send("POST", "/.settings/rules:simulate", headers: headers, text: body)
+    }
+
+    static func object(_ reply: TestServer.Reply) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(reply.body.utf8)) as? [String: Any])
+    }
+
+    @Test func theRulesInForceJudgeTheStoredDataAndNothingIsWritten() async throws {
+        try await TestServer.with(
+            rules:
+                #"{"rules": {"docs": {"$id": {".read": "data.child('owner').val() === auth.uid", ".write": false}}}}"#
+        ) { server in
+            try await server.put("/docs/d1", #"{"owner":"amy"}"#)
+            let amy = try Self.object(
+                try await Self.simulate(server, #"{"op":"read","path":"/docs/d1","auth":{"uid":"amy"}}"#)
+            )
+            #expect(amy["allowed"] as? Bool == true)
+            #expect((amy["decidedBy"] as? [String: Any])?["rule"] as? String == "/rules/docs/$id/.read")
+            let bob = try Self.object(
+                try await Self.simulate(server, #"{"op":"read","path":"/docs/d1","auth":{"uid":"bob"}}"#)
+            )
+            #expect(bob["allowed"] as? Bool == false)
+            #expect(bob["decidedBy"] is NSNull)
+            let trace = try #require(bob["trace"] as? [[String: Any]])
+            #expect(trace.last?["expression"] as? String == "data.child('owner').val() === auth.uid")
+            #expect(trace.last?["outcome"] as? Bool == false)
+            // A write is judged, not made.
+            let write = try Self.object(
+                try await Self.simulate(
+                    server,
+                    #"{"op":"write","path":"/docs/d1","auth":{"uid":"amy"},"value":{"owner":"amy","x":1}}"#
+                )
+            )
+            #expect(write["allowed"] as? Bool == false)
+            #expect(try await server.get("/docs/d1") == #"{"owner":"amy"}"#)
+        }
+    }
+
+    @Test func aDraftRulesDocumentIsTriedInsteadAndBadInputIsRefused() async throws {
+        try await TestServer.with(rules: #"{"rules": {}}"#) { server in
+            let draft = #"{\"rules\": {\"open\": {\".read\": true}}}"#
+            let tried = try Self.object(
+                try await Self.simulate(server, #"{"op":"read","path":"/open/x","auth":null,"rules":"\#(draft)"}"#)
+            )
+            #expect(tried["allowed"] as? Bool == true)
+            // The rules in force are unchanged.
+            let inForce = try Self.object(try await Self.simulate(server, #"{"op":"read","path":"/open/x"}"#))
+            #expect(inForce["allowed"] as? Bool == false)
+            let cases = [
+                (#"{"op":"read","path":"/x","rules":"{\"rules\": {\".read\": \"nope(\"}}"}"#, "Invalid rules document"),
+                (#"{"op":"erase","path":"/x"}"#, "'op' must be"),
+                (#"{"op":"read"}"#, "'path' must be a string"),
+                (#"{"op":"read","path":"/x","value":1}"#, "'value' is for a write"),
+                (#"{"op":"update","path":"/x","value":1}"#, "'value' of an update must be an object"),
+                ("not json", "the body is not JSON"),
+            ]
+            for (body, message) in cases {
+                let reply = try await Self.simulate(server, body)
+                #expect(reply.status == 400, "\(body): \(reply.body)")
+                #expect(reply.body.contains(message), "\(body): \(reply.body)")
+            }
+            #expect(try await Self.simulate(server, #"{"op":"read","path":"/x"}"#, admin: false).status == 401)
+        }
+    }
+}
