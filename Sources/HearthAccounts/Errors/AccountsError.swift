@@ -33,6 +33,8 @@ public struct AccountsError: Error, Sendable, Equatable, CustomStringConvertible
         public static let missingLocalID = Code("MISSING_LOCAL_ID")
         public static let operationNotAllowed = Code("OPERATION_NOT_ALLOWED")
         public static let invalidArgument = Code("INVALID_ARGUMENT")
+        /// An admin operation (`accounts:batchGet`) without the admin credential: a 403.
+        public static let insufficientPermission = Code("INSUFFICIENT_PERMISSION")
         /// Not a Firebase code: the store failed (I/O); answered as a 500.
         public static let internalError = Code("INTERNAL_ERROR")
         /// Not a Firebase code: another process (a running server) holds the accounts database;

@@ -42,6 +42,7 @@ struct AccountsEndpoint: Sendable {
         -> Response
     {
         if case .unknown = route { return AccountsResponse.notFound }
+        if route == .batchGet, request.method == .get { return try listAccounts(request) }
         guard request.method == .post else { return AccountsResponse.notFound }
         var request = request
         let bytes: [UInt8]
@@ -120,6 +121,8 @@ struct AccountsEndpoint: Sendable {
             return AccountsResponse.json(
                 ["kind": "identitytoolkit#ResetPasswordResponse", "email": email, "requestType": "PASSWORD_RESET"]
             )
+        case .batchGet:
+            return AccountsResponse.notFound
         case .token:
             guard let grant = body.string("grant_type", or: "grantType"), !grant.isEmpty else {
                 throw AccountsError(.missingGrantType)
@@ -194,7 +197,7 @@ struct AccountsEndpoint: Sendable {
     }
 
     /// True when the request carries the admin credential as a bearer token.
-    private func isAdmin(_ request: Request) -> Bool {
+    func isAdmin(_ request: Request) -> Bool {
         guard let authorization = request.headers[.authorization] else { return false }
         return (try? credentials.resolve(queryAuth: nil, authorization: authorization)) == .admin
     }

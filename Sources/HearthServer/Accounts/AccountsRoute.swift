@@ -1,7 +1,7 @@
 /// Which Firebase Auth REST operation a request target names. The Admin SDK's
 /// `/v1/projects/<id>/accounts:...` form maps to the same operations.
 enum AccountsRoute: Equatable, Sendable {
-    case signUp, signInWithPassword, lookup, update, delete, sendOobCode, resetPassword, token
+    case signUp, signInWithPassword, lookup, update, delete, sendOobCode, resetPassword, token, batchGet
     /// Under an auth prefix but not an operation Hearth serves.
     case unknown(String)
 
@@ -37,6 +37,7 @@ enum AccountsRoute: Equatable, Sendable {
         case "accounts:delete": self = .delete
         case "accounts:sendOobCode": self = .sendOobCode
         case "accounts:resetPassword": self = .resetPassword
+        case "accounts:batchGet": self = .batchGet
         default: self = .unknown(path)
         }
     }

@@ -89,6 +89,8 @@ struct ErrorAnswer: Sendable {
         switch error.code {
         case .internalError, .databaseInUse:
             return ErrorAnswer(.internalServerError, .failure, "INTERNAL_ERROR", isInternal: true)
+        case .insufficientPermission:
+            return ErrorAnswer(.forbidden, .failure, error.message)
         default:
             return ErrorAnswer(.badRequest, .failure, error.message)
         }
