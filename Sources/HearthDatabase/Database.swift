@@ -94,6 +94,12 @@ public final class Database: Sendable {
         try await rules.loadAtStart(Set(try store.namespaceNames()).union(["default"]).sorted())
     }
 
+    /// The rules documents the namespace had in force, oldest first (at most
+    /// `Store.rulesHistoryLimit`; see `Store.recordRules`).
+    public func rulesHistory(for name: String) throws -> [Store.RulesVersion] {
+        try store.rulesHistory(name)
+    }
+
     /// Replaces the namespace's rules with `text` (its file rewritten) and makes the namespace
     /// exist on disk (an admin's `PUT /.settings/rules.json`).
     /// - Throws: `DatabaseError` `.invalidRules` with every diagnostic rendered; the rules in

@@ -1,3 +1,4 @@
+import Foundation
 import HearthCore
 public import HearthRules
 public import HearthStore
@@ -239,6 +240,7 @@ public final class RulesCatalog: Sendable {
         try await store.namespace(namespace).setIndexes(program.indexes)
         record(file, for: namespace)
         rules(for: namespace).install(program)
+        recordVersion(program, for: namespace, origin: origin)
         logger.info(
             "rules installed",
             metadata: [
@@ -247,6 +249,22 @@ public final class RulesCatalog: Sendable {
             ]
         )
         for observer in observers.withLock({ $0 }) { observer(namespace, program) }
+    }
+
+    /// Keeps the document in the namespace's rules history (`Store.recordRules`): every put and
+    /// file edit, and a load of `default` or of a namespace that exists (a namespace only asked
+    /// about by a refused request leaves nothing on disk). A failure is logged; the rules stay in force.
+    private func recordVersion(_ program: RuleProgram, for namespace: String, origin: Origin) {
+        do {
+            if origin == .load, namespace != "default", try !store.isCreated(namespace) { return }
+            let now = Date().timeIntervalSince1970 * 1000
+            try store.recordRules(program.source.text, for: namespace, origin: origin.rawValue, at: now.rounded())
+        } catch {
+            logger.error(
+                "could not record the rules in their history",
+                metadata: ["hearth.ns": "\(namespace)", "hearth.error": "\(error)"]
+            )
+        }
     }
 
     private func record(_ state: FileState, for namespace: String) {

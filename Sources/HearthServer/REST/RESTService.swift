@@ -44,6 +44,7 @@ struct RESTService: Sendable {
             return ResponseBuilder.json("{\"status\":\"ok\"}")
         }
         if rawPath == Self.simulatePath { return try await simulate(request) }
+        if rawPath == Self.rulesRollbackPath { return try await rollbackRules(request) }
         guard rawPath.hasSuffix(".json") else { throw RESTError.notFound }
 
         let query = try QueryString(target.query)
@@ -67,6 +68,7 @@ struct RESTService: Sendable {
         if rawPath == Self.rulesPath {
             return try await handleRules(call, request: request)
         }
+        if rawPath == Self.rulesHistoryPath { return try await rulesHistory(call) }
 
         let decoded = try Self.decodePath(rawPath)
         switch method {

@@ -1,0 +1,58 @@
+import HearthCore
+import HearthDatabase
+import HearthStore
+import Hummingbird
+
+extension RESTService {
+    static let rulesHistoryPath = "/.settings/rules/history.json"
+    static let rulesRollbackPath = "/.settings/rules:rollback"
+
+    /// `GET /.settings/rules/history.json` (admin): the namespace's last rules documents,
+    /// newest first: `{"versions": [{"version", "publishedAt", "origin", "text"}]}`.
+    func rulesHistory(_ call: Call) async throws -> Response {
+        guard call.credential == .admin else { throw RESTError.permissionDenied }
+        guard call.method == .get else { throw Self.methodNotAllowed }
+        let versions = try database.rulesHistory(for: call.options.namespace).reversed().map { version -> JSONValue in
+            [
+                "version": .number(Double(version.version)), "publishedAt": .number(version.publishedAt),
+                "origin": .string(version.origin), "text": .string(version.text),
+            ]
+        }
+        var out: [UInt8] = []
+        JSONRenderer.render(["versions": .array(versions)], into: &out)
+        return ResponseBuilder.json(out, print: call.options.print)
+    }
+
+    /// `POST /.settings/rules:rollback` (admin) with `{"version": N}`: puts version N of the
+    /// namespace's history back in force (its file rewritten), as a new version.
+    func rollbackRules(_ request: Request) async throws -> Response {
+        let target = PercentDecoding.splitTarget(request.head.path ?? "/")
+        let options = try RESTOptions.parse(try QueryString(target.query))
+        let credential = try credentials.resolve(
+            queryAuth: options.auth,
+            authorization: request.headers[.authorization]
+        )
+        guard credential == .admin else { throw RESTError.permissionDenied }
+        guard request.method == .post else { throw Self.methodNotAllowed }
+        let json = try await withBody(of: request, options: options) { body in
+            do {
+                return try JSONParser.parse(body)
+            } catch {
+                throw RESTError.badRequest("Invalid rollback: the body is not JSON (\(error)); send {\"version\": N}.")
+            }
+        }
+        guard let number = json["version"]?.numberValue, number >= 1, number.rounded() == number else {
+            throw RESTError.badRequest("Invalid rollback: 'version' must be a version number from the history.")
+        }
+        let history = try database.rulesHistory(for: options.namespace)
+        guard let version = history.first(where: { $0.version == UInt64(number) }) else {
+            let kept = history.map { String($0.version) }.joined(separator: ", ")
+            throw RESTError.badRequest(
+                "Invalid rollback: version \(Int(number)) is not in the history (kept: \(kept))."
+            )
+        }
+        try await Self.replaceRules(version.text, for: options.namespace, in: database)
+        let newest = try database.rulesHistory(for: options.namespace).last?.version ?? version.version
+        return ResponseBuilder.json(#"{"status":"ok","version":\#(newest)}"#, print: options.print)
+    }
+}
