@@ -61,7 +61,7 @@ enum MetricsRoute: String {
             self = .functions
         } else if path.hasSuffix(".json") {
             self = request.headers[.accept]?.contains("text/event-stream") == true ? .events : .rest
-        } else if path == "/" {
+        } else if path == "/" || path == "/index.html" || path.hasPrefix("/console/") {
             self = .console
         } else {
             self = .other

@@ -43,6 +43,7 @@ struct RESTService: Sendable {
             guard request.method == .get || request.method == .head else { throw Self.methodNotAllowed }
             return ResponseBuilder.json("{\"status\":\"ok\"}")
         }
+        if let asset = ConsoleAssets.response(for: rawPath, method: request.method) { return asset }
         if rawPath == Self.simulatePath { return try await simulate(request) }
         if rawPath == Self.rulesRollbackPath { return try await rollbackRules(request) }
         guard rawPath.hasSuffix(".json") else { throw RESTError.notFound }

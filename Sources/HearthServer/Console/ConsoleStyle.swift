@@ -1,0 +1,33 @@
+/// The console's stylesheet (`/console/style.css`).
+enum ConsoleStyle {
+    static let css = #"""
+        :root { font-family: system-ui, sans-serif; color: #1d232a; background: #f6f7f9; }
+        body { margin: 0; }
+        header { display: flex; gap: 1rem; align-items: center; padding: .5rem 1rem; background: #20262e; color: #fff; }
+        header h1 { font-size: 1.1rem; margin: 0 1rem 0 0; }
+        header input { font: inherit; }
+        main { padding: 1rem; }
+        #sign-in { max-width: 28rem; background: #fff; padding: 1rem 1.5rem; border-radius: 8px; }
+        #sign-in input { width: 100%; box-sizing: border-box; padding: .4rem; margin-bottom: .5rem; }
+        #data { display: grid; grid-template-columns: minmax(20rem, 1fr) minmax(20rem, 1fr); gap: 1rem; }
+        #tree { background: #fff; border-radius: 8px; padding: .5rem; overflow: auto; max-height: 80vh; font-family: ui-monospace, monospace; font-size: .9rem; }
+        #editor { background: #fff; border-radius: 8px; padding: .5rem 1rem; }
+        #editor h2 { font-size: 1rem; font-family: ui-monospace, monospace; word-break: break-all; }
+        #value { width: 100%; box-sizing: border-box; font-family: ui-monospace, monospace; }
+        .node { display: flex; gap: .4rem; align-items: baseline; padding: 1px 0; cursor: pointer; }
+        .node:hover, .node.selected { background: #e8eefc; }
+        .children { margin-left: 1.1rem; }
+        .toggle { width: 1rem; display: inline-block; color: #6a7380; }
+        .key { color: #7a3e9d; }
+        .leaf { color: #1f6f43; }
+        .more { color: #2456c7; cursor: pointer; margin: .2rem 0 .2rem 1.1rem; }
+        .buttons { display: flex; flex-wrap: wrap; gap: .5rem; margin-top: .5rem; }
+        .danger { color: #b3261e; }
+        .error { color: #b3261e; white-space: pre-wrap; }
+        .muted { color: #6a7380; font-size: .85rem; }
+        .file input { display: none; }
+        .file { border: 1px solid #aab; padding: 1px 6px; border-radius: 3px; cursor: pointer; }
+        .flash { animation: flash 1s; }
+        @keyframes flash { from { background: #fff3b0; } to { background: transparent; } }
+        """#
+}

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Drives the web console (GET /) in headless Chromium over the DevTools protocol against a
+running Hearth server on loopback, step by step, with a screenshot of each step.
+
+    python3 scripts/console-check/check.py --port 9000 --admin-secret S [--chromium chromium] [--shots DIR]
+
+Needs Debian's `chromium` and the PyPI package `websockets`. Writes data under /console-check
+in the default namespace. Exit 1 when a step fails; the screenshots' folder is printed.
+"""
+import argparse, asyncio, base64, json, os, subprocess, sys, tempfile, time, urllib.request
+
+import websockets
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--port", type=int, default=9000)
+parser.add_argument("--admin-secret", required=True)
+parser.add_argument("--chromium", default="chromium")
+parser.add_argument("--shots", default=None, help="folder for the screenshots (default: a new temporary one)")
+parser.add_argument("--timeout", type=float, default=15)
+args = parser.parse_args()
+base = f"http://127.0.0.1:{args.port}"
+shots = args.shots or tempfile.mkdtemp(prefix="hearth-console-")
+os.makedirs(shots, exist_ok=True)
+
+
+def rest(method, path, body=None):
+    request = urllib.request.Request(f"{base}{path}.json", method=method,
+                                     data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Authorization": f"Bearer {args.admin_secret}"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read() or b"null")
+
+
+class Page:
+    def __init__(self, socket):
+        self.socket, self.next_id = socket, 0
+
+    async def call(self, method, **params):
+        self.next_id += 1
+        await self.socket.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
+        while True:
+            message = json.loads(await self.socket.recv())
+            if message.get("id") == self.next_id:
+                if "error" in message:
+                    raise RuntimeError(f"{method}: {message['error']}")
+                return message.get("result", {})
+
+    async def eval(self, expression):
+        result = await self.call("Runtime.evaluate", expression=expression, awaitPromise=True, returnByValue=True)
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"{expression[:80]}: {result['exceptionDetails'].get('text')}")
+        return result["result"].get("value")
+
+    async def wait(self, expression, what):
+        deadline = time.monotonic() + args.timeout
+        while time.monotonic() < deadline:
+            if await self.eval(expression):
+                return
+            await asyncio.sleep(0.1)
+        raise RuntimeError(f"timed out waiting for {what}")
+
+    async def shot(self, name):
+        data = (await self.call("Page.captureScreenshot", format="png"))["data"]
+        with open(os.path.join(shots, name + ".png"), "wb") as file:
+            file.write(base64.b64decode(data))
+
+
+async def steps(page):
+    results = []
+
+    async def step(name, body):
+        try:
+            await body()
+            results.append((True, name))
+        except Exception as error:  # noqa: BLE001 - every failure is reported, then the next step runs
+            results.append((False, f"{name}: {error}"))
+        await page.shot(f"{len(results):02d}-{name.replace(' ', '-')}")
+
+    rest("PUT", "/console-check", {"greeting": "hello", "items": {f"k{n:05d}": n for n in range(120)}})
+
+    async def sign_in_refused():
+        await page.call("Page.navigate", url=base + "/")
+        await page.wait("document.readyState === 'complete' && !!document.getElementById('secret')", "the page")
+        await page.eval("document.getElementById('secret').value = 'wrong'; document.getElementById('sign-in').requestSubmit()")
+        await page.wait("document.getElementById('sign-in-error').textContent.includes('Not signed in')", "the refusal")
+
+    async def sign_in():
+        await page.eval(f"document.getElementById('secret').value = {json.dumps(args.admin_secret)};"
+                        "document.getElementById('sign-in').requestSubmit()")
+        await page.wait("!document.getElementById('data').hidden", "the data view")
+        await page.wait("[...document.querySelectorAll('.key')].some(k => k.textContent === 'console-check')", "the root's keys")
+        secret_in_urls = await page.eval("performance.getEntriesByType('resource').some(e => e.name.includes('auth='))")
+        if secret_in_urls:
+            raise RuntimeError("a request carried the secret in its URL")
+
+    async def page_through():
+        await page.eval("[...document.querySelectorAll('.node')].find(n => n.dataset.path === '/console-check').click()")
+        await page.wait("!!document.querySelector('.node[data-path=\"/console-check/items\"]')", "console-check's children")
+        await page.eval("document.querySelector('.node[data-path=\"/console-check/items\"]').click()")
+        await page.wait("document.querySelectorAll('.node[data-path^=\"/console-check/items/\"]').length === 50", "the first page")
+        await page.eval("document.querySelector('.more').click()")
+        await page.wait("document.querySelectorAll('.node[data-path^=\"/console-check/items/\"]').length === 100", "the second page")
+
+    async def live_value():
+        await page.eval("document.querySelector('.node[data-path=\"/console-check/greeting\"]').click()")
+        await page.wait("document.getElementById('value').value === '\"hello\"'", "the greeting in the editor")
+        rest("PUT", "/console-check/greeting", "changed by REST")
+        await page.wait("document.getElementById('value').value === '\"changed by REST\"'", "the live change")
+
+    async def edit_value():
+        await page.eval("{ const v = document.getElementById('value'); v.value = '{\"edited\": true}';"
+                        "v.dispatchEvent(new Event('input')); document.getElementById('save').click() }")
+        deadline = time.monotonic() + args.timeout
+        while rest("GET", "/console-check/greeting") != {"edited": True}:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the edit did not reach the server")
+            await asyncio.sleep(0.1)
+
+    async def invalid_json_is_refused():
+        await page.eval("{ const v = document.getElementById('value'); v.value = '{nope'; document.getElementById('save').click() }")
+        await page.wait("document.getElementById('editor-error').textContent.startsWith('Not valid JSON')", "the JSON error")
+
+    for name, body in [("sign-in refused", sign_in_refused), ("sign in", sign_in), ("page through children", page_through),
+                       ("live value", live_value), ("edit value", edit_value), ("invalid JSON refused", invalid_json_is_refused)]:
+        await step(name, body)
+    rest("DELETE", "/console-check")
+    return results
+
+
+async def main():
+    profile = tempfile.TemporaryDirectory(ignore_cleanup_errors=True)
+    browser = subprocess.Popen([args.chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900",
+                                "--remote-debugging-port=9339", f"--user-data-dir={profile.name}", "about:blank"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            try:
+                targets = json.load(urllib.request.urlopen("http://127.0.0.1:9339/json", timeout=2))
+                target = next(t for t in targets if t["type"] == "page")
+                break
+            except Exception:  # noqa: BLE001 - the browser is still starting
+                time.sleep(0.1)
+        else:
+            raise RuntimeError("chromium did not start")
+        async with websockets.connect(target["webSocketDebuggerUrl"], max_size=64 << 20) as socket:
+            page = Page(socket)
+            await page.call("Page.enable")
+            results = await steps(page)
+    finally:
+        browser.terminate()
+        browser.wait(10)
+        profile.cleanup()
+    failed = 0
+    for ok, name in results:
+        print(("ok   " if ok else "FAIL ") + name)
+        failed += 0 if ok else 1
+    print(f"{len(results) - failed} passed, {failed} failed; screenshots in {shots}")
+    sys.exit(1 if failed else 0)
+
+
+asyncio.run(main())
