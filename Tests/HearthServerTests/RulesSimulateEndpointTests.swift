@@ -70,4 +70,28 @@ import Testing
             #expect(try await Self.simulate(server, #"{"op":"read","path":"/x"}"#, admin: false).status == 401)
         }
     }
+
+    @Test func aDraftIsCheckedWithoutBeingPutInForce() async throws {
+        try await TestServer.with(rules: #"{"rules": {".read": true}}"#) { server in
+            let headers = [("Authorization", "Bearer \(TestServer.adminSecret)")]
+            let draft = "{\"rules\": {\n  \".read\": \"auht != null\"}}"
+            let reply = try await server.send("POST", "/.settings/rules:check", headers: headers, text: draft)
+            #expect(reply.status == 200)
+            let object = try Self.object(reply)
+            #expect(object["ok"] as? Bool == false)
+            let first = try #require((object["diagnostics"] as? [[String: Any]])?.first)
+            #expect(first["line"] as? Double == 2)
+            #expect(first["column"] as? Double == 13)
+            #expect((first["message"] as? String)?.contains("unknown variable 'auht'") == true)
+            let good = try await server.send(
+                "POST",
+                "/.settings/rules:check",
+                headers: headers,
+                text: #"{"rules": {}}"#
+            )
+            #expect(try Self.object(good)["ok"] as? Bool == true)
+            #expect(try await server.send("GET", "/x.json").status == 200)
+            #expect(try await server.send("POST", "/.settings/rules:check", text: #"{"rules": {}}"#).status == 401)
+        }
+    }
 }

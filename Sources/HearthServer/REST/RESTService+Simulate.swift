@@ -58,3 +58,35 @@ extension RESTService {
         }
     }
 }
+
+extension RESTService {
+    static let rulesCheckPath = "/.settings/rules:check"
+
+    /// `POST /.settings/rules:check` (admin) with a rules document as the body: compiles it
+    /// without putting it in force and answers `{"ok", "diagnostics": [{"line", "column",
+    /// "message"}]}` (the console checks as the admin types).
+    func checkRules(_ request: Request) async throws -> Response {
+        let target = PercentDecoding.splitTarget(request.head.path ?? "/")
+        let options = try RESTOptions.parse(try QueryString(target.query))
+        let credential = try credentials.resolve(
+            queryAuth: options.auth,
+            authorization: request.headers[.authorization]
+        )
+        guard credential == .admin else { throw RESTError.permissionDenied }
+        guard request.method == .post else { throw Self.methodNotAllowed }
+        let text = try await withBody(of: request, options: options) { body in String(validating: body, as: UTF8.self) }
+        guard let text else { throw RESTError.badRequest("Invalid rules document: not valid UTF-8.") }
+        var diagnostics: [JSONValue] = []
+        if case .failure(let found) = RulesDocument.compile(source: text, fileName: "draft.rules.json") {
+            diagnostics = found.diagnostics.map { diagnostic in
+                [
+                    "line": .number(Double(diagnostic.position.line)),
+                    "column": .number(Double(diagnostic.position.column)), "message": .string(diagnostic.message),
+                ]
+            }
+        }
+        var out: [UInt8] = []
+        JSONRenderer.render(["ok": .bool(diagnostics.isEmpty), "diagnostics": .array(diagnostics)], into: &out)
+        return ResponseBuilder.json(out, print: options.print)
+    }
+}

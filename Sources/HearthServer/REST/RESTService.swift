@@ -45,6 +45,7 @@ struct RESTService: Sendable {
         }
         if let asset = ConsoleAssets.response(for: rawPath, method: request.method) { return asset }
         if rawPath == Self.simulatePath { return try await simulate(request) }
+        if rawPath == Self.rulesCheckPath { return try await checkRules(request) }
         if rawPath == Self.rulesRollbackPath { return try await rollbackRules(request) }
         guard rawPath.hasSuffix(".json") else { throw RESTError.notFound }
 
