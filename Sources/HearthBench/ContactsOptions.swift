@@ -6,6 +6,14 @@ struct ContactsOptions: ParsableArguments {
     @Option(help: "contacts: profiles written by the admin at users/u000001 … (no account behind them).")
     var contactsProfiles = 100_000
 
+    @Flag(
+        help: """
+            contacts: give the profiles random 28-character uids like the accounts' instead of u000001 …, \
+            so that the profiles without an account lie among the registered users in the name-words index.
+            """
+    )
+    var contactsScatteredUids = false
+
     @Option(help: "contacts: accounts signed up (accounts:signUp, slow by design) with a profile each.")
     var contactsAccounts = 2_000
 

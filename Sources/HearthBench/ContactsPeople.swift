@@ -7,9 +7,17 @@ enum ContactsPeople {
     static let accountSerialBase = 600_000
     static let nobodySerialBase = 900_000
 
-    static func profileUID(_ serial: Int) -> String {
-        let digits = String(serial)
-        return "u" + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
+    /// `u000001` …, or with `scattered` a uid like the accounts' (28 random letters and digits),
+    /// so that in the name-words index, ordered by (word, uid), the profiles without an account
+    /// lie among the registered users instead of after most of them.
+    static func profileUID(_ serial: Int, scattered: Bool = false) -> String {
+        guard scattered else {
+            let digits = String(serial)
+            return "u" + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
+        }
+        var random = SplitMix64(seed: UInt64(serial) &* 0x9E37_79B9_7F4A_7C15)
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        return String((0..<28).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] })
     }
 
     static let firstNames = [

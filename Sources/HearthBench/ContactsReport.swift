@@ -8,6 +8,8 @@ struct ContactsReport: Encodable, Sendable {
 /// The load before the measurements: admin-written profiles, signed-up accounts and their profiles.
 struct ContactsSetupReport: Encodable, Sendable {
     var profiles: Int
+    /// `--contacts-scattered-uids`: the profiles have random uids, not u000001 ….
+    var scatteredUids: Bool
     var profilesSeconds: Double
     var profilesPerS: Double
     var accounts: Int

@@ -32,7 +32,9 @@ struct ContactsSetup {
         let profiles = options.contactsProfiles
         progress("contacts: writing \(profiles) profiles in PATCHes of \(options.contactsProfilesPerPatch)")
         let profilesStart = monotonicNanos()
-        try await writeProfiles((1...profiles).map { (ContactsPeople.profileUID($0), $0) })
+        try await writeProfiles(
+            (1...profiles).map { (ContactsPeople.profileUID($0, scattered: options.contactsScatteredUids), $0) }
+        )
         let profilesSeconds = seconds(since: profilesStart)
 
         let count = options.contactsAccounts
@@ -54,6 +56,7 @@ struct ContactsSetup {
             callerToken: callerToken,
             report: ContactsSetupReport(
                 profiles: profiles,
+                scatteredUids: options.contactsScatteredUids,
                 profilesSeconds: r3(profilesSeconds),
                 profilesPerS: (Double(profiles) / profilesSeconds).rounded(),
                 accounts: count,
