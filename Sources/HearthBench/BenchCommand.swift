@@ -13,6 +13,7 @@ enum Scenario: String, CaseIterable, ExpressibleByArgument {
     case rulesReload = "rules-reload"
     case fanoutWrite = "fanout-write"
     case chatMessages = "chat-messages"
+    case contacts
 }
 
 /// Benchmarks a running Hearth server over loopback HTTP/1.1 keep-alive and prints one JSON object.
@@ -33,6 +34,7 @@ struct BenchCommand: AsyncParsableCommand {
             (--rules-file). sign-in: accounts:signInWithPassword per second with --sign-in-clients clients.
             json (no server): MB/s of the JSON parsers and renderer on a generated document (--json-mb).
             rules-reload: ms until an edit of the server's rules file takes effect (--rules-reload-file).
+            contacts: matchContacts and searchUsers over --contacts-profiles users (run it in --ns: --chat-ns).
             Progress goes to stderr; the JSON report to stdout.
             """
     )
@@ -50,7 +52,7 @@ struct BenchCommand: AsyncParsableCommand {
         help: """
             Scenarios to run, comma-separated: puts, read50mb, ordered, import, all, \
             ws-puts, ws-fanout, ws-latency, ws-idle-memory, realtime, rules, sign-in, json, rules-reload, \
-            fanout-write, chat-messages.
+            fanout-write, chat-messages, contacts.
             """
     )
     var scenario = "all"
@@ -145,6 +147,9 @@ struct BenchCommand: AsyncParsableCommand {
     )
     var fanoutWriteOptions: FanoutWriteOptions
 
+    @OptionGroup(title: "contacts (--server-pid applies too)")
+    var contactsOptions: ContactsOptions
+
     @OptionGroup(title: "WebSocket scenarios (--duration, --warmup and --threads apply too)")
     var realtimeOptions: RealtimeOptions
 
@@ -185,6 +190,7 @@ struct BenchCommand: AsyncParsableCommand {
         var rulesReloadReport: RulesReloadReport?
         var fanoutWriteReport: FanoutWriteReport?
         var chatMessagesReport: ChatMessagesReport?
+        var contactsReport: ContactsReport?
         do {
             if needsServer && !noHealthCheck { try await checkHealth(target, group) }
             if selected.contains(.puts) {
@@ -276,6 +282,14 @@ struct BenchCommand: AsyncParsableCommand {
                     serverPid: realtimeOptions.serverPid
                 ).run()
             }
+            if selected.contains(.contacts) {
+                contactsReport = try await ContactsScenario(
+                    target: target,
+                    group: group,
+                    options: contactsOptions,
+                    serverPid: realtimeOptions.serverPid
+                ).run()
+            }
             realtimeReports = try await RealtimeBench(
                 target: target,
                 group: group,
@@ -309,7 +323,8 @@ struct BenchCommand: AsyncParsableCommand {
             fanoutWrite: fanoutWriteReport
         )
         let output = BenchOutputWithChatMessages(output: fanoutOutput, chatMessages: chatMessagesReport)
-        FileHandle.standardOutput.write(try encoder.encode(output) + Data("\n".utf8))
+        let withContacts = BenchOutputWithContacts(output: output, contacts: contactsReport)
+        FileHandle.standardOutput.write(try encoder.encode(withContacts) + Data("\n".utf8))
     }
 
     private func scenarios() throws -> Set<Scenario> {

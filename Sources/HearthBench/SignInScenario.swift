@@ -67,14 +67,13 @@ struct SignInScenario {
     )
         -> ByteBuffer
     {
-        let bytes = Array(body.utf8)
-        var buffer = allocator.buffer(capacity: 256 + bytes.count)
-        buffer.writeString(
-            "POST /identitytoolkit.googleapis.com/v1/\(operation)?key=bench HTTP/1.1\r\nHost: \(target.hostHeader)\r\n"
-                + "Content-Type: application/json\r\nContent-Length: \(bytes.count)\r\n\r\n"
+        jsonPOST(
+            "/identitytoolkit.googleapis.com/v1/\(operation)",
+            query: "key=bench",
+            body: Array(body.utf8),
+            target: target,
+            allocator: allocator
         )
-        buffer.writeBytes(bytes)
-        return buffer
     }
 }
 
