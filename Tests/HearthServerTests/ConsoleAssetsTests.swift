@@ -16,9 +16,17 @@ import Testing
             #expect(script.status == 200)
             #expect(script.headers["Content-Type"].first == "text/javascript; charset=utf-8")
             // The secret is sent as a header, kept in session storage, never put in a URL.
-            #expect(script.body.contains(#"Authorization: "Bearer " + state.secret"#))
+            #expect(
+                try await server.send("GET", "/console/api.js").body.contains(
+                    #"Authorization: "Bearer " + session.secret"#
+                )
+            )
             #expect(script.body.contains("sessionStorage"))
-            #expect(!script.body.contains("auth="))
+            for module in ["api", "app", "data", "rules", "users", "health"] {
+                let text = try await server.send("GET", "/console/\(module).js")
+                #expect(text.status == 200, "\(module)")
+                #expect(!text.body.contains("auth="), "\(module) puts a credential in a URL")
+            }
             let style = try await server.send("GET", "/console/style.css")
             #expect(style.headers["Content-Type"].first == "text/css; charset=utf-8")
             #expect(try await server.send("GET", "/console/nothing.js").status == 404)

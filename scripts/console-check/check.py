@@ -5,7 +5,8 @@ running Hearth server on loopback, step by step, with a screenshot of each step.
     python3 scripts/console-check/check.py --port 9000 --admin-secret S [--chromium chromium] [--shots DIR]
 
 Needs Debian's `chromium` and the PyPI package `websockets`. Writes data under /console-check
-in the default namespace. Exit 1 when a step fails; the screenshots' folder is printed.
+in the default namespace, publishes rules there and signs up one account: run it against a
+server of its own. Exit 1 when a step fails; the screenshots' folder is printed.
 """
 import argparse, asyncio, base64, json, os, subprocess, sys, tempfile, time, urllib.request
 
@@ -21,6 +22,22 @@ args = parser.parse_args()
 base = f"http://127.0.0.1:{args.port}"
 shots = args.shots or tempfile.mkdtemp(prefix="hearth-console-")
 os.makedirs(shots, exist_ok=True)
+
+
+def sign_up(email):
+    request = urllib.request.Request(f"{base}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=check", method="POST",
+                                     data=json.dumps({"email": email, "password": "secret1"}).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())["localId"]
+
+
+def account(uid):
+    request = urllib.request.Request(f"{base}/identitytoolkit.googleapis.com/v1/accounts:lookup", method="POST",
+                                     data=json.dumps({"localId": [uid]}).encode(),
+                                     headers={"Content-Type": "application/json", "Authorization": f"Bearer {args.admin_secret}"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())["users"][0]
 
 
 def rest(method, path, body=None):
@@ -87,7 +104,7 @@ async def steps(page):
     async def sign_in():
         await page.eval(f"document.getElementById('secret').value = {json.dumps(args.admin_secret)};"
                         "document.getElementById('sign-in').requestSubmit()")
-        await page.wait("!document.getElementById('data').hidden", "the data view")
+        await page.wait("!document.getElementById('views').hidden", "the data view")
         await page.wait("[...document.querySelectorAll('.key')].some(k => k.textContent === 'console-check')", "the root's keys")
         secret_in_urls = await page.eval("performance.getEntriesByType('resource').some(e => e.name.includes('auth='))")
         if secret_in_urls:
@@ -120,8 +137,59 @@ async def steps(page):
         await page.eval("{ const v = document.getElementById('value'); v.value = '{nope'; document.getElementById('save').click() }")
         await page.wait("document.getElementById('editor-error').textContent.startsWith('Not valid JSON')", "the JSON error")
 
+    def set_rules_text(text):
+        return page.eval("{ const t = document.getElementById('rules-text'); t.value = " + json.dumps(text) + ";"
+                         "t.dispatchEvent(new Event('input')); }")
+
+    async def rules_diagnostic():
+        await page.eval("window.confirm = () => true; window.prompt = () => 'changed1'; document.getElementById('tab-rules').click()")
+        await page.wait("document.getElementById('rules-text').value.includes('rules')", "the rules document")
+        await set_rules_text('{"rules": {\n  ".read": "auht != null"}}')
+        await page.wait("document.getElementById('rules-diagnostics').textContent.includes(\"2:13: unknown variable 'auht'\")",
+                        "the diagnostic at line 2, column 13")
+        if not await page.eval("document.getElementById('rules-publish').disabled"):
+            raise RuntimeError("a document with errors can be published")
+
+    async def rules_publish_and_roll_back():
+        await page.eval("document.getElementById('rules-diff').textContent = ''")
+        await set_rules_text('{"rules": {".read": true, ".write": true, "n": {".validate": "newData.isNumber()"}}}')
+        await page.wait("!document.getElementById('rules-publish').disabled", "a valid draft")
+        await page.eval("document.getElementById('rules-publish').click()")
+        await page.wait("document.getElementById('rules-status').textContent === 'in force'", "the published rules in force")
+        await page.wait("document.querySelectorAll('#rules-history li').length >= 2", "two versions")
+        await page.eval("document.querySelector('#rules-history li:last-child button').click()")
+        await page.wait("document.getElementById('rules-diff').textContent.includes('+ ')", "a diff")
+        await page.eval("document.querySelectorAll('#rules-history li:last-child button')[1].click()")
+        await page.wait("document.querySelectorAll('#rules-history li').length >= 3", "the rollback as a new version")
+
+    async def simulate_refusal():
+        await set_rules_text('{"rules": {".read": true, ".write": true, "n": {".validate": "newData.isNumber()"}}}')
+        await page.eval("document.getElementById('sim-op').value = 'write'; document.getElementById('sim-path').value = '/n';"
+                        "document.getElementById('sim-auth').value = 'amy'; document.getElementById('sim-value').value = '\"text\"';"
+                        "document.getElementById('sim-draft').checked = true; document.getElementById('sim-run').click()")
+        await page.wait("document.getElementById('sim-decision').textContent.startsWith('denied by /rules/n/.validate')",
+                        "the deciding rule")
+        await page.wait("document.querySelector('#sim-trace tr.deciding')?.textContent.includes('newData.isNumber()')",
+                        "the deciding row in the trace")
+
+    async def disable_user():
+        uid = sign_up(f"console{int(time.time())}@example.com")
+        await page.eval("document.getElementById('tab-users').click()")
+        await page.wait(f"!!document.querySelector('tr[data-uid=\"{uid}\"]')", "the new account in the list")
+        await page.eval(f"document.querySelector('tr[data-uid=\"{uid}\"] button').click()")
+        await page.wait(f"document.querySelector('tr[data-uid=\"{uid}\"]')?.textContent.includes('disabled')", "the disabled state")
+        if not account(uid).get("disabled"):
+            raise RuntimeError("the server does not say the account is disabled")
+
+    async def health():
+        await page.eval("document.getElementById('tab-health').click()")
+        await page.wait("[...document.querySelectorAll('.figure')].some(f => f.dataset.name === 'writes/s' && "
+                        "!f.textContent.includes('…'))", "writes/s after two samples")
+
     for name, body in [("sign-in refused", sign_in_refused), ("sign in", sign_in), ("page through children", page_through),
-                       ("live value", live_value), ("edit value", edit_value), ("invalid JSON refused", invalid_json_is_refused)]:
+                       ("live value", live_value), ("edit value", edit_value), ("invalid JSON refused", invalid_json_is_refused),
+                       ("rules diagnostic as you type", rules_diagnostic), ("publish and roll back", rules_publish_and_roll_back),
+                       ("simulate a refused write", simulate_refusal), ("disable a user", disable_user), ("health", health)]:
         await step(name, body)
     rest("DELETE", "/console-check")
     return results

@@ -2,7 +2,7 @@ import HTTPTypes
 import Hummingbird
 
 /// The web console, built into the binary (no files beside it, no build step): `GET /` is the
-/// page, `/console/app.js` and `/console/style.css` its module and stylesheet. It speaks only
+/// page, `/console/<module>.js` its modules (`ConsoleModules`) and `/console/style.css`. It speaks only
 /// the server's public REST and SSE APIs with the admin secret the user types.
 enum ConsoleAssets {
     /// Scripts and styles only from this server, nothing inline, no framing.
@@ -16,9 +16,12 @@ enum ConsoleAssets {
         let asset: (type: String, text: String)
         switch path {
         case "/", "/index.html": asset = ("text/html; charset=utf-8", ConsolePage.html)
-        case "/console/app.js": asset = ("text/javascript; charset=utf-8", ConsoleScript.javascript)
         case "/console/style.css": asset = ("text/css; charset=utf-8", ConsoleStyle.css)
-        default: return nil
+        default:
+            guard path.hasPrefix("/console/"), path.hasSuffix(".js"),
+                let module = ConsoleModules.all[String(path.dropFirst("/console/".count).dropLast(".js".count))]
+            else { return nil }
+            asset = ("text/javascript; charset=utf-8", module)
         }
         let headers: HTTPFields = [
             .contentType: asset.type,

@@ -3,13 +3,34 @@ enum ConsoleStyle {
     static let css = #"""
         :root { font-family: system-ui, sans-serif; color: #1d232a; background: #f6f7f9; }
         body { margin: 0; }
+        [hidden] { display: none !important; }
         header { display: flex; gap: 1rem; align-items: center; padding: .5rem 1rem; background: #20262e; color: #fff; }
         header h1 { font-size: 1.1rem; margin: 0 1rem 0 0; }
         header input { font: inherit; }
         main { padding: 1rem; }
         #sign-in { max-width: 28rem; background: #fff; padding: 1rem 1.5rem; border-radius: 8px; }
         #sign-in input { width: 100%; box-sizing: border-box; padding: .4rem; margin-bottom: .5rem; }
-        #data { display: grid; grid-template-columns: minmax(20rem, 1fr) minmax(20rem, 1fr); gap: 1rem; }
+        .split { display: grid; grid-template-columns: minmax(20rem, 1fr) minmax(20rem, 1fr); gap: 1rem; }
+        .panel { background: #fff; border-radius: 8px; padding: .5rem 1rem; overflow: auto; }
+        nav { display: flex; gap: .25rem; margin-bottom: .5rem; }
+        nav button[aria-selected="true"] { background: #20262e; color: #fff; }
+        .code-editor { position: relative; height: 28rem; font-family: ui-monospace, monospace; font-size: .85rem; }
+        .code-editor pre, .code-editor textarea { position: absolute; inset: 0; margin: 0; padding: .4rem; border: 1px solid #ccd;
+          font: inherit; line-height: 1.35; white-space: pre; overflow: auto; box-sizing: border-box; tab-size: 2; }
+        .code-editor textarea { color: transparent; background: transparent; caret-color: #1d232a; resize: none; }
+        .hl-string { color: #1f6f43; } .hl-key { color: #7a3e9d; } .hl-rule { color: #b3261e; font-weight: 600; }
+        .hl-comment { color: #8a929c; font-style: italic; }
+        .diff { background: #f3f4f6; max-height: 16rem; overflow: auto; }
+        .form { display: grid; gap: .4rem; } .form input, .form textarea, .form select { width: 100%; box-sizing: border-box; }
+        table { border-collapse: collapse; width: 100%; font-size: .85rem; }
+        td, th { border-bottom: 1px solid #e3e6ea; padding: 2px 6px; text-align: left; vertical-align: top; }
+        .code { font-family: ui-monospace, monospace; }
+        tr.deciding { background: #fff3b0; }
+        .allowed { color: #1f6f43; font-weight: 600; } .denied { color: #b3261e; font-weight: 600; }
+        #health-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); gap: .75rem; }
+        .figure { background: #fff; border-radius: 8px; padding: .5rem .75rem; }
+        .figure .number { font-size: 1.4rem; font-weight: 600; }
+        .chart { width: 100%; height: 2rem; } .chart polyline { fill: none; stroke: #2456c7; stroke-width: 1.2; }
         #tree { background: #fff; border-radius: 8px; padding: .5rem; overflow: auto; max-height: 80vh; font-family: ui-monospace, monospace; font-size: .9rem; }
         #editor { background: #fff; border-radius: 8px; padding: .5rem 1rem; }
         #editor h2 { font-size: 1rem; font-family: ui-monospace, monospace; word-break: break-all; }

@@ -1,34 +1,13 @@
-/// The console's script (`/console/app.js`, an ES module): signs in with the admin secret (kept
-/// in session storage, sent only as `Authorization: Bearer`), browses the tree a page of keys at
-/// a time (`shallow=true&limitToFirst&startAfter`: no request downloads a large subtree), edits,
-/// pushes, deletes, exports and imports a node through the REST API, and follows the selected
-/// node live over Server-Sent Events read with `fetch` (so the secret never goes in a URL).
-enum ConsoleScript {
-    static let javascript = #"""
+extension ConsoleModules {
+    /// `/console/data.js`: The data view: the tree a page of keys at a time, the selected node live, set, push, delete, export, import.
+    static let data = #"""
+
+        // The data view: the tree a page of keys at a time (shallow reads: no request downloads a large
+        // subtree), and the selected node's value, followed live, to set, push, delete, export, import.
+        import { $, api, stream, url } from "./api.js";
+
         const pageSize = 50;
-        const $ = (id) => document.getElementById(id);
-        const state = { secret: sessionStorage.getItem("hearth.admin"), selected: "/", live: null, dirty: false };
-
-        function namespace() { return $("namespace").value.trim() || "default"; }
-
-        function url(path, params = {}) {
-          const segments = path.split("/").filter(Boolean).map(encodeURIComponent);
-          const query = new URLSearchParams({ ns: namespace(), ...params });
-          return "/" + segments.join("/") + ".json?" + query;
-        }
-
-        async function api(path, { method = "GET", params = {}, body } = {}) {
-          const response = await fetch(url(path, params), {
-            method,
-            headers: { Authorization: "Bearer " + state.secret, "Content-Type": "application/json" },
-            body: body === undefined ? undefined : body,
-          });
-          const text = await response.text();
-          let json = null;
-          try { json = text ? JSON.parse(text) : null; } catch { json = text; }
-          if (!response.ok) throw new Error((json && json.error) || `${response.status} ${response.statusText}`);
-          return json;
-        }
+        const state = { selected: "/", live: null, dirty: false };
 
         function child(path, key) { return (path === "/" ? "" : path) + "/" + key; }
 
@@ -90,7 +69,7 @@ enum ConsoleScript {
           }
         }
 
-        async function showTree() {
+        export async function showTree() {
           const tree = $("tree");
           tree.textContent = "";
           tree.append(nodeRow("/", "/", true));
@@ -112,39 +91,18 @@ enum ConsoleScript {
         // downloaded whole); a leaf as it is (a query on a leaf finds no children).
         function follow(path, isObject) {
           state.live?.abort();
-          const controller = new AbortController();
-          state.live = controller;
-          const params = isObject ? { orderBy: '"$key"', limitToFirst: String(pageSize) } : {};
           let value = null;
           $("live").textContent = "connecting…";
-          fetch(url(path, params), {
-            headers: { Authorization: "Bearer " + state.secret, Accept: "text/event-stream" },
-            signal: controller.signal,
-          }).then(async (response) => {
-            if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
-            const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-            let buffer = "";
-            $("live").textContent = isObject ? "live (its first " + pageSize + " children)" : "live";
-            for (;;) {
-              const { value: chunk, done } = await reader.read();
-              if (done) break;
-              buffer += chunk;
-              let end;
-              while ((end = buffer.indexOf("\n\n")) >= 0) {
-                const message = buffer.slice(0, end);
-                buffer = buffer.slice(end + 2);
-                const event = /^event: (.*)$/m.exec(message)?.[1];
-                const data = /^data: (.*)$/m.exec(message)?.[1];
-                if (event !== "put" && event !== "patch") continue;
-                const change = JSON.parse(data);
-                value = apply(value, change.path, change.data, event === "patch");
-                if (!state.dirty) $("value").value = JSON.stringify(value, null, 2);
-                $("value").classList.remove("flash");
-                void $("value").offsetWidth;
-                $("value").classList.add("flash");
-              }
-            }
-          }).catch((error) => { if (error.name !== "AbortError") $("live").textContent = "not live: " + error.message; });
+          const params = isObject ? { orderBy: '"$key"', limitToFirst: String(pageSize) } : {};
+          state.live = stream(url(path, params), (event, change) => {
+            value = apply(value, change.path, change.data, event === "patch");
+            if (!state.dirty) $("value").value = JSON.stringify(value, null, 2);
+            $("value").classList.remove("flash");
+            void $("value").offsetWidth;
+            $("value").classList.add("flash");
+          }, (status) => {
+            $("live").textContent = status === "live" && isObject ? `live (its first ${pageSize} children)` : status;
+          });
         }
 
         function apply(base, path, data, merge) {
@@ -205,29 +163,7 @@ enum ConsoleScript {
           await api(state.selected, { method: "PUT", body: text });
         }));
 
-        // Signing in: the secret is checked with one shallow read before the data view shows.
-        async function signIn(secret) {
-          state.secret = secret;
-          await api("/", { params: { shallow: "true", limitToFirst: "1" } });
-          sessionStorage.setItem("hearth.admin", secret);
-          $("sign-in").hidden = true;
-          $("data").hidden = false;
-          $("sign-out").hidden = false;
-          showTree();
-        }
-
-        $("sign-in").addEventListener("submit", async (event) => {
-          event.preventDefault();
-          $("sign-in-error").textContent = "";
-          try { await signIn($("secret").value); $("secret").value = ""; }
-          catch (error) { $("sign-in-error").textContent = "Not signed in: " + error.message; }
-        });
-        $("sign-out").addEventListener("click", () => {
-          sessionStorage.removeItem("hearth.admin");
-          state.live?.abort();
-          location.reload();
-        });
-        $("namespace").addEventListener("change", () => { if (!$("data").hidden) showTree(); });
-        if (state.secret) signIn(state.secret).catch(() => sessionStorage.removeItem("hearth.admin"));
+        /// Stops following the selected node (signing out).
+        export function stopData() { state.live?.abort(); }
         """#
 }

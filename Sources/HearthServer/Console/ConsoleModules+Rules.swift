@@ -1,0 +1,130 @@
+extension ConsoleModules {
+    /// `/console/rules.js`: The rules view: highlighted editor checked as you type, publish, history with diff and rollback, the simulator.
+    static let rules = #"""
+        // The rules view: the database's rules document with syntax highlighting, checked by the server
+        // as you type, published, its last versions with a diff and a rollback, and the simulator.
+        import { $, call, callText, element, settings } from "./api.js";
+
+        let timer = null;
+        let published = "";
+
+        export async function showRules() {
+          published = await callText(settings("/.settings/rules.json"));
+          $("rules-text").value = published;
+          render();
+          await check();
+          await showHistory();
+        }
+
+        function render() {
+          const text = $("rules-text").value;
+          const pre = $("rules-highlight");
+          pre.textContent = "";
+          // Strings (rule keys in another colour), comments, everything else as it is.
+          const pattern = /("(?:[^"\\\n]|\\.)*")(\s*:)?|(\/\/[^\n]*|\/\*[\s\S]*?\*\/)/g;
+          let last = 0;
+          for (const match of text.matchAll(pattern)) {
+            pre.append(text.slice(last, match.index));
+            if (match[3]) pre.append(element("span", { class: "hl-comment" }, match[3]));
+            else {
+              const isKey = Boolean(match[2]);
+              const rule = isKey && /^"\.(read|write|validate|indexOn)"$/.test(match[1]);
+              pre.append(element("span", { class: rule ? "hl-rule" : isKey ? "hl-key" : "hl-string" }, match[1]));
+              if (match[2]) pre.append(match[2]);
+            }
+            last = match.index + match[0].length;
+          }
+          pre.append(text.slice(last) + "\n");
+          pre.scrollTop = $("rules-text").scrollTop;
+        }
+
+        async function check() {
+          const answer = await call(settings("/.settings/rules:check"), { method: "POST", body: $("rules-text").value });
+          const list = $("rules-diagnostics");
+          list.textContent = "";
+          for (const d of answer.diagnostics) list.append(element("li", { class: "error" }, `${d.line}:${d.column}: ${d.message}`));
+          $("rules-status").textContent = answer.ok ? (($("rules-text").value === published) ? "in force" : "valid draft") : "errors";
+          $("rules-publish").disabled = !answer.ok;
+        }
+
+        async function showHistory() {
+          const { versions } = await call(settings("/.settings/rules/history.json"));
+          const list = $("rules-history");
+          list.textContent = "";
+          for (const version of versions) {
+            const when = new Date(version.publishedAt).toLocaleString();
+            list.append(element("li", {},
+              `v${version.version} · ${version.origin} · ${when} `,
+              element("button", { onclick: () => { $("rules-diff").textContent = diff(version.text, $("rules-text").value); } }, "diff"),
+              " ",
+              element("button", { onclick: () => rollback(version.version) }, "roll back")));
+          }
+        }
+
+        async function rollback(version) {
+          if (!confirm(`Put version ${version} back in force?`)) return;
+          await call(settings("/.settings/rules:rollback"), { method: "POST", body: JSON.stringify({ version }) });
+          await showRules();
+        }
+
+        /// A line diff (longest common subsequence): `- ` lines only in `a`, `+ ` only in `b`.
+        export function diff(a, b) {
+          const x = a.split("\n"), y = b.split("\n");
+          const lengths = Array.from({ length: x.length + 1 }, () => new Array(y.length + 1).fill(0));
+          for (let i = x.length - 1; i >= 0; i--) {
+            for (let j = y.length - 1; j >= 0; j--) {
+              lengths[i][j] = x[i] === y[j] ? lengths[i + 1][j + 1] + 1 : Math.max(lengths[i + 1][j], lengths[i][j + 1]);
+            }
+          }
+          const out = [];
+          let i = 0, j = 0;
+          while (i < x.length || j < y.length) {
+            if (i < x.length && j < y.length && x[i] === y[j]) { out.push("  " + x[i]); i++; j++; }
+            else if (j < y.length && (i === x.length || lengths[i][j + 1] >= lengths[i + 1][j])) { out.push("+ " + y[j]); j++; }
+            else { out.push("- " + x[i]); i++; }
+          }
+          return out.join("\n");
+        }
+
+        async function simulate() {
+          $("sim-error").textContent = "";
+          const request = { op: $("sim-op").value, path: $("sim-path").value || "/" };
+          try {
+            const auth = $("sim-auth").value.trim();
+            request.auth = auth ? (auth.startsWith("{") ? JSON.parse(auth) : { uid: auth }) : null;
+            if (request.op !== "read") request.value = JSON.parse($("sim-value").value || "null");
+          } catch (error) { $("sim-error").textContent = "Not valid JSON: " + error.message; return; }
+          if ($("sim-draft").checked) request.rules = $("rules-text").value;
+          try {
+            const decision = await call(settings("/.settings/rules:simulate"), { method: "POST", body: JSON.stringify(request) });
+            const decided = decision.decidedBy;
+            $("sim-decision").textContent = (decision.allowed ? "allowed" : "denied") +
+              (decided ? ` by ${decided.rule} at ${decided.path} (line ${decided.line}, column ${decided.column})` : decision.allowed ? "" : ": no rule granted access");
+            $("sim-decision").className = decision.allowed ? "allowed" : "denied";
+            const rows = $("sim-trace");
+            rows.textContent = "";
+            for (const entry of decision.trace) {
+              const deciding = decided && entry.rule === decided.rule && entry.path === decided.path;
+              rows.append(element("tr", { class: deciding ? "deciding" : "" },
+                element("td", {}, entry.rule), element("td", {}, entry.path), element("td", {}, `${entry.line}:${entry.column}`),
+                element("td", { class: "code" }, entry.expression),
+                element("td", {}, entry.error ? "error: " + entry.error : String(entry.outcome))));
+            }
+          } catch (error) { $("sim-error").textContent = error.message; }
+        }
+
+        $("rules-text").addEventListener("input", () => {
+          render();
+          clearTimeout(timer);
+          timer = setTimeout(() => check().catch((e) => { $("rules-status").textContent = e.message; }), 250);
+        });
+        $("rules-text").addEventListener("scroll", () => { $("rules-highlight").scrollTop = $("rules-text").scrollTop; });
+        $("rules-publish").addEventListener("click", async () => {
+          try {
+            await callText(settings("/.settings/rules.json"), { method: "PUT", body: $("rules-text").value });
+            await showRules();
+          } catch (error) { $("rules-status").textContent = error.message; }
+        });
+        $("sim-run").addEventListener("click", simulate);
+        """#
+}
