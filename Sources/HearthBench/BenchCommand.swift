@@ -14,6 +14,7 @@ enum Scenario: String, CaseIterable, ExpressibleByArgument {
     case fanoutWrite = "fanout-write"
     case chatMessages = "chat-messages"
     case contacts
+    case chatUnreadLatency = "chat-unread-latency"
 }
 
 /// Benchmarks a running Hearth server over loopback HTTP/1.1 keep-alive and prints one JSON object.
@@ -30,7 +31,9 @@ struct BenchCommand: AsyncParsableCommand {
             ws-latency, ws-idle-memory (needs --server-pid); `realtime` runs the first three, and ws-idle-memory
             when --server-pid is given. fanout-write: a chat message with its members' counters as one
             multi-path update (REST PATCH and WebSocket `m`), messages/s. chat-messages: messages alone
-            into a group whose counters the server's chat app derives (run it in --ns: --chat-ns). rules (no server): µs per evaluation of the shipped security rules
+            into a group whose counters the server's chat app derives (run it in --ns: --chat-ns).
+            chat-unread-latency: message written → the other members' unread update on their WebSockets,
+            paced at --rate over --groups groups (--chat-ns too). rules (no server): µs per evaluation of the shipped security rules
             (--rules-file). sign-in: accounts:signInWithPassword per second with --sign-in-clients clients.
             json (no server): MB/s of the JSON parsers and renderer on a generated document (--json-mb).
             rules-reload: ms until an edit of the server's rules file takes effect (--rules-reload-file).
@@ -52,7 +55,7 @@ struct BenchCommand: AsyncParsableCommand {
         help: """
             Scenarios to run, comma-separated: puts, read50mb, ordered, import, all, \
             ws-puts, ws-fanout, ws-latency, ws-idle-memory, realtime, rules, sign-in, json, rules-reload, \
-            fanout-write, chat-messages, contacts.
+            fanout-write, chat-messages, contacts, chat-unread-latency.
             """
     )
     var scenario = "all"
@@ -150,6 +153,9 @@ struct BenchCommand: AsyncParsableCommand {
     @OptionGroup(title: "contacts (--server-pid applies too)")
     var contactsOptions: ContactsOptions
 
+    @OptionGroup(title: "chat-unread-latency (--duration, --warmup, --threads, --server-pid apply too)")
+    var chatUnreadOptions: ChatUnreadOptions
+
     @OptionGroup(title: "WebSocket scenarios (--duration, --warmup and --threads apply too)")
     var realtimeOptions: RealtimeOptions
 
@@ -191,6 +197,7 @@ struct BenchCommand: AsyncParsableCommand {
         var fanoutWriteReport: FanoutWriteReport?
         var chatMessagesReport: ChatMessagesReport?
         var contactsReport: ContactsReport?
+        var chatUnreadReport: ChatUnreadLatencyReport?
         do {
             if needsServer && !noHealthCheck { try await checkHealth(target, group) }
             if selected.contains(.puts) {
@@ -290,6 +297,16 @@ struct BenchCommand: AsyncParsableCommand {
                     serverPid: realtimeOptions.serverPid
                 ).run()
             }
+            if selected.contains(.chatUnreadLatency) {
+                chatUnreadReport = try await ChatUnreadLatencyScenario(
+                    target: target,
+                    group: group,
+                    options: chatUnreadOptions,
+                    seconds: duration,
+                    warmupSeconds: warmup,
+                    serverPid: realtimeOptions.serverPid
+                ).run()
+            }
             realtimeReports = try await RealtimeBench(
                 target: target,
                 group: group,
@@ -322,9 +339,11 @@ struct BenchCommand: AsyncParsableCommand {
             ),
             fanoutWrite: fanoutWriteReport
         )
-        let output = BenchOutputWithChatMessages(output: fanoutOutput, chatMessages: chatMessagesReport)
-        let withContacts = BenchOutputWithContacts(output: output, contacts: contactsReport)
-        FileHandle.standardOutput.write(try encoder.encode(withContacts) + Data("\n".utf8))
+        let output = BenchOutputWithEntries(
+            output: BenchOutputWithChatMessages(output: fanoutOutput, chatMessages: chatMessagesReport),
+            entries: [("contacts", contactsReport), ("chat_unread_latency", chatUnreadReport)]
+        )
+        FileHandle.standardOutput.write(try encoder.encode(output) + Data("\n".utf8))
     }
 
     private func scenarios() throws -> Set<Scenario> {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A small deterministic random source (SplitMix64), so every run loads the same data.
 struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
@@ -18,6 +20,16 @@ struct PushIDGenerator: Sendable {
     static let alphabet = Array("-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz".utf8)
     private var lastTime: Int64 = -1
     private var lastRandom = [Int](repeating: 0, count: 12)
+
+    /// A push id for now, random part seeded from the monotonic clock: names one benchmark run.
+    static func fresh() -> String {
+        var random = SplitMix64(seed: UInt64(truncatingIfNeeded: DispatchTime.now().uptimeNanoseconds))
+        var generator = PushIDGenerator()
+        return String(
+            decoding: generator.next(time: Int64(Date().timeIntervalSince1970 * 1000), using: &random),
+            as: UTF8.self
+        )
+    }
 
     mutating func next(time: Int64, using rng: inout SplitMix64) -> [UInt8] {
         var id = [UInt8](repeating: 0, count: 20)

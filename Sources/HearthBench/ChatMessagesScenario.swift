@@ -16,7 +16,7 @@ struct ChatMessagesScenario {
     var warmupSeconds: Double
     var serverPid: Int?
 
-    static let message = #"{"kind":"text","sender":"u000","sentAt":{".sv":"timestamp"},"text":"hello world"}"#
+    static let message = ChatGroupSeed.message(from: FanoutWriteBody.user(0))
 
     func run() async throws -> ChatMessagesReport {
         var runs: [ChatMessagesRun] = []
@@ -29,14 +29,7 @@ struct ChatMessagesScenario {
     }
 
     private func run(_ transport: FanoutWriteTransport, members: Int) async throws -> ChatMessagesRun {
-        var random = SplitMix64(seed: UInt64(truncatingIfNeeded: DispatchTime.now().uptimeNanoseconds))
-        var pushIDs = PushIDGenerator()
-        let chat =
-            "bench-"
-            + String(
-                decoding: pushIDs.next(time: Int64(Date().timeIntervalSince1970 * 1000), using: &random),
-                as: UTF8.self
-            )
+        let chat = "bench-" + PushIDGenerator.fresh()
         let totalBefore = try await seed(chat, members: members)
         progress(
             "chat-messages: \(transport.rawValue), \(members) members in chat \(chat) of ns \(target.namespace), "
@@ -77,17 +70,9 @@ struct ChatMessagesScenario {
     /// Creates the group `chat` of `u000` (owner) … `u<members-1>`, each with an entry in their
     /// chat list, in one update; answers `unreadTotals/u001` before the run.
     private func seed(_ chat: String, members: Int) async throws -> Int {
-        var body = #"{"chats/\#(chat)":{"type":"group","name":"Bench","owner":"u000","createdAt":1}"#
-        for member in 0..<members {
-            let user = FanoutWriteBody.user(member)
-            let role = member == 0 ? "owner" : "member"
-            body += #","members/\#(chat)/\#(user)":{"role":"\#(role)","joinedAt":1}"#
-            body += #","userChats/\#(user)/\#(chat)":{"unread":0,"name":"Bench"}"#
-        }
-        body += "}"
+        let seed = ChatGroupSeed(chat: chat, users: (0..<members).map(FanoutWriteBody.user))
         return try await withConnection(to: target, on: group.next()) { connection in
-            let seeded = try await connection.send(RequestBuilder("PATCH", "/", body: Array(body.utf8), target: target))
-            try seeded.expectSuccess("PATCH / (the chat-messages group)")
+            try await seed.write(over: connection, to: target)
             let total = try await connection.send(RequestBuilder("GET", "/unreadTotals/u001", target: target))
             try total.expectSuccess("GET /unreadTotals/u001")
             return Int(total.bodyText) ?? 0

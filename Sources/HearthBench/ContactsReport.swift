@@ -89,19 +89,3 @@ struct SearchUsersReport: Encodable, Sendable {
     var meetsTargetAtP50: Bool
     var meetsTargetAtP99: Bool
 }
-
-/// The printed object with the `contacts` entry.
-struct BenchOutputWithContacts: Encodable {
-    var output: BenchOutputWithChatMessages
-    var contacts: ContactsReport?
-
-    private enum Keys: String, CodingKey {
-        case contacts
-    }
-
-    func encode(to encoder: Encoder) throws {
-        try output.encode(to: encoder)
-        var container = encoder.container(keyedBy: Keys.self)
-        try container.encodeIfPresent(contacts, forKey: .contacts)
-    }
-}

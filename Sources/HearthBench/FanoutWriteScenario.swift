@@ -67,12 +67,7 @@ struct FanoutWriteScenario {
     }
 
     private func run(_ transport: FanoutWriteTransport, members: Int) async throws -> FanoutWriteRun {
-        var random = SplitMix64(seed: UInt64(truncatingIfNeeded: DispatchTime.now().uptimeNanoseconds))
-        var pushIDs = PushIDGenerator()
-        let runID = String(
-            decoding: pushIDs.next(time: Int64(Date().timeIntervalSince1970 * 1000), using: &random),
-            as: UTF8.self
-        )
+        let runID = PushIDGenerator.fresh()
         let runPath = "/bench/fanout/\(runID)"
         let body = FanoutWriteBody(members: members)
         let connections = options.fanoutConnections

@@ -14,10 +14,7 @@ struct PutsScenario {
     func run() async throws -> PutsReport {
         // A fresh, chronological prefix per run: nothing is overwritten or deleted, so the writes never land
         // in a range of recently deleted keys (which LevelDB iterators must skip one tombstone at a time).
-        var random = SplitMix64(seed: UInt64(truncatingIfNeeded: DispatchTime.now().uptimeNanoseconds))
-        var pushIDs = PushIDGenerator()
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
-        let runPath = "/bench/puts/" + String(decoding: pushIDs.next(time: now, using: &random), as: UTF8.self)
+        let runPath = "/bench/puts/" + PushIDGenerator.fresh()
         try await withConnection(to: target, on: group.next()) { admin in
             try await admin.send(
                 RequestBuilder("PUT", runPath + "/probe", body: Array(#"{"n":0,"t":"hello"}"#.utf8), target: target)

@@ -117,14 +117,7 @@ struct RealtimeBench {
     // MARK: ws-puts
 
     private func wsPuts() async throws -> WSPutsReport {
-        var random = SplitMix64(seed: UInt64(truncatingIfNeeded: DispatchTime.now().uptimeNanoseconds))
-        var pushIDs = PushIDGenerator()
-        let runPath =
-            "/bench/wsputs/"
-            + String(
-                decoding: pushIDs.next(time: Int64(Date().timeIntervalSince1970 * 1000), using: &random),
-                as: UTF8.self
-            )
+        let runPath = "/bench/wsputs/" + PushIDGenerator.fresh()
         let count = options.wsConnections
         progress(
             "ws-puts: \(count) WebSocket connections writing under \(runPath), \(warmupSeconds) s warm-up + \(seconds) s"
@@ -521,15 +514,6 @@ struct RealtimeBench {
         return opened.map { $0! }
     }
 
-    private func closeAll(_ connections: [WebSocketConnection]) async {
-        await withTaskGroup(of: Void.self) { tasks in
-            for (i, ws) in connections.enumerated() {
-                tasks.addTask { await ws.close() }
-                if i % 256 == 255 { await tasks.waitForAll() }
-            }
-        }
-    }
-
     private func collect(_ futures: [EventLoopFuture<WriterResult>]) async throws -> WriterResult {
         var merged = WriterResult()
         for future in futures {
@@ -668,18 +652,24 @@ func readRSS(pid: Int) throws -> Int {
     throw BenchError("no VmRSS in /proc/\(pid)/status")
 }
 
-/// Raises this process's open-file soft limit toward `wanted` (up to the hard limit).
-func raiseFileLimit(to wanted: UInt64) {
+/// Raises this process's open-file soft limit toward `wanted` (up to the hard limit); answers
+/// the limit now in force (nil: unknown).
+@discardableResult
+func raiseFileLimit(to wanted: UInt64) -> UInt64? {
     #if canImport(Glibc)
     var limit = rlimit()
     let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
-    guard getrlimit(resource, &limit) == 0 else { return }
+    guard getrlimit(resource, &limit) == 0 else { return nil }
     if limit.rlim_cur < wanted {
         limit.rlim_cur = min(rlim_t(wanted), limit.rlim_max)
         _ = setrlimit(resource, &limit)
+        guard getrlimit(resource, &limit) == 0 else { return nil }
         if limit.rlim_cur < wanted {
             progress("open-file limit \(limit.rlim_cur) < \(wanted): raise it with `ulimit -n`")
         }
     }
+    return UInt64(limit.rlim_cur)
+    #else
+    return nil
     #endif
 }

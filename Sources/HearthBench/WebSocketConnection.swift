@@ -457,6 +457,16 @@ final class WebSocketConnection: ChannelInboundHandler, @unchecked Sendable {
     }
 }
 
+/// Closes the connections, 256 at a time.
+func closeAll(_ connections: [WebSocketConnection]) async {
+    await withTaskGroup(of: Void.self) { tasks in
+        for (i, ws) in connections.enumerated() {
+            tasks.addTask { await ws.close() }
+            if i % 256 == 255 { await tasks.waitForAll() }
+        }
+    }
+}
+
 /// A JSON string literal (quotes, backslashes and control characters escaped).
 func jsonString(_ s: String) -> String {
     var out = "\""
