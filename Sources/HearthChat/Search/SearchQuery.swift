@@ -6,11 +6,10 @@ struct SearchQuery {
     /// The query's words, lower-cased (`NameWords`), each to be the start of a word of the
     /// display name.
     let words: [String]
-    /// The word the index is scanned by: the longest (the fewest names start with it).
-    let scanned: String
     let limit: Int
-    /// The index position to continue after (`next` of the page before).
-    let after: [UInt8]?
+    /// Where the page before ended (its `next`): the query word it scanned by, and the index
+    /// position to continue after.
+    let after: (word: Int, position: [UInt8])?
 
     static let defaultLimit = 20
     static let maxLimit = 50
@@ -26,14 +25,13 @@ struct SearchQuery {
             )
         }
         words = NameWords.words(of: query)
-        guard let longest = words.max(by: { $0.utf8.count < $1.utf8.count }) else {
+        guard !words.isEmpty else {
             throw .invalidArgument(
                 "'query' has no letters or digits to search for ('\(query.prefix(32))'); send the start of a name."
             )
         }
-        scanned = longest
         limit = try Self.limit(data)
-        after = try Self.cursor(data)
+        after = try Self.cursor(data, words: words.count)
     }
 
     private static func limit(_ data: CallData) throws(CallableError) -> Int {
@@ -47,15 +45,20 @@ struct SearchQuery {
         return Int(number)
     }
 
-    private static func cursor(_ data: CallData) throws(CallableError) -> [UInt8]? {
+    private static func cursor(_ data: CallData, words: Int) throws(CallableError) -> (word: Int, position: [UInt8])? {
         guard let value = data.fields["startAfter"], value != .null else { return nil }
         guard let text = value.stringValue, text.utf8.count <= 2_048, let bytes = Base64URL.decode(Substring(text)),
-            !bytes.isEmpty
+            bytes.count >= 2, Int(bytes[0]) < words
         else {
             throw .invalidArgument(
                 "'startAfter' must be the 'next' string of a previous page of the same query, not \(CallData.describe(value))."
             )
         }
-        return bytes
+        return (Int(bytes[0]), Array(bytes.dropFirst()))
+    }
+
+    /// The `next` of a page that ended after `position`, scanning by word `word`.
+    static func next(word: Int, position: [UInt8]) -> String {
+        Base64URL.encode([UInt8(word)] + position)
     }
 }

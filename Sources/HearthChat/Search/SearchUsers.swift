@@ -5,7 +5,7 @@ public import HearthFunctions
 /// `searchUsers {query, limit?, startAfter?}` → `{users: [{uid, displayName, photoUrl, status}],
 /// next}`: registered users one of whose display-name words starts with each word of the
 /// query, case-insensitively, paged with an opaque cursor. Served from the name-words lookup
-/// index (`NameWordsLookup`), scanned by the query's longest word in (word, uid) order; a user
+/// index (`NameWordsLookup`), scanned by the query word fewest entries start with, in (word, uid) order; a user
 /// is listed at the first of their words that starts with it, so once across all pages. One
 /// call scans at most `scanBudget` index entries: a page may then hold fewer than `limit`
 /// users, with `next` to go on. `next` is null on the last page. The caller is never listed;
@@ -23,11 +23,15 @@ public struct SearchUsers: Callable {
         let query = try SearchQuery(try CallData(request.data, usage: SearchQuery.usage))
         let accounts = request.accounts
         let page = try await request.database.read { snapshot throws(CallableError) in
+            // The first page picks the query word fewest index entries start with; `next` keeps it.
+            let word = query.after?.word ?? Self.rarestWord(query.words, in: snapshot)
+            let scannedWord = query.words[word]
             var users: [JSONValue] = []
             var scanned = 0
             var last: [UInt8]? = nil
             var ended = true
-            let valid = snapshot.lookup(NameWordsLookup.name, termPrefix: query.scanned, after: query.after) { match in
+            let valid = snapshot.lookup(NameWordsLookup.name, termPrefix: scannedWord, after: query.after?.position) {
+                match in
                 guard scanned < Self.scanBudget, users.count < query.limit else {
                     ended = false
                     return false
@@ -36,7 +40,7 @@ public struct SearchUsers: Callable {
                 last = match.position
                 let found = match.location.keys[1].string
                 guard found != uid, let profile = snapshot.node(at: DataPath("users", found)),
-                    let user = Self.listed(found, profile, at: match.term, for: query),
+                    let user = Self.listed(found, profile, at: match.term, scanning: scannedWord, for: query),
                     accounts.account(uid: found).map({ !$0.disabled }) == true
                 else { return true }
                 users.append(user)
@@ -44,23 +48,54 @@ public struct SearchUsers: Callable {
             }
             guard valid else {
                 throw CallableError.invalidArgument(
-                    "'startAfter' is not a 'next' of this query ('\(query.scanned)'): send the query of the page before."
+                    "'startAfter' is not a 'next' of this query ('\(scannedWord)'): send the query of the page before."
                 )
             }
-            let next: JSONValue = ended ? .null : last.map { .string(Base64URL.encode($0)) } ?? .null
+            let next: JSONValue =
+                ended ? .null : last.map { .string(SearchQuery.next(word: word, position: $0)) } ?? .null
             return ["users": .array(users), "next": next] as JSONValue
         }
         return page
     }
 
+    /// Index entries counted per query word when choosing the one to scan by.
+    static let rarityProbe = 512
+
+    /// The query word the fewest index entries start with (counted up to `rarityProbe` each;
+    /// ties: the longer word), so that a two-word query reads what it must, not all of a common
+    /// prefix.
+    static func rarestWord(_ words: [String], in snapshot: CallableSnapshot) -> Int {
+        guard words.count > 1 else { return 0 }
+        var best = (index: 0, count: Int.max, length: 0)
+        for (index, word) in words.enumerated() {
+            var count = 0
+            snapshot.lookup(NameWordsLookup.name, termPrefix: word, after: nil) { _ in
+                count += 1
+                return count < min(rarityProbe, best.count)
+            }
+            // A count that reached the probe is "many": among those, the longer word.
+            let bothMany = count == rarityProbe && best.count == rarityProbe
+            if count < best.count || (bothMany && word.utf8.count > best.length) {
+                best = (index, count, word.utf8.count)
+            }
+        }
+        return best.index
+    }
+
     /// The entry of `uid` when the index entry at `term` is where it is listed: the name has a
     /// word starting with each query word, and `term` is the first of its words (in index
     /// order) starting with the scanned one. Nil otherwise.
-    static func listed(_ uid: String, _ profile: Node, at term: String, for query: SearchQuery) -> JSONValue? {
+    static func listed(
+        _ uid: String,
+        _ profile: Node,
+        at term: String,
+        scanning scannedWord: String,
+        for query: SearchQuery
+    ) -> JSONValue? {
         guard let displayName = profile.string("displayName") else { return nil }
         let words = NameWords.words(of: displayName)
         for wanted in query.words where !words.contains(where: { $0.utf8.starts(with: wanted.utf8) }) { return nil }
-        let first = words.filter { $0.utf8.starts(with: query.scanned.utf8) }
+        let first = words.filter { $0.utf8.starts(with: scannedWord.utf8) }
             .min { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         guard first == term else { return nil }
         var fields: [(String, JSONValue)] = [("uid", .string(uid)), ("displayName", .string(displayName))]

@@ -83,15 +83,21 @@ extension ChatServer {
                 let paged = try await chat.search("an", as: "Gus", limit: limit)
                 #expect(paged == all, "limit \(limit)")
             }
+            // Two words: scanned by the rarer one ("dana": one entry), each word a start.
+            #expect(try await chat.search("an dana", as: "Gus") == ["Dana Anand"])
+            let both = try await chat.search("an a", as: "Gus", limit: 50)
+            #expect(both.sorted() == ["Andy Bell", "Anna Andersen", "Cat Anders", "Dana Anand", "Eve Ant"])
+            #expect(try await chat.search("an a", as: "Gus", limit: 1) == both)
         }
     }
 
     @Test func badInputIsRefusedNamingTheField() async throws {
-        try await ChatServer.with(users: ["Ann", "Ben"]) { chat in
+        try await ChatServer.with(users: ["Ann", "Ben", "Bea"]) { chat in
             let first = try ChatServer.page(
                 try await chat.call("searchUsers", as: "Ann", data: #"{"query":"b","limit":1}"#)
             )
             #expect(first.users.count == 1)
+            let next = try #require(first.next)
             let cases: [(String, String)] = [
                 (#"{}"#, "'query' is required"),
                 (#"{"query": 3}"#, "'query' must be a string"),
@@ -105,7 +111,7 @@ extension ChatServer {
                 (#"{"query": "a", "startAfter": "%%%"}"#, "'startAfter' must be the 'next'"),
                 (#"{"query": "a", "startAfter": 7}"#, "'startAfter' must be the 'next'"),
                 (
-                    #"{"query": "zed", "startAfter": "\#(first.next ?? "YQ")"}"#,
+                    #"{"query": "zed", "startAfter": "\#(next)"}"#,
                     "'startAfter' is not a 'next' of this query"
                 ),
             ]
