@@ -44,7 +44,7 @@ def rest(method, path, body=None):
     request = urllib.request.Request(f"{base}{path}.json", method=method,
                                      data=None if body is None else json.dumps(body).encode(),
                                      headers={"Authorization": f"Bearer {args.admin_secret}"})
-    with urllib.request.urlopen(request, timeout=10) as response:
+    with urllib.request.urlopen(request, timeout=120) as response:
         return json.loads(response.read() or b"null")
 
 
@@ -93,7 +93,7 @@ async def steps(page):
             results.append((False, f"{name}: {error}"))
         await page.shot(f"{len(results):02d}-{name.replace(' ', '-')}")
 
-    rest("PUT", "/console-check", {"greeting": "hello", "items": {f"k{n:05d}": n for n in range(120)}})
+    rest("PUT", "/console-check", {"greeting": "hello", "items": {f"k{n:06d}": n for n in range(100_000)}})
 
     async def sign_in_refused():
         await page.call("Page.navigate", url=base + "/")
@@ -115,8 +115,17 @@ async def steps(page):
         await page.wait("!!document.querySelector('.node[data-path=\"/console-check/items\"]')", "console-check's children")
         await page.eval("document.querySelector('.node[data-path=\"/console-check/items\"]').click()")
         await page.wait("document.querySelectorAll('.node[data-path^=\"/console-check/items/\"]').length === 50", "the first page")
-        await page.eval("document.querySelector('.more').click()")
-        await page.wait("document.querySelectorAll('.node[data-path^=\"/console-check/items/\"]').length === 100", "the second page")
+        for pages in (2, 3):
+            await page.eval("document.querySelector('.more').click()")
+            await page.wait(f"document.querySelectorAll('.node[data-path^=\"/console-check/items/\"]').length === {50 * pages}",
+                            f"page {pages}")
+        last = await page.eval("[...document.querySelectorAll('.node[data-path^=\"/console-check/items/\"]')].pop().dataset.path")
+        if last != "/console-check/items/k000149":
+            raise RuntimeError(f"the third page ends at {last}")
+        moved = await page.eval("performance.getEntriesByType('resource').filter(e => e.name.includes('items.json'))"
+                                ".reduce((total, e) => total + e.transferSize, 0)")
+        if moved > 100_000:
+            raise RuntimeError(f"{moved} bytes moved to show 150 of 100,000 children")
 
     async def live_value():
         await page.eval("document.querySelector('.node[data-path=\"/console-check/greeting\"]').click()")
@@ -186,7 +195,7 @@ async def steps(page):
         await page.wait("[...document.querySelectorAll('.figure')].some(f => f.dataset.name === 'writes/s' && "
                         "!f.textContent.includes('…'))", "writes/s after two samples")
 
-    for name, body in [("sign-in refused", sign_in_refused), ("sign in", sign_in), ("page through children", page_through),
+    for name, body in [("sign-in refused", sign_in_refused), ("sign in", sign_in), ("page through 100,000 children", page_through),
                        ("live value", live_value), ("edit value", edit_value), ("invalid JSON refused", invalid_json_is_refused),
                        ("rules diagnostic as you type", rules_diagnostic), ("publish and roll back", rules_publish_and_roll_back),
                        ("simulate a refused write", simulate_refusal), ("disable a user", disable_user), ("health", health)]:
