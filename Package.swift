@@ -59,7 +59,7 @@ let package = Package(
         .target(
             name: "HearthAccounts",
             dependencies: [
-                "HearthStore",
+                "HearthCore", "HearthStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

@@ -79,7 +79,10 @@ struct RevocationTests {
         try await TemporaryAccounts.with { store, temporary in
             let created = try await store.signUp(email: "ada@example.com", password: "secret1")
             let uid = created.account.localId
+            #expect(store.isActive(uid: uid))
             _ = try await store.setDisabled(uid: uid, true)
+            #expect(!store.isActive(uid: uid))
+            #expect(!store.isActive(uid: "nobody"))
             #expect(store.revocations.status(uid: uid, authTime: Int64(temporary.clock.now) + 10) == .disabled)
             await expectAccountsError(.userDisabled) { try store.lookup(idToken: created.idToken) }
             await expectAccountsError(.userDisabled) { try store.refresh(created.refreshToken) }
@@ -88,6 +91,7 @@ struct RevocationTests {
             }
             temporary.clock.advance(5)
             _ = try await store.setDisabled(uid: uid, false)
+            #expect(store.isActive(uid: uid))
             await expectAccountsError(.tokenExpired) { try store.lookup(idToken: created.idToken) }
             let again = try await store.signIn(email: "ada@example.com", password: "secret1")
             #expect(try store.lookup(idToken: again.idToken).localId == uid)

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HearthCore
 import HearthStore
 
 /// The accounts' key layout over their own LevelDB database (the store's `KeyValueDatabase`),
@@ -31,6 +32,15 @@ final class AccountsDatabase: Sendable {
     // MARK: reads (any thread)
 
     func account(uid: String) -> AccountRecord? { decode(file.get(Self.accountKey(uid))) }
+
+    /// Whether `uid` has an account that is not disabled, without decoding the whole record
+    /// (its password hash included): the record's JSON is read for its `disabled` field only.
+    func isActive(uid: String) -> Bool {
+        guard let bytes = file.get(Self.accountKey(uid)), let record = try? JSONParser.parse(bytes) else {
+            return false
+        }
+        return record["disabled"]?.boolValue != true
+    }
 
     func uid(email: String) -> String? { file.get(Self.emailKey(email)).map { String(decoding: $0, as: UTF8.self) } }
 

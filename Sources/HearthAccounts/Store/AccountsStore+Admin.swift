@@ -7,6 +7,10 @@ extension AccountsStore {
     /// The account with `uid`, if any.
     public func account(uid: String) -> AccountRecord? { database.account(uid: uid) }
 
+    /// Whether `uid` has an account that is not disabled (cheaper than `account(uid:)`: the
+    /// record is not decoded).
+    public func isActive(uid: String) -> Bool { database.isActive(uid: uid) }
+
     /// The account with `email` (normalised first), if any.
     public func account(email: String) -> AccountRecord? {
         EmailAddress.normalize(email).flatMap(database.account(email:))

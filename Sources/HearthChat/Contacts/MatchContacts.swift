@@ -50,7 +50,7 @@ public struct MatchContacts: Callable {
             }
             for (sent, found) in emailMatches { matched.add(found, sent) }
             return matched.results { found in
-                guard let account = accounts.account(uid: found), !account.disabled else { return nil }
+                guard accounts.isActive(uid: found) else { return nil }
                 return snapshot.node(at: DataPath("users", found))
             }
         }

@@ -41,7 +41,7 @@ public struct SearchUsers: Callable {
                 let found = match.location.keys[1].string
                 guard found != uid, let profile = snapshot.node(at: DataPath("users", found)),
                     let user = Self.listed(found, profile, at: match.term, scanning: scannedWord, for: query),
-                    accounts.account(uid: found).map({ !$0.disabled }) == true
+                    accounts.isActive(uid: found)
                 else { return true }
                 users.append(user)
                 return true
