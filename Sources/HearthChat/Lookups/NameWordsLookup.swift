@@ -2,16 +2,27 @@ import HearthCore
 import HearthStore
 
 /// The index of `searchUsers`: each word of a profile's `displayName`, lower-cased → its uid
-/// (`users/$uid/displayName`), kept in the same batch as the profile's change.
+/// (`users/$uid/displayName`), kept in the same batch as the profile's change. Every entry
+/// carries all the name's words (space-separated), so a search judges a candidate without
+/// reading its profile.
 struct NameWordsLookup: LookupIndex {
     static let name = "chat.nameWords"
     var name: String { Self.name }
     var pattern: String { "/users/$uid/displayName" }
-    var version: Int { 1 }
+    var version: Int { 2 }
 
     func terms(of value: Node, wildcards: [String: String]) -> [String] {
         guard case .leaf(.string(let text), _) = value else { return [] }
         return NameWords.words(of: text)
+    }
+
+    func payload(of value: Node, wildcards: [String: String]) -> [UInt8] {
+        Array(terms(of: value, wildcards: wildcards).joined(separator: " ").utf8)
+    }
+
+    /// The words an entry's payload carries.
+    static func words(inPayload payload: [UInt8]) -> [String] {
+        payload.split(separator: UInt8(ascii: " ")).map { String(decoding: $0, as: UTF8.self) }
     }
 }
 

@@ -39,9 +39,13 @@ public struct SearchUsers: Callable {
                 scanned += 1
                 last = match.position
                 let found = match.location.keys[1].string
-                guard found != uid, let profile = snapshot.node(at: DataPath("users", found)),
-                    let user = Self.listed(found, profile, at: match.term, scanning: scannedWord, for: query),
-                    accounts.isActive(uid: found)
+                // Judged on the entry's payload (the name's words) first: a profile is read only
+                // for a user who is listed here.
+                let words = NameWordsLookup.words(inPayload: match.payload)
+                guard found != uid, Self.isListed(words, at: match.term, scanning: scannedWord, for: query),
+                    accounts.isActive(uid: found),
+                    let profile = snapshot.node(at: DataPath("users", found)),
+                    let user = Self.entry(found, profile)
                 else { return true }
                 users.append(user)
                 return true
@@ -82,22 +86,27 @@ public struct SearchUsers: Callable {
         return best.index
     }
 
-    /// The entry of `uid` when the index entry at `term` is where it is listed: the name has a
-    /// word starting with each query word, and `term` is the first of its words (in index
-    /// order) starting with the scanned one. Nil otherwise.
-    static func listed(
-        _ uid: String,
-        _ profile: Node,
+    /// Whether a name of `words` is listed at the index entry of `term`: it has a word starting
+    /// with each query word, and `term` is the first of its words (in index order) starting
+    /// with the scanned one (so each user is listed once across pages).
+    static func isListed(
+        _ words: [String],
         at term: String,
         scanning scannedWord: String,
         for query: SearchQuery
-    ) -> JSONValue? {
-        guard let displayName = profile.string("displayName") else { return nil }
-        let words = NameWords.words(of: displayName)
-        for wanted in query.words where !words.contains(where: { $0.utf8.starts(with: wanted.utf8) }) { return nil }
+    )
+        -> Bool
+    {
+        for wanted in query.words where !words.contains(where: { $0.utf8.starts(with: wanted.utf8) }) { return false }
         let first = words.filter { $0.utf8.starts(with: scannedWord.utf8) }
             .min { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        guard first == term else { return nil }
+        return first == term
+    }
+
+    /// The result entry of `uid`: `uid`, `displayName`, `photoUrl`, `status` (no phone, no
+    /// e-mail); nil for a profile without a display name.
+    static func entry(_ uid: String, _ profile: Node) -> JSONValue? {
+        guard let displayName = profile.string("displayName") else { return nil }
         var fields: [(String, JSONValue)] = [("uid", .string(uid)), ("displayName", .string(displayName))]
         for field in ["photoUrl", "status"] {
             if let value = profile.string(field) { fields.append((field, .string(value))) }

@@ -6,23 +6,24 @@ struct LookupBuilder {
     let reader: NamespaceReader
     var keys: KeySpace { reader.keys }
 
-    /// Every entry the tree calls for, in no particular order.
-    func expectedEntries() -> Set<[UInt8]> {
-        var entries = Set<[UInt8]>()
+    /// Every entry the tree calls for, with its payload.
+    func expectedEntries() -> [[UInt8]: [UInt8]] {
+        var entries: [[UInt8]: [UInt8]] = [:]
         PatternLocations(reader: reader).expand(lookup.pattern, storedAt: .root) { location in
             guard let node = reader.node(at: location) else { return }
             let wildcards = lookup.pattern.match(location) ?? [:]
-            for term in LookupMaintenance.terms(lookup, node, wildcards) {
-                entries.insert(keys.lookupEntryKey(lookup.nameBytes, term: term, location: location))
+            let (terms, payload) = LookupMaintenance.entries(lookup, node, wildcards)
+            for term in terms {
+                entries[keys.lookupEntryKey(lookup.nameBytes, term: term, location: location)] = payload
             }
         }
         return entries
     }
 
-    /// Every entry stored.
-    func storedEntries() -> Set<[UInt8]> {
-        var entries = Set<[UInt8]>()
-        reader.scan(keys.lookupPrefix(lookup.nameBytes)) { key, _ in entries.insert(Array(key)) }
+    /// Every entry stored, with its payload.
+    func storedEntries() -> [[UInt8]: [UInt8]] {
+        var entries: [[UInt8]: [UInt8]] = [:]
+        reader.scan(keys.lookupPrefix(lookup.nameBytes)) { key, value in entries[Array(key)] = Array(value) }
         return entries
     }
 
@@ -38,14 +39,14 @@ struct LookupBuilder {
         }
         let prefix = keys.lookupPrefix(lookup.nameBytes)
         var deleted = 0
-        for key in storedEntries() {
+        for key in storedEntries().keys {
             batch.delete(key)
             deleted += 1
             try flushIfFull()
         }
         batch.noteCleared(prefix: prefix, deletedKeys: deleted)
-        for key in expectedEntries() {
-            batch.put(key, [])
+        for (key, payload) in expectedEntries() {
+            batch.put(key, payload)
             try flushIfFull()
         }
         batch.put(keys.lookupDefinitionKey(lookup.index.name), Array(String(lookup.index.version).utf8))

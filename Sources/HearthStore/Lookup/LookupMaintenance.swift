@@ -10,17 +10,17 @@ struct LookupMaintenance {
     /// What a write changes in the lookup indexes.
     struct Changes {
         var deletes: [[UInt8]] = []
-        var puts: [[UInt8]] = []
+        var puts: [(key: [UInt8], payload: [UInt8])] = []
         /// The indexed locations read (their values before the write): a write staged in the
         /// same round at, above or below one of them could change the outcome.
         var reads: [DataPath] = []
 
         /// Every entry key deleted or put.
-        var keys: [[UInt8]] { deletes + puts }
+        var keys: [[UInt8]] { deletes + puts.map(\.key) }
 
         func apply(to batch: WriteBatch) {
             for key in deletes { batch.delete(key) }
-            for key in puts { batch.put(key, []) }
+            for put in puts { batch.put(put.key, put.payload) }
         }
     }
 
@@ -37,21 +37,32 @@ struct LookupMaintenance {
             for location in finder.locations(of: lookup.pattern, changedBy: overlay) {
                 changes.reads.append(location)
                 let wildcards = lookup.pattern.match(location) ?? [:]
-                let before = reader.node(at: location).map { Self.terms(lookup, $0, wildcards) } ?? []
-                let after = overlay.value(at: location).map { Self.terms(lookup, $0, wildcards) } ?? []
+                let before = reader.node(at: location).map { Self.entries(lookup, $0, wildcards) }
+                let after = overlay.value(at: location).map { Self.entries(lookup, $0, wildcards) }
+                let (oldTerms, newTerms) = (before?.terms ?? [], after?.terms ?? [])
                 let keys = reader.keys
-                for term in before.subtracting(after) {
+                for term in oldTerms.subtracting(newTerms) {
                     changes.deletes.append(keys.lookupEntryKey(lookup.nameBytes, term: term, location: location))
                 }
-                for term in after.subtracting(before) {
-                    changes.puts.append(keys.lookupEntryKey(lookup.nameBytes, term: term, location: location))
+                // A changed payload rewrites every entry; otherwise only the new terms are put.
+                let rewritten = before?.payload == after?.payload ? newTerms.subtracting(oldTerms) : newTerms
+                for term in rewritten {
+                    let key = keys.lookupEntryKey(lookup.nameBytes, term: term, location: location)
+                    changes.puts.append((key, after?.payload ?? []))
                 }
             }
         }
         return changes
     }
 
-    static func terms(_ lookup: RegisteredLookup, _ node: Node, _ wildcards: [String: String]) -> Set<[UInt8]> {
-        LookupTerms.storable(lookup.index.terms(of: node, wildcards: wildcards))
+    /// The storable terms of `node` and the payload their entries carry.
+    static func entries(
+        _ lookup: RegisteredLookup,
+        _ node: Node,
+        _ wildcards: [String: String]
+    ) -> (terms: Set<[UInt8]>, payload: [UInt8]) {
+        let terms = LookupTerms.storable(lookup.index.terms(of: node, wildcards: wildcards))
+        guard !terms.isEmpty else { return (terms, []) }
+        return (terms, Array(lookup.index.payload(of: node, wildcards: wildcards).prefix(LookupTerms.maxPayloadBytes)))
     }
 }

@@ -7,6 +7,8 @@ public struct LookupMatch: Sendable, Hashable {
     /// The entry's place in the index, to continue a scan after it (`NamespaceReader.lookup`'s
     /// `after`); opaque bytes.
     public let position: [UInt8]
+    /// What the entry carries (`LookupIndex.payload`).
+    public let payload: [UInt8]
 }
 
 extension NamespaceReader {
@@ -43,7 +45,7 @@ extension NamespaceReader {
         cursor.seek(after.map { base + $0 } ?? scanned)
         if let after, cursor.hasPrefix(scanned), cursor.keyBytes.elementsEqual(base + after) { cursor.next() }
         while cursor.hasPrefix(scanned) {
-            guard let match = Self.match(cursor.keyBytes, base: base.count) else {
+            guard let match = Self.match(cursor.keyBytes, base: base.count, payload: Array(cursor.valueBytes)) else {
                 cursor.next()
                 continue
             }
@@ -55,7 +57,7 @@ extension NamespaceReader {
 
     /// The entry of `key` (after `base` bytes of table, namespace and name), or nil when the
     /// key is not one of an entry.
-    static func match(_ key: UnsafeRawBufferPointer, base: Int) -> LookupMatch? {
+    static func match(_ key: UnsafeRawBufferPointer, base: Int, payload: [UInt8]) -> LookupMatch? {
         guard let zero = key[base...].firstIndex(of: 0) else { return nil }
         let term = String(decoding: UnsafeRawBufferPointer(rebasing: key[base..<zero]), as: UTF8.self)
         var keys: [ChildKey] = []
@@ -69,7 +71,8 @@ extension NamespaceReader {
         return LookupMatch(
             term: term,
             location: DataPath(keys: keys),
-            position: Array(UnsafeRawBufferPointer(rebasing: key[base...]))
+            position: Array(UnsafeRawBufferPointer(rebasing: key[base...])),
+            payload: payload
         )
     }
 }

@@ -49,14 +49,16 @@ extension NamespaceStore {
             let expected = builder.expectedEntries()
             let stored = builder.storedEntries()
             let base = reader.keys.lookupPrefix(lookup.nameBytes).count
-            func matches(_ keys: Set<[UInt8]>) -> [LookupMatch] {
-                keys.sorted { KeyBytes.precedes($0, $1) }.compactMap { key in
-                    key.withUnsafeBytes { NamespaceReader.match($0, base: base) }
-                }
+            // An entry with the wrong payload is both: the right one missing, the wrong one extra.
+            func matches(_ entries: [[UInt8]: [UInt8]], absentFrom other: [[UInt8]: [UInt8]]) -> [LookupMatch] {
+                entries.filter { other[$0.key] != $0.value }.sorted { KeyBytes.precedes($0.key, $1.key) }
+                    .compactMap { entry in
+                        entry.key.withUnsafeBytes { NamespaceReader.match($0, base: base, payload: entry.value) }
+                    }
             }
             return LookupDisagreement(
-                missing: matches(expected.subtracting(stored)),
-                extra: matches(stored.subtracting(expected))
+                missing: matches(expected, absentFrom: stored),
+                extra: matches(stored, absentFrom: expected)
             )
         }
     }

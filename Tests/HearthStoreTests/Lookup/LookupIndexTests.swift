@@ -13,6 +13,12 @@ struct NameWords: LookupIndex {
         guard case .leaf(.string(let text), _) = value else { return [] }
         return text.lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init)
     }
+
+    /// The name as written.
+    func payload(of value: Node, wildcards: [String: String]) -> [UInt8] {
+        guard case .leaf(.string(let text), _) = value else { return [] }
+        return Array(text.utf8)
+    }
 }
 
 extension TemporaryStore {
@@ -93,6 +99,29 @@ extension NamespaceStore {
         #expect(try await ns.wordsAgree())
         // Nothing of it is data: the tree holds only what was written.
         #expect(try await ns.json("") == #"{"people":{"p9":{"name":"Edsger Dijkstra"}}}"#)
+    }
+
+    @Test func entriesCarryThePayloadAndAChangedPayloadRewritesThem() async throws {
+        let temp = try TemporaryStore.with(lookups: [NameWords()])
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        func payloads(_ term: String) async throws -> [String] {
+            try await ns.read { reader in
+                var found: [String] = []
+                reader.lookup("words", termPrefix: term, after: nil) { match in
+                    found.append(String(decoding: match.payload, as: UTF8.self))
+                    return true
+                }
+                return found
+            }
+        }
+        try await ns.set("people/p1/name", #""Ada King""#)
+        #expect(try await payloads("king") == ["Ada King"])
+        // The same words, written otherwise: every entry gets the new payload.
+        try await ns.set("people/p1/name", #""ADA king""#)
+        #expect(try await payloads("ada") == ["ADA king"])
+        #expect(try await payloads("king") == ["ADA king"])
+        #expect(try await ns.wordsAgree())
     }
 
     @Test func prefixScansPageThroughPositionsInTermOrder() async throws {
