@@ -8,7 +8,7 @@ Needs Debian's `chromium` and the PyPI package `websockets`. Writes data under /
 in the default namespace, publishes rules there and signs up one account: run it against a
 server of its own. Exit 1 when a step fails; the screenshots' folder is printed.
 """
-import argparse, asyncio, base64, json, os, subprocess, sys, tempfile, time, urllib.request
+import argparse, asyncio, base64, json, os, signal, subprocess, sys, tempfile, time, urllib.request
 
 import websockets
 
@@ -206,13 +206,19 @@ async def steps(page):
 
 async def main():
     profile = tempfile.TemporaryDirectory(ignore_cleanup_errors=True)
+    # Port 0: the browser picks a free port and writes it to DevToolsActivePort in its profile,
+    # so the check never talks to another browser. Its own process group: Debian's `chromium`
+    # is a wrapper script, and the whole group is ended at the end.
     browser = subprocess.Popen([args.chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900",
-                                "--remote-debugging-port=9339", f"--user-data-dir={profile.name}", "about:blank"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                "--remote-debugging-port=0", f"--user-data-dir={profile.name}", "about:blank"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
-        for _ in range(100):
+        active = os.path.join(profile.name, "DevToolsActivePort")
+        for _ in range(300):
             try:
-                targets = json.load(urllib.request.urlopen("http://127.0.0.1:9339/json", timeout=2))
+                with open(active) as file:
+                    port = int(file.readline())
+                targets = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json", timeout=2))
                 target = next(t for t in targets if t["type"] == "page")
                 break
             except Exception:  # noqa: BLE001 - the browser is still starting
@@ -224,7 +230,7 @@ async def main():
             await page.call("Page.enable")
             results = await steps(page)
     finally:
-        browser.terminate()
+        os.killpg(browser.pid, signal.SIGTERM)
         browser.wait(10)
         profile.cleanup()
     failed = 0
