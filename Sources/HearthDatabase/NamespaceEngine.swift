@@ -35,7 +35,7 @@ public final class NamespaceEngine: Sendable {
         let listenGuard = ListenGuard(rules: rules, store: store, delivery: delivery, logger: logger)
         self.listenGuard = listenGuard
         // The fan-out first: a listen revoked by a commit gets that commit, then nothing later.
-        store.observeCommits { commit in delivery.enqueue(.commit(commit)) }
+        store.observeCommits { commit in delivery.enqueue(.commit(commit, announcedAt: .now)) }
         store.observeCommits { commit in listenGuard.committed(commit) }
         store.observeCommits { [name = store.name] _ in activity.committed(name) }
     }
@@ -204,7 +204,11 @@ public final class NamespaceEngine: Sendable {
         var write = write
         write.author = caller.writeAuthor
         if let hash = write.ifMatch { write.ifMatch = Write.storeETag(forClientHash: hash) }
-        store.write(write, authorize: writeAuthorizer(for: caller), completion: completion)
+        let (activity, name, started) = (self.activity, store.name, ContinuousClock.now)
+        store.write(write, authorize: writeAuthorizer(for: caller)) { result in
+            if case .success(.committed) = result { activity.acknowledged(name, .now - started) }
+            completion(result)
+        }
     }
 
     /// Whether the rules let `caller` read `path` through `query` now (an SSE stream's check

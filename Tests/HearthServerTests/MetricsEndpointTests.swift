@@ -33,6 +33,12 @@ import Testing
             _ = try await listener.nextPush()
             try await server.put("/a", "2")
             _ = try await listener.nextPush()
+            let listening = try await server.send(
+                "GET",
+                "/metrics",
+                headers: [("Authorization", "Bearer \(TestServer.adminSecret)")]
+            )
+            #expect(Self.sample(#"hearth_listeners{namespace="default"}"#, in: listening.body) == 1)
             await listener.close()
             for _ in 0..<3 { _ = try await server.get("/a") }
             #expect(try await server.send("GET", "/missing.json").status == 401)
@@ -63,6 +69,11 @@ import Testing
             #expect(Self.sample(#"hearth_writes_total{namespace="default"}"#, in: text) == 2)
             #expect(Self.sample(#"hearth_deliveries_total{namespace="default"}"#, in: text) == 2)
             #expect(Self.sample(#"hearth_rules_denials_total{namespace="default",operation="read"}"#, in: text) == 1)
+            // Each write acknowledged, each commit fanned out to its listener, timed.
+            #expect(Self.sample(#"hearth_write_duration_seconds_count{namespace="default"}"#, in: text) == 2)
+            #expect(Self.sample(#"hearth_delivery_duration_seconds_count{namespace="default"}"#, in: text) == 2)
+            #expect(text.contains(#"hearth_write_duration_seconds_bucket{namespace="default",le="0.00025"}"#))
+            #expect(Self.sample(#"hearth_listeners{namespace="default"}"#, in: text) != nil)
             #expect((Self.sample("hearth_store_size_bytes", in: text) ?? 0) > 0)
             #expect((Self.sample("process_resident_memory_bytes", in: text) ?? 0) > 1_000_000)
             #expect((Self.sample("process_open_fds", in: text) ?? 0) > 3)

@@ -192,8 +192,10 @@ async def steps(page):
 
     async def health():
         await page.eval("document.getElementById('tab-health').click()")
-        await page.wait("[...document.querySelectorAll('.figure')].some(f => f.dataset.name === 'writes/s' && "
-                        "!f.textContent.includes('…'))", "writes/s after two samples")
+        await page.wait("[...document.querySelectorAll('.figure')].some(f => f.dataset.name === 'default: writes/s' && "
+                        "!f.textContent.includes('…'))", "the database's writes/s after two samples")
+        await page.wait("[...document.querySelectorAll('.figure')].some(f => f.dataset.name === 'default: listeners' && "
+                        "Number(f.querySelector('.number').textContent) >= 1)", "the data view's live listener")
 
     for name, body in [("sign-in refused", sign_in_refused), ("sign in", sign_in), ("page through 100,000 children", page_through),
                        ("live value", live_value), ("edit value", edit_value), ("invalid JSON refused", invalid_json_is_refused),

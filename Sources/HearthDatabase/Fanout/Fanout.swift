@@ -19,6 +19,8 @@ actor Fanout {
     private let activity: DatabaseActivity
     /// Updates handed to listeners in the batch being processed.
     private var delivered = 0
+    /// The listener count last reported.
+    private var reportedListeners = 0
 
     init(store: NamespaceStore, logger: Logger, activity: DatabaseActivity = .none) {
         self.store = store
@@ -29,8 +31,10 @@ actor Fanout {
     func process(_ jobs: [FanoutJob]) async {
         for job in jobs {
             switch job {
-            case .commit(let commit):
+            case .commit(let commit, let announcedAt):
+                let before = delivered
                 await handle(commit)
+                if delivered > before { activity.fannedOut(store.name, .now - announcedAt) }
             case .register(let registration, let subscriber):
                 register(registration, subscriber)
             case .activate(let id, let sequence, let window):
@@ -47,6 +51,10 @@ actor Fanout {
         if delivered > 0 {
             activity.delivered(store.name, delivered)
             delivered = 0
+        }
+        if groupOf.count != reportedListeners {
+            reportedListeners = groupOf.count
+            activity.listeners(store.name, reportedListeners)
         }
     }
 

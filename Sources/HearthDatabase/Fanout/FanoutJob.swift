@@ -3,7 +3,7 @@ import HearthStore
 /// One step of a namespace's delivery queue, handled strictly in order.
 enum FanoutJob: Sendable {
     /// A committed write (from the store's commit feed).
-    case commit(CommittedWrite)
+    case commit(CommittedWrite, announcedAt: ContinuousClock.Instant)
     /// A new listener, before its initial read: from here on it collects what it must replay.
     case register(ListenRegistration, any ListenSubscriber)
     /// The listener's initial read is done at `sequence` (with the query window it shows):

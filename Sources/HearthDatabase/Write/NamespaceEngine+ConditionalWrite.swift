@@ -15,10 +15,12 @@ extension NamespaceEngine {
     ) async throws -> WriteOutcome {
         var write = write
         write.author = caller.writeAuthor
+        let started = ContinuousClock.now
         switch try await store.write(write, authorize: writeAuthorizer(for: caller)) {
         case .conditionFailed(let current, let etag):
             return .conditionFailed(current: current, etag: etag)
         case .committed(_, let values):
+            activity.acknowledged(store.name, .now - started)
             guard let etagLocation else { return .committed(values: values, etag: nil) }
             let etag = try await store.read { $0.etag(at: etagLocation) }
             return .committed(values: values, etag: etag)

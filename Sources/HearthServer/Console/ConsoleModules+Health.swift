@@ -2,8 +2,9 @@ extension ConsoleModules {
     /// `/console/health.js`: The health view: GET /metrics every two seconds as numbers and small charts.
     static let health = #"""
         // The health view: the server's own figures from GET /metrics every two seconds, as numbers
-        // and small charts of the last two minutes.
-        import { $, callText, element } from "./api.js";
+        // and small charts of the last two minutes: the database picked above (writes, deliveries,
+        // listeners, p99 write and delivery latency, denials) and the whole server.
+        import { $, callText, element, namespace } from "./api.js";
 
         const history = new Map();
         let timer = null;
@@ -33,19 +34,21 @@ extension ConsoleModules {
         const sum = (samples, name, keep = () => true) =>
           (samples.get(name) ?? []).filter((s) => keep(s.labels)).reduce((total, s) => total + s.value, 0);
 
-        /// The 99th percentile (seconds) of the requests counted between two scrapes, from the buckets.
-        function p99(now, before) {
+        /// The 99th percentile (seconds) of histogram `name` between two scrapes, from its buckets
+        /// (the samples whose labels `keep` accepts).
+        function p99(name, now, before, keep = () => true) {
           const buckets = new Map();
-          for (const s of now.get("hearth_http_request_duration_seconds_bucket") ?? []) {
+          for (const s of (now.get(name + "_bucket") ?? []).filter((s) => keep(s.labels))) {
             buckets.set(s.labels.le, (buckets.get(s.labels.le) ?? 0) + s.value);
           }
-          for (const s of before?.get("hearth_http_request_duration_seconds_bucket") ?? []) {
+          for (const s of (before?.get(name + "_bucket") ?? []).filter((s) => keep(s.labels))) {
             buckets.set(s.labels.le, (buckets.get(s.labels.le) ?? 0) - s.value);
           }
           const sorted = [...buckets].map(([le, n]) => [Number(le), n]).sort((a, b) => a[0] - b[0]);
           const total = sorted.length ? sorted[sorted.length - 1][1] : 0;
           if (!total) return null;
-          return sorted.find(([, n]) => n >= total * 0.99)?.[0] ?? null;
+          const p = sorted.find(([, n]) => n >= total * 0.99)?.[0] ?? null;
+          return p === null ? null : p * 1000;
         }
 
         async function sample() {
@@ -54,15 +57,21 @@ extension ConsoleModules {
           catch (error) { $("health-error").textContent = error.message; return; }
           const at = Date.now();
           const seconds = previous ? (at - previous.at) / 1000 : null;
-          const rate = (name) => (seconds ? (sum(samples, name) - sum(previous.samples, name)) / seconds : null);
+          const ns = namespace();
+          const inNamespace = (labels) => labels.namespace === ns;
+          const rate = (name, keep = () => true) =>
+            seconds ? (sum(samples, name, keep) - sum(previous.samples, name, keep)) / seconds : null;
           const figures = {
+            [`${ns}: writes/s`]: rate("hearth_writes_total", inNamespace),
+            [`${ns}: deliveries/s`]: rate("hearth_deliveries_total", inNamespace),
+            [`${ns}: listeners`]: sum(samples, "hearth_listeners", inNamespace),
+            [`${ns}: p99 write (ms)`]: p99("hearth_write_duration_seconds", samples, previous?.samples, inNamespace),
+            [`${ns}: p99 delivery (ms)`]: p99("hearth_delivery_duration_seconds", samples, previous?.samples, inNamespace),
+            [`${ns}: rules denials`]: sum(samples, "hearth_rules_denials_total", inNamespace),
             "connections": sum(samples, "hearth_open_connections"),
             "realtime sessions": sum(samples, "hearth_realtime_sessions"),
-            "writes/s": rate("hearth_writes_total"),
-            "deliveries/s": rate("hearth_deliveries_total"),
             "requests/s": rate("hearth_http_requests_total"),
-            "p99 request (ms)": (() => { const p = p99(samples, previous?.samples); return p === null ? null : p * 1000; })(),
-            "rules denials": sum(samples, "hearth_rules_denials_total"),
+            "p99 request (ms)": p99("hearth_http_request_duration_seconds", samples, previous?.samples),
             "store (MB)": sum(samples, "hearth_store_size_bytes") / 1e6,
             "memory (MB)": sum(samples, "process_resident_memory_bytes") / 1e6,
           };

@@ -10,7 +10,7 @@ import Synchronization
 /// scraped.
 final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
-    private let factory: PrometheusMetricsFactory
+    let factory: PrometheusMetricsFactory
     /// Figures read at each scrape.
     private let sources: Sources
     private let process: ProcessFigures
@@ -28,8 +28,9 @@ final class ServerMetrics: Sendable {
     init(sources: Sources) {
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = [
-            .milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
-            .milliseconds(100), .milliseconds(250), .milliseconds(1000),
+            .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
+            .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
+            .milliseconds(1000),
         ]
         self.factory = factory
         self.sources = sources
@@ -78,6 +79,20 @@ final class ServerMetrics: Sendable {
             if let known = counters[key] { return known }
             let made = CoreMetrics.Counter(label: label, dimensions: dimensions, factory: factory)
             counters[key] = made
+            return made
+        }
+    }
+
+    /// Timers by label and namespace, made once.
+    private let timers = Mutex<[String: CoreMetrics.Timer]>([:])
+
+    /// The timer `label` of `namespace` (made on first use, then reused).
+    func timer(_ label: String, _ namespace: String) -> CoreMetrics.Timer {
+        let key = label + "\u{0}" + namespace
+        return timers.withLock { timers in
+            if let known = timers[key] { return known }
+            let made = CoreMetrics.Timer(label: label, dimensions: [("namespace", namespace)], factory: factory)
+            timers[key] = made
             return made
         }
     }
