@@ -122,6 +122,10 @@ async def steps(page):
         last = await page.eval("[...document.querySelectorAll('.node[data-path^=\"/console-check/items/\"]')].pop().dataset.path")
         if last != "/console-check/items/k000149":
             raise RuntimeError(f"the third page ends at {last}")
+        # A page of leaves is live: a value written by REST shows in its row.
+        rest("PUT", "/console-check/items/k000060", "written by REST")
+        await page.wait("document.querySelector('.node[data-path=\"/console-check/items/k000060\"] .leaf')"
+                        ".textContent === '\"written by REST\"'", "the row's live value")
         moved = await page.eval("performance.getEntriesByType('resource').filter(e => e.name.includes('items.json'))"
                                 ".reduce((total, e) => total + e.transferSize, 0)")
         if moved > 100_000:

@@ -59,7 +59,9 @@ extension ConsoleModules {
             return;
           }
           const keys = Object.keys(page);
-          for (const key of keys.slice(0, pageSize)) container.append(nodeRow(child(path, key), key, page[key]));
+          const shown = keys.slice(0, pageSize);
+          for (const key of shown) container.append(nodeRow(child(path, key), key, page[key]));
+          followPage(container, path, shown, page);
           if (keys.length > pageSize) {
             const more = document.createElement("div");
             more.className = "more";
@@ -69,7 +71,40 @@ extension ConsoleModules {
           }
         }
 
+        // A page of leaves is followed live: one query over its key range (leaves only, so no
+        // subtree is downloaded); each row's value changes as the data does. Only the last
+        // `livePages` pages opened are live: each stream holds one of the browser's few
+        // connections to the server.
+        const livePages = 2;
+        const pageStreams = [];
+        function followPage(container, path, shown, page) {
+          if (shown.length === 0 || shown.some((key) => page[key] === true)) return;
+          while (pageStreams.length >= livePages) pageStreams.shift().abort();
+          const range = { orderBy: '"$key"', startAt: JSON.stringify(shown[0]), endAt: JSON.stringify(shown[shown.length - 1]) };
+          const rows = new Map(shown.map((key) => [key, container.querySelector(`.node[data-path="${CSS.escape(child(path, key))}"] .leaf`)]));
+          const show = (key, value) => {
+            const leaf = rows.get(key);
+            if (!leaf || value === undefined) return;
+            const text = value === null ? "(deleted)" : JSON.stringify(value);
+            if (leaf.textContent === text) return;
+            leaf.textContent = text;
+            leaf.classList.remove("flash");
+            void leaf.offsetWidth;
+            leaf.classList.add("flash");
+          };
+          pageStreams.push(stream(url(path, range), (event, change) => {
+            const keys = change.path.split("/").filter(Boolean);
+            if (keys.length === 0) {
+              const data = change.data ?? {};
+              for (const key of rows.keys()) if (event === "put" || key in data) show(key, data[key] ?? null);
+            } else if (keys.length === 1) {
+              show(keys[0], change.data);
+            }
+          }, () => {}));
+        }
+
         export async function showTree() {
+          for (const controller of pageStreams.splice(0)) controller.abort();
           const tree = $("tree");
           tree.textContent = "";
           tree.append(nodeRow("/", "/", true));
@@ -163,7 +198,10 @@ extension ConsoleModules {
           await api(state.selected, { method: "PUT", body: text });
         }));
 
-        /// Stops following the selected node (signing out).
-        export function stopData() { state.live?.abort(); }
+        /// Stops following the selected node and the pages of leaves (signing out).
+        export function stopData() {
+          state.live?.abort();
+          for (const controller of pageStreams.splice(0)) controller.abort();
+        }
         """#
 }
