@@ -10,7 +10,10 @@ if ! command -v chromium >/dev/null 2>&1; then
     $sudo apt-get install -y chromium || $sudo apt-get install -y chromium
 fi
 if ! python3 -c 'import websockets' 2>/dev/null; then
-    python3 -m pip install --quiet websockets || python3 -m pip install --quiet --break-system-packages websockets
+    # PyPI first; a system Python that refuses pip (PEP 668) or has none: Debian's package.
+    python3 -m pip install --quiet websockets \
+        || python3 -m pip install --quiet --break-system-packages websockets \
+        || { if [ "$(id -u)" -eq 0 ]; then apt-get install -y python3-websockets; else sudo apt-get install -y python3-websockets; fi; }
 fi
 work=$(mktemp -d)
 cp rules/database.rules.json "$work/database.rules.json"
