@@ -42,7 +42,7 @@ public final class Database: Sendable {
                 store: namespaceStore,
                 rules: namespaceRules,
                 logger: logger,
-                activity: activity
+                activity: activity.namespace(name)
             )
             table[name] = engine
             return engine

@@ -21,10 +21,10 @@ public final class NamespaceEngine: Sendable {
     public let rules: NamespaceRules
     let listenGuard: ListenGuard
     /// What the engine reports for metrics.
-    let activity: DatabaseActivity
+    let activity: NamespaceActivity
     private static let nextRegistration = Atomic<UInt64>(0)
 
-    init(store: NamespaceStore, rules: NamespaceRules, logger: Logger, activity: DatabaseActivity = .none) {
+    init(store: NamespaceStore, rules: NamespaceRules, logger: Logger, activity: NamespaceActivity = .init()) {
         self.store = store
         self.rules = rules
         self.logger = logger
@@ -37,7 +37,7 @@ public final class NamespaceEngine: Sendable {
         // The fan-out first: a listen revoked by a commit gets that commit, then nothing later.
         store.observeCommits { commit in delivery.enqueue(.commit(commit, announcedAt: .now)) }
         store.observeCommits { commit in listenGuard.committed(commit) }
-        store.observeCommits { [name = store.name] _ in activity.committed(name) }
+        store.observeCommits { _ in activity.committed() }
     }
 
     // MARK: Rules
@@ -141,7 +141,7 @@ public final class NamespaceEngine: Sendable {
                     )
                 )
             else {
-                activity.refused(store.name, .read)
+                activity.refused(.read)
                 throw StoreError.permissionDenied
             }
             delivery.enqueue(.activate(id: registration.id, sequence: outcome.sequence, window: outcome.window))
@@ -204,9 +204,9 @@ public final class NamespaceEngine: Sendable {
         var write = write
         write.author = caller.writeAuthor
         if let hash = write.ifMatch { write.ifMatch = Write.storeETag(forClientHash: hash) }
-        let (activity, name, started) = (self.activity, store.name, ContinuousClock.now)
+        let (activity, started) = (self.activity, ContinuousClock.now)
         store.write(write, authorize: writeAuthorizer(for: caller)) { result in
-            if case .success(.committed) = result { activity.acknowledged(name, .now - started) }
+            if case .success(.committed) = result { activity.acknowledged(.now - started) }
             completion(result)
         }
     }
@@ -226,10 +226,10 @@ public final class NamespaceEngine: Sendable {
     /// - Throws: `StoreError` `.permissionDenied` when the rules refuse `caller` the read.
     public func get(path: DataPath, query: Query?, as caller: Caller) async throws -> Node? {
         let filtered = query.flatMap { QueryIdentifier($0) == .default ? nil : $0 }
-        let (rules, activity, name) = (self.rules, self.activity, store.name)
+        let (rules, activity) = (self.rules, self.activity)
         return try await store.read { reader in
             guard rules.canRead(caller, path: path, query: filtered, reader: reader) else {
-                activity.refused(name, .read)
+                activity.refused(.read)
                 throw StoreError.permissionDenied
             }
             if let filtered { return try QueryRunner.run(reader, path: path, query: filtered).node }
@@ -361,10 +361,10 @@ extension NamespaceEngine {
     /// The rules' check of `caller`'s writes, reporting each refusal (nil: the admin).
     func writeAuthorizer(for caller: Caller) -> WriteAuthorizer? {
         guard let check = rules.writeAuthorizer(for: caller) else { return nil }
-        let (activity, name) = (self.activity, store.name)
+        let activity = self.activity
         return { proposal in
             let allowed = check(proposal)
-            if !allowed { activity.refused(name, .write) }
+            if !allowed { activity.refused(.write) }
             return allowed
         }
     }

@@ -16,13 +16,13 @@ actor Fanout {
     private var dirty: [SubscriptionGroup] = []
     private var dirtyIDs = Set<ObjectIdentifier>()
     /// What the fan-out reports (updates handed to listeners, once per batch of jobs).
-    private let activity: DatabaseActivity
+    private let activity: NamespaceActivity
     /// Updates handed to listeners in the batch being processed.
     private var delivered = 0
     /// The listener count last reported.
     private var reportedListeners = 0
 
-    init(store: NamespaceStore, logger: Logger, activity: DatabaseActivity = .none) {
+    init(store: NamespaceStore, logger: Logger, activity: NamespaceActivity = .init()) {
         self.store = store
         self.logger = logger
         self.activity = activity
@@ -34,7 +34,7 @@ actor Fanout {
             case .commit(let commit, let announcedAt):
                 let before = delivered
                 await handle(commit)
-                if delivered > before { activity.fannedOut(store.name, .now - announcedAt) }
+                if delivered > before { activity.fannedOut(.now - announcedAt) }
             case .register(let registration, let subscriber):
                 register(registration, subscriber)
             case .activate(let id, let sequence, let window):
@@ -49,12 +49,12 @@ actor Fanout {
         }
         await flushDirty()
         if delivered > 0 {
-            activity.delivered(store.name, delivered)
+            activity.delivered(delivered)
             delivered = 0
         }
         if groupOf.count != reportedListeners {
             reportedListeners = groupOf.count
-            activity.listeners(store.name, reportedListeners)
+            activity.listeners(reportedListeners)
         }
     }
 

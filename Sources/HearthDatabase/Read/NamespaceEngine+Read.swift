@@ -7,13 +7,13 @@ extension NamespaceEngine {
     /// - Throws: `StoreError` `.permissionDenied` when the rules refuse `caller` the read,
     ///   `.indexNotDefined` for an ordered query the rules give no index for.
     public func read(_ request: ReadRequest, as caller: Caller) async throws -> ReadResult {
-        let (rules, activity, name) = (self.rules, self.activity, store.name)
+        let (rules, activity) = (self.rules, self.activity)
         return try await store.read { reader in
             let path = request.path
             var query: Query?
             if case .value(let selected) = request.selection { query = selected }
             guard rules.canRead(caller, path: path, query: query, reader: reader) else {
-                activity.refused(name, .read)
+                activity.refused(.read)
                 throw StoreError.permissionDenied
             }
             let wantsETag = request.wantsETag || request.ifNoneMatch != nil

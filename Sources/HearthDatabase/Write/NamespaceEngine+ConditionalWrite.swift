@@ -20,7 +20,7 @@ extension NamespaceEngine {
         case .conditionFailed(let current, let etag):
             return .conditionFailed(current: current, etag: etag)
         case .committed(_, let values):
-            activity.acknowledged(store.name, .now - started)
+            activity.acknowledged(.now - started)
             guard let etagLocation else { return .committed(values: values, etag: nil) }
             let etag = try await store.read { $0.etag(at: etagLocation) }
             return .committed(values: values, etag: etag)

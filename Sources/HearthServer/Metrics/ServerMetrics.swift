@@ -83,20 +83,6 @@ final class ServerMetrics: Sendable {
         }
     }
 
-    /// Timers by label and namespace, made once.
-    private let timers = Mutex<[String: CoreMetrics.Timer]>([:])
-
-    /// The timer `label` of `namespace` (made on first use, then reused).
-    func timer(_ label: String, _ namespace: String) -> CoreMetrics.Timer {
-        let key = label + "\u{0}" + namespace
-        return timers.withLock { timers in
-            if let known = timers[key] { return known }
-            let made = CoreMetrics.Timer(label: label, dimensions: [("namespace", namespace)], factory: factory)
-            timers[key] = made
-            return made
-        }
-    }
-
     /// Counts a password sign-in (`accounts:signInWithPassword`) that succeeded or failed.
     func signIn(succeeded: Bool) {
         counter("hearth_sign_ins_total", [("result", succeeded ? "success" : "failure")]).increment()
