@@ -26,21 +26,8 @@ extension RESTService {
     /// `POST /.settings/rules:rollback` (admin) with `{"version": N}`: puts version N of the
     /// namespace's history back in force (its file rewritten), as a new version.
     func rollbackRules(_ request: Request) async throws -> Response {
-        let target = PercentDecoding.splitTarget(request.head.path ?? "/")
-        let options = try RESTOptions.parse(try QueryString(target.query))
-        let credential = try credentials.resolve(
-            queryAuth: options.auth,
-            authorization: request.headers[.authorization]
-        )
-        guard credential == .admin else { throw RESTError.permissionDenied }
-        guard request.method == .post else { throw Self.methodNotAllowed }
-        let json = try await withBody(of: request, options: options) { body in
-            do {
-                return try JSONParser.parse(body)
-            } catch {
-                throw RESTError.badRequest("Invalid rollback: the body is not JSON (\(error)); send {\"version\": N}.")
-            }
-        }
+        let options = try adminToolOptions(request)
+        let json = try await jsonBody(of: request, options: options, tool: "rollback", hint: #"; send {"version": N}"#)
         guard let number = json["version"]?.numberValue, number >= 1, number.rounded() == number else {
             throw RESTError.badRequest("Invalid rollback: 'version' must be a version number from the history.")
         }

@@ -12,21 +12,8 @@ extension RESTService {
     /// answer is the decision with every rule that ran (`RuleDecision.json`), judged against
     /// the namespace's data as it is; nothing is written.
     func simulate(_ request: Request) async throws -> Response {
-        let target = PercentDecoding.splitTarget(request.head.path ?? "/")
-        let options = try RESTOptions.parse(try QueryString(target.query))
-        let credential = try credentials.resolve(
-            queryAuth: options.auth,
-            authorization: request.headers[.authorization]
-        )
-        guard credential == .admin else { throw RESTError.permissionDenied }
-        guard request.method == .post else { throw Self.methodNotAllowed }
-        let json = try await withBody(of: request, options: options) { body in
-            do {
-                return try JSONParser.parse(body)
-            } catch {
-                throw RESTError.badRequest("Invalid simulation: the body is not JSON (\(error)).")
-            }
-        }
+        let options = try adminToolOptions(request)
+        let json = try await jsonBody(of: request, options: options, tool: "simulation")
         let (simulation, program) = try Self.simulation(from: json)
         let engine = try await database.engine(for: options.namespace)
         let decision: RuleDecision
@@ -66,14 +53,7 @@ extension RESTService {
     /// without putting it in force and answers `{"ok", "diagnostics": [{"line", "column",
     /// "message"}]}` (the console checks as the admin types).
     func checkRules(_ request: Request) async throws -> Response {
-        let target = PercentDecoding.splitTarget(request.head.path ?? "/")
-        let options = try RESTOptions.parse(try QueryString(target.query))
-        let credential = try credentials.resolve(
-            queryAuth: options.auth,
-            authorization: request.headers[.authorization]
-        )
-        guard credential == .admin else { throw RESTError.permissionDenied }
-        guard request.method == .post else { throw Self.methodNotAllowed }
+        let options = try adminToolOptions(request)
         let text = try await withBody(of: request, options: options) { body in String(validating: body, as: UTF8.self) }
         guard let text else { throw RESTError.badRequest("Invalid rules document: not valid UTF-8.") }
         var diagnostics: [JSONValue] = []
