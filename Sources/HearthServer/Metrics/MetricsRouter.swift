@@ -57,10 +57,11 @@ enum MetricsRoute: String {
             self = .health
         } else if path.hasPrefix("/identitytoolkit.googleapis.com/") || path.hasPrefix("/securetoken.googleapis.com/") {
             self = .accounts
+        } else if path.hasSuffix(".json") {
+            // Before the callable routes: most requests are REST, and no callable name has a dot.
+            self = request.headers[.accept]?.contains("text/event-stream") == true ? .events : .rest
         } else if CallableRoute(target: String(path)) != nil {
             self = .functions
-        } else if path.hasSuffix(".json") {
-            self = request.headers[.accept]?.contains("text/event-stream") == true ? .events : .rest
         } else if path == "/" || path == "/index.html" || path.hasPrefix("/console/") {
             self = .console
         } else {
