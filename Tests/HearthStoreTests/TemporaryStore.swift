@@ -107,10 +107,13 @@ extension NamespaceStore {
 /// Counts the staged groups the writers apply, and refuses the next one on demand: the test
 /// seam in place of hooks in the writer.
 final class BatchProbe: Sendable {
-    private let state = Mutex<(groups: Int, failNext: (any Error)?)>((0, nil))
+    private let state = Mutex<(groups: Int, lastGroupOperations: Int, failNext: (any Error)?)>((0, 0, nil))
 
     /// How many staged groups reached LevelDB.
     var groupsApplied: Int { state.withLock { $0.groups } }
+
+    /// The puts and deletes of the last staged group that reached LevelDB.
+    var lastGroupOperations: Int { state.withLock { $0.lastGroupOperations } }
 
     /// The next staged group fails with `error` instead of being written.
     func failNextGroup(with error: any Error) {
@@ -133,7 +136,10 @@ final class BatchProbe: Sendable {
                 guard kind == .stagedGroup else { return try output.write(batch, kind) }
                 if let error = self.takeFailure() { throw error }
                 try output.write(batch, kind)
-                self.state.withLock { $0.groups += 1 }
+                self.state.withLock {
+                    $0.groups += 1
+                    $0.lastGroupOperations = batch.count
+                }
             }
         }
         return watched

@@ -5,6 +5,8 @@ struct IndexMaintenance {
     let reader: NamespaceReader
     let batch: WriteBatch
     let view: PostWriteView
+    /// Where reverse entries are looked up first and noted (staging); nil: the snapshot only.
+    var notes: IndexPlanNotes? = nil
     var keys: KeySpace { reader.keys }
 
     func update(for entries: [PlannedEntry]) {
@@ -60,9 +62,11 @@ struct IndexMaintenance {
     /// Re-derives the entry of one child whose subtree the write touched.
     private func refresh(_ index: RegisteredIndex, list: DataPath, child: ChildKey) {
         let reverseKey = keys.reverseEntryKey(index.id, list: list, child: child)
-        if let old = reader.snapshot.get(reverseKey) {
+        let old = notes.map { $0.reverseEntry(reverseKey, in: reader.snapshot) } ?? reader.snapshot.get(reverseKey)
+        if let old {
             batch.delete(keys.indexEntryKey(index.id, list: list, value: old, child: child))
             batch.delete(reverseKey)
+            notes?.noteReverseEntry(reverseKey, nil)
         }
         let childPath = list.child(child)
         guard view.state(of: childPath) != .missing else { return }
@@ -70,7 +74,15 @@ struct IndexMaintenance {
     }
 
     private func put(_ index: RegisteredIndex, list: DataPath, child: ChildKey, value: IndexValueEncoding.Indexed) {
-        keys.putIndexEntry(index.id, list: list, child: child, value: value, into: batch)
+        guard let notes else {
+            keys.putIndexEntry(index.id, list: list, child: child, value: value, into: batch)
+            return
+        }
+        let encoded = IndexValueEncoding.encode(value)
+        let reverseKey = keys.reverseEntryKey(index.id, list: list, child: child)
+        batch.put(keys.indexEntryKey(index.id, list: list, value: encoded, child: child), [])
+        batch.put(reverseKey, encoded)
+        notes.noteReverseEntry(reverseKey, encoded)
     }
 
     /// Calls `body` for every indexed location inside `node` (which sits at `path`).

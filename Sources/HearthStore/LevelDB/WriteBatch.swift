@@ -46,6 +46,31 @@ final class WriteBatch {
         byteSize += key.count + value.count + 8
     }
 
+    /// Puts bytes that live elsewhere (another batch's, while it is unchanged).
+    func put(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) {
+        leveldb_writebatch_put(
+            handle,
+            key.baseAddress?.assumingMemoryBound(to: CChar.self),
+            key.count,
+            value.baseAddress?.assumingMemoryBound(to: CChar.self),
+            value.count
+        )
+        count += 1
+        byteSize += key.count + value.count + 8
+    }
+
+    func delete(_ key: UnsafeRawBufferPointer) {
+        leveldb_writebatch_delete(handle, key.baseAddress?.assumingMemoryBound(to: CChar.self), key.count)
+        count += 1
+        byteSize += key.count + 8
+    }
+
+    /// Takes the ranges `other` cleared and deleted, to compact after this batch is applied.
+    func inheritRanges(of other: WriteBatch) {
+        clearedRanges += other.clearedRanges
+        deletedRanges += other.deletedRanges
+    }
+
     func delete(_ key: [UInt8]) {
         key.withUnsafeBufferPointer { k in
             k.withMemoryRebound(to: CChar.self) { kc in

@@ -5,6 +5,10 @@ import HearthCore
 struct PostWriteView {
     let reader: NamespaceReader
     let entries: [PlannedEntry]
+    /// What the writer remembers (a leaf it wrote is answered without a read); nil: nothing.
+    var shapes: SubtreeShapes? = nil
+    /// Notes every path whose state is read from the snapshot; nil: not noted.
+    var reads: ReadLog? = nil
     /// Non-priority entries by path, and their data keys in byte order (for "entries below").
     private let byPath: [DataPath: Int]
     private let sortedKeys: [(key: [UInt8], index: Int)]
@@ -12,9 +16,11 @@ struct PostWriteView {
     /// Up to this many entries are searched one by one (no dictionary to build).
     private static let linearEntries = 8
 
-    init(reader: NamespaceReader, entries: [PlannedEntry]) {
+    init(reader: NamespaceReader, entries: [PlannedEntry], shapes: SubtreeShapes? = nil, reads: ReadLog? = nil) {
         self.reader = reader
         self.entries = entries
+        self.shapes = shapes
+        self.reads = reads
         var byPath: [DataPath: Int] = [:]
         var sortedKeys: [(key: [UInt8], index: Int)] = []
         let indexed = entries.count > Self.linearEntries
@@ -77,7 +83,10 @@ struct PostWriteView {
         }
         let prefix = reader.keys.dataKey(path)
         let below = entriesBelow(prefix)
-        let putBelow = below.contains { $0.node != nil }
+        // Data put below a location makes it an object, whatever was there.
+        if below.contains(where: { $0.node != nil }) { return .object }
+        if below.isEmpty, let leaf = shapes?.rememberedLeaf(at: prefix) { return .leaf(leaf) }
+        reads?.note(path)
         let replaced = below.map(\.dataKey)
         let cursor = reader.snapshot.makeIterator()
         cursor.seek(prefix)
@@ -89,7 +98,6 @@ struct PostWriteView {
                 continue
             }
             if key.count == prefix.count {
-                if putBelow { return .object }
                 return ValueEncoding.decode(cursor.valueBytes).map { .leaf($0) } ?? .missing
             }
             if key.count == prefix.count + 1 && key[prefix.count] == KeyEncoding.priorityMarker {
@@ -98,6 +106,6 @@ struct PostWriteView {
             }
             return .object
         }
-        return putBelow ? .object : .missing
+        return .missing
     }
 }

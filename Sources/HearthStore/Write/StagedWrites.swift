@@ -1,7 +1,7 @@
 import Synchronization
 
 /// The writes a `NamespaceWriter` has staged in the current round: one batch for all of them,
-/// and the data keys they touch, so a later write can tell whether it could have read them.
+/// and the keys they touch, so a later write can tell whether it could have read them.
 /// Touched only on the writer.
 final class StagedWrites {
     /// Whether the group reached LevelDB; read by each staged write's completion.
@@ -26,38 +26,87 @@ final class StagedWrites {
     /// The writer's sequence number and announced commits before the first staged write.
     let sequenceBefore: UInt64
     let announcedBefore: Int
-    private var touched: [[UInt8]] = []
+    private var touched = TouchedKeys()
+    /// The reverse index entries the staged writes put (their value) or deleted (nil).
+    private var reverseEntries: [[UInt8]: [UInt8]?] = [:]
     private var writes = 0
+    /// Whether a write joined that puts a key an earlier one put (a hot counter written again
+    /// from the writer's memory): the batch then has keys to drop before it is applied.
+    private var rewritesKeys = false
 
     init(sequenceBefore: UInt64, announcedBefore: Int) {
         self.sequenceBefore = sequenceBefore
         self.announcedBefore = announcedBefore
     }
 
-    /// True when a write touching `keys` with `batch` may join: the group has room and no
-    /// key of the group is a prefix of one of `keys` or the other way round (the key encoding
-    /// is prefix-free, so that is exactly "one location contains the other").
-    func admits(_ keys: [[UInt8]], batch: WriteBatch) -> Bool {
-        guard writes < Self.maxWrites, self.batch.byteSize + batch.byteSize <= Self.maxBytes else { return false }
-        return !overlaps(keys)
+    /// Whether a write may join the group.
+    enum Admission {
+        case refused
+        /// It may; `rewritesKeys`: it writes a location a staged write wrote.
+        case admitted(rewritesKeys: Bool)
     }
 
-    /// True when a staged location contains or lies inside one of `keys`.
-    func overlaps(_ keys: [[UInt8]]) -> Bool {
-        for key in keys {
-            for other in touched where Self.related(key, other) { return true }
+    /// Whether a write touching `keys` with `batch` may join: the group has room, and no
+    /// staged location contains one of `keys` or lies inside it, except the very same
+    /// location when the write planned it from the writer's memory (`fromMemory(i)` for
+    /// `keys[i]`), which the staged writes keep up to date.
+    func admission(of keys: [[UInt8]], fromMemory: (Int) -> Bool, batch: WriteBatch) -> Admission {
+        guard writes < Self.maxWrites, self.batch.byteSize + batch.byteSize <= Self.maxBytes else { return .refused }
+        var rewrites = false
+        for (index, key) in keys.enumerated() {
+            switch touched.relation(of: key) {
+            case .none: continue
+            case .same:
+                guard fromMemory(index) else { return .refused }
+                rewrites = true
+            case .nested: return .refused
+            }
+        }
+        return .admitted(rewritesKeys: rewrites)
+    }
+
+    /// True when a staged location contains or lies inside one of `keys`, other than the same
+    /// location for a key with `fromMemory`.
+    func conflicts(_ keys: [[UInt8]], fromMemory: (Int) -> Bool = { _ in false }) -> Bool {
+        for (index, key) in keys.enumerated() {
+            switch touched.relation(of: key) {
+            case .none: continue
+            case .same: if !fromMemory(index) { return true }
+            case .nested: return true
+            }
         }
         return false
     }
 
+    /// The reverse index entry at `key` as the staged writes left it: nil when none wrote it,
+    /// `.some(nil)` when one deleted it.
+    func reverseEntry(_ key: [UInt8]) -> [UInt8]?? {
+        reverseEntries.isEmpty ? nil : reverseEntries[key]
+    }
+
     /// - Parameter batch: the write's batch, the group's from now on (its owner drops it).
-    func add(_ batch: WriteBatch, touching keys: [[UInt8]]) {
+    /// - Parameter rewritesKeys: as its admission said (false for the first write).
+    /// - Parameter reverseEntries: the reverse index entries it put or deleted, in order.
+    func add(
+        _ batch: WriteBatch,
+        touching keys: [[UInt8]],
+        rewritesKeys: Bool = false,
+        reverseEntries written: [(key: [UInt8], value: [UInt8]?)] = []
+    ) {
         if writes == 0 { self.batch = batch } else { self.batch.append(batch) }
-        touched += keys
+        for key in keys { touched.insert(key) }
+        for entry in written { reverseEntries[entry.key] = .some(entry.value) }
+        self.rewritesKeys = self.rewritesKeys || rewritesKeys
         writes += 1
     }
 
-    private static func related(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        a.count <= b.count ? KeyBytes.hasPrefix(b, a) : KeyBytes.hasPrefix(a, b)
+    /// Drops every put or delete of a key that a later one in the batch overrides: LevelDB
+    /// would insert each into its memtable (and a reader at a later snapshot only ever sees
+    /// the last), so a hot counter written by every staged write costs one insert, not one per
+    /// write.
+    func dropOverriddenKeys() {
+        guard rewritesKeys, let compacted = batch.keepingLastWriteOfEachKey() else { return }
+        batch = compacted
+        rewritesKeys = false
     }
 }

@@ -31,6 +31,11 @@ final class SubtreeShapes {
         var recorded: [Shape?] = []
         /// Whether each location holds data after the commit (its parent is then an object).
         var present: [Bool] = []
+        /// Whether the planner wrote each location from what the writer remembers of it alone,
+        /// reading nothing there from LevelDB: such a location may be written again in the same
+        /// staged group (see `StagedWrites`), since each staged write updates what is
+        /// remembered. Empty: none.
+        var fromMemory: [Bool] = []
 
         init() {}
 
@@ -126,7 +131,7 @@ final class SubtreeShapes {
     func noLeafAbove(_ dataKey: [UInt8]) -> Bool {
         guard !objects.isEmpty else { return false }
         var parent: (hash: UInt64, length: Int)?
-        guard Self.forEachAncestor(of: dataKey, { parent = ($0, $1) }), let parent,
+        guard Self.forEachAncestor(of: dataKey, { parent = ($0, $1) }) != nil, let parent,
             let known = objects[parent.hash], known.count == parent.length
         else { return false }
         return KeyBytes.hasPrefix(dataKey, known)
@@ -158,7 +163,7 @@ final class SubtreeShapes {
                 ancestors.insert(ancestor)
                 parent = (ancestor, length)
             }
-            guard parsed else { continue }
+            guard parsed != nil else { continue }
             if let recorded { shapes[hash] = (written, recorded) }
             if let parent, objects[parent.hash] == nil { objects[parent.hash] = Array(written[0..<parent.length]) }
         }
@@ -183,25 +188,27 @@ final class SubtreeShapes {
             else { return }
             shapes[ancestor] = nil
         }
-        if !parsed { removeAll() }
+        if parsed == nil { removeAll() }
     }
 
     /// Calls `body` with the hash and length of every proper prefix of `key` that is a node's
-    /// data key: the namespace root, then one per segment but the last. False when `key` does
-    /// not parse as a data key (nothing to rely on then).
-    private static func forEachAncestor(of key: [UInt8], _ body: (UInt64, Int) -> Void) -> Bool {
-        guard key.count >= namespacePrefixLength else { return false }
+    /// data key: the namespace root, then one per segment but the last. Returns the hash of the
+    /// whole key (`hash(key)`), or nil when `key` does not parse as a data key (nothing to rely
+    /// on then).
+    @discardableResult
+    static func forEachAncestor(of key: [UInt8], _ body: (UInt64, Int) -> Void) -> UInt64? {
+        guard key.count >= namespacePrefixLength else { return nil }
         return key.withUnsafeBytes { bytes in
             var hash = offsetBasis
             for i in 0..<namespacePrefixLength { hash = (hash ^ UInt64(bytes[i])) &* prime }
             var offset = namespacePrefixLength
             while offset < bytes.count {
                 body(hash, offset)
-                guard let end = KeyEncoding.segmentEnd(bytes, from: offset) else { return false }
+                guard let end = KeyEncoding.segmentEnd(bytes, from: offset) else { return nil }
                 for i in offset..<end { hash = (hash ^ UInt64(bytes[i])) &* prime }
                 offset = end
             }
-            return true
+            return hash
         }
     }
 

@@ -5,12 +5,17 @@ import HearthCore
 /// or committed on its own. The whole policy of when a write may be staged lives here.
 ///
 /// A write may be staged (applied with the round's other staged writes, planned against the
-/// state before them) only when nothing it reads can have been changed by them. The planner
-/// reads only inside the locations and index units the write touches (increments included),
-/// checked against the staged ones; the rules and the triggers report what they read, checked
-/// against the staged locations after they ran. An ETag is compared before any check, so
-/// after a flush. Deletes and priority writes read the state around them (orphaned priorities,
-/// the node a priority lands on): never staged.
+/// state before them) only when nothing it reads can have been changed by them:
+/// - The planner reads only inside the locations the write touches (increments included),
+///   checked against the staged ones. A location a staged write wrote too may be written
+///   again when the planner answered it from the writer's memory alone (a hot counter: its
+///   keys and value as the last staged write left them, `SubtreeShapes.Change.fromMemory`).
+/// - Index maintenance notes the data it reads (`IndexPlanNotes`), checked against the staged
+///   locations, and reads the reverse entries the staged writes wrote from the group.
+/// - The rules and the triggers report what they read, checked against the staged locations
+///   after they ran.
+/// An ETag is compared before any check, so after a flush. Deletes and priority writes read
+/// the state around them (orphaned priorities, the node a priority lands on): never staged.
 struct WriteJob {
     let write: Write
     /// Where `write` lands, when worked out before the writer (or the error that refuses it).
@@ -30,9 +35,13 @@ struct WriteJob {
         let locations = try locations?.get() ?? WriteLocations(of: write, keys: keys)
         if write.ifMatch != nil { round.flushStaged() }
         // A write into a staged location would be planned twice (before and after the flush):
-        // flush first.
-        if round.hasStaged && round.stagedOverlaps(locations.located.dataKeys) {
-            round.flushStaged()
+        // flush first, unless the writer remembers what is there (a hot counter), which it
+        // may then plan from memory alone.
+        if round.hasStaged {
+            let dataKeys = locations.located.dataKeys
+            let hashes = locations.hashes
+            let remembered = { (index: Int) in round.shapes.shape(at: dataKeys[index], hash: hashes[index]) != nil }
+            if round.stagedConflicts(dataKeys, fromMemory: remembered) { round.flushStaged() }
         }
         while true {
             if let result = try attempt(in: round, locations: locations) { return result }
@@ -47,7 +56,8 @@ struct WriteJob {
         let reader = NamespaceReader(snapshot: try round.snapshotForWriting(), keys: keys, indexes: indexes)
         var batch = WriteBatch()
         let now = clock()
-        let result = try WritePlanner(reader: reader, batch: batch, shapes: round.shapes)
+        var indexNotes = indexes.isEmpty ? nil : IndexPlanNotes(staged: round.stagedReverseEntry)
+        let result = try WritePlanner(reader: reader, batch: batch, shapes: round.shapes, indexNotes: indexNotes)
             .plan(write, now: now, locations: locations)
         guard case .committed(_, let values) = result else {
             try judgeFailedCondition(reader: reader, now: now, locations: locations)
@@ -76,8 +86,14 @@ struct WriteJob {
             if let combined = outcome.combined {
                 let write = combined.write
                 batch = WriteBatch()
-                let planned = try WritePlanner(reader: reader, batch: batch, shapes: round.shapes)
-                    .plan(write, now: now, locations: combined.locations)
+                indexNotes = indexes.isEmpty ? nil : IndexPlanNotes(staged: round.stagedReverseEntry)
+                let planned = try WritePlanner(
+                    reader: reader,
+                    batch: batch,
+                    shapes: round.shapes,
+                    indexNotes: indexNotes
+                )
+                .plan(write, now: now, locations: combined.locations)
                 guard case .committed(_, let all) = planned else { preconditionFailure("an unconditional write") }
                 committed = (write, all, combined.describe ?? Self.describe(write, values: all))
             }
@@ -91,13 +107,18 @@ struct WriteJob {
             changes.apply(to: batch)
             lookupKeys = changes.keys
         }
+        // Index entries kept from a state without a staged write it reads: apply that first.
+        if let indexNotes, round.stagedOverlaps(indexNotes.reads.paths.map(keys.dataKey)) { return nil }
         if let consuming { batch.delete(consuming) }
         let stageable = !committed.values.contains(where: { $0 == nil }) && !committed.write.setsPriority
         let sequence: UInt64
+        let fromMemory = round.shapes.staged.fromMemory
         if stageable,
             let staged = round.stage(
                 batch,
-                touching: touched(by: committed.write, round: round) + lookupKeys,
+                touching: round.shapes.staged.written + lookupKeys,
+                fromMemory: { $0 < fromMemory.count && fromMemory[$0] },
+                reverseEntries: indexNotes?.reverseEntries ?? [],
                 as: committed.commit
             )
         {
@@ -122,25 +143,6 @@ struct WriteJob {
         {
             throw StoreError.permissionDenied
         }
-    }
-
-    /// The data keys a staged write touches: its locations (from the planner's staged shapes)
-    /// and the indexed children it re-indexes below an index location (two writes into
-    /// different descendants of one indexed child both rewrite its entry).
-    private func touched(by write: Write, round: WriteRound) -> [[UInt8]] {
-        var units = round.shapes.staged.written
-        guard RegisteredIndex.mayChange(indexes, at: units, keys: keys) else { return units }
-        for path in write.writtenPaths {
-            for index in indexes {
-                let depth = index.spec.location.count
-                guard path.depth > depth else { continue }
-                let child = DataPath(keys: Array(path.keys[0...depth]))
-                if index.spec.matches(DataPath(keys: Array(path.keys[0..<depth]))) {
-                    units.append(keys.dataKey(child))
-                }
-            }
-        }
-        return units
     }
 
     /// The commit of a plain write, given its sequence number.

@@ -8,6 +8,8 @@ struct WritePlanner {
     /// The writer's remembered subtree keys: used to replace a subtree without an iterator, and
     /// given this write's change (`staged`). Nil: neither.
     var shapes: SubtreeShapes? = nil
+    /// What index maintenance reads and writes, for staging; nil: not noted.
+    var indexNotes: IndexPlanNotes? = nil
     var keys: KeySpace { reader.keys }
 
     /// Adds the write to the batch. Returns the resolved values, or the current value and ETag
@@ -33,6 +35,7 @@ struct WritePlanner {
         // The keys put under each location, for the staged change (kept here, set once).
         var recorded = [SubtreeShapes.Shape?](repeating: nil, count: shapes == nil ? 0 : located.count)
         var present = [Bool](repeating: false, count: shapes == nil ? 0 : located.count)
+        var fromMemory = [Bool](repeating: false, count: shapes == nil ? 0 : located.count)
         for index in order {
             let value = write.operation.value(index)
             // A location's absolute path is built only where it is needed (a read beside a
@@ -41,15 +44,22 @@ struct WritePlanner {
             let isPriority = located.isPriority[index]
             let known = shapes.flatMap { $0.shape(at: dataKey, hash: hashes[index]) }
             let resolved: Node?
+            // Planned from memory alone: the keys it replaces are remembered, and so is the
+            // number an increment adds to.
+            var memoryOnly = known != nil && !isPriority
             if value.serverValues.isEmpty {
                 resolved = value.node
             } else {
                 resolved = ServerValueResolver.resolve(value, now: now) { relative in
-                    relative.isRoot && !isPriority
-                        ? storedNode(dataKey: dataKey, known: known) { located.path(index) }
-                        : reader.node(at: located.path(index).appending(relative))
+                    guard relative.isRoot && !isPriority else {
+                        memoryOnly = false
+                        return reader.node(at: located.path(index).appending(relative))
+                    }
+                    if known?.leafValue == nil { memoryOnly = false }
+                    return storedNode(dataKey: dataKey, known: known) { located.path(index) }
                 }
             }
+            if shapes != nil { fromMemory[index] = memoryOnly }
             values[index] = resolved
             if !isPriority {
                 let existed = replace(resolved, dataKey: dataKey, known: known) { located.path(index) }
@@ -61,16 +71,18 @@ struct WritePlanner {
                 if shapes != nil { present[index] = resolved != nil }
             }
         }
+        // What the entries leave around them matters only for priorities, deletes and indexes.
+        // Index maintenance notes what it reads (`indexNotes`); priorities and deletes read
+        // the state around them unnoted, so nothing of such a write is planned from memory.
+        let readsAroundUnnoted = located.isPriority.contains(true) || values.contains(where: { $0 == nil })
         if let shapes {
             var change = SubtreeShapes.Change(written: located.dataKeys, hashes: hashes)
             change.recorded = recorded
             change.present = present
+            if !readsAroundUnnoted { change.fromMemory = fromMemory }
             shapes.staged = change
         }
-        // What the entries leave around them matters only for priorities, deletes and indexes.
-        if located.isPriority.contains(true) || values.contains(where: { $0 == nil })
-            || RegisteredIndex.mayChange(reader.indexes, at: located.dataKeys, keys: keys)
-        {
+        if readsAroundUnnoted || RegisteredIndex.mayChange(reader.indexes, at: located.dataKeys, keys: keys) {
             let entries = (0..<located.count).map { index in
                 let path = located.path(index)
                 let isPriority = located.isPriority[index]
@@ -81,12 +93,12 @@ struct WritePlanner {
                     dataKey: located.dataKeys[index]
                 )
             }
-            let view = PostWriteView(reader: reader, entries: entries)
+            let view = PostWriteView(reader: reader, entries: entries, shapes: shapes, reads: indexNotes?.reads)
             for entry in entries where entry.isPriority {
                 setPriority(entry, view: view)
             }
             removeOrphanPriorities(entries: entries, view: view)
-            IndexMaintenance(reader: reader, batch: batch, view: view).update(for: entries)
+            IndexMaintenance(reader: reader, batch: batch, view: view, notes: indexNotes).update(for: entries)
         }
         return .committed(sequence: 0, values: values)
     }

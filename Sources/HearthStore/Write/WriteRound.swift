@@ -67,23 +67,51 @@ final class WriteRound {
     /// True when a staged write's location contains or lies inside one of the data keys `keys`
     /// (so a read of them in `snapshotForWriting` would not see it).
     func stagedOverlaps(_ keys: [[UInt8]]) -> Bool {
-        staged?.overlaps(keys) ?? false
+        staged?.conflicts(keys) ?? false
+    }
+
+    /// The reverse index entry at `key` as the staged writes left it: nil when none wrote it,
+    /// `.some(nil)` when one deleted it.
+    func stagedReverseEntry(_ key: [UInt8]) -> [UInt8]?? {
+        guard let staged else { return nil }
+        return staged.reverseEntry(key)
+    }
+
+    /// `stagedOverlaps`, except that a key `fromMemory` may be one a staged write wrote (not
+    /// above or below it).
+    func stagedConflicts(_ keys: [[UInt8]], fromMemory: (Int) -> Bool) -> Bool {
+        staged?.conflicts(keys, fromMemory: fromMemory) ?? false
     }
 
     /// Stages `batch` as the next commit when it may join the round's group (nothing staged
-    /// contains or lies inside the data keys `touched`, and the group has room): it gets its
-    /// sequence number now and is applied with the group. Nil when it may not.
+    /// contains or lies inside the keys `touched`, but a staged location the write planned
+    /// from the writer's memory alone, `fromMemory(i)` for `touched[i]`; and the group has
+    /// room): it gets its sequence number now and is applied with the group. Nil when it may
+    /// not.
     /// - Parameter describe: the commit, given its sequence number (announced when the round
     ///   ends, and logged in the same batch when the namespace has commit observers).
-    func stage(_ batch: WriteBatch, touching touched: [[UInt8]], as describe: (UInt64) -> CommittedWrite) -> UInt64? {
+    /// - Parameter reverseEntries: the reverse index entries the write put or deleted (later
+    ///   writes of the group read them from the group: `stagedReverseEntry`).
+    func stage(
+        _ batch: WriteBatch,
+        touching touched: [[UInt8]],
+        fromMemory: (Int) -> Bool = { _ in false },
+        reverseEntries: [(key: [UInt8], value: [UInt8]?)] = [],
+        as describe: (UInt64) -> CommittedWrite
+    ) -> UInt64? {
         precondition(jobStages, "only a job started with staging may stage a write")
-        if let staged, !staged.admits(touched, batch: batch) { return nil }
+        var rewritesKeys = false
+        if let staged {
+            guard case .admitted(let rewrites) = staged.admission(of: touched, fromMemory: fromMemory, batch: batch)
+            else { return nil }
+            rewritesKeys = rewrites
+        }
         let group = staged ?? StagedWrites(sequenceBefore: state.sequence, announcedBefore: announced.count)
         staged = group
         let next = state.sequence + 1
         let commit = describe(next)
         state.commitLog?.append(commit, to: batch)
-        group.add(batch, touching: touched)
+        group.add(batch, touching: touched, rewritesKeys: rewritesKeys, reverseEntries: reverseEntries)
         state.shapes.apply(state.shapes.staged)
         state.shapes.staged = SubtreeShapes.Change()
         state.sequence = next
@@ -98,6 +126,7 @@ final class WriteRound {
         guard let group = staged else { return }
         staged = nil
         releaseSnapshot()
+        group.dropOverriddenKeys()
         group.batch.put(state.sequenceKey, NamespaceWriter.encode(state.sequence))
         do {
             try state.write(group.batch, .stagedGroup)

@@ -1,0 +1,67 @@
+/// The keys a round's staged writes touch, indexed so that a later write's keys are checked in
+/// time proportional to their own: each data key by its hash, and the hashes of its ancestors
+/// (every proper prefix ending a path segment, the namespace root included). The key encoding
+/// is prefix-free by segment, so "one key is a byte prefix of the other" is exactly "one
+/// location contains the other", and that is a segment-boundary prefix.
+///
+/// A hash collision only ever answers "related" for unrelated keys (the write then waits for a
+/// flush, as any overlapping one does), or "the same key" for unrelated keys (a write planned
+/// from the writer's memory may then join, which is right for unrelated keys too); a real
+/// relation is never missed.
+struct TouchedKeys {
+    /// How a key relates to the touched ones.
+    enum Relation {
+        /// No touched key contains it or lies inside it.
+        case none
+        /// Touched itself, and no touched key contains it or lies inside it.
+        case same
+        /// A touched key contains it or lies inside it.
+        case nested
+    }
+
+    /// Hashes of the touched data keys.
+    private var exact = Set<UInt64>()
+    /// Hashes of the proper ancestors of the touched data keys.
+    private var ancestors = Set<UInt64>()
+    /// Touched keys of other tables (lookup entries), compared byte by byte: none is a prefix
+    /// of a data key or the other way round (the table tag differs), and they are few.
+    private var others: [[UInt8]] = []
+
+    var isEmpty: Bool { exact.isEmpty && others.isEmpty }
+
+    mutating func insert(_ key: [UInt8]) {
+        guard Self.isDataKey(key) else {
+            others.append(key)
+            return
+        }
+        let full = SubtreeShapes.forEachAncestor(of: key) { hash, _ in ancestors.insert(hash) }
+        if let full { exact.insert(full) } else { others.append(key) }
+    }
+
+    func relation(of key: [UInt8]) -> Relation {
+        guard Self.isDataKey(key) else { return relationToOthers(key) }
+        var contained = false
+        let full = SubtreeShapes.forEachAncestor(of: key) { hash, _ in
+            if !contained && exact.contains(hash) { contained = true }
+        }
+        guard let full else { return relationToOthers(key) }
+        if contained || ancestors.contains(full) { return .nested }
+        return exact.contains(full) ? .same : .none
+    }
+
+    private func relationToOthers(_ key: [UInt8]) -> Relation {
+        var relation = Relation.none
+        for other in others {
+            if KeyBytes.equal(key, other) {
+                relation = .same
+            } else if other.count <= key.count ? KeyBytes.hasPrefix(key, other) : KeyBytes.hasPrefix(other, key) {
+                return .nested
+            }
+        }
+        return relation
+    }
+
+    private static func isDataKey(_ key: [UInt8]) -> Bool {
+        key.first == KeySpace.dataTable
+    }
+}

@@ -1,0 +1,35 @@
+import HearthCore
+import Testing
+
+@testable import HearthStore
+
+@Suite struct TouchedKeysTests {
+    let keys = KeySpace(namespaceID: 7)
+
+    func key(_ string: String) -> [UInt8] { keys.dataKey(path(string)) }
+
+    @Test func tellsTheSameKeyFromOnesAboveAndBelowIt() {
+        var touched = TouchedKeys()
+        touched.insert(key("users/u1/unread"))
+        touched.insert(key("chats/c1"))
+        #expect(touched.relation(of: key("users/u1/unread")) == .same)
+        #expect(touched.relation(of: key("users/u1")) == .nested)
+        #expect(touched.relation(of: key("")) == .nested)
+        #expect(touched.relation(of: key("users/u1/unread/x")) == .nested)
+        #expect(touched.relation(of: key("chats/c1/lastMessage/text")) == .nested)
+        #expect(touched.relation(of: key("users/u1/unreadx")) == .none)
+        #expect(touched.relation(of: key("users/u2/unread")) == .none)
+        #expect(touched.relation(of: keys.priorityKey(path("users/u1/unread"))) == .nested)
+        #expect(touched.relation(of: KeySpace(namespaceID: 8).dataKey(path("users/u1/unread"))) == .none)
+    }
+
+    @Test func comparesKeysOfOtherTablesByteByByte() {
+        var touched = TouchedKeys()
+        let lookup: [UInt8] = Array("Pxlookup-entry".utf8)
+        touched.insert(lookup)
+        #expect(touched.relation(of: lookup) == .same)
+        #expect(touched.relation(of: Array("Pxlookup".utf8)) == .nested)
+        #expect(touched.relation(of: Array("Pxother".utf8)) == .none)
+        #expect(touched.relation(of: key("Pxlookup-entry")) == .none)
+    }
+}

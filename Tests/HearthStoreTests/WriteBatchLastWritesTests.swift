@@ -1,0 +1,49 @@
+import Foundation
+import HearthTestSupport
+import Testing
+
+@testable import HearthStore
+
+@Suite struct WriteBatchLastWritesTests {
+    @Test func keepsOnlyEachKeysLastPutOrDeleteAndLeavesTheSameState() throws {
+        let directory = try TemporaryDirectory(prefix: "hearth-batch").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let db = try LevelDB(path: directory, writeBufferSize: 1 << 20)
+        defer { db.close() }
+        let setup = WriteBatch()
+        setup.put(Array("gone".utf8), Array("1".utf8))
+        setup.put(Array("kept".utf8), Array("1".utf8))
+        try db.write(setup, sync: false)
+
+        let batch = WriteBatch()
+        batch.put(Array("a".utf8), Array("1".utf8))
+        batch.put(Array("b".utf8), Array("1".utf8))
+        batch.put(Array("a".utf8), Array("2".utf8))
+        batch.delete(Array("gone".utf8))
+        batch.put(Array("b".utf8), Array("3".utf8))
+        batch.put(Array("new".utf8), Array("x".utf8))
+        batch.delete(Array("new".utf8))
+        batch.put(Array("gone".utf8), Array("back".utf8))
+        batch.delete(Array("gone".utf8))
+        batch.noteDeleted(prefix: Array("gone".utf8))
+        let compacted = try #require(batch.keepingLastWriteOfEachKey())
+        #expect(compacted.count == 4)
+        #expect(compacted.deletedRanges == [Array("gone".utf8)])
+        try db.write(compacted, sync: false)
+        let read = { (key: String) in
+            try db.withSnapshot { $0.get(Array(key.utf8)).map { String(decoding: $0, as: UTF8.self) } }
+        }
+        #expect(try read("a") == "2")
+        #expect(try read("b") == "3")
+        #expect(try read("new") == nil)
+        #expect(try read("gone") == nil)
+        #expect(try read("kept") == "1")
+    }
+
+    @Test func aBatchWithoutRepeatsIsLeftAsItIs() {
+        let batch = WriteBatch()
+        batch.put(Array("a".utf8), Array("1".utf8))
+        batch.delete(Array("b".utf8))
+        #expect(batch.keepingLastWriteOfEachKey() == nil)
+    }
+}
