@@ -229,23 +229,29 @@ struct SimulationValuesTests {
         let target = path("/items/a")
         let newRoot = RuleOverlaySource(base: current, writes: [(target, tree(optimizerNewNode))])
         for uid in ["alice", "team/alice", nil] as [String?] {
-            var evaluator = RuleEvaluator(
-                auth: auth(uid, token: expressionToken),
-                current: current,
-                new: testCase.kind == .read ? nil : newRoot,
-                now: 1000,
-                query: RuleQuery()
-            )
-            evaluator.wildcards = [ChildKey("a")]
-            evaluator.locationKeys = target.keys
-            var log = RuleTraceLog(recorder: RuleValueRecorder(limit: 10_000))
-            let entry = log.run(rule, evaluator: evaluator)
-            #expect(entry.outcome == evaluator.run(rule.expression), "uid \(uid ?? "nil")")
-            guard let root = entry.evaluation else { continue }
-            switch entry.outcome {
-            case .true: #expect(root.value == .data(.bool(true)))
-            case .false: #expect(root.value == .data(.bool(false)) || root.value.typeName != "boolean")
-            case .error(let message): #expect(root.value == .error(message))
+            for known in testCase.kind == .read ? [false] : [false, true] {
+                var evaluator = RuleEvaluator(
+                    auth: auth(uid, token: expressionToken),
+                    current: current,
+                    new: testCase.kind == .read ? nil : newRoot,
+                    now: 1000,
+                    query: RuleQuery()
+                )
+                evaluator.wildcards = [ChildKey("a")]
+                evaluator.locationKeys = target.keys
+                if known { evaluator.newNodeAtLocation = .known(tree(optimizerNewNode)) }
+                var log = RuleTraceLog(recorder: RuleValueRecorder(limit: 10_000))
+                let entry = log.run(rule, evaluator: evaluator)
+                let context = "uid \(uid ?? "nil"), known new node \(known)"
+                #expect(entry.outcome == evaluator.run(rule.expression), "\(context)")
+                // Only a literal rule has nothing to show.
+                #expect((entry.evaluation == nil) == (RuleSubexpression.count(rule.traced) == 0), "\(context)")
+                guard let root = entry.evaluation else { continue }
+                switch entry.outcome {
+                case .true: #expect(root.value == .data(.bool(true)), "\(context)")
+                case .false: #expect(root.value == .data(.bool(false)), "\(context)")
+                case .error(let message): #expect(root.value == .error(message), "\(context)")
+                }
             }
         }
     }
