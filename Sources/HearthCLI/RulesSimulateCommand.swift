@@ -5,13 +5,14 @@ import HearthRules
 
 /// `hearth rules simulate FILE --op read --path /p [--auth JSON] [--value JSON] [--data FILE]`:
 /// the rules simulator offline, against data from a JSON file (default: none). Prints the
-/// decision, the rule that decided it and every rule that ran with its outcome (or, with
-/// `--json`, what `POST /.settings/rules:simulate` answers); exits 0 when allowed, 2 when
-/// denied, 1 on bad input.
+/// decision, the rule that decided it and every rule that ran with its outcome, under each the
+/// value of every part of its expression as an indented tree (or, with `--json`, what
+/// `POST /.settings/rules:simulate` answers); exits 0 when allowed, 2 when denied, 1 on bad input.
 struct RulesSimulateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "simulate",
-        abstract: "Would a read or write be allowed? Prints the deciding rule and every rule that ran."
+        abstract:
+            "Would a read or write be allowed? Prints the deciding rule and every rule that ran, with the value of each part."
     )
 
     @Argument(help: "The rules file, e.g. rules/database.rules.json.")

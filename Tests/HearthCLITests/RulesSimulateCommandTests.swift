@@ -36,6 +36,40 @@ struct RulesSimulateCommandTests {
         #expect(anonymous.stdout.hasPrefix("denied: no rule granted access"), "\(anonymous.stdout)")
     }
 
+    @Test func eachRulePrintsTheValueOfEveryPartAsATree() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try Self.rules.write(to: directory.appending("r.rules.json"), atomically: true, encoding: .utf8)
+        let anonymous = try await HearthProcess.run(
+            ["rules", "simulate", "r.rules.json", "--op", "read", "--path", "/notes/n1"],
+            directory: directory.url
+        )
+        #expect(anonymous.status == 2)
+        let lines = anonymous.stdout.split(separator: "\n").map(String.init)
+        let rule = try #require(lines.firstIndex { $0.hasPrefix("  /rules/notes/$id/.read at /notes/n1") })
+        #expect(
+            Array(lines[(rule + 1)...].prefix(2)) == [
+                "      auth != null = false   [5:19]", "        auth = null   [5:19]",
+            ]
+        )
+
+        let write = try await HearthProcess.run(
+            [
+                "rules", "simulate", "r.rules.json", "--op", "write", "--path", "/notes/n1", "--auth",
+                #"{"uid":"amy"}"#,
+                "--value", #"{"owner":"bob","text":"hi"}"#,
+            ],
+            directory: directory.url
+        )
+        #expect(write.status == 2, "\(write.stderr)")
+        #expect(
+            write.stdout.contains("      auth.uid == newData.child('owner').val() = false   [6:20]"),
+            "\(write.stdout)"
+        )
+        #expect(write.stdout.contains(#"        newData.child('owner').val() = "bob"   [6:32]"#), "\(write.stdout)")
+        #expect(write.stdout.contains("            newData = snapshot of /notes/n1 after the write   [6:32]"))
+    }
+
     @Test func aWriteRefusedByAValidateShowsItAsJSON() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

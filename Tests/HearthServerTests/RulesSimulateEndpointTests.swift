@@ -44,6 +44,62 @@ import Testing
         }
     }
 
+    @Test func eachRuleInTheTraceCarriesTheValueOfEveryPart() async throws {
+        try await TestServer.with(
+            rules:
+                #"{"rules": {"docs": {"$id": {".read": "auth != null && data.child('owner').val() === auth.uid"}}}}"#
+        ) { server in
+            try await server.put("/docs/d1", #"{"owner":"amy"}"#)
+            let bob = try Self.object(
+                try await Self.simulate(server, #"{"op":"read","path":"/docs/d1","auth":{"uid":"bob"}}"#)
+            )
+            #expect(bob["evaluationTruncated"] as? Bool == false)
+            let entry = try #require((bob["trace"] as? [[String: Any]])?.last)
+            let root = try #require(entry["evaluation"] as? [String: Any])
+            #expect(root["text"] as? String == "auth != null && data.child('owner').val() === auth.uid")
+            #expect(root["line"] as? Double == 1)
+            #expect(root["column"] as? Double == 39)
+            #expect(root["evaluated"] as? Bool == true)
+            #expect(root["type"] as? String == "boolean")
+            #expect(root["value"] as? Bool == false)
+            #expect(root["shown"] as? String == "false")
+            let parts = try #require(root["children"] as? [[String: Any]])
+            #expect(parts.map { $0["text"] as? String } == ["auth != null", "data.child('owner').val() === auth.uid"])
+            let comparison = try #require(parts.last?["children"] as? [[String: Any]])
+            let val = try #require(comparison.first)
+            #expect(val["text"] as? String == "data.child('owner').val()")
+            #expect(val["column"] as? Double == 55)
+            #expect(val["type"] as? String == "string")
+            #expect(val["value"] as? String == "amy")
+            #expect(val["shown"] as? String == #""amy""#)
+            let snapshot = try #require((val["children"] as? [[String: Any]])?.first)
+            #expect(snapshot["type"] as? String == "snapshot")
+            #expect(snapshot["path"] as? String == "/docs/d1/owner")
+            #expect(snapshot["afterWrite"] as? Bool == false)
+            #expect(comparison.last?["value"] as? String == "bob")
+
+            // Signed out: `&&` stops at its left side; the right one is listed, not evaluated.
+            let anonymous = try Self.object(try await Self.simulate(server, #"{"op":"read","path":"/docs/d1"}"#))
+            let anonymousRoot = try #require(
+                (anonymous["trace"] as? [[String: Any]])?.last?["evaluation"] as? [String: Any]
+            )
+            let right = try #require((anonymousRoot["children"] as? [[String: Any]])?.last)
+            #expect(right["evaluated"] as? Bool == false)
+            #expect(right["type"] as? String == "not evaluated")
+            #expect(right["value"] == nil)
+
+            // The deciding entry names the rule; its values are in the trace.
+            let amy = try Self.object(
+                try await Self.simulate(server, #"{"op":"read","path":"/docs/d1","auth":{"uid":"amy"}}"#)
+            )
+            let decidedBy = try #require(amy["decidedBy"] as? [String: Any])
+            #expect(decidedBy["rule"] as? String == "/rules/docs/$id/.read")
+            #expect(decidedBy["evaluation"] == nil)
+            let granted = try #require((amy["trace"] as? [[String: Any]])?.last?["evaluation"] as? [String: Any])
+            #expect(granted["value"] as? Bool == true)
+        }
+    }
+
     @Test func aDraftRulesDocumentIsTriedInsteadAndBadInputIsRefused() async throws {
         try await TestServer.with(rules: #"{"rules": {}}"#) { server in
             let draft = #"{\"rules\": {\"open\": {\".read\": true}}}"#

@@ -201,11 +201,35 @@ async def steps(page):
         await page.wait("[...document.querySelectorAll('.figure')].some(f => f.dataset.name === 'default: listeners' && "
                         "Number(f.querySelector('.number').textContent) >= 1)", "the data view's live listener")
 
+    async def simulate_values():
+        # A denied read: the values of the parts of the rule show under it, one short-circuited.
+        rest("PUT", "/console-check-sim/d1", {"owner": "amy"})
+        await page.eval("document.getElementById('rules-text').value = ''; document.getElementById('tab-rules').click()")
+        await page.wait("document.getElementById('rules-text').value.includes('rules')", "the rules document")
+        await set_rules_text('{"rules": {"console-check-sim": {"$id": {".read": '
+                             '"auth.uid === \'admin\' && data.exists() || data.child(\'owner\').val() === auth.uid"}}}}')
+        await page.eval("document.getElementById('sim-op').value = 'read'; document.getElementById('sim-path').value = '/console-check-sim/d1';"
+                        "document.getElementById('sim-auth').value = 'bob'; document.getElementById('sim-draft').checked = true;"
+                        "document.getElementById('sim-run').click()")
+        await page.wait("document.getElementById('sim-decision').textContent.startsWith('denied: no rule granted access')",
+                        "the denied read")
+        part = ("[...document.querySelectorAll('#sim-trace tr.sim-values:not([hidden]) .sim-part')]"
+                ".some(p => p.textContent === {})")
+        await page.wait(part.format(json.dumps("data.child('owner').val() = \"amy\"")), "the value of data.child('owner').val()")
+        await page.wait(part.format(json.dumps("data.exists() = not evaluated")), "a short-circuited part")
+        # The rule's values fold and unfold.
+        await page.eval("document.querySelector('#sim-trace .sim-toggle').click()")
+        await page.wait("document.querySelector('#sim-trace tr.sim-values').hidden", "the values folded")
+        await page.eval("document.querySelector('#sim-trace .sim-toggle').click()")
+        await page.wait("!document.querySelector('#sim-trace tr.sim-values').hidden", "the values unfolded")
+        rest("DELETE", "/console-check-sim")
+
     for name, body in [("sign-in refused", sign_in_refused), ("sign in", sign_in), ("page through 100,000 children", page_through),
                        ("live value", live_value), ("edit value", edit_value), ("invalid JSON refused", invalid_json_is_refused),
                        ("rules diagnostic as you type", rules_diagnostic), ("publish and roll back", rules_publish_and_roll_back),
                        ("simulate a refused write", simulate_refusal), ("disable a user", disable_user), ("health", health)]:
         await step(name, body)
+    await step("simulate a denied read and see its values", simulate_values)
     rest("DELETE", "/console-check")
     return results
 

@@ -25,7 +25,8 @@ struct RuleChecker {
         return expression
     }
 
-    func check(_ syntax: RuleSyntax) -> (RuleExpression, RuleType) {
+    /// The expression of one node (`check(_:)` marks it for the simulator).
+    func checkNode(_ syntax: RuleSyntax) -> (RuleExpression, RuleType) {
         switch syntax.kind {
         case .number(let n): return (.constant(.number(n)), .number)
         case .string(let s): return (.constant(.string(s)), .string)

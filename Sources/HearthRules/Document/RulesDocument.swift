@@ -232,7 +232,8 @@ public enum RulesDocument {
                     source: text,
                     rulePath: rulePath,
                     position: position(0),
-                    constant: nil
+                    constant: nil,
+                    sourceMap: RuleSourceMap(positions)
                 )
             default:
                 report(json.position, Message.ruleValueType(kind.rawValue, found: json.kindDescription))

@@ -33,6 +33,10 @@ struct RuleEvaluator {
     }
     /// The summary of `newNodeAtLocation` when known (`newData.val()` and friends read it).
     private(set) var newSummaryAtLocation: RuleNodeSummary?
+    /// Where the simulator collects the values of `recorded` sub-expressions (see
+    /// `RuleTraceLog`). `unowned(unsafe)`: a plain pointer, so that an ordinary decision pays no
+    /// reference counting for it; the trace log that sets it keeps the recorder alive.
+    unowned(unsafe) var recorder: RuleValueRecorder? = nil
 
     init(auth: RuleAuth?, current: any RuleDataSource, new: (any RuleDataSource)?, now: Double, query: RuleQuery) {
         self.auth = auth
@@ -167,6 +171,10 @@ struct RuleEvaluator {
             return binary(op, evaluate(lhs), evaluate(rhs))
         case .array(let elements):
             return .array(elements.map(evaluate))
+        case .recorded(let inner, let span):
+            let value = evaluate(inner)
+            recorder?.record(span, value)
+            return value
         }
     }
 

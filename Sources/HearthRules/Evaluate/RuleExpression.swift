@@ -31,6 +31,17 @@ indirect enum RuleExpression: Sendable {
     case or(RuleExpression, RuleExpression)
     case conditional(RuleExpression, RuleExpression, RuleExpression)
     case array([RuleExpression])
+    /// A sub-expression whose value the simulator records, with where its text is in the rule.
+    /// Only `CompiledRule.traced` has these (the checker writes them, `RuleOptimizer` removes
+    /// them): the expression every ordinary decision evaluates never does.
+    case recorded(RuleExpression, RuleSpan)
+}
+
+/// Where a sub-expression's text is in its rule: Unicode scalar offsets `start..<end` of the
+/// expression.
+struct RuleSpan: Hashable, Sendable {
+    let start: Int
+    let end: Int
 }
 
 /// One `child(...)` of a `childChain`.

@@ -6,11 +6,15 @@ internal import HearthCore
 /// - consecutive `child()` calls become one `childChain` (one path built per evaluation, literal
 ///   segments merged: `root.child('members').child($chatId)` is `[members] + [$chatId]`);
 /// - `auth == null` / `auth != null` and `auth.uid` / `auth.provider` read the auth directly.
+///
+/// The simulator's marks (`recorded`) are removed first, so that ordinary decisions never meet one.
 enum RuleOptimizer {
     static func optimize(_ expression: RuleExpression) -> RuleExpression {
         switch expression {
         case .constant, .variable, .authIsNull, .authMember, .snapshotCall:
             return expression
+        case .recorded(let inner, _):
+            return optimize(inner)
         case .member(let receiver, let name):
             let r = optimize(receiver)
             if case .variable(.auth) = r, name == "uid" || name == "provider" { return .authMember(name) }

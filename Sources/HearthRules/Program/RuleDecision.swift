@@ -26,6 +26,28 @@ public struct RuleTraceEntry: Hashable, Sendable, CustomStringConvertible {
     public let expression: String
     public let position: SourcePosition
     public let outcome: RuleOutcome
+    /// The simulator's record of the evaluation: every part of the expression with its value
+    /// (nil outside the simulator, for a rule written as `true`/`false`, and past the
+    /// simulation's limit).
+    public let evaluation: RuleSubexpression?
+
+    init(
+        kind: RuleKind,
+        path: DataPath,
+        rule: String,
+        expression: String,
+        position: SourcePosition,
+        outcome: RuleOutcome,
+        evaluation: RuleSubexpression? = nil
+    ) {
+        self.kind = kind
+        self.path = path
+        self.rule = rule
+        self.expression = expression
+        self.position = position
+        self.outcome = outcome
+        self.evaluation = evaluation
+    }
 
     public var description: String {
         "\(rule) at \(path) [\(position)] \"\(expression)\" => \(outcome)"
@@ -40,17 +62,36 @@ public struct RuleDecision: Hashable, Sendable, CustomStringConvertible {
     /// With tracing: the rule that granted access, or the `.write`/`.validate` that refused it
     /// (nil when no `.read`/`.write` rule granted access at all).
     public let decidedBy: RuleTraceEntry?
+    /// True when the simulator left out the `evaluation` of some rules: a simulation records
+    /// at most `RuleSubexpression.limitPerSimulation` values.
+    public let evaluationTruncated: Bool
 
-    public init(allowed: Bool, trace: [RuleTraceEntry] = [], decidedBy: RuleTraceEntry? = nil) {
+    public init(
+        allowed: Bool,
+        trace: [RuleTraceEntry] = [],
+        decidedBy: RuleTraceEntry? = nil,
+        evaluationTruncated: Bool = false
+    ) {
         self.allowed = allowed
         self.trace = trace
         self.decidedBy = decidedBy
+        self.evaluationTruncated = evaluationTruncated
     }
 
+    /// The decision, then each rule that ran; under each, when recorded, the value of every part
+    /// of its expression as an indented tree.
     public var description: String {
         var lines = [allowed ? "allowed" : "denied"]
         if let decidedBy { lines[0] += " by \(decidedBy)" } else if !allowed { lines[0] += ": no rule granted access" }
-        lines += trace.map { "  \($0)" }
+        for entry in trace {
+            lines.append("  \(entry)")
+            entry.evaluation?.appendLines(to: &lines, indent: "      ")
+        }
+        if evaluationTruncated {
+            lines.append(
+                "  (values of some rules left out: at most \(RuleSubexpression.limitPerSimulation) per simulation)"
+            )
+        }
         return lines.joined(separator: "\n")
     }
 }

@@ -4,7 +4,13 @@ internal import HearthCore
 /// costs one reference count rather than a copy of its strings.
 final class CompiledRule: Sendable {
     let kind: RuleKind
+    /// What decisions evaluate: optimized, without the simulator's marks.
     let expression: RuleExpression
+    /// The expression as checked, each part marked `recorded` with its span: what the simulator
+    /// evaluates to show the value of every part (the same outcome: `RuleOptimizer` keeps it).
+    let traced: RuleExpression
+    /// The position in the rules file of each scalar of `source`.
+    let sourceMap: RuleSourceMap
     /// The source text as written (`true` for a boolean literal).
     let source: String
     /// `/rules/users/$uid/.read`
@@ -19,10 +25,13 @@ final class CompiledRule: Sendable {
         source: String,
         rulePath: String,
         position: SourcePosition,
-        constant: Bool?
+        constant: Bool?,
+        sourceMap: RuleSourceMap = .none
     ) {
         self.kind = kind
         self.expression = RuleOptimizer.optimize(expression)
+        self.traced = expression
+        self.sourceMap = sourceMap
         self.source = source
         self.rulePath = rulePath
         self.position = position

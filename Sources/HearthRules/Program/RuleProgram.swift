@@ -38,6 +38,19 @@ public struct RuleProgram: Sendable {
         query: RuleQuery? = nil,
         trace: Bool = false
     ) -> RuleDecision {
+        canRead(path: path, auth: auth, root: root, now: now, query: query, log: trace ? RuleTraceLog() : nil)
+    }
+
+    /// `canRead`, tracing into `log` when there is one.
+    @inline(__always)
+    func canRead(
+        path: DataPath,
+        auth: RuleAuth?,
+        root: some RuleDataSource,
+        now: Double,
+        query: RuleQuery?,
+        log initialLog: RuleTraceLog?
+    ) -> RuleDecision {
         var evaluator = RuleEvaluator(
             auth: auth,
             current: root,
@@ -45,11 +58,11 @@ public struct RuleProgram: Sendable {
             now: now,
             query: query ?? .plainRead
         )
-        var log: [RuleTraceEntry]? = trace ? [] : nil
+        var log = initialLog
         if let grant = cascade(.read, to: path, evaluator: &evaluator, log: &log) {
-            return RuleDecision(allowed: true, trace: log ?? [], decidedBy: grant)
+            return Self.decision(true, log: log, decidedBy: grant)
         }
-        return RuleDecision(allowed: false, trace: log ?? [])
+        return Self.decision(false, log: log, decidedBy: nil)
     }
 
     /// Whether `auth` may write at `path`.
@@ -69,13 +82,35 @@ public struct RuleProgram: Sendable {
         changedPaths: [DataPath] = [],
         trace: Bool = false
     ) -> RuleDecision {
+        canWrite(
+            path: path,
+            auth: auth,
+            root: root,
+            newRoot: newRoot,
+            now: now,
+            changedPaths: changedPaths,
+            log: trace ? RuleTraceLog() : nil
+        )
+    }
+
+    /// `canWrite`, tracing into `log` when there is one.
+    @inline(__always)
+    func canWrite(
+        path: DataPath,
+        auth: RuleAuth?,
+        root: some RuleDataSource,
+        newRoot: some RuleDataSource,
+        now: Double,
+        changedPaths: [DataPath],
+        log initialLog: RuleTraceLog?
+    ) -> RuleDecision {
         var evaluator = RuleEvaluator(auth: auth, current: root, new: newRoot, now: now, query: RuleQuery())
-        var log: [RuleTraceEntry]? = trace ? [] : nil
+        var log = initialLog
         if changedPaths.count <= 1 {
             // One written path (a set): no ancestor is shared with another path.
             let target = changedPaths.first ?? path
             guard let grant = cascade(.write, to: target, evaluator: &evaluator, log: &log) else {
-                return RuleDecision(allowed: false, trace: log ?? [])
+                return Self.decision(false, log: log, decidedBy: nil)
             }
             var validatedAncestors = Set<DataPath>()
             if let failure = validate(
@@ -85,15 +120,15 @@ public struct RuleProgram: Sendable {
                 log: &log,
                 done: &validatedAncestors
             ) {
-                return RuleDecision(allowed: false, trace: log ?? [], decidedBy: failure)
+                return Self.decision(false, log: log, decidedBy: failure)
             }
-            return RuleDecision(allowed: true, trace: log ?? [], decidedBy: grant)
+            return Self.decision(true, log: log, decidedBy: grant)
         }
         let changed = changedPaths
         var grant: RuleTraceEntry?
         for target in changed {
             guard let g = cascade(.write, to: target, evaluator: &evaluator, log: &log) else {
-                return RuleDecision(allowed: false, trace: log ?? [])
+                return Self.decision(false, log: log, decidedBy: nil)
             }
             grant = grant ?? g
         }
@@ -106,38 +141,40 @@ public struct RuleProgram: Sendable {
                 log: &log,
                 done: &validatedAncestors
             ) {
-                return RuleDecision(allowed: false, trace: log ?? [], decidedBy: failure)
+                return Self.decision(false, log: log, decidedBy: failure)
             }
         }
-        return RuleDecision(allowed: true, trace: log ?? [], decidedBy: grant)
+        return Self.decision(true, log: log, decidedBy: grant)
     }
 
     // MARK: Evaluation
 
     /// Runs `rule`; records it when tracing. Returns the outcome and, when tracing, its entry.
+    /// Without a log this is all an ordinary decision runs: the optimized expression.
     @inline(__always)
     private func run(
         _ rule: CompiledRule,
         evaluator: RuleEvaluator,
-        log: inout [RuleTraceEntry]?
+        log: inout RuleTraceLog?
     ) -> (Bool, RuleTraceEntry?) {
-        let outcome: RuleOutcome
-        if let constant = rule.constant {
-            outcome = constant ? .true : .false
-        } else {
-            outcome = evaluator.run(rule.expression)
+        guard log != nil else {
+            if let constant = rule.constant { return (constant, nil) }
+            return (evaluator.run(rule.expression) == .true, nil)
         }
-        guard log != nil else { return (outcome == .true, nil) }
-        let entry = RuleTraceEntry(
-            kind: rule.kind,
-            path: DataPath(keys: evaluator.locationKeys),
-            rule: rule.rulePath,
-            expression: rule.source,
-            position: rule.position,
-            outcome: outcome
+        let entry = log!.run(rule, evaluator: evaluator)
+        return (entry.outcome == .true, entry)
+    }
+
+    /// The decision; without a log, one that holds nothing more (no trace, no entry).
+    @inline(__always)
+    private static func decision(_ allowed: Bool, log: RuleTraceLog?, decidedBy: RuleTraceEntry?) -> RuleDecision {
+        guard let log else { return RuleDecision(allowed: allowed) }
+        return RuleDecision(
+            allowed: allowed,
+            trace: log.entries,
+            decidedBy: decidedBy,
+            evaluationTruncated: log.recorder?.truncated ?? false
         )
-        log!.append(entry)
-        return (outcome == .true, entry)
     }
 
     /// The `.read`/`.write` cascade from the root to `target`: the first true rule grants.
@@ -146,7 +183,7 @@ public struct RuleProgram: Sendable {
         _ kind: RuleKind,
         to target: DataPath,
         evaluator: inout RuleEvaluator,
-        log: inout [RuleTraceEntry]?
+        log: inout RuleTraceLog?
     ) -> RuleTraceEntry?? {
         var node = root
         evaluator.wildcards.removeAll(keepingCapacity: true)
@@ -174,7 +211,7 @@ public struct RuleProgram: Sendable {
         _ target: DataPath,
         newRoot: some RuleDataSource,
         evaluator: inout RuleEvaluator,
-        log: inout [RuleTraceEntry]?,
+        log: inout RuleTraceLog?,
         done: inout Set<DataPath>
     ) -> RuleTraceEntry?? {
         var node = root
@@ -206,7 +243,7 @@ public struct RuleProgram: Sendable {
         _ node: RuleNode,
         newNode: Node?,
         evaluator: inout RuleEvaluator,
-        log: inout [RuleTraceEntry]?
+        log: inout RuleTraceLog?
     ) -> RuleTraceEntry?? {
         guard let newNode else { return nil }
         if let rule = node.validate {

@@ -82,7 +82,8 @@ public struct RuleSimulation: Sendable {
         )
     }
 
-    /// The decision, with every rule that ran, against the data of `root`.
+    /// The decision, with every rule that ran and the value of every part of each (up to
+    /// `RuleSubexpression.limitPerSimulation` values), against the data of `root`.
     /// - Throws: `RuleInputError` for a `value` that is not valid data at its path.
     public func run(
         _ program: RuleProgram,
@@ -92,9 +93,10 @@ public struct RuleSimulation: Sendable {
         -> RuleDecision
     {
         let now = self.now ?? clockNow
+        let log = RuleTraceLog(recorder: RuleValueRecorder(limit: RuleSubexpression.limitPerSimulation))
         switch operation {
         case .read:
-            return program.canRead(path: path, auth: auth, root: root, now: now, query: query, trace: true)
+            return program.canRead(path: path, auth: auth, root: root, now: now, query: query, log: log)
         case .write, .update:
             var writes: [(path: DataPath, node: Node?)] = []
             if operation == .write {
@@ -117,7 +119,7 @@ public struct RuleSimulation: Sendable {
                 newRoot: RuleOverlaySource(base: root, writes: writes),
                 now: now,
                 changedPaths: writes.map(\.path),
-                trace: true
+                log: log
             )
         }
     }

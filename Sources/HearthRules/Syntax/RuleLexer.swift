@@ -35,7 +35,7 @@ struct RuleLexer {
                     name.append(scalars[i])
                     i += 1
                 }
-                tokens.append(RuleToken(kind: .identifier(String(name)), offset: start))
+                tokens.append(RuleToken(kind: .identifier(String(name)), offset: start, end: i))
                 continue
             }
             if isDigit(c) || (c == "." && i + 1 < n && isDigit(scalars[i + 1])) {
@@ -66,11 +66,12 @@ struct RuleLexer {
                 guard let value = Double(text) else {
                     throw RuleSyntaxError(offset: start, message: Message.badNumber(text))
                 }
-                tokens.append(RuleToken(kind: .number(value), offset: start))
+                tokens.append(RuleToken(kind: .number(value), offset: start, end: i))
                 continue
             }
             if c == "'" || c == "\"" {
-                tokens.append(RuleToken(kind: .string(try string(&i, quote: c)), offset: start))
+                let value = try string(&i, quote: c)
+                tokens.append(RuleToken(kind: .string(value), offset: start, end: i))
                 continue
             }
             if c == "/" && expectsOperand(after: tokens.last) {
@@ -86,8 +87,8 @@ struct RuleLexer {
                 }
             }
             if let p = matched {
-                tokens.append(RuleToken(kind: .punctuation(p), offset: start))
                 i += p.unicodeScalars.count
+                tokens.append(RuleToken(kind: .punctuation(p), offset: start, end: i))
                 continue
             }
             switch c {
@@ -96,7 +97,7 @@ struct RuleLexer {
             default: throw RuleSyntaxError(offset: start, message: Message.unexpectedCharacter(String(Character(c))))
             }
         }
-        tokens.append(RuleToken(kind: .end, offset: n))
+        tokens.append(RuleToken(kind: .end, offset: n, end: n))
         return tokens
     }
 
@@ -199,6 +200,10 @@ struct RuleLexer {
             flags.unicodeScalars.append(scalars[i])
             i += 1
         }
-        return RuleToken(kind: .regex(pattern: String(pattern), flags: flags, flagsOffset: flagsOffset), offset: start)
+        return RuleToken(
+            kind: .regex(pattern: String(pattern), flags: flags, flagsOffset: flagsOffset),
+            offset: start,
+            end: i
+        )
     }
 }

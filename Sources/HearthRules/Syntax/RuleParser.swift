@@ -27,6 +27,9 @@ struct RuleParser {
 
     private var current: RuleToken { tokens[position] }
 
+    /// Where the last token taken ends (the end of the node just parsed).
+    private var previousEnd: Int { tokens[position - 1].end }
+
     private func isPunctuation(_ p: String) -> Bool {
         if case .punctuation(let q) = current.kind { return q == p }
         return false
@@ -50,7 +53,12 @@ struct RuleParser {
         let then = try conditional()
         try expect(":", what: "':' of the conditional operator")
         let otherwise = try conditional()
-        return RuleSyntax(kind: .conditional(condition, then, otherwise), offset: offset)
+        return RuleSyntax(
+            kind: .conditional(condition, then, otherwise),
+            offset: offset,
+            start: condition.start,
+            end: otherwise.end
+        )
     }
 
     private static let levels: [[String]] = [
@@ -64,7 +72,7 @@ struct RuleParser {
             let offset = current.offset
             position += 1
             let rhs = try binary(level: level + 1)
-            lhs = RuleSyntax(kind: .binary(p, lhs, rhs), offset: offset)
+            lhs = RuleSyntax(kind: .binary(p, lhs, rhs), offset: offset, start: lhs.start, end: rhs.end)
         }
         return lhs
     }
@@ -74,8 +82,12 @@ struct RuleParser {
             let offset = current.offset
             position += 1
             let operand = try unary()
-            if p == "+" { return operand }
-            return RuleSyntax(kind: .unary(p, operand), offset: offset)
+            if p == "+" {
+                var same = operand
+                same.start = offset
+                return same
+            }
+            return RuleSyntax(kind: .unary(p, operand), offset: offset, start: offset, end: operand.end)
         }
         return try postfix()
     }
@@ -94,7 +106,12 @@ struct RuleParser {
                         )
                     )
                 }
-                expression = RuleSyntax(kind: .member(expression, name: name), offset: current.offset)
+                expression = RuleSyntax(
+                    kind: .member(expression, name: name),
+                    offset: current.offset,
+                    start: expression.start,
+                    end: current.end
+                )
                 position += 1
             } else if isPunctuation("(") {
                 let offset = expression.offset
@@ -111,7 +128,12 @@ struct RuleParser {
                     }
                 }
                 try expect(")", what: "',' or ')'")
-                expression = RuleSyntax(kind: .call(expression, arguments: arguments), offset: offset)
+                expression = RuleSyntax(
+                    kind: .call(expression, arguments: arguments),
+                    offset: offset,
+                    start: expression.start,
+                    end: previousEnd
+                )
             } else if isPunctuation("[") {
                 let offset = current.offset
                 position += 1
@@ -119,11 +141,14 @@ struct RuleParser {
                 try expect("]", what: "']'")
                 // `x['name']` is `x.name`, methods included: Firebase accepts
                 // `root['exists']()` but not a computed name (`root[$m]()`).
+                let kind: RuleSyntax.Kind
+                let nodeOffset: Int
                 if case .string(let name) = index.kind {
-                    expression = RuleSyntax(kind: .member(expression, name: name), offset: index.offset)
+                    (kind, nodeOffset) = (.member(expression, name: name), index.offset)
                 } else {
-                    expression = RuleSyntax(kind: .index(expression, index), offset: offset)
+                    (kind, nodeOffset) = (.index(expression, index), offset)
                 }
+                expression = RuleSyntax(kind: kind, offset: nodeOffset, start: expression.start, end: previousEnd)
             } else {
                 return expression
             }
@@ -135,28 +160,31 @@ struct RuleParser {
         switch token.kind {
         case .number(let n):
             position += 1
-            return RuleSyntax(kind: .number(n), offset: token.offset)
+            return RuleSyntax(kind: .number(n), token: token)
         case .string(let s):
             position += 1
-            return RuleSyntax(kind: .string(s), offset: token.offset)
+            return RuleSyntax(kind: .string(s), token: token)
         case .regex(let pattern, let flags, let flagsOffset):
             position += 1
             for (i, flag) in flags.enumerated() where flag != "i" || flags.prefix(i).contains("i") {
                 throw RuleSyntaxError(offset: flagsOffset + i, message: Message.regexFlag(String(flag)))
             }
-            return RuleSyntax(kind: .regex(pattern: pattern, flags: flags), offset: token.offset)
+            return RuleSyntax(kind: .regex(pattern: pattern, flags: flags), token: token)
         case .identifier(let name):
             position += 1
             switch name {
-            case "true": return RuleSyntax(kind: .bool(true), offset: token.offset)
-            case "false": return RuleSyntax(kind: .bool(false), offset: token.offset)
-            case "null": return RuleSyntax(kind: .null, offset: token.offset)
-            default: return RuleSyntax(kind: .identifier(name), offset: token.offset)
+            case "true": return RuleSyntax(kind: .bool(true), token: token)
+            case "false": return RuleSyntax(kind: .bool(false), token: token)
+            case "null": return RuleSyntax(kind: .null, token: token)
+            default: return RuleSyntax(kind: .identifier(name), token: token)
             }
         case .punctuation("("):
             position += 1
-            let inner = try conditional()
+            var inner = try conditional()
             try expect(")", what: "')'")
+            // The parentheses belong to the node's text: `!(a || b)` ends with the `)`.
+            inner.start = token.offset
+            inner.end = previousEnd
             return inner
         case .punctuation("["):
             position += 1
@@ -172,7 +200,7 @@ struct RuleParser {
                 }
             }
             try expect("]", what: "',' or ']'")
-            return RuleSyntax(kind: .array(elements), offset: token.offset)
+            return RuleSyntax(kind: .array(elements), offset: token.offset, start: token.offset, end: previousEnd)
         default:
             throw RuleSyntaxError(
                 offset: token.offset,

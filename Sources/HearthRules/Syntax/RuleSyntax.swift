@@ -1,5 +1,6 @@
 /// The parsed form of one rule expression, before checking. `offset` is the index of the
-/// node's Unicode scalar in the expression (operators: the operator; calls: the method name).
+/// node's Unicode scalar in the expression (operators: the operator; calls: the method name);
+/// `start..<end` is the node's whole text (a parenthesised expression with its parentheses).
 struct RuleSyntax {
     indirect enum Kind {
         case number(Double)
@@ -19,6 +20,20 @@ struct RuleSyntax {
 
     var kind: Kind
     var offset: Int
+    var start: Int
+    var end: Int
+
+    init(kind: Kind, offset: Int, start: Int, end: Int) {
+        self.kind = kind
+        self.offset = offset
+        self.start = start
+        self.end = end
+    }
+
+    /// A node that is one token.
+    init(kind: Kind, token: RuleToken) {
+        self.init(kind: kind, offset: token.offset, start: token.offset, end: token.end)
+    }
 }
 
 /// One token of a rule expression.
@@ -34,6 +49,8 @@ struct RuleToken {
 
     var kind: Kind
     var offset: Int
+    /// The offset just past the token's last scalar.
+    var end: Int
 
     var describe: String {
         switch kind {

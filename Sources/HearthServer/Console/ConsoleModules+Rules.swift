@@ -4,6 +4,7 @@ extension ConsoleModules {
         // The rules view: the database's rules document with syntax highlighting, checked by the server
         // as you type, published, its last versions with a diff and a rollback, and the simulator.
         import { $, call, callText, element, settings } from "./api.js";
+        import "./simulator.js";
 
         let timer = null;
         let published = "";
@@ -86,33 +87,6 @@ extension ConsoleModules {
           return out.join("\n");
         }
 
-        async function simulate() {
-          $("sim-error").textContent = "";
-          const request = { op: $("sim-op").value, path: $("sim-path").value || "/" };
-          try {
-            const auth = $("sim-auth").value.trim();
-            request.auth = auth ? (auth.startsWith("{") ? JSON.parse(auth) : { uid: auth }) : null;
-            if (request.op !== "read") request.value = JSON.parse($("sim-value").value || "null");
-          } catch (error) { $("sim-error").textContent = "Not valid JSON: " + error.message; return; }
-          if ($("sim-draft").checked) request.rules = $("rules-text").value;
-          try {
-            const decision = await call(settings("/.settings/rules:simulate"), { method: "POST", body: JSON.stringify(request) });
-            const decided = decision.decidedBy;
-            $("sim-decision").textContent = (decision.allowed ? "allowed" : "denied") +
-              (decided ? ` by ${decided.rule} at ${decided.path} (line ${decided.line}, column ${decided.column})` : decision.allowed ? "" : ": no rule granted access");
-            $("sim-decision").className = decision.allowed ? "allowed" : "denied";
-            const rows = $("sim-trace");
-            rows.textContent = "";
-            for (const entry of decision.trace) {
-              const deciding = decided && entry.rule === decided.rule && entry.path === decided.path;
-              rows.append(element("tr", { class: deciding ? "deciding" : "" },
-                element("td", {}, entry.rule), element("td", {}, entry.path), element("td", {}, `${entry.line}:${entry.column}`),
-                element("td", { class: "code" }, entry.expression),
-                element("td", {}, entry.error ? "error: " + entry.error : String(entry.outcome))));
-            }
-          } catch (error) { $("sim-error").textContent = error.message; }
-        }
-
         $("rules-text").addEventListener("input", () => {
           render();
           clearTimeout(timer);
@@ -125,6 +99,5 @@ extension ConsoleModules {
             await showRules();
           } catch (error) { $("rules-status").textContent = error.message; }
         });
-        $("sim-run").addEventListener("click", simulate);
         """#
 }

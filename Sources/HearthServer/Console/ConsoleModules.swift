@@ -3,6 +3,7 @@
 /// step, nothing fetched from elsewhere.
 enum ConsoleModules {
     static let all: [String: String] = [
-        "api": api, "app": app, "data": data, "rules": rules, "users": users, "health": health,
+        "api": api, "app": app, "data": data, "rules": rules, "simulator": simulator, "users": users,
+        "health": health,
     ]
 }

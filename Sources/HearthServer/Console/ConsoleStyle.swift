@@ -26,6 +26,11 @@ enum ConsoleStyle {
         td, th { border-bottom: 1px solid #e3e6ea; padding: 2px 6px; text-align: left; vertical-align: top; }
         .code { font-family: ui-monospace, monospace; }
         tr.deciding { background: #fff3b0; }
+        .sim-toggle { padding: 0 .3rem; font-size: .75rem; } tr.deciding-values td { border-left: 3px solid #e0b400; background: #fffbe6; }
+        .sim-tree, .sim-tree ul { list-style: none; margin: 0; padding-left: 1.1rem; } .sim-tree { padding-left: .2rem; }
+        .sim-part { font-family: ui-monospace, monospace; font-size: .8rem; padding: 1px 0; }
+        .sim-value { font-weight: 600; } .value-true { color: #1f6f43; } .value-false { color: #b3261e; }
+        .value-error { color: #b3261e; font-style: italic; } .not-evaluated { color: #8a929c; font-weight: 400; font-style: italic; }
         .allowed { color: #1f6f43; font-weight: 600; } .denied { color: #b3261e; font-weight: 600; }
         #health-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); gap: .75rem; }
         .figure { background: #fff; border-radius: 8px; padding: .5rem .75rem; }

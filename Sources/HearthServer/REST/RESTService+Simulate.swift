@@ -9,8 +9,8 @@ extension RESTService {
     /// `POST /.settings/rules:simulate` (admin only): the rules simulator. The body is a
     /// `RuleSimulation` (`{"op", "path", "auth", "value"?, "query"?, "now"?}`), optionally with
     /// `"rules"`: a rules document (text) to try instead of the namespace's rules in force. The
-    /// answer is the decision with every rule that ran (`RuleDecision.json`), judged against
-    /// the namespace's data as it is; nothing is written.
+    /// answer is the decision with every rule that ran and the value of every part of each
+    /// (`RuleDecision.json`), judged against the namespace's data as it is; nothing is written.
     func simulate(_ request: Request) async throws -> Response {
         let options = try adminToolOptions(request)
         let json = try await jsonBody(of: request, options: options, tool: "simulation")
