@@ -257,7 +257,7 @@ async def steps(page):
           const elapsed = performance.now() - started;
           const entries = performance.getEntriesByType('resource').filter(e => e.name.includes('items.json'));
           const bytes = entries.reduce((total, e) => total + e.transferSize, 0);
-          const pages = entries.filter(e => e.name.includes('limitToFirst=51')).length;
+          const pages = entries.filter(e => /limitToFirst=(51|101|201|401)(&|$)/.test(e.name)).length;
           const rows = [...document.querySelectorAll('.node[data-path^="/console-check/items/"]')]
             .map((r) => [Number(r.id.slice('tree-row-'.length)), Number(r.dataset.path.split('/').pop().slice(1))]);
           return { elapsed, bytes, pages, rows, nodes: document.querySelectorAll('#tree .node').length,
@@ -297,6 +297,23 @@ async def steps(page):
             await press("ArrowLeft")
         await page.wait(f"{items_row}?.getAttribute('aria-expanded') === 'false' && {items_rows}.length === 0", "items collapsed")
 
+    async def edit_object_shallow():
+        # An object's editor shows its first children shallow; saving writes only what changed.
+        await page.eval("document.querySelector('.node[data-path=\"/console-check\"]').click()")
+        await page.wait("document.getElementById('editor-path').textContent === '/console-check' && "
+                        "document.getElementById('live').textContent.includes('first 50 children')", "console-check in the editor")
+        await page.wait("(() => { try { const v = JSON.parse(document.getElementById('value').value);"
+                        " return v.items === true && v.greeting === true; } catch { return false; } })()", "the shallow children")
+        await page.eval("{ const v = document.getElementById('value'); v.value = '{\"greeting\": true, \"items\": true, \"note\": \"hi\"}';"
+                        "v.dispatchEvent(new Event('input')); document.getElementById('save').click() }")
+        deadline = time.monotonic() + args.timeout
+        while rest("GET", "/console-check/note") != "hi":
+            if time.monotonic() > deadline:
+                raise RuntimeError("the new child did not reach the server")
+            await asyncio.sleep(0.1)
+        if rest("GET", "/console-check/items/k099999") != 99999 or rest("GET", "/console-check/greeting") != {"edited": True}:
+            raise RuntimeError("saving the shallow view changed the children it did not touch")
+
     for name, body in [("sign-in refused", sign_in_refused), ("sign in", sign_in), ("page through 100,000 children", page_through),
                        ("live value", live_value), ("edit value", edit_value), ("invalid JSON refused", invalid_json_is_refused),
                        ("rules diagnostic as you type", rules_diagnostic), ("publish and roll back", rules_publish_and_roll_back),
@@ -305,6 +322,7 @@ async def steps(page):
     await step("tree keyboard and first page", tree_keyboard)
     await step("scroll to child 5,000", scroll_far)
     await step("live object child", live_object_child)
+    await step("edit an object shallow", edit_object_shallow)
     rest("DELETE", "/console-check")
     return results
 

@@ -8,14 +8,15 @@ extension ConsoleModules {
         import { pageSize } from "./tree-pages.js";
         import { showTree as startTree, stopTree } from "./tree.js";
 
-        const state = { selected: "/", live: null, dirty: false };
+        // `shown`: the value last shown; `partial`: it is an object's first children, shallow.
+        const state = { selected: "/", live: null, dirty: false, shown: null, partial: false };
 
         /// Shows the tree from the root, the root in the editor.
         export function showTree() {
           startTree(select, showError);
         }
 
-        // The editor: the selected node's value (the first page of a large object), kept live.
+        // The editor: the selected node's value (an object's first children, shallow), kept live.
         async function select(path, isObject) {
           state.selected = path;
           state.dirty = false;
@@ -24,27 +25,40 @@ extension ConsoleModules {
           follow(path, isObject);
         }
 
-        // An object is followed through a query of its first children (a large one is never
-        // downloaded whole); a leaf as it is (a query on a leaf finds no children).
+        // An object is followed through the admin's shallow stream of its first children (each a
+        // leaf's value, or `true` for a child with children of its own): no subtree is downloaded,
+        // however large. A leaf is followed as it is.
         function follow(path, isObject) {
           state.live?.abort();
           let value = null;
+          state.shown = null;
+          state.partial = isObject;
           $("live").textContent = "connecting…";
-          const params = isObject ? { orderBy: '"$key"', limitToFirst: String(pageSize) } : {};
+          const params = isObject ? { shallow: "true", limitToFirst: String(pageSize) } : {};
           state.live = stream(url(path, params), (event, change) => {
             value = apply(value, change.path, change.data, event === "patch");
+            state.shown = value;
             if (!state.dirty) $("value").value = JSON.stringify(value, null, 2);
             $("value").classList.remove("flash");
             void $("value").offsetWidth;
             $("value").classList.add("flash");
           }, (status) => {
-            $("live").textContent = status === "live" && isObject ? `live (its first ${pageSize} children)` : status;
+            $("live").textContent = status === "live" && isObject
+              ? `live: its first ${pageSize} children (true: a child with children of its own); Set value writes the children you change`
+              : status;
           });
         }
 
         function apply(base, path, data, merge) {
           const keys = path.split("/").filter(Boolean);
-          if (keys.length === 0) return merge ? { ...(base ?? {}), ...data } : data;
+          if (keys.length === 0) {
+            if (!merge) return data;
+            const merged = base && typeof base === "object" ? { ...base } : {};
+            for (const [key, child] of Object.entries(data)) {
+              if (child === null) delete merged[key]; else merged[key] = child;
+            }
+            return merged;
+          }
           const root = base && typeof base === "object" ? { ...base } : {};
           let node = root;
           for (const key of keys.slice(0, -1)) {
@@ -70,8 +84,26 @@ extension ConsoleModules {
         }
 
         $("value").addEventListener("input", () => { state.dirty = true; });
+        // A leaf's new value replaces it. An object's editor shows its first children shallow: only
+        // the children whose text changed are written (one PATCH; a child taken out is deleted),
+        // so the children not shown and the subtrees behind `true` stay as they are. Replacing
+        // the whole object with a value that is not an object asks first.
         $("save").addEventListener("click", () => run(async () => {
-          await api(state.selected, { method: "PUT", body: editedValue() });
+          const text = editedValue();
+          const edited = JSON.parse(text);
+          if (state.partial && edited !== null && typeof edited === "object") {
+            const shown = state.shown && typeof state.shown === "object" ? state.shown : {};
+            const changes = {};
+            for (const [key, child] of Object.entries(edited)) {
+              const before = Object.hasOwn(shown, key) ? shown[key] : undefined;
+              if (JSON.stringify(child) !== JSON.stringify(before)) changes[key] = child;
+            }
+            for (const key of Object.keys(shown)) if (!Object.hasOwn(edited, key)) changes[key] = null;
+            if (Object.keys(changes).length > 0) await api(state.selected, { method: "PATCH", body: JSON.stringify(changes) });
+          } else {
+            if (state.partial && !confirm(`Replace ${state.selected} and everything below it with this value?`)) return;
+            await api(state.selected, { method: "PUT", body: text });
+          }
           state.dirty = false;
         }));
         $("push").addEventListener("click", () => run(async () => {

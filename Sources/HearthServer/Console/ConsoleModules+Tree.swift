@@ -93,7 +93,7 @@ extension ConsoleModules {
             rows.replaceChildren(...shown);
           }
           const due = tree.rows.slice(first, first + visible + lookahead).filter((row) => row.kind === "more" && !row.list.loading && !row.list.stalled);
-          for (const row of due) loadPage(row.list);
+          for (const row of due) loadPage(row.list, true);
           clearTimeout(liveTimer);
           liveTimer = setTimeout(followVisiblePages, 150);
         }

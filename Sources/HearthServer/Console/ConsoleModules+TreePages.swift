@@ -7,6 +7,8 @@ extension ConsoleModules {
         import { api, stream, url } from "./api.js";
 
         export const pageSize = 50;
+        /// The largest page loaded while scrolling on and on (well under a live stream's bound).
+        const largestPage = 400;
         /// The most children one live page follows (the server's bound for a shallow stream).
         const streamLimit = 1000;
         let changed = () => {};
@@ -38,7 +40,10 @@ extension ConsoleModules {
 
         /// Starts listing `node`'s children: the list (pages, children in key order) and its first page.
         export function openList(node, onError) {
-          const list = { owner: node, children: [], pages: [], hasMore: false, loading: false, stalled: false, note: null, closed: false, onError };
+          const list = {
+            owner: node, children: [], pages: [], hasMore: false, loading: false, stalled: false, note: null, closed: false,
+            size: pageSize, loadedAt: undefined, onError,
+          };
           list.moreRow = { kind: "more", list, depth: node.depth + 1 };
           list.noteRow = { kind: "note", list, depth: node.depth + 1 };
           node.list = list;
@@ -55,17 +60,22 @@ extension ConsoleModules {
         }
 
         /// Loads the list's next page: the children after the last page's end, `pageSize` of them (one
-        /// more is asked for, to know whether more follow). Each page covers the keys from the end of
-        /// the one before to its own last key (the last page, when nothing follows: to the end), so
-        /// every key belongs to one page and a key written later shows in the page that covers it.
-        export async function loadPage(list) {
+        /// more is asked for, to know whether more follow); loaded by scrolling (`scrolled`) within a
+        /// second of the one before, twice as many as that one, up to `largestPage`, so that
+        /// scrolling far takes few requests. Each page covers the keys from the end of the one before
+        /// to its own last key (the last page, when nothing follows: to the end), so every key
+        /// belongs to one page and a key written later shows in the page that covers it.
+        export async function loadPage(list, scrolled = false) {
           if (list.loading || list.closed) return;
           list.stalled = false;
           const after = list.pages.at(-1)?.endAt;
           if (list.pages.length > 0 && after === undefined) return;
           list.loading = true;
           changed();
-          const params = { shallow: "true", limitToFirst: String(pageSize + 1) };
+          const soon = scrolled && performance.now() - (list.loadedAt ?? -Infinity) < 1000;
+          const size = soon ? Math.min(largestPage, list.size * 2) : pageSize;
+          list.size = size;
+          const params = { shallow: "true", limitToFirst: String(size + 1) };
           if (after !== undefined) params.startAfter = JSON.stringify(after);
           let value;
           try {
@@ -78,18 +88,19 @@ extension ConsoleModules {
           }
           list.loading = false;
           if (list.closed) return;
-          if (!list.stalled) addPage(list, after, value);
+          list.loadedAt = performance.now();
+          if (!list.stalled) addPage(list, after, value, size);
           changed();
         }
 
-        function addPage(list, after, value) {
+        function addPage(list, after, value, size) {
           if (value !== null && typeof value !== "object") {
             list.note = JSON.stringify(value);
             return;
           }
           const keys = value === null ? [] : Object.keys(value).sort(compareKeys);
-          const shown = keys.slice(0, pageSize);
-          list.hasMore = keys.length > pageSize;
+          const shown = keys.slice(0, size);
+          list.hasMore = keys.length > size;
           const page = { list, startAfter: after, endAt: list.hasMore ? shown.at(-1) : undefined, stream: null };
           list.pages.push(page);
           const { path, depth } = list.owner;
