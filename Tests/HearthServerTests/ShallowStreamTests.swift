@@ -46,6 +46,29 @@ struct ShallowStreamTests {
         }
     }
 
+    @Test func aShallowListenAndTheSameQueryNeverShareTheirPushes() async throws {
+        try await TestServer.with { server in
+            try await server.put("/big", #"{"a":1,"b":{"x":1},"c":2}"#)
+            let shallow = try await SSETestStream.open(
+                port: server.port,
+                path: "/big.json?\(Self.admin)&shallow=true&startAfter=a&endAt=c&limitToFirst=10"
+            )
+            let query = try await SSETestStream.open(
+                port: server.port,
+                path: "/big.json?\(Self.admin)&orderBy=%22$key%22&startAfter=%22a%22&endAt=%22c%22&limitToFirst=10"
+            )
+            #expect(canonicalJSON(try await shallow.nextData().json["data"]) == #"{"b":true,"c":2}"#)
+            #expect(canonicalJSON(try await query.nextData().json["data"]) == #"{"b":{"x":1},"c":2}"#)
+            // A change inside b: the query sends b's new value, the shallow listen nothing (its
+            // next event is the one for the child added after).
+            try await server.put("/big/b/x", "2")
+            #expect(canonicalJSON(try await query.nextData().json["data"]) == #"{"b":{"x":2}}"#)
+            try await server.put("/big/bb", #"{"y":1}"#)
+            #expect(canonicalJSON(try await shallow.nextData().json["data"]) == #"{"bb":true}"#)
+            #expect(canonicalJSON(try await query.nextData().json["data"]) == #"{"bb":{"y":1}}"#)
+        }
+    }
+
     @Test func theRangeIsBoundedAndExplained() async throws {
         try await TestServer.with { server in
             let missing = try await server.send(
@@ -89,6 +112,14 @@ struct ShallowStreamTests {
             )
             #expect(ranged.status == 400)
             #expect(ranged.body.contains("Mixing 'shallow' and querying parameters is not supported"))
+            // The admin acting as a user is that user here too.
+            let override = try await server.send(
+                "GET",
+                "/big.json?\(Self.admin)&auth_variable_override=%7B%22uid%22%3A%22amy%22%7D&shallow=true&limitToFirst=5",
+                headers: Self.eventStream
+            )
+            #expect(override.status == 400)
+            #expect(override.body.contains("shallow is not supported by streaming reads."))
         }
     }
 }
