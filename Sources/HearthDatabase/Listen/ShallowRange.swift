@@ -33,15 +33,8 @@ public struct ShallowRange: Hashable, Sendable {
     /// The children of `path` in the range, each as a leaf (its value, or `true` for a child
     /// with children); none when `path` is a leaf or has no data.
     func children(at path: DataPath, in reader: NamespaceReader) -> [(key: ChildKey, node: Node)] {
-        guard case .children(let children) = reader.shallow(at: path, startAfter: startAfter, limit: limit) else {
-            return []
-        }
-        var selected: [(key: ChildKey, node: Node)] = []
-        selected.reserveCapacity(children.count)
-        for child in children {
-            if let endAt, ChildKey.compare(child.key, endAt) > 0 { break }
-            selected.append((child.key, .leaf(child.leaf ?? .bool(true), priority: nil)))
-        }
-        return selected
+        let result = reader.shallow(at: path, startAfter: startAfter, endAt: endAt, limit: limit)
+        guard case .children(let children) = result else { return [] }
+        return children.map { ($0.key, .leaf($0.leaf ?? .bool(true), priority: nil)) }
     }
 }
