@@ -104,7 +104,9 @@ extension ConsoleModules {
             if (state.partial && !confirm(`Replace ${state.selected} and everything below it with this value?`)) return;
             await api(state.selected, { method: "PUT", body: text });
           }
+          // The live value again (a change may have arrived while the edit was being saved).
           state.dirty = false;
+          $("value").value = JSON.stringify(state.shown, null, 2);
         }));
         $("push").addEventListener("click", () => run(async () => {
           const answer = await api(state.selected, { method: "POST", body: editedValue() });
