@@ -22,7 +22,7 @@ public final class NamespaceEngine: Sendable {
     let listenGuard: ListenGuard
     /// What the engine reports for metrics.
     let activity: NamespaceActivity
-    private static let nextRegistration = Atomic<UInt64>(0)
+    static let nextRegistration = Atomic<UInt64>(0)
 
     init(store: NamespaceStore, rules: NamespaceRules, logger: Logger, activity: NamespaceActivity = .init()) {
         self.store = store

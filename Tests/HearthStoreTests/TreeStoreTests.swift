@@ -123,6 +123,25 @@ import Testing
         #expect(try await ns.read { $0.shallow(at: path("none")) } == .null)
     }
 
+    /// A range's end (`endAt`, inclusive, in Firebase's key order: integer keys first, by value).
+    @Test func shallowReadsStopAtTheirEndKey() async throws {
+        let temp = try TemporaryStore()
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        try await ns.set("s", #"{"2":{"x":1},"10":10,"a":"A","b":{"y":2},"c":3}"#)
+        let numbers = try await ns.read { $0.shallow(at: path("s"), endAt: ChildKey("10"), limit: 100) }
+        #expect(numbers == .children([(ChildKey("2"), nil), (ChildKey("10"), .number(10))]))
+        let range = try await ns.read { $0.shallow(at: path("s"), startAfter: ChildKey("10"), endAt: ChildKey("bz")) }
+        #expect(range == .children([(ChildKey("a"), .string("A")), (ChildKey("b"), nil)]))
+        let limited = try await ns.read {
+            $0.shallow(at: path("s"), startAfter: ChildKey("a"), endAt: ChildKey("c"), limit: 1)
+        }
+        #expect(limited == .children([(ChildKey("b"), nil)]))
+        #expect(
+            try await ns.read { $0.shallow(at: path("s"), startAfter: ChildKey("c"), endAt: ChildKey("d")) } == .null
+        )
+    }
+
     /// Children with subtrees of every size around the few keys stepped over before a seek,
     /// with priorities, leaves and rewritten (many-versioned) keys: each listed once, in order.
     @Test func shallowReadsStepOverSubtreesOfEverySize() async throws {

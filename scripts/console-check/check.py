@@ -224,12 +224,129 @@ async def steps(page):
         await page.wait("!document.querySelector('#sim-trace tr.sim-values').hidden", "the values unfolded")
         rest("DELETE", "/console-check-sim")
 
+    items_row = "document.querySelector('.node[data-path=\"/console-check/items\"]')"
+    items_rows = "document.querySelectorAll('.node[data-path^=\"/console-check/items/\"]')"
+
+    def press(key):
+        return page.eval(f"document.getElementById('tree').dispatchEvent(new KeyboardEvent('keydown', {{key: '{key}', bubbles: true}}))")
+
+    async def tree_keyboard():
+        # A fresh tree (the data tab shows it again): arrows move, → expands, Enter opens in the editor.
+        await page.eval("document.getElementById('tab-data').click()")
+        await page.wait("!!document.querySelector('.node[data-path=\"/console-check\"]')", "the root's keys")
+        await page.eval("performance.setResourceTimingBufferSize(10000); document.getElementById('tree').focus()")
+        await press("ArrowDown")
+        await press("ArrowRight")
+        await page.wait(f"!!{items_row}", "console-check expanded by →")
+        await press("ArrowDown")
+        await press("ArrowDown")
+        await page.wait(f"{items_row}?.classList.contains('focused')", "the focus on /console-check/items")
+        result = await page.eval("""(async () => {
+          performance.clearResourceTimings();
+          const started = performance.now();
+          document.getElementById('tree').dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true}));
+          const rows = () => document.querySelectorAll('.node[data-path^="/console-check/items/"]').length;
+          while (rows() < 50 && performance.now() - started < 15000) await new Promise((done) => setTimeout(done, 2));
+          await new Promise((done) => requestAnimationFrame(() => setTimeout(done)));
+          const pages = performance.getEntriesByType('resource').filter(e => e.name.includes('items.json'));
+          const bytes = pages.reduce((total, e) => total + e.transferSize, 0);
+          const request = pages.find(e => e.name.includes('shallow=true'));
+          return { shown: rows(), elapsed: performance.now() - started, bytes,
+                   request: request ? request.responseEnd - request.startTime : -1 };
+        })()""")
+        if result["shown"] < 50:
+            raise RuntimeError(f"{result['shown']} rows of items after Enter")
+        await page.wait("document.getElementById('editor-path').textContent === '/console-check/items'", "items in the editor")
+        print(f"figure: first page of 100,000 children shown in {result['elapsed']:.0f} ms after Enter "
+              f"(its shallow read: {result['request']:.0f} ms), {result['bytes']} bytes (the finished requests on items: "
+              f"the shallow page; the live streams are counted when they end)", flush=True)
+
+    async def scroll_far():
+        # Scrolling loads further pages on demand; the DOM keeps a bounded number of rows.
+        await page.eval("performance.setResourceTimingBufferSize(10000); performance.clearResourceTimings()")
+        result = await page.eval("""(async () => {
+          const tree = document.getElementById('tree');
+          const target = '.node[data-path="/console-check/items/k005000"]';
+          const started = performance.now();
+          for (let i = 0; i < 5000 && !document.querySelector(target); i++) {
+            tree.scrollTop = tree.scrollHeight;
+            await new Promise((done) => setTimeout(done, 5));
+          }
+          const row = document.querySelector(target);
+          if (!row) return null;
+          const index = Number(row.id.slice('tree-row-'.length));
+          tree.scrollTop = index * 22 - tree.clientHeight / 2;
+          await new Promise((done) => requestAnimationFrame(() => setTimeout(done)));
+          const elapsed = performance.now() - started;
+          const entries = performance.getEntriesByType('resource').filter(e => e.name.includes('items.json'));
+          const bytes = entries.reduce((total, e) => total + e.transferSize, 0);
+          const pages = entries.filter(e => /limitToFirst=(51|101|201|401)(&|$)/.test(e.name)).length;
+          const rows = [...document.querySelectorAll('.node[data-path^="/console-check/items/"]')]
+            .map((r) => [Number(r.id.slice('tree-row-'.length)), Number(r.dataset.path.split('/').pop().slice(1))]);
+          return { elapsed, bytes, pages, rows, nodes: document.querySelectorAll('#tree .node').length,
+                   elements: document.getElementById('tree').querySelectorAll('*').length,
+                   height: tree.scrollHeight };
+        })()""")
+        if result is None:
+            raise RuntimeError("k005000 never showed while scrolling")
+        print(f"figure: scrolled to child 5,000 in {result['elapsed']:.0f} ms, {result['bytes']} bytes moved by the "
+              f"{result['pages']} pages loaded on the way and the live streams ended; {result['nodes']} rows "
+              f"({result['elements']} elements) in the DOM", flush=True)
+        if result["nodes"] > 400:
+            raise RuntimeError(f"{result['nodes']} rows in the DOM after scrolling to child 5,000")
+        offsets = {key - index for index, key in result["rows"]}
+        if len(offsets) != 1 or 5000 not in [key for _, key in result["rows"]]:
+            raise RuntimeError(f"rows out of order or k005000 missing: {result['rows'][:5]}…")
+        visible = await page.eval("(() => { const t = document.getElementById('tree'); const i = Math.floor(t.scrollTop / 22) + 1;"
+                                  " return document.getElementById('tree-row-' + i)?.dataset.path; })()")
+        if not visible or not visible.startswith("/console-check/items/k0049") and not visible.startswith("/console-check/items/k0050"):
+            raise RuntimeError(f"the row at the top of the view is {visible}")
+
+    async def live_object_child():
+        # Children written by REST into the page in view show live: an object, then a leaf, then gone.
+        rest("PUT", "/console-check/items/k005000x", {"an": {"object": 1}})
+        row = "document.querySelector('.node[data-path=\"/console-check/items/k005000x\"]')"
+        await page.wait(f"{row}?.querySelector('.toggle').textContent === '▸'", "the new object child")
+        rest("PUT", "/console-check/items/k005000x", "a leaf now")
+        await page.wait(f"{row}?.querySelector('.leaf')?.textContent === '\"a leaf now\"'", "the child turned leaf")
+        rest("PUT", "/console-check/items/k005002", {"was": "a leaf"})
+        await page.wait("document.querySelector('.node[data-path=\"/console-check/items/k005002\"] .toggle')"
+                        "?.textContent === '▸'", "the leaf turned object")
+        rest("DELETE", "/console-check/items/k005000x")
+        await page.wait(f"!{row}", "the deleted child gone")
+        # ← from a child goes to its parent, ← again collapses it.
+        await page.eval("document.querySelector('.node[data-path=\"/console-check/items/k005001\"]').click()")
+        for _ in range(2):
+            await press("ArrowLeft")
+        await page.wait(f"{items_row}?.getAttribute('aria-expanded') === 'false' && {items_rows}.length === 0", "items collapsed")
+
+    async def edit_object_shallow():
+        # An object's editor shows its first children shallow; saving writes only what changed.
+        await page.eval("document.querySelector('.node[data-path=\"/console-check\"]').click()")
+        await page.wait("document.getElementById('editor-path').textContent === '/console-check' && "
+                        "document.getElementById('live').textContent.includes('first 50 children')", "console-check in the editor")
+        await page.wait("(() => { try { const v = JSON.parse(document.getElementById('value').value);"
+                        " return v.items === true && v.greeting === true; } catch { return false; } })()", "the shallow children")
+        await page.eval("{ const v = document.getElementById('value'); v.value = '{\"greeting\": true, \"items\": true, \"note\": \"hi\"}';"
+                        "v.dispatchEvent(new Event('input')); document.getElementById('save').click() }")
+        deadline = time.monotonic() + args.timeout
+        while rest("GET", "/console-check/note") != "hi":
+            if time.monotonic() > deadline:
+                raise RuntimeError("the new child did not reach the server")
+            await asyncio.sleep(0.1)
+        if rest("GET", "/console-check/items/k099999") != 99999 or rest("GET", "/console-check/greeting") != {"edited": True}:
+            raise RuntimeError("saving the shallow view changed the children it did not touch")
+
     for name, body in [("sign-in refused", sign_in_refused), ("sign in", sign_in), ("page through 100,000 children", page_through),
                        ("live value", live_value), ("edit value", edit_value), ("invalid JSON refused", invalid_json_is_refused),
                        ("rules diagnostic as you type", rules_diagnostic), ("publish and roll back", rules_publish_and_roll_back),
                        ("simulate a refused write", simulate_refusal), ("disable a user", disable_user), ("health", health)]:
         await step(name, body)
     await step("simulate a denied read and see its values", simulate_values)
+    await step("tree keyboard and first page", tree_keyboard)
+    await step("scroll to child 5,000", scroll_far)
+    await step("live object child", live_object_child)
+    await step("edit an object shallow", edit_object_shallow)
     rest("DELETE", "/console-check")
     return results
 

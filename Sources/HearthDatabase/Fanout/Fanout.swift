@@ -70,6 +70,7 @@ actor Fanout {
             SubscriptionGroup(
                 path: registration.path,
                 query: registration.query,
+                shallow: registration.shallow,
                 identifier: registration.queryIdentifier
             )
         }
@@ -110,7 +111,7 @@ actor Fanout {
             return
         }
         // The read and the group's window are from different snapshots: bring both to now.
-        guard let query = group.query, let outcome = await run(query, at: group.path) else {
+        guard let outcome = await run(group) else {
             group.entries[id]?.isActive = true  // the store failed (logged); keep the listener
             return
         }
@@ -240,7 +241,7 @@ actor Fanout {
     /// Re-runs the group's query and sends its active subscribers one merge: children that
     /// entered or changed, and children that left (null).
     private func refresh(_ group: SubscriptionGroup) async {
-        guard let query = group.query, let outcome = await run(query, at: group.path) else { return }
+        guard let outcome = await run(group) else { return }
         if group.window != nil, outcome.sequence <= group.windowSequence { return }
         if let window = group.window {
             send(window.changes(to: outcome.children), to: group)
@@ -269,9 +270,23 @@ actor Fanout {
         if group.entries.isEmpty { trie.remove(group) }
     }
 
-    private func run(_ query: Query, at path: DataPath) async -> QueryRunner.Outcome? {
+    /// The group's window now: its query's children, or its shallow range's.
+    private func run(_ group: SubscriptionGroup) async -> QueryRunner.Outcome? {
+        let path = group.path
+        let query = group.query
+        let shallow = group.shallow
         do {
-            return try await store.read { try QueryRunner.run($0, path: path, query: query) }
+            return try await store.read { reader in
+                if let shallow {
+                    return QueryRunner.Outcome(
+                        sequence: reader.sequence,
+                        children: shallow.children(at: path, in: reader),
+                        unindexed: false
+                    )
+                }
+                guard let query else { return nil }
+                return try QueryRunner.run(reader, path: path, query: query)
+            }
         } catch {
             logger.error("Listen query failed", metadata: ["hearth.path": "\(path)", "hearth.error": "\(error)"])
             return nil

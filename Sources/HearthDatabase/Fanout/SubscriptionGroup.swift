@@ -20,8 +20,10 @@ final class SubscriptionGroup {
     }
 
     let path: DataPath
-    /// Nil for a default listen (all data).
+    /// Nil for a default listen (all data) and a shallow one.
     let query: Query?
+    /// The range of a shallow listen, which keeps a window as a query does.
+    let shallow: ShallowRange?
     let identifier: QueryIdentifier
     var entries: [UInt64: Entry] = [:]
 
@@ -32,13 +34,14 @@ final class SubscriptionGroup {
     /// Queries: the last commit that touched the group while it had no window.
     var touchedWithoutWindow: UInt64 = 0
 
-    init(path: DataPath, query: Query?, identifier: QueryIdentifier) {
+    init(path: DataPath, query: Query?, shallow: ShallowRange? = nil, identifier: QueryIdentifier) {
         self.path = path
         self.query = query
+        self.shallow = shallow
         self.identifier = identifier
     }
 
-    var isDefault: Bool { query == nil }
+    var isDefault: Bool { query == nil && shallow == nil }
 
     /// Sends `update` to the active subscribers (and, for `sequence` given, buffers it for the
     /// pending ones); forgets subscribers that are gone and returns their registration ids.

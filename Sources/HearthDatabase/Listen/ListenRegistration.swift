@@ -12,12 +12,15 @@ public struct ListenRegistration: Hashable, Sendable, CustomStringConvertible {
     public let query: Query?
     /// The canonical query identifier (`default` for listens that load all data).
     public let queryIdentifier: QueryIdentifier
+    /// The range of an admin's shallow listen (`NamespaceEngine.listenShallow`), else nil.
+    public let shallow: ShallowRange?
 
-    init(id: UInt64, path: DataPath, query: Query?, queryIdentifier: QueryIdentifier) {
+    init(id: UInt64, path: DataPath, query: Query?, queryIdentifier: QueryIdentifier, shallow: ShallowRange? = nil) {
         self.id = id
         self.path = path
         self.query = query
         self.queryIdentifier = queryIdentifier
+        self.shallow = shallow
     }
 
     /// The session's key for this listen (`RealtimeSession.push(encoded:for:)`).

@@ -27,6 +27,13 @@ public struct QueryIdentifier: Hashable, Sendable, Comparable, CustomStringConve
         self.rawValue = String(decoding: out, as: UTF8.self)
     }
 
+    /// The identifier of an admin's shallow listen over the range `query` describes (its
+    /// children's keys and leaf values, `NamespaceEngine.listenShallow`): never equal to a
+    /// query's, so a shallow listen and a query listen never share a group.
+    public static func shallow(_ query: Query) -> QueryIdentifier {
+        QueryIdentifier(rawValue: "shallow:" + QueryIdentifier(query).rawValue)
+    }
+
     /// `ObjectToUniqueKey`: JSON with object keys sorted (by UTF-16 code units, as JavaScript's
     /// `sort`), recursively.
     static func appendUniqueKey(_ value: JSONValue, into out: inout [UInt8]) {

@@ -1,148 +1,64 @@
 extension ConsoleModules {
-    /// `/console/data.js`: The data view: the tree a page of keys at a time, the selected node live, set, push, delete, export, import.
+    /// `/console/data.js`: The data view: the tree (`tree.js`), the selected node live, set, push, delete, export, import.
     static let data = #"""
 
-        // The data view: the tree a page of keys at a time (shallow reads: no request downloads a large
-        // subtree), and the selected node's value, followed live, to set, push, delete, export, import.
+        // The data view: the tree (`tree.js`: a virtualised list of shallow pages, followed live), and
+        // the selected node's value, followed live, to set, push, delete, export, import.
         import { $, api, stream, url } from "./api.js";
+        import { pageSize } from "./tree-pages.js";
+        import { showTree as startTree, stopTree } from "./tree.js";
 
-        const pageSize = 50;
-        const state = { selected: "/", live: null, dirty: false };
+        // `shown`: the value last shown; `partial`: it is an object's first children, shallow.
+        const state = { selected: "/", live: null, dirty: false, shown: null, partial: false };
 
-        function child(path, key) { return (path === "/" ? "" : path) + "/" + key; }
-
-        // The tree: each node lists its children a page at a time.
-        function nodeRow(path, key, value) {
-          const row = document.createElement("div");
-          row.className = "node";
-          row.setAttribute("role", "treeitem");
-          row.dataset.path = path;
-          const toggle = document.createElement("span");
-          toggle.className = "toggle";
-          const isObject = value === true;
-          toggle.textContent = isObject ? "▸" : "";
-          const label = document.createElement("span");
-          label.className = "key";
-          label.textContent = key;
-          row.append(toggle, label);
-          if (!isObject) {
-            const leaf = document.createElement("span");
-            leaf.className = "leaf";
-            leaf.textContent = JSON.stringify(value);
-            row.append(leaf);
-          }
-          const children = document.createElement("div");
-          children.className = "children";
-          children.hidden = true;
-          row.addEventListener("click", async (event) => {
-            event.stopPropagation();
-            select(path, isObject);
-            if (!isObject) return;
-            children.hidden = !children.hidden;
-            toggle.textContent = children.hidden ? "▸" : "▾";
-            if (!children.hidden && !children.dataset.loaded) await loadPage(children, path);
-          });
-          const wrapper = document.createElement("div");
-          wrapper.append(row, children);
-          return wrapper;
+        /// Shows the tree from the root, the root in the editor.
+        export function showTree() {
+          startTree(select, showError);
         }
 
-        async function loadPage(container, path, after) {
-          container.dataset.loaded = "1";
-          const params = { shallow: "true", limitToFirst: String(pageSize + 1) };
-          if (after !== undefined) params.startAfter = JSON.stringify(after);
-          let page;
-          try { page = await api(path, { params }); } catch (error) { return showError(error); }
-          container.querySelector(":scope > .more")?.remove();
-          if (page === null || typeof page !== "object") {
-            if (after === undefined) container.textContent = page === null ? "(empty)" : JSON.stringify(page);
-            return;
-          }
-          const keys = Object.keys(page);
-          const shown = keys.slice(0, pageSize);
-          for (const key of shown) container.append(nodeRow(child(path, key), key, page[key]));
-          followPage(container, path, shown, page);
-          if (keys.length > pageSize) {
-            const more = document.createElement("div");
-            more.className = "more";
-            more.textContent = "more…";
-            more.addEventListener("click", (event) => { event.stopPropagation(); loadPage(container, path, keys[pageSize - 1]); });
-            container.append(more);
-          }
-        }
-
-        // A page of leaves is followed live: one query over its key range (leaves only, so no
-        // subtree is downloaded); each row's value changes as the data does. Only the last
-        // `livePages` pages opened are live: each stream holds one of the browser's few
-        // connections to the server.
-        const livePages = 2;
-        const pageStreams = [];
-        function followPage(container, path, shown, page) {
-          if (shown.length === 0 || shown.some((key) => page[key] === true)) return;
-          while (pageStreams.length >= livePages) pageStreams.shift().abort();
-          const range = { orderBy: '"$key"', startAt: JSON.stringify(shown[0]), endAt: JSON.stringify(shown[shown.length - 1]) };
-          const rows = new Map(shown.map((key) => [key, container.querySelector(`.node[data-path="${CSS.escape(child(path, key))}"] .leaf`)]));
-          const show = (key, value) => {
-            const leaf = rows.get(key);
-            if (!leaf || value === undefined) return;
-            const text = value === null ? "(deleted)" : JSON.stringify(value);
-            if (leaf.textContent === text) return;
-            leaf.textContent = text;
-            leaf.classList.remove("flash");
-            void leaf.offsetWidth;
-            leaf.classList.add("flash");
-          };
-          pageStreams.push(stream(url(path, range), (event, change) => {
-            const keys = change.path.split("/").filter(Boolean);
-            if (keys.length === 0) {
-              const data = change.data ?? {};
-              for (const key of rows.keys()) if (event === "put" || key in data) show(key, data[key] ?? null);
-            } else if (keys.length === 1) {
-              show(keys[0], change.data);
-            }
-          }, () => {}));
-        }
-
-        export async function showTree() {
-          for (const controller of pageStreams.splice(0)) controller.abort();
-          const tree = $("tree");
-          tree.textContent = "";
-          tree.append(nodeRow("/", "/", true));
-          tree.querySelector(".node").click();
-        }
-
-        // The editor: the selected node's value (the first page of a large object), kept live.
+        // The editor: the selected node's value (an object's first children, shallow), kept live.
         async function select(path, isObject) {
           state.selected = path;
           state.dirty = false;
-          document.querySelectorAll(".node.selected").forEach((n) => n.classList.remove("selected"));
-          document.querySelector(`.node[data-path="${CSS.escape(path)}"]`)?.classList.add("selected");
           $("editor-path").textContent = path;
           $("editor-error").textContent = "";
           follow(path, isObject);
         }
 
-        // An object is followed through a query of its first children (a large one is never
-        // downloaded whole); a leaf as it is (a query on a leaf finds no children).
+        // An object is followed through the admin's shallow stream of its first children (each a
+        // leaf's value, or `true` for a child with children of its own): no subtree is downloaded,
+        // however large. A leaf is followed as it is.
         function follow(path, isObject) {
           state.live?.abort();
           let value = null;
+          state.shown = null;
+          state.partial = isObject;
           $("live").textContent = "connecting…";
-          const params = isObject ? { orderBy: '"$key"', limitToFirst: String(pageSize) } : {};
+          const params = isObject ? { shallow: "true", limitToFirst: String(pageSize) } : {};
           state.live = stream(url(path, params), (event, change) => {
             value = apply(value, change.path, change.data, event === "patch");
+            state.shown = value;
             if (!state.dirty) $("value").value = JSON.stringify(value, null, 2);
             $("value").classList.remove("flash");
             void $("value").offsetWidth;
             $("value").classList.add("flash");
           }, (status) => {
-            $("live").textContent = status === "live" && isObject ? `live (its first ${pageSize} children)` : status;
+            $("live").textContent = status === "live" && isObject
+              ? `live: its first ${pageSize} children (true: a child with children of its own); Set value writes the children you change`
+              : status;
           });
         }
 
         function apply(base, path, data, merge) {
           const keys = path.split("/").filter(Boolean);
-          if (keys.length === 0) return merge ? { ...(base ?? {}), ...data } : data;
+          if (keys.length === 0) {
+            if (!merge) return data;
+            const merged = base && typeof base === "object" ? { ...base } : {};
+            for (const [key, child] of Object.entries(data)) {
+              if (child === null) delete merged[key]; else merged[key] = child;
+            }
+            return merged;
+          }
           const root = base && typeof base === "object" ? { ...base } : {};
           let node = root;
           for (const key of keys.slice(0, -1)) {
@@ -168,9 +84,29 @@ extension ConsoleModules {
         }
 
         $("value").addEventListener("input", () => { state.dirty = true; });
+        // A leaf's new value replaces it. An object's editor shows its first children shallow: only
+        // the children whose text changed are written (one PATCH; a child taken out is deleted),
+        // so the children not shown and the subtrees behind `true` stay as they are. Replacing
+        // the whole object with a value that is not an object asks first.
         $("save").addEventListener("click", () => run(async () => {
-          await api(state.selected, { method: "PUT", body: editedValue() });
+          const text = editedValue();
+          const edited = JSON.parse(text);
+          if (state.partial && edited !== null && typeof edited === "object") {
+            const shown = state.shown && typeof state.shown === "object" ? state.shown : {};
+            const changes = {};
+            for (const [key, child] of Object.entries(edited)) {
+              const before = Object.hasOwn(shown, key) ? shown[key] : undefined;
+              if (JSON.stringify(child) !== JSON.stringify(before)) changes[key] = child;
+            }
+            for (const key of Object.keys(shown)) if (!Object.hasOwn(edited, key)) changes[key] = null;
+            if (Object.keys(changes).length > 0) await api(state.selected, { method: "PATCH", body: JSON.stringify(changes) });
+          } else {
+            if (state.partial && !confirm(`Replace ${state.selected} and everything below it with this value?`)) return;
+            await api(state.selected, { method: "PUT", body: text });
+          }
+          // The live value again (a change may have arrived while the edit was being saved).
           state.dirty = false;
+          $("value").value = JSON.stringify(state.shown, null, 2);
         }));
         $("push").addEventListener("click", () => run(async () => {
           const answer = await api(state.selected, { method: "POST", body: editedValue() });
@@ -198,10 +134,10 @@ extension ConsoleModules {
           await api(state.selected, { method: "PUT", body: text });
         }));
 
-        /// Stops following the selected node and the pages of leaves (signing out).
+        /// Stops following the selected node and the tree's pages (signing out).
         export function stopData() {
           state.live?.abort();
-          for (const controller of pageStreams.splice(0)) controller.abort();
+          stopTree();
         }
         """#
 }

@@ -35,7 +35,7 @@ enum ConsolePage {
             </nav>
             <p id="app-error" class="error" role="alert"></p>
             <section id="view-data" class="split">
-              <div id="tree" role="tree" aria-label="Data"></div>
+              <div id="tree" role="tree" aria-label="Data" tabindex="0"></div>
               <aside id="editor" class="panel">
                 <h2 id="editor-path">/</h2>
                 <p id="live" class="muted"></p>

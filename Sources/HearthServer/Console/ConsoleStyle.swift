@@ -36,17 +36,20 @@ enum ConsoleStyle {
         .figure { background: #fff; border-radius: 8px; padding: .5rem .75rem; }
         .figure .number { font-size: 1.4rem; font-weight: 600; }
         .chart { width: 100%; height: 2rem; } .chart polyline { fill: none; stroke: #2456c7; stroke-width: 1.2; }
-        #tree { background: #fff; border-radius: 8px; padding: .5rem; overflow: auto; max-height: 80vh; font-family: ui-monospace, monospace; font-size: .9rem; }
+        #tree { background: #fff; border-radius: 8px; padding: 0 .5rem; overflow: auto; max-height: 80vh; font-family: ui-monospace, monospace; font-size: .9rem; }
+        .tree-spacer { position: relative; } .tree-rows { position: absolute; top: 0; left: 0; right: 0; }
         #editor { background: #fff; border-radius: 8px; padding: .5rem 1rem; }
         #editor h2 { font-size: 1rem; font-family: ui-monospace, monospace; word-break: break-all; }
         #value { width: 100%; box-sizing: border-box; font-family: ui-monospace, monospace; }
-        .node { display: flex; gap: .4rem; align-items: baseline; padding: 1px 0; cursor: pointer; }
+        .node, .more, .note { height: 22px; line-height: 22px; box-sizing: border-box; white-space: nowrap; overflow: hidden; }
+        .node { display: flex; gap: .4rem; cursor: pointer; }
         .node:hover, .node.selected { background: #e8eefc; }
-        .children { margin-left: 1.1rem; }
+        #tree:focus { outline: none; } #tree:focus .focused { outline: 1px dotted #2456c7; outline-offset: -1px; }
+        .note { color: #6a7380; }
         .toggle { width: 1rem; display: inline-block; color: #6a7380; }
         .key { color: #7a3e9d; }
-        .leaf { color: #1f6f43; }
-        .more { color: #2456c7; cursor: pointer; margin: .2rem 0 .2rem 1.1rem; }
+        .leaf { color: #1f6f43; overflow: hidden; text-overflow: ellipsis; }
+        .more { color: #2456c7; cursor: pointer; }
         .buttons { display: flex; flex-wrap: wrap; gap: .5rem; margin-top: .5rem; }
         .danger { color: #b3261e; }
         .error { color: #b3261e; white-space: pre-wrap; }

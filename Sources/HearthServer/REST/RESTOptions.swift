@@ -4,10 +4,12 @@ import HearthCore
 struct RESTOptions: Sendable {
     enum PrintMode: Sendable, Equatable { case compact, pretty, silent }
 
-    /// `shallow=true`, paged by key as firebase-tools pages it (`limitToFirst`, `startAfter`).
+    /// `shallow=true`, paged by key as firebase-tools pages it (`limitToFirst`, `startAfter`);
+    /// an admin's shallow stream also ends its range with `endAt` (`ShallowStreamRange`).
     struct Shallow: Sendable, Equatable {
         var startAfter: ChildKey?
         var limit: Int?
+        var endAt: ChildKey?
     }
 
     var namespace = "default"
@@ -26,7 +28,9 @@ struct RESTOptions: Sendable {
         "startAt", "endAt", "equalTo", "startAfter", "endBefore", "limitToFirst", "limitToLast",
     ]
 
-    static func parse(_ q: QueryString) throws -> RESTOptions {
+    /// The options of `q`; with `shallowStream`, `shallow=true` may also carry `endAt` (the form
+    /// of an admin's shallow stream; REST reads refuse it, as Firebase does).
+    static func parse(_ q: QueryString, shallowStream: Bool = false) throws -> RESTOptions {
         var options = RESTOptions()
         if let ns = q["ns"] {
             guard Self.isValidNamespace(ns) else {
@@ -76,7 +80,7 @@ struct RESTOptions: Sendable {
 
         if let shallow = q["shallow"] {
             switch shallow {
-            case "true": options.shallow = try Self.parseShallow(q)
+            case "true": options.shallow = try Self.parseShallow(q, allowingEnd: shallowStream)
             case "false": break
             default: throw RESTError.badRequest("Invalid shallow '\(shallow)': use true or false.")
             }
@@ -121,24 +125,27 @@ struct RESTOptions: Sendable {
     /// `shallow=true` pages by key as firebase-tools does (`limitToFirst=N&startAfter=KEY`, the
     /// key bare as it sends it, or JSON-quoted); with `orderBy` or any other querying parameter
     /// it is refused, as Firebase refuses it.
-    static func parseShallow(_ q: QueryString) throws -> Shallow {
-        let paging: Set = ["limitToFirst", "startAfter"]
+    static func parseShallow(_ q: QueryString, allowingEnd: Bool = false) throws -> Shallow {
+        let paging: Set = allowingEnd ? ["limitToFirst", "startAfter", "endAt"] : ["limitToFirst", "startAfter"]
         if q.contains("orderBy") || queryParameterNames.contains(where: { !paging.contains($0) && q.contains($0) }) {
             throw RESTError.badRequest("Mixing 'shallow' and querying parameters is not supported")
         }
         var shallow = Shallow()
         if let limit = q["limitToFirst"] { shallow.limit = try QueryParameters.parseLimit(limit, name: "limitToFirst") }
-        if let startAfter = q["startAfter"] { shallow.startAfter = try shallowStartKey(startAfter) }
+        if let startAfter = q["startAfter"] { shallow.startAfter = try shallowBoundKey(startAfter, name: "startAfter") }
+        if allowingEnd, let endAt = q["endAt"] { shallow.endAt = try shallowBoundKey(endAt, name: "endAt") }
         return shallow
     }
 
-    /// The key a shallow page starts after: the text itself (firebase-tools sends the last key
-    /// of the previous page unquoted), or the string of a JSON-quoted key.
-    static func shallowStartKey(_ text: String) throws -> ChildKey {
+    /// The key a shallow page starts after (or, `name` `endAt`, ends at): the text itself
+    /// (firebase-tools sends the last key of the previous page unquoted), or the string of a
+    /// JSON-quoted key.
+    static func shallowBoundKey(_ text: String, name: String = "startAfter") throws -> ChildKey {
         var key = text
         if text.hasPrefix("\""), case .string(let quoted)? = JSONScalar.parse(text) { key = quoted }
         guard !key.isEmpty else {
-            throw RESTError.badRequest("Invalid startAfter '\(text)': with shallow=true, use the key to page after.")
+            let use = name == "startAfter" ? "the key to page after" : "the last key of the range"
+            throw RESTError.badRequest("Invalid \(name) '\(text)': with shallow=true, use \(use).")
         }
         return ChildKey(key)
     }

@@ -12,7 +12,9 @@ import ServiceLifecycle
 /// Firebase REST streaming: `GET /path.json` with `Accept: text/event-stream` answers a stream
 /// of Server-Sent Events: `put` with the current data at `/`, then `put`/`patch` per change
 /// (paths relative to the location), `keep-alive` on a timer, `cancel` when read access is lost
-/// and `auth_revoked` when the credential expires. The stream ends when the client goes away,
+/// and `auth_revoked` when the credential expires. For the admin only, `shallow=true` streams a
+/// page of children shallow (`ShallowStreamRange`, an extension; for anyone else it is refused
+/// as before). The stream ends when the client goes away,
 /// when the server shuts down (STACK: graceful-shutdown and inbound-close handlers end the
 /// event loop) and when the client reads too slowly.
 struct EventStreamService: Sendable {
@@ -29,7 +31,12 @@ struct EventStreamService: Sendable {
 
     func respond(to request: Request) async throws -> Response {
         let target = PercentDecoding.splitTarget(request.head.path ?? "/")
-        let options = try RESTOptions.parse(try QueryString(target.query))
+        let queryString = try QueryString(target.query)
+        // The options as REST reads them; an admin's shallow stream may also end its range (`endAt`).
+        let strict = Result { try RESTOptions.parse(queryString) }
+        var lenient: RESTOptions?
+        if queryString["shallow"] == "true" { lenient = try? RESTOptions.parse(queryString, shallowStream: true) }
+        let options = try lenient ?? strict.get()
         var credential = try context.credentials.resolver.resolve(
             queryAuth: options.auth,
             authorization: request.headers[.authorization]
@@ -40,8 +47,16 @@ struct EventStreamService: Sendable {
         let decoded = try RESTService.decodePath(String(target.path))
         let (path, isPriority) = try CoreBridge.parseWritePath(decoded)
         if isPriority { throw RESTError.badRequest("Invalid path '\(decoded)': '.priority' cannot be streamed.") }
-        if options.shallow != nil { throw RESTError.badRequest("shallow is not supported by streaming reads.") }
         let identity = context.credentials.identity(forCredential: credential)
+        var shallow: ShallowRange?
+        if let requested = options.shallow {
+            // Everyone but the admin gets the answer they always got (Firebase streams nothing shallow).
+            guard identity.caller.bypassesRules else {
+                _ = try strict.get()
+                throw RESTError.badRequest("shallow is not supported by streaming reads.")
+            }
+            shallow = try ShallowStreamRange.range(of: requested)
+        }
         let namespace = options.namespace
         let engine = try await context.database.open(namespace, as: identity.caller)
         guard try await engine.canRead(path: path, query: options.query, as: identity.caller) else {
@@ -52,6 +67,7 @@ struct EventStreamService: Sendable {
             engine: engine,
             location: path,
             query: options.query,
+            shallow: shallow,
             format: options.format,
             identity: identity,
             namespace: namespace
@@ -84,6 +100,8 @@ struct EventStream: Sendable {
     let engine: NamespaceEngine
     let location: DataPath
     let query: Query?
+    /// An admin's shallow page (`query` is then nil).
+    let shallow: ShallowRange?
     let format: RenderFormat
     let identity: AuthIdentity
     let namespace: String
@@ -94,6 +112,7 @@ struct EventStream: Sendable {
         engine: NamespaceEngine,
         location: DataPath,
         query: Query?,
+        shallow: ShallowRange? = nil,
         format: RenderFormat,
         identity: AuthIdentity,
         namespace: String
@@ -102,6 +121,7 @@ struct EventStream: Sendable {
         self.engine = engine
         self.location = location
         self.query = query
+        self.shallow = shallow
         self.format = format
         self.identity = identity
         self.namespace = namespace
@@ -118,12 +138,22 @@ struct EventStream: Sendable {
         defer { context.hub.unregister(memberID) }
         let registration: ListenRegistration
         do {
-            let start = try await engine.listen(
-                path: location,
-                query: query,
-                subscriber: subscriber,
-                as: identity.caller
-            )
+            let start: ListenStart
+            if let shallow {
+                start = try await engine.listenShallow(
+                    path: location,
+                    range: shallow,
+                    subscriber: subscriber,
+                    as: identity.caller
+                )
+            } else {
+                start = try await engine.listen(
+                    path: location,
+                    query: query,
+                    subscriber: subscriber,
+                    as: identity.caller
+                )
+            }
             registration = start.registration
             subscriber.start(initial: start.data)
         } catch let error as StoreError where error.code == .permissionDenied {

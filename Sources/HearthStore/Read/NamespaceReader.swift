@@ -79,8 +79,14 @@ public struct NamespaceReader {
     }
 
     /// The node's children without their subtrees (grandchildren are never read). With
-    /// `startAfter` and `limit`, only the keys after `startAfter` (key order), at most `limit`.
-    public func shallow(at path: DataPath, startAfter: ChildKey? = nil, limit: Int? = nil) -> ShallowResult {
+    /// `startAfter`, `endAt` and `limit`, only the keys after `startAfter` up to `endAt` (key
+    /// order), at most `limit`; no key past `endAt` is read.
+    public func shallow(
+        at path: DataPath,
+        startAfter: ChildKey? = nil,
+        endAt: ChildKey? = nil,
+        limit: Int? = nil
+    ) -> ShallowResult {
         let prefix = keys.dataKey(path)
         let cursor = snapshot.makeIterator()
         cursor.seek(prefix)
@@ -99,6 +105,7 @@ public struct NamespaceReader {
         cursor.seek(start)
         forEachChild(cursor: cursor, prefix: prefix) { key, leaf in
             if let limit, children.count >= limit { return false }
+            if let endAt, ChildKey.compare(key, endAt) > 0 { return false }
             children.append((key, leaf))
             return true
         }
