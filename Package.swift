@@ -45,7 +45,10 @@ let package = Package(
         ),
         .target(
             name: "HearthStore",
-            dependencies: ["CLevelDB", "HearthCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "CLevelDB", "HearthCore", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strict
         ),
         .target(

@@ -163,7 +163,7 @@ public final class Store: Sendable {
         try db.withSnapshot { Store.registeredNamespaces($0).map(\.name) }
     }
 
-    private static func registeredNamespaces(_ snapshot: Snapshot) -> [(name: String, id: UInt32)] {
+    static func registeredNamespaces(_ snapshot: Snapshot) -> [(name: String, id: UInt32)] {
         var namespaces: [(name: String, id: UInt32)] = []
         let prefix = [KeySpace.namespaceTable]
         let cursor = snapshot.makeIterator()

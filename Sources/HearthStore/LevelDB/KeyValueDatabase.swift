@@ -4,6 +4,9 @@
 public final class KeyValueDatabase: Sendable {
     private let db: LevelDB
 
+    /// The database itself (backups read a snapshot of it).
+    var levelDB: LevelDB { db }
+
     /// Opens (creating) the database at `path`, with LevelDB's default buffer and cache sizes.
     /// - Throws: `StoreError` `.locked` when another process holds it, `.io` otherwise.
     public init(path: String) throws(StoreError) {
