@@ -12,6 +12,9 @@ final class ByteCounter: Sendable {
         }
     }
 
+    /// The total so far.
+    var value: Int64 { total.withLock { $0 } }
+
     /// Replaces the total.
     func set(_ value: Int64) {
         total.withLock { $0 = value }

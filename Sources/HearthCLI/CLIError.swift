@@ -2,7 +2,7 @@
 struct CLIError: Error, CustomStringConvertible {
     struct Code: Hashable, Sendable {
         private enum Base: Hashable, Sendable {
-            case dataDirectoryInUse, dataDirectoryMissing, file, store, serve
+            case dataDirectoryInUse, dataDirectoryMissing, file, store, serve, remote
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -16,6 +16,8 @@ struct CLIError: Error, CustomStringConvertible {
         static let store = Code(.store)
         /// The server could not start or stopped with an error.
         static let serve = Code(.serve)
+        /// A running server could not be reached, or refused or broke off a request.
+        static let remote = Code(.remote)
     }
 
     let code: Code

@@ -7,8 +7,8 @@ final class OutputSink: Sendable {
     private let path: String?
     private let temporaryPath: String?
 
-    /// Writes to `path`, or to stdout when nil or `-`.
-    init(path: String?) throws {
+    /// Writes to `path` (created with `permissions`), or to stdout when nil or `-`.
+    init(path: String?, permissions: mode_t = 0o644) throws {
         guard let path, path != "-" else {
             descriptor = STDOUT_FILENO
             self.path = nil
@@ -16,7 +16,7 @@ final class OutputSink: Sendable {
             return
         }
         let temporary = path + ".partial-\(getpid())"
-        descriptor = Foundation.open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        descriptor = Foundation.open(temporary, O_WRONLY | O_CREAT | O_TRUNC, permissions)
         guard descriptor >= 0 else {
             throw CLIError(.file, "Cannot write '\(path)': \(String(cString: strerror(errno))).")
         }

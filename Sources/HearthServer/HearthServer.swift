@@ -13,12 +13,27 @@ public enum HearthServer {
     /// Serves until SIGTERM or SIGINT, then drains HTTP and closes the store.
     public static func run(configuration: HearthServerConfiguration, logger: Logger) async throws {
         raiseOpenFileLimit(logger: logger)
+        let directory = configuration.dataDirectory
         let (group, _) = try await makeServiceGroup(
             configuration: configuration,
             logger: logger,
             handleSignals: true,
-            onPort: { _ in }
+            onPort: { port in
+                let scheme = configuration.tlsCertificatePath == nil ? "http" : "https"
+                let host = ["0.0.0.0", "::", ""].contains(configuration.host) ? "127.0.0.1" : configuration.host
+                let shown = host.contains(":") ? "[\(host)]" : host
+                do {
+                    try RunningServerFile.write(
+                        in: directory,
+                        url: "\(scheme)://\(shown):\(port)",
+                        adminSecret: configuration.adminSecret
+                    )
+                } catch {
+                    logger.warning("The CLI will not find this server by itself: \(error)")
+                }
+            }
         )
+        defer { RunningServerFile.remove(in: directory) }
         do {
             try await group.run()
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
@@ -145,9 +160,18 @@ public enum HearthServer {
         )
         let app = Application(
             responder: MetricsRouter(
-                inner: AccountsRouter(
-                    inner: CallableRouter(inner: responder, endpoint: callableEndpoint),
-                    endpoint: accountsEndpoint
+                inner: BackupRouter(
+                    inner: AccountsRouter(
+                        inner: CallableRouter(inner: responder, endpoint: callableEndpoint),
+                        endpoint: accountsEndpoint
+                    ),
+                    endpoint: BackupEndpoint(
+                        database: database,
+                        accounts: accounts,
+                        credentials: credentials,
+                        dataDirectory: configuration.dataDirectory,
+                        logger: logger
+                    )
                 ),
                 metrics: metrics,
                 credentials: credentials

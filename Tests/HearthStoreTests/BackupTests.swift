@@ -64,7 +64,10 @@ import Testing
         #expect(try await restored.namespace("other").json("x") == #""z""#)
         let restoredAccounts = try KeyValueDatabase(path: directory + "/accounts/db")
         defer { restoredAccounts.close() }
-        #expect(try restoredAccounts.get(Array("a/u1".utf8)).map { String(decoding: $0, as: UTF8.self) } == #"{"email":"ada@example.com"}"#)
+        #expect(
+            try restoredAccounts.get(Array("a/u1".utf8)).map { String(decoding: $0, as: UTF8.self) }
+                == #"{"email":"ada@example.com"}"#
+        )
         let secret = directory + "/jwt-secret"
         #expect(FileManager.default.contents(atPath: secret) == Data("secret".utf8))
         let permissions = try FileManager.default.attributesOfItem(atPath: secret)[.posixPermissions] as? Int

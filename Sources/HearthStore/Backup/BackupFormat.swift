@@ -40,7 +40,12 @@ public enum BackupFormat {
         out.append(UInt8(rest))
     }
 
-    static func appendRecord(_ tag: Tag, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+    static func appendRecord(
+        _ tag: Tag,
+        key: UnsafeRawBufferPointer,
+        value: UnsafeRawBufferPointer,
+        to out: inout [UInt8]
+    ) {
         out.append(tag.rawValue)
         appendVarint(key.count, to: &out)
         out.append(contentsOf: key)

@@ -78,14 +78,18 @@ public final class BackupRestore {
             guard offset < buffer.count else { return }
             let start = offset
             guard let tag = BackupFormat.Tag(rawValue: buffer[offset]) else {
-                throw Self.corrupt("an unknown record type \(buffer[offset]) at byte \(bytesRead - (buffer.count - offset))")
+                throw Self.corrupt(
+                    "an unknown record type \(buffer[offset]) at byte \(bytesRead - (buffer.count - offset))"
+                )
             }
             if tag == .end {
                 guard buffer.count - offset >= 1 + 8 + 32 else { return }
                 hasher.update(data: buffer[0..<offset])
                 let count = buffer[(offset + 1)..<(offset + 9)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
                 let digest = Array(buffer[(offset + 9)..<(offset + 41)])
-                guard count == records else { throw Self.corrupt("it holds \(records) records where its end says \(count)") }
+                guard count == records else {
+                    throw Self.corrupt("it holds \(records) records where its end says \(count)")
+                }
                 guard digest == Array(hasher.finalize()) else { throw Self.corrupt("its checksum does not match") }
                 offset += 41
                 ended = true
@@ -161,7 +165,10 @@ public final class BackupRestore {
             if storeBatch.byteSize > 4 << 20 { try flushStore(sync: false) }
         case .accounts:
             if accounts == nil {
-                try FileManager.default.createDirectory(atPath: directory + "/accounts", withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    atPath: directory + "/accounts",
+                    withIntermediateDirectories: true
+                )
                 accounts = try KeyValueDatabase(path: directory + "/accounts/db")
             }
             accountChanges.append((key, value))
@@ -169,10 +176,17 @@ public final class BackupRestore {
             if accountBytes > 4 << 20 { try flushAccounts(sync: false) }
         case .file:
             let name = String(decoding: key, as: UTF8.self)
-            guard BackupFormat.fileNames.contains(name) else { throw Self.corrupt("it carries an unknown file '\(name)'") }
+            guard BackupFormat.fileNames.contains(name) else {
+                throw Self.corrupt("it carries an unknown file '\(name)'")
+            }
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let path = directory + "/" + name
-            guard FileManager.default.createFile(atPath: path, contents: Data(value), attributes: [.posixPermissions: 0o600])
+            guard
+                FileManager.default.createFile(
+                    atPath: path,
+                    contents: Data(value),
+                    attributes: [.posixPermissions: 0o600]
+                )
             else { throw StoreError(.io, "Cannot write '\(path)'.") }
         case .end:
             preconditionFailure("the end record is read by parse()")

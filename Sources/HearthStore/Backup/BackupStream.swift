@@ -49,7 +49,8 @@ public final class BackupStream: @unchecked Sendable {
         let snapshot = try store.db.makeSnapshot()
         var namespaces: [String: UInt64] = [:]
         for (name, id) in Store.registeredNamespaces(snapshot) {
-            namespaces[name] = snapshot.get(KeySpace(namespaceID: id).sequenceKey).map(NamespaceStore.decodeSequence) ?? 0
+            namespaces[name] =
+                snapshot.get(KeySpace(namespaceID: id).sequenceKey).map(NamespaceStore.decodeSequence) ?? 0
         }
         header = BackupHeader(createdAt: ServerClock.system.now(), namespaces: namespaces)
         let storeReading = SnapshotReading(db: store.db, snapshot: snapshot)
@@ -111,7 +112,9 @@ public final class BackupStream: @unchecked Sendable {
             if parts.isEmpty {
                 hasher.update(data: out)
                 out.append(BackupFormat.Tag.end.rawValue)
-                for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: records >> UInt64(shift))) }
+                for shift in stride(from: 56, through: 0, by: -8) {
+                    out.append(UInt8(truncatingIfNeeded: records >> UInt64(shift)))
+                }
                 out += Array(hasher.finalize())
                 finished = true
                 return out
@@ -137,7 +140,9 @@ public final class BackupStream: @unchecked Sendable {
     }
 
     private func headerJSON() -> JSONValue {
-        let namespaces = header.namespaces.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.number(Double($0.value))) }
+        let namespaces = header.namespaces.sorted { $0.key < $1.key }.map {
+            ($0.key, JSONValue.number(Double($0.value)))
+        }
         return .object([
             ("format", "hearth-backup"), ("createdAt", .number(header.createdAt)), ("namespaces", .object(namespaces)),
         ])
