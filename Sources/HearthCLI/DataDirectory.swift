@@ -40,10 +40,15 @@ enum DataDirectory {
         )
     }
 
-    /// True when another process holds a write lock on `<directory>/LOCK` (LevelDB's `fcntl` lock).
-    /// Only probes (`F_GETLK`): takes no lock itself.
+    /// True when another process holds LevelDB's `fcntl` lock on the store of `directory`
+    /// (`<directory>/db/LOCK`; `<directory>/LOCK` for a store laid out before `db/`). Only
+    /// probes (`F_GETLK`): takes no lock itself.
     static func isLockedByAnotherProcess(_ directory: String) -> Bool {
-        let fd = Foundation.open(directory + "/LOCK", O_RDWR)
+        isLocked(directory + "/db/LOCK") || isLocked(directory + "/LOCK")
+    }
+
+    private static func isLocked(_ lockFile: String) -> Bool {
+        let fd = Foundation.open(lockFile, O_RDWR)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var lock = flock()

@@ -1,5 +1,6 @@
 import ArgumentParser
 import HearthCore
+import HearthServer
 
 /// `--path`, `--ns` and `--data`, shared by `import` and `export`.
 struct DataOptions: ParsableArguments {
@@ -11,6 +12,40 @@ struct DataOptions: ParsableArguments {
 
     @Option(help: "Data directory (env HEARTH_DATA; default .hearth).")
     var data: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "A running server's URL, http://HOST:PORT (env HEARTH_URL); by default a server running on --data is "
+                + "found by itself."
+        )
+    )
+    var url: String?
+
+    @Option(help: "The running server's admin secret, with --url (env HEARTH_ADMIN_SECRET).")
+    var adminSecret: String?
+
+    /// The running server to go through: the one given by `--url`, else the one serving the
+    /// data directory when a server holds it; nil when the data directory is free.
+    /// - Throws: `CLIError` `.dataDirectoryInUse` when a server holds it but cannot be found.
+    func runningServer(_ environment: Environment) throws -> RunningServerAddress? {
+        let directory = dataDirectory(environment)
+        if url != nil || environment.string(nil, "HEARTH_URL") != nil {
+            return try RunningServerAddress.find(
+                url: url,
+                adminSecret: adminSecret,
+                dataDirectory: directory,
+                environment: environment
+            )
+        }
+        guard DataDirectory.isLockedByAnotherProcess(directory) else { return nil }
+        guard RunningServerFile.read(in: directory) != nil else { throw DataDirectory.inUse(directory) }
+        return try RunningServerAddress.find(
+            url: nil,
+            adminSecret: adminSecret,
+            dataDirectory: directory,
+            environment: environment
+        )
+    }
 
     /// The data directory: the flag, else `HEARTH_DATA`, else `.hearth`.
     func dataDirectory(_ environment: Environment) -> String {

@@ -9,8 +9,9 @@ struct ExportCommand: AsyncParsableCommand {
         commandName: "export",
         abstract: "Export the JSON at --path to stdout or a file.",
         discussion: """
-            Streams from one consistent snapshot in chunks of about 1 MiB. Opens the data directory \
-            directly: stop the server first, or read through its REST API.
+            Streams from one consistent snapshot in chunks of about 1 MiB. A stopped data directory \
+            is opened directly; a running server's is read through its REST API (the server keeps \
+            its address in the data directory while it runs; or give --url and --admin-secret).
             """
     )
 
@@ -31,6 +32,27 @@ struct ExportCommand: AsyncParsableCommand {
         let directory = options.dataDirectory(environment)
         _ = LoggingOptions.bootstrap(level: try logging.resolve(environment))
 
+        if let server = try options.runningServer(environment) {
+            let sink = try OutputSink(path: output)
+            let progress = ProgressBar(label: "export", total: nil)
+            do {
+                try await RemoteTransfer.export(
+                    path,
+                    ns: options.ns,
+                    format: renderFormat,
+                    from: server,
+                    into: sink,
+                    progress: progress
+                )
+                if output == nil || output == "-" { try sink.write([UInt8(ascii: "\n")]) }
+                try sink.finish()
+            } catch {
+                sink.abandon()
+                throw error
+            }
+            progress.finish()
+            return
+        }
         // Read only: the lookup indexes of the namespaces' apps are left as they are.
         var configuration = StoreConfiguration()
         configuration.reconcilesLookups = false

@@ -8,8 +8,10 @@ struct ImportCommand: AsyncParsableCommand {
         commandName: "import",
         abstract: "Import a JSON file into the database (replacing what is at --path).",
         discussion: """
-            Reads the file in 1 MiB chunks, so memory stays far below the file's size. Opens the data \
-            directory directly: stop the server first, or write through its REST API.
+            Reads the file in 1 MiB chunks, so memory stays far below the file's size. A stopped \
+            data directory is written directly; a running server's through its REST API, as one \
+            PUT (atomic, listeners notified, up to the server's --max-body-bytes; the server keeps \
+            its address in the data directory while it runs; or give --url and --admin-secret).
             """
     )
 
@@ -27,6 +29,18 @@ struct ImportCommand: AsyncParsableCommand {
         let logger = LoggingOptions.bootstrap(level: try logging.resolve(environment))
 
         let reader = try FileChunkReader(path: file)
+        if let server = try options.runningServer(environment) {
+            let progress = ProgressBar(label: "import", total: reader.totalBytes)
+            try await RemoteTransfer.importJSON(
+                from: reader,
+                at: path,
+                ns: options.ns,
+                into: server,
+                progress: progress
+            )
+            progress.finish()
+            return
+        }
         let store = try DataDirectory.open(directory, create: true)
         defer { store.close() }
         let namespace: NamespaceStore

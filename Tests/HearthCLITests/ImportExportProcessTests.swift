@@ -168,28 +168,54 @@ struct ImportExportProcessTests {
         #expect(result.stderr.contains("Error: "), "stderr: \(result.stderr)")
     }
 
-    @Test func aRunningServerMakesImportAndExportFailClearly() async throws {
+    @Test func aRunningServersDatabaseIsImportedAndExportedThroughItsAPI() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        try #"{"a":1}"#.write(to: directory.appending("in.json"), atomically: true, encoding: .utf8)
-        let server = try await ProcessTestServer.start(
-            dataDirectory: directory.appending("data"),
-            workingDirectory: directory.url
+        try #"{"a":{"b":1},"c":"x y"}"#.write(to: directory.appending("in.json"), atomically: true, encoding: .utf8)
+        let data = directory.appending("data")
+        let server = try await ProcessTestServer.start(dataDirectory: data, workingDirectory: directory.url)
+        let imported = try await HearthProcess.run(
+            ["import", "in.json", "--data", "data", "--path", "/some where/é"],
+            directory: directory.url
         )
-        let imported = try await HearthProcess.run(["import", "in.json", "--data", "data"], directory: directory.url)
-        let exported = try await HearthProcess.run(["export", "--data", "data"], directory: directory.url)
+        #expect(imported.status == 0, "stderr: \(imported.stderr)")
+        // Through the server: its listeners and readers see it at once.
+        #expect(try await server.request("GET", "/some%20where/%C3%A9/c.json", admin: true).body == #""x y""#)
+        let exported = try await HearthProcess.run(
+            ["export", "--data", "data", "--path", "/some where"],
+            directory: directory.url
+        )
+        #expect(exported.status == 0, "stderr: \(exported.stderr)")
+        #expect(try Self.parse(exported.stdout) == Self.parse(#"{"é":{"a":{"b":1},"c":"x y"}}"#))
+        let otherNamespace = try await HearthProcess.run(
+            ["import", "in.json", "--data", "data", "--ns", "other"],
+            directory: directory.url
+        )
+        #expect(otherNamespace.status == 0, "stderr: \(otherNamespace.stderr)")
+        #expect(try await server.request("GET", "/c.json?ns=other", admin: true).body == #""x y""#)
+        let wrongSecret = try await HearthProcess.run(
+            ["export", "--url", server.baseURL, "--admin-secret", "wrong"],
+            directory: directory.url
+        )
+        #expect(wrongSecret.status == 1)
+        #expect(wrongSecret.stderr.contains("answered 401"), "stderr: \(wrongSecret.stderr)")
+
+        // A server that cannot be found (its address file gone): refused clearly.
+        try FileManager.default.removeItem(at: data.appendingPathComponent("server.json"))
+        let lost = try await HearthProcess.run(["export", "--data", "data"], directory: directory.url)
+        #expect(lost.status == 1)
+        #expect(
+            lost.stderr.contains("Error: The data directory 'data' is in use by a running Hearth server."),
+            "stderr: \(lost.stderr)"
+        )
         _ = try await server.terminate()
-        for result in [imported, exported] {
-            #expect(result.status == 1)
-            #expect(
-                result.stderr.contains("Error: The data directory 'data' is in use by a running Hearth server."),
-                "stderr: \(result.stderr)"
-            )
-            #expect(result.stderr.contains("Stop the server first, or use the REST API"))
-        }
-        // Once the server stopped, import works.
-        let later = try await HearthProcess.run(["import", "in.json", "--data", "data"], directory: directory.url)
+        // Once the server stopped, the directory is read directly.
+        let later = try await HearthProcess.run(
+            ["export", "--data", "data", "--ns", "other"],
+            directory: directory.url
+        )
         #expect(later.status == 0, "stderr: \(later.stderr)")
+        #expect(try Self.parse(later.stdout) == Self.parse(#"{"a":{"b":1},"c":"x y"}"#))
     }
 
     /// Import memory is bounded, not proportional to the file: the peak RSS of the importing

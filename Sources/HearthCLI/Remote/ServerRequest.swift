@@ -11,10 +11,11 @@ struct ServerRequest {
     let method: HTTPMethod
     /// Path and query, e.g. `/.backup`.
     let target: String
-    /// A request body read in chunks (nil: none), with its length.
-    var upload: (length: Int64, next: @Sendable () throws -> [UInt8]?)? = nil
+    /// A request body read in chunks (nil: none), with its length when known (else it is sent
+    /// chunked).
+    var upload: (length: Int64?, next: @Sendable () throws -> [UInt8]?)? = nil
 
-    /// Sends the request; `onBody` gets each chunk of a 200 answer.
+    /// Sends the request; `onBody` gets each chunk of a 200 answer (another 2xx succeeds too).
     /// - Throws: `CLIError` with the server's message when it answers anything else, or when
     ///   the connection fails or ends early.
     func send(onBody: @escaping @Sendable (ByteBuffer) throws -> Void) async throws {
@@ -39,16 +40,30 @@ struct ServerRequest {
         head.headers.add(name: "Authorization", value: "Bearer \(server.adminSecret)")
         head.headers.add(name: "Connection", value: "close")
         if let upload {
-            head.headers.add(name: "Content-Length", value: String(upload.length))
+            if let length = upload.length {
+                head.headers.add(name: "Content-Length", value: String(length))
+            } else {
+                head.headers.add(name: "Transfer-Encoding", value: "chunked")
+            }
             head.headers.add(name: "Content-Type", value: "application/json")
         }
-        try await channel.writeAndFlush(HTTPClientRequestPart.head(head)).get()
-        if let upload {
-            while let chunk = try upload.next() {
-                try await channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: chunk)))).get()
+        do {
+            try await channel.writeAndFlush(HTTPClientRequestPart.head(head)).get()
+            if let upload {
+                while let chunk = try upload.next() {
+                    try await channel.writeAndFlush(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: chunk))))
+                        .get()
+                }
             }
+            try await channel.writeAndFlush(HTTPClientRequestPart.end(nil)).get()
+        } catch let error as CLIError {
+            channel.close(promise: nil)
+            throw error
+        } catch {
+            // The server may answer (and close) before the last of the request is written: its
+            // answer decides; a write that failed otherwise fails the request below.
+            channel.close(promise: nil)
         }
-        try await channel.writeAndFlush(HTTPClientRequestPart.end(nil)).get()
         do {
             try await done.futureResult.get()
         } catch {
@@ -59,7 +74,8 @@ struct ServerRequest {
     }
 }
 
-/// Hands a 200 answer's body on; collects any other answer (up to 64 KB) for its message.
+/// Hands a 200 answer's body on (any 2xx succeeds); collects any other answer (up to 64 KB)
+/// for its message.
 private final class ResponseHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = HTTPClientResponsePart
 
@@ -93,7 +109,7 @@ private final class ResponseHandler: ChannelInboundHandler, @unchecked Sendable 
         case .end:
             guard !finished else { return }
             finished = true
-            if status == .ok {
+            if let status, (200..<300).contains(status.code) {
                 done.succeed(())
             } else {
                 let message = String(decoding: refusal, as: UTF8.self)
