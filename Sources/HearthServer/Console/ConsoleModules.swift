@@ -4,5 +4,6 @@
 enum ConsoleModules {
     static let all: [String: String] = [
         "api": api, "app": app, "data": data, "rules": rules, "users": users, "health": health,
+        "highlight": highlight,
     ]
 }

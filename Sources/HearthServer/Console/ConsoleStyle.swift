@@ -20,6 +20,9 @@ enum ConsoleStyle {
         .code-editor textarea { color: transparent; background: transparent; caret-color: #1d232a; resize: none; }
         .hl-string { color: #1f6f43; } .hl-key { color: #7a3e9d; } .hl-rule { color: #b3261e; font-weight: 600; }
         .hl-comment { color: #8a929c; font-style: italic; }
+        .hl-variable { color: #0b5cad; font-weight: 600; } .hl-member { color: #0b6f85; } .hl-wildcard { color: #a3570a; font-weight: 600; }
+        .hl-number, .hl-literal { color: #8b3fb5; } .hl-regex { color: #b0306a; background: #fbeef4; } .hl-op { color: #4a5462; }
+        .hl-quote { color: #9aa3ad; } .hl-error { color: #b3261e; text-decoration: underline wavy #b3261e; }
         .diff { background: #f3f4f6; max-height: 16rem; overflow: auto; }
         .form { display: grid; gap: .4rem; } .form input, .form textarea, .form select { width: 100%; box-sizing: border-box; }
         table { border-collapse: collapse; width: 100%; font-size: .85rem; }
