@@ -30,6 +30,8 @@ enum ConsoleStyle {
         .code { font-family: ui-monospace, monospace; }
         tr.deciding { background: #fff3b0; }
         .allowed { color: #1f6f43; font-weight: 600; } .denied { color: #b3261e; font-weight: 600; }
+        #users-rows td.code { word-break: break-all; } #users-rows button { font-size: .8rem; padding: 0 .3rem; }
+        #users-account th { width: 9rem; color: #6a7380; font-weight: normal; } #users-claims { width: 100%; box-sizing: border-box; font-family: ui-monospace, monospace; }
         #health-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); gap: .75rem; }
         .figure { background: #fff; border-radius: 8px; padding: .5rem .75rem; }
         .figure .number { font-size: 1.4rem; font-weight: 600; }
