@@ -30,12 +30,18 @@ enum ConsoleStyle {
         .code { font-family: ui-monospace, monospace; }
         tr.deciding { background: #fff3b0; }
         .allowed { color: #1f6f43; font-weight: 600; } .denied { color: #b3261e; font-weight: 600; }
+        #health-grid h3 { margin: .5rem 0 .25rem; font-size: 1rem; }
+        .health-figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); gap: .75rem; }
+        .health-columns { display: grid; grid-auto-flow: column; grid-auto-columns: minmax(11rem, 15rem); justify-content: start; gap: .75rem; overflow-x: auto; }
+        .health-column { display: grid; gap: .5rem; align-content: start; }
+        .health-column h3 { font-family: ui-monospace, monospace; word-break: break-all; }
+        .health-column .figure { padding: .3rem .6rem; } .health-column .number { font-size: 1.1rem; }
         #users-rows td.code { word-break: break-all; } #users-rows button { font-size: .8rem; padding: 0 .3rem; }
         #users-account th { width: 9rem; color: #6a7380; font-weight: normal; } #users-claims { width: 100%; box-sizing: border-box; font-family: ui-monospace, monospace; }
-        #health-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); gap: .75rem; }
+        .figure .muted { min-height: 1em; }
         .figure { background: #fff; border-radius: 8px; padding: .5rem .75rem; }
         .figure .number { font-size: 1.4rem; font-weight: 600; }
-        .chart { width: 100%; height: 2rem; } .chart polyline { fill: none; stroke: #2456c7; stroke-width: 1.2; }
+        .chart { width: 100%; height: 2rem; } .chart polyline { fill: none; stroke: #2456c7; stroke-width: 1.2; vector-effect: non-scaling-stroke; }
         #tree { background: #fff; border-radius: 8px; padding: .5rem; overflow: auto; max-height: 80vh; font-family: ui-monospace, monospace; font-size: .9rem; }
         #editor { background: #fff; border-radius: 8px; padding: .5rem 1rem; }
         #editor h2 { font-size: 1rem; font-family: ui-monospace, monospace; word-break: break-all; }
