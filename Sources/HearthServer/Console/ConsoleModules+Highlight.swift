@@ -143,7 +143,7 @@ extension ConsoleModules {
             const start = at(tokenFrom), end = at(tokenTo);
             if (start > done) html += escape(text.slice(done, start));
             // Brackets, dots and commas stay plain: fewer elements to lay out.
-            html += kind === "punctuation" ? text.slice(start, end) : `<span class="hl-${kind}">${escape(text.slice(start, end))}</span>`;
+            html += kind === "punctuation" ? escape(text.slice(start, end)) : `<span class="hl-${kind}">${escape(text.slice(start, end))}</span>`;
             done = end;
           });
           const contentEnd = at(source.length);
