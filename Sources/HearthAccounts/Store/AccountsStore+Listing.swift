@@ -35,10 +35,15 @@ extension AccountsStore {
     ///
     /// Two range reads of keys LevelDB keeps sorted: the e-mail index `e/<email>` and the
     /// accounts `a/<uid>`. A page reads its own rows plus at most `searchSkipBudget` skipped
-    /// ones, however many accounts there are; nothing scans every account.
+    /// ones (`skipBudget`), however many accounts there are; nothing scans every account.
     /// - Throws: `INVALID_ARGUMENT` for an empty or too long `text`, or an `after` that no
     ///   search returned.
-    public func searchAccounts(_ text: String, after: String?, limit: Int) throws(AccountsError) -> AccountsPage {
+    public func searchAccounts(
+        _ text: String,
+        after: String?,
+        limit: Int,
+        skipBudget: Int = searchSkipBudget
+    ) throws(AccountsError) -> AccountsPage {
         guard !text.isEmpty else { throw AccountsError(.invalidArgument, "search must not be empty") }
         guard text.utf8.count <= Self.maxSearchBytes else {
             throw AccountsError(.invalidArgument, "search must be at most \(Self.maxSearchBytes) bytes")
@@ -69,7 +74,7 @@ extension AccountsStore {
         database.file.scan(prefix: prefix, from: last.map { AccountsDatabase.accountKey($0) + "\u{0}" } ?? prefix) {
             key,
             value in
-            if found.count >= limit || read >= limit + Self.searchSkipBudget {
+            if found.count >= limit || read >= limit + skipBudget {
                 next = SearchCursor(inEmails: false, key: last)
                 return false
             }
