@@ -347,6 +347,120 @@ async def steps(page):
     await step("scroll to child 5,000", scroll_far)
     await step("live object child", live_object_child)
     await step("edit an object shallow", edit_object_shallow)
+    # Users, claims, health columns and rules highlighting (issue 16, items 3-5).
+    def rest_in(namespace, method, path, body=None):
+        request = urllib.request.Request(f"{base}{path}.json?ns={namespace}", method=method,
+                                         data=None if body is None else json.dumps(body).encode(),
+                                         headers={"Authorization": f"Bearer {args.admin_secret}"})
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return json.loads(response.read() or b"null")
+
+    searched = {}
+
+    def sign_up_patiently(email):
+        request = urllib.request.Request(f"{base}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=check", method="POST",
+                                         data=json.dumps({"email": email, "password": "secret1"}).encode(),
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=120) as response:
+            return json.loads(response.read())["localId"]
+
+    async def search_among_many():
+        from concurrent.futures import ThreadPoolExecutor
+        # More than the console's first page (100): some of them are not loaded until searched for.
+        stamp = int(time.time())
+        emails = [f"many{stamp}-{n:03d}@example.com" for n in range(101)]
+        with ThreadPoolExecutor(2) as pool:
+            uids = await asyncio.get_running_loop().run_in_executor(None, lambda: list(pool.map(sign_up_patiently, emails)))
+        await page.eval("document.getElementById('users-search').value = ''; document.getElementById('tab-users').click()")
+        await page.wait("document.querySelectorAll('#users-rows tr').length === 100", "the first page of 100 accounts")
+        loaded = set(await page.eval("[...document.querySelectorAll('#users-rows tr')].map(r => r.dataset.uid)"))
+        index = next(i for i, uid in enumerate(uids) if uid not in loaded)
+        searched.update(uid=uids[index], email=emails[index])
+        prefix = emails[index][:-len("@example.com")].upper()
+        await page.eval("{ const s = document.getElementById('users-search'); s.value = " + json.dumps(prefix) + ";"
+                        "s.dispatchEvent(new Event('input')); }")
+        await page.wait(f"[...document.querySelectorAll('#users-rows tr')].map(r => r.dataset.uid).join() === {json.dumps(uids[index])}",
+                        "the one account found by the server")
+        asked = await page.eval("performance.getEntriesByType('resource').some(e => e.name.includes('batchGet') && e.name.includes('search='))")
+        if not asked:
+            raise RuntimeError("the search was not sent to the server")
+
+    async def set_a_claim():
+        uid = searched["uid"]
+        rest("PUT", f"/users/{uid}", {"displayName": "Searched One"})
+        await page.eval(f"document.querySelector('tr[data-uid=\"{uid}\"] button.details').click()")
+        await page.wait(f"document.getElementById('users-title').textContent === {json.dumps(searched['email'])}", "the account's details")
+        await page.wait("document.getElementById('users-profile').textContent.includes('Searched One')", "the profile at /users/<uid>")
+        await page.eval("document.getElementById('users-claims').value = '[1]'; document.getElementById('users-claims-save').click()")
+        await page.wait("document.getElementById('users-claims-error').textContent.includes('JSON object')", "a refused array")
+        await page.eval("document.getElementById('users-claims').value = '{\"role\": \"editor\"}';"
+                        "document.getElementById('users-claims-save').click()")
+        await page.wait("document.getElementById('users-claims-status').textContent.startsWith('set')", "the claims set")
+        await page.wait("JSON.parse(document.getElementById('users-claims').value).role === 'editor'", "the claims shown")
+        if json.loads(account(uid).get("customAttributes", "{}")) != {"role": "editor"}:
+            raise RuntimeError(f"the server has {account(uid).get('customAttributes')}")
+        await page.eval("document.getElementById('users-claims').value = '{\"sub\": \"x\"}';"
+                        "document.getElementById('users-claims-save').click()")
+        await page.wait("document.getElementById('users-claims-error').textContent.includes('FORBIDDEN_CLAIM')", "a reserved name refused")
+
+    async def health_columns():
+        rest_in("console-check-b", "PUT", "/health", {"n": 1})
+        await page.eval("document.getElementById('tab-health').click()")
+        await page.wait("!!document.querySelector('.health-column[data-namespace=\"default\"]') && "
+                        "!!document.querySelector('.health-column[data-namespace=\"console-check-b\"]')", "two databases' columns")
+        rest_in("console-check-b", "PUT", "/health", {"n": 2})
+        await page.wait("[...document.querySelectorAll('.health-column[data-namespace=\"console-check-b\"] .figure')]"
+                        ".some(f => f.dataset.name === 'console-check-b: writes/s' && !f.textContent.includes('…'))",
+                        "the second database's writes/s")
+
+    async def highlighting():
+        await page.eval("document.getElementById('rules-text').value = ''; document.getElementById('tab-rules').click()")
+        await page.wait("document.getElementById('rules-text').value.includes('rules')", "the rules document")
+        await set_rules_text('{"rules": {"$uid": {".validate": "newData.val().matches(/^a\\\\/[b/]$/i) && '
+                             'newData.val() !== \'x/y\' && data.val() / 2 > 1"}}}')
+        await page.wait("document.querySelector('#rules-highlight .hl-regex')?.textContent === '/^a\\\\\\\\/[b/]$/i'", "the regex literal")
+        await page.wait("document.querySelector('#rules-highlight .hl-string')?.textContent === \"'x/y'\"", "the string")
+        marks = await page.eval("[...document.querySelectorAll('#rules-highlight span')].map(s => s.className + ' ' + s.textContent)")
+        for expected in ["hl-wildcard \"$uid\"", "hl-rule \".validate\"", "hl-variable newData", "hl-member matches", "hl-op /",
+                         "hl-number 2", "hl-variable data"]:
+            if expected not in marks:
+                raise RuntimeError(f"no '{expected}' among {marks}")
+        took = await page.eval(r"""(async () => {
+            const { highlightRules } = await import('/console/highlight.js');
+            const rule = (n) => `    "k${n}": {\n      ".read": "auth != null && root.child('members/' + $room).child(auth.uid).exists()",\n` +
+              `      ".validate": "newData.isString() && newData.val().matches(/^[a-z0-9_]{1,32}$/) && newData.val().length <= 32"\n    },`;
+            const text = '{"rules": {\n' + Array.from({ length: 500 }, (_, n) => rule(n)).join("\n") + '\n  "z": {".read": true}\n}}';
+            const lines = text.split("\n").length;
+            const pre = document.getElementById('rules-highlight'), textarea = document.getElementById('rules-text');
+            textarea.value = text;
+            // What the editor does per keystroke or scroll (rules.js render): the lines in view and
+            // a screen around them highlighted, the rest plain; at the top, middle and bottom.
+            const lineHeight = parseFloat(getComputedStyle(textarea).lineHeight);
+            const visible = Math.ceil(textarea.clientHeight / lineHeight);
+            const time = (first, count) => {
+              const runs = [];
+              for (let r = 0; r < 5; r++) {
+                const started = performance.now();
+                pre.innerHTML = highlightRules(text, first, count) + "\n";
+                void pre.scrollHeight;
+                runs.push(performance.now() - started);
+              }
+              return runs.sort((a, b) => a - b)[2];
+            };
+            const windows = [0, lines / 2, lines - visible].map((at) => time(Math.max(0, at - visible), visible * 3));
+            const whole = time(0, Infinity);
+            return { lines, chars: text.length, editor: Math.max(...windows), whole };
+        })()""")
+        print(f"highlighting {took['lines']} lines ({took['chars']} chars), tokenize + innerHTML + layout, median of 5: "
+              f"the editor's window {took['editor']:.1f} ms at worst (top, middle, bottom); every line {took['whole']:.1f} ms")
+        if took["lines"] < 2000 or took["editor"] > 100:
+            raise RuntimeError(f"highlighting the editor's window of {took['lines']} lines took {took['editor']:.0f} ms")
+        await set_rules_text('{"rules": {".read": true}}')
+
+    await step("search a user among many", search_among_many)
+    await step("set a claim and see it", set_a_claim)
+    await step("health shows two databases", health_columns)
+    await step("highlighting marks a string and a regex", highlighting)
     rest("DELETE", "/console-check")
     return results
 

@@ -33,6 +33,12 @@ public struct AccountsError: Error, Sendable, Equatable, CustomStringConvertible
         public static let missingLocalID = Code("MISSING_LOCAL_ID")
         public static let operationNotAllowed = Code("OPERATION_NOT_ALLOWED")
         public static let invalidArgument = Code("INVALID_ARGUMENT")
+        /// Custom claims (`customAttributes`) over 1,000 bytes.
+        public static let claimsTooLarge = Code("CLAIMS_TOO_LARGE")
+        /// Custom claims that are not a JSON object.
+        public static let invalidClaims = Code("INVALID_CLAIMS")
+        /// A custom claim with a reserved name (`FORBIDDEN_CLAIM : iss`).
+        public static let forbiddenClaim = Code("FORBIDDEN_CLAIM")
         /// An admin operation (`accounts:batchGet`) without the admin credential: a 403.
         public static let insufficientPermission = Code("INSUFFICIENT_PERMISSION")
         /// Not a Firebase code: the store failed (I/O); answered as a 500.

@@ -15,6 +15,9 @@ public struct AccountRecord: Sendable, Equatable, Codable {
     public var createdAt: Int64
     public var lastLoginAt: Int64?
     public var lastRefreshAt: Int64?
+    /// Custom claims (Firebase's `customAttributes`): a JSON object's text, set by the admin
+    /// (`CustomClaims`); nil when there are none.
+    public var customAttributes: String?
 
     /// `password` or `anonymous`: how this account signs in.
     public var provider: String { email == nil && password == nil ? "anonymous" : "password" }

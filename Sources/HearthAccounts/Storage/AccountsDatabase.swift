@@ -52,6 +52,9 @@ final class AccountsDatabase: Sendable {
 
     func allAccounts() -> [AccountRecord] { file.scan(prefix: "a/").compactMap { decode($0.value) } }
 
+    /// Decodes the account JSON of an `a/<uid>` row.
+    func decodeAccount(_ bytes: [UInt8]) -> AccountRecord? { decode(bytes) }
+
     func tombstones() -> [(uid: String, tombstone: Tombstone)] {
         file.scan(prefix: "d/").compactMap { row in
             decode(row.value).map { (String(row.key.dropFirst(2)), $0) }

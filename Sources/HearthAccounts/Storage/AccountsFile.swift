@@ -34,6 +34,14 @@ struct AccountsFile: Sendable {
         return rows.map { (String(decoding: $0.key, as: UTF8.self), $0.value) }
     }
 
+    /// Walks the keys that start with `prefix` from the first at or after `start`, in key order,
+    /// until `visit` returns false (a read of a closed database visits nothing).
+    func scan(prefix: String, from start: String, _ visit: (_ key: String, _ value: [UInt8]) -> Bool) {
+        try? database.scan(prefix: Array(prefix.utf8), from: Array(start.utf8)) { key, value in
+            visit(String(decoding: key, as: UTF8.self), value)
+        }
+    }
+
     /// Applies every put (value) and delete (nil) atomically; with `sync`, after an fsync.
     func apply(_ changes: [(key: String, value: [UInt8]?)], sync: Bool) throws(AccountsError) {
         do {

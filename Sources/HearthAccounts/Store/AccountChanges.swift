@@ -10,6 +10,8 @@ public struct AccountChanges: Sendable, Equatable {
     public var disabled: Bool?
     /// Admin only.
     public var emailVerified: Bool?
+    /// Admin only: custom claims as a JSON object's text (`customAttributes`); `{}` removes them.
+    public var customAttributes: String?
 
     public init(
         email: String? = nil,
@@ -18,7 +20,8 @@ public struct AccountChanges: Sendable, Equatable {
         photoUrl: String? = nil,
         deleteAttributes: Set<String> = [],
         disabled: Bool? = nil,
-        emailVerified: Bool? = nil
+        emailVerified: Bool? = nil,
+        customAttributes: String? = nil
     ) {
         self.email = email
         self.password = password
@@ -27,6 +30,7 @@ public struct AccountChanges: Sendable, Equatable {
         self.deleteAttributes = deleteAttributes
         self.disabled = disabled
         self.emailVerified = emailVerified
+        self.customAttributes = customAttributes
     }
 
     static let knownAttributes: Set<String> = ["DISPLAY_NAME", "PHOTO_URL", "EMAIL", "PASSWORD"]

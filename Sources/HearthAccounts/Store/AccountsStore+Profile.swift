@@ -16,6 +16,9 @@ extension AccountsStore {
     {
         let (account, claims) = try authenticate(idToken)
         if changes.disabled != nil || changes.emailVerified != nil { throw AccountsError(.operationNotAllowed) }
+        if changes.customAttributes != nil {
+            throw AccountsError(.operationNotAllowed, "customAttributes can be set only with the admin credential")
+        }
         let provider = changes.password != nil ? "password" : claims.provider ?? "password"
         return try await apply(changes, to: account.localId, signInAs: provider)
     }
@@ -44,6 +47,7 @@ extension AccountsStore {
             return email
         }
         if let password = changes.password { try checkStrength(password) }
+        let claims = try changes.customAttributes.map { text throws(AccountsError) in try CustomClaims.validated(text) }
         let hash: PasswordHash? = if let password = changes.password { try await hasher.hash(password) } else { nil }
         let now = nowMillis
         let (updated, reason, tokens) = try await database.write {
@@ -79,6 +83,7 @@ extension AccountsStore {
             if let name = changes.displayName { account.displayName = name.isEmpty ? nil : name }
             if let photo = changes.photoUrl { account.photoUrl = photo.isEmpty ? nil : photo }
             if let verified = changes.emailVerified { account.emailVerified = verified }
+            if let claims { account.customAttributes = claims }
             if let disabled = changes.disabled, disabled != account.disabled {
                 account.disabled = disabled
                 if disabled { reason = .disabled }

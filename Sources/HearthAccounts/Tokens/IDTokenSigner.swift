@@ -3,7 +3,7 @@ import Foundation
 
 /// Mints Firebase-shaped ID tokens: HS256 JWTs with `iss`, `aud`, `auth_time`, `user_id`,
 /// `sub`, `iat`, `exp`, `email`, `email_verified` and `firebase` (`identities`,
-/// `sign_in_provider`), plus `name`/`picture` when the account has them. `IDTokenVerifier`
+/// `sign_in_provider`), plus `name`/`picture` when the account has them and its custom claims. `IDTokenVerifier`
 /// checks them.
 struct IDTokenSigner: Sendable {
     let key: SymmetricKey
@@ -23,7 +23,9 @@ struct IDTokenSigner: Sendable {
     func token(for account: AccountRecord, provider: String, authTime: Int64, issuedAt: Int64) -> String {
         var identities: [String: Any] = [:]
         if let email = account.email { identities["email"] = [email] }
-        var claims: [String: Any] = [
+        // Custom claims first: the token's own claims win over any of the same name.
+        var claims = CustomClaims.object(account.customAttributes)
+        let standard: [String: Any] = [
             "iss": "https://securetoken.google.com/\(projectID)",
             "aud": projectID,
             "auth_time": authTime,
@@ -33,6 +35,7 @@ struct IDTokenSigner: Sendable {
             "exp": issuedAt + lifetime,
             "firebase": ["identities": identities, "sign_in_provider": provider] as [String: Any],
         ]
+        claims.merge(standard) { $1 }
         if let email = account.email {
             claims["email"] = email
             claims["email_verified"] = account.emailVerified

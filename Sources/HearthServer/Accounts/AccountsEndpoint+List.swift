@@ -7,7 +7,9 @@ extension AccountsEndpoint {
 
     /// `GET .../accounts:batchGet?maxResults=N&nextPageToken=T` (the admin only, as the Admin
     /// SDK's `listUsers` calls it): accounts in uid order, `maxResults` (default 20) at a time,
-    /// `nextPageToken` the last uid of a full page.
+    /// `nextPageToken` the last uid of a full page. With `search=S` (Hearth's own): the accounts
+    /// whose e-mail starts with S (any case), then those whose uid does (`AccountsStore.searchAccounts`),
+    /// paged alike; a page may be shorter than `maxResults` and still have a `nextPageToken`.
     func listAccounts(_ request: Request) throws(AccountsError) -> Response {
         guard isAdmin(request) else {
             throw AccountsError(.insufficientPermission, "accounts:batchGet needs the admin credential")
@@ -29,20 +31,30 @@ extension AccountsEndpoint {
             }
             limit = value
         }
-        let after = query["nextPageToken"].flatMap { Base64URL.decode(Substring($0)) }.map {
-            String(decoding: $0, as: UTF8.self)
+        var after: String?
+        if let token = query["nextPageToken"], !token.isEmpty {
+            guard let bytes = Base64URL.decode(Substring(token)) else {
+                throw AccountsError(.invalidArgument, "nextPageToken is not one a page of this listing returned")
+            }
+            after = String(decoding: bytes, as: UTF8.self)
         }
-        let sorted = accounts.allAccounts().sorted { $0.localId.utf8.lexicographicallyPrecedes($1.localId.utf8) }
-        let page = sorted.filter { after == nil || after!.utf8.lexicographicallyPrecedes($0.localId.utf8) }.prefix(
-            limit + 1
-        )
+        let search = query["search"]?.trimmingWhitespace() ?? ""
+        let page =
+            try search.isEmpty
+            ? accounts.listAccounts(after: after, limit: limit)
+            : accounts.searchAccounts(search, after: after, limit: limit)
         var object: [String: Any] = [
             "kind": "identitytoolkit#DownloadAccountResponse",
-            "users": page.prefix(limit).map(AccountsResponse.user),
+            "users": page.accounts.map(AccountsResponse.user),
         ]
-        if page.count > limit, let last = page.prefix(limit).last {
-            object["nextPageToken"] = Base64URL.encode(Array(last.localId.utf8))
-        }
+        if let next = page.next { object["nextPageToken"] = Base64URL.encode(Array(next.utf8)) }
         return AccountsResponse.json(object)
+    }
+}
+
+extension String {
+    /// The text without leading and trailing spaces, tabs and line breaks.
+    fileprivate func trimmingWhitespace() -> String {
+        String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
     }
 }

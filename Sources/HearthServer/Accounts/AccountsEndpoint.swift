@@ -171,6 +171,15 @@ struct AccountsEndpoint: Sendable {
         )
         changes.disabled = body.bool("disableUser")
         changes.emailVerified = body.bool("emailVerified")
+        if body.has("customAttributes") {
+            guard let claims = body.string("customAttributes") else {
+                throw AccountsError(
+                    .invalidClaims,
+                    #"customAttributes must be a string holding a JSON object, e.g. "{\"admin\": true}""#
+                )
+            }
+            changes.customAttributes = claims
+        }
         let account: AccountRecord
         var tokens: SignInResult?
         if let idToken = body.string("idToken") {

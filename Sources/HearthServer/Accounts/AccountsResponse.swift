@@ -66,6 +66,7 @@ enum AccountsResponse {
         if let name = account.displayName { user["displayName"] = name }
         if let photo = account.photoUrl { user["photoUrl"] = photo }
         if let updated = account.passwordUpdatedAt { user["passwordUpdatedAt"] = updated }
+        if let claims = account.customAttributes { user["customAttributes"] = claims }
         if let login = account.lastLoginAt { user["lastLoginAt"] = String(login) }
         if let refresh = account.lastRefreshAt {
             user["lastRefreshAt"] = ISO8601DateFormatter().string(

@@ -5,6 +5,7 @@ extension ConsoleModules {
         // as you type, published, its last versions with a diff and a rollback, and the simulator.
         import { $, call, callText, element, settings } from "./api.js";
         import "./simulator.js";
+        import { highlightRules } from "./highlight.js";
 
         let timer = null;
         let published = "";
@@ -17,26 +18,20 @@ extension ConsoleModules {
           await showHistory();
         }
 
+        // The highlighted copy under the textarea (highlight.js), redrawn at most once a frame:
+        // the lines in view and a screen's worth around them (the rest is plain text).
+        let frame = 0;
         function render() {
-          const text = $("rules-text").value;
-          const pre = $("rules-highlight");
-          pre.textContent = "";
-          // Strings (rule keys in another colour), comments, everything else as it is.
-          const pattern = /("(?:[^"\\\n]|\\.)*")(\s*:)?|(\/\/[^\n]*|\/\*[\s\S]*?\*\/)/g;
-          let last = 0;
-          for (const match of text.matchAll(pattern)) {
-            pre.append(text.slice(last, match.index));
-            if (match[3]) pre.append(element("span", { class: "hl-comment" }, match[3]));
-            else {
-              const isKey = Boolean(match[2]);
-              const rule = isKey && /^"\.(read|write|validate|indexOn)"$/.test(match[1]);
-              pre.append(element("span", { class: rule ? "hl-rule" : isKey ? "hl-key" : "hl-string" }, match[1]));
-              if (match[2]) pre.append(match[2]);
-            }
-            last = match.index + match[0].length;
-          }
-          pre.append(text.slice(last) + "\n");
-          pre.scrollTop = $("rules-text").scrollTop;
+          cancelAnimationFrame(frame);
+          frame = requestAnimationFrame(() => {
+            const pre = $("rules-highlight"), textarea = $("rules-text");
+            const lineHeight = parseFloat(getComputedStyle(textarea).lineHeight) || 16;
+            const visible = Math.ceil(textarea.clientHeight / lineHeight);
+            const first = Math.max(0, Math.floor(textarea.scrollTop / lineHeight) - visible);
+            pre.innerHTML = highlightRules(textarea.value, first, visible * 3) + "\n";
+            pre.scrollTop = textarea.scrollTop;
+            pre.scrollLeft = textarea.scrollLeft;
+          });
         }
 
         async function check() {
@@ -92,7 +87,11 @@ extension ConsoleModules {
           clearTimeout(timer);
           timer = setTimeout(() => check().catch((e) => { $("rules-status").textContent = e.message; }), 250);
         });
-        $("rules-text").addEventListener("scroll", () => { $("rules-highlight").scrollTop = $("rules-text").scrollTop; });
+        $("rules-text").addEventListener("scroll", () => {
+          $("rules-highlight").scrollTop = $("rules-text").scrollTop;
+          $("rules-highlight").scrollLeft = $("rules-text").scrollLeft;
+          render();
+        });
         $("rules-publish").addEventListener("click", async () => {
           try {
             await callText(settings("/.settings/rules.json"), { method: "PUT", body: $("rules-text").value });

@@ -4,6 +4,6 @@
 enum ConsoleModules {
     static let all: [String: String] = [
         "api": api, "app": app, "data": data, "rules": rules, "simulator": simulator, "users": users,
-        "health": health, "tree": tree, "tree-pages": treePages,
+        "health": health, "tree": tree, "tree-pages": treePages, "highlight": highlight,
     ]
 }

@@ -78,15 +78,25 @@ enum ConsolePage {
                 <tbody id="sim-trace"></tbody></table>
               </div>
             </section>
-            <section id="view-users" hidden>
+            <section id="view-users" class="split" hidden>
               <div class="panel">
-                <div class="buttons"><input id="users-search" placeholder="search e-mail or uid" spellcheck="false"></div>
+                <div class="buttons"><input id="users-search" placeholder="search: the start of an e-mail or uid" spellcheck="false" size="32">
+                  <span id="users-status" class="muted"></span></div>
                 <p id="users-error" class="error" role="alert"></p>
                 <table><thead><tr><th>uid</th><th>e-mail</th><th>state</th><th>created</th><th></th></tr></thead>
                 <tbody id="users-rows"></tbody></table>
                 <button id="users-more" hidden>more…</button>
-                <pre id="users-profile"></pre>
               </div>
+              <aside id="users-detail" class="panel" hidden>
+                <h3 id="users-title"></h3>
+                <table><tbody id="users-account"></tbody></table>
+                <h4>Custom claims <span class="muted">(a JSON object, at most 1,000 bytes; in the ID tokens issued from now on, as <code>auth.token.…</code>)</span></h4>
+                <textarea id="users-claims" rows="5" spellcheck="false" aria-label="Custom claims"></textarea>
+                <div class="buttons"><button id="users-claims-save">Set claims</button> <span id="users-claims-status" class="muted"></span></div>
+                <p id="users-claims-error" class="error" role="alert"></p>
+                <h4>Profile in this database <span class="muted" id="users-profile-path"></span></h4>
+                <pre id="users-profile"></pre>
+              </aside>
             </section>
             <section id="view-health" hidden>
               <p id="health-error" class="error" role="alert"></p>

@@ -20,6 +20,9 @@ enum ConsoleStyle {
         .code-editor textarea { color: transparent; background: transparent; caret-color: #1d232a; resize: none; }
         .hl-string { color: #1f6f43; } .hl-key { color: #7a3e9d; } .hl-rule { color: #b3261e; font-weight: 600; }
         .hl-comment { color: #8a929c; font-style: italic; }
+        .hl-variable { color: #0b5cad; font-weight: 600; } .hl-member { color: #0b6f85; } .hl-wildcard { color: #a3570a; font-weight: 600; }
+        .hl-number, .hl-literal { color: #8b3fb5; } .hl-regex { color: #b0306a; background: #fbeef4; } .hl-op { color: #4a5462; }
+        .hl-quote { color: #9aa3ad; } .hl-error { color: #b3261e; text-decoration: underline wavy #b3261e; }
         .diff { background: #f3f4f6; max-height: 16rem; overflow: auto; }
         .form { display: grid; gap: .4rem; } .form input, .form textarea, .form select { width: 100%; box-sizing: border-box; }
         table { border-collapse: collapse; width: 100%; font-size: .85rem; }
@@ -32,10 +35,18 @@ enum ConsoleStyle {
         .sim-value { font-weight: 600; } .value-true { color: #1f6f43; } .value-false { color: #b3261e; }
         .value-error { color: #b3261e; font-style: italic; } .not-evaluated { color: #8a929c; font-weight: 400; font-style: italic; }
         .allowed { color: #1f6f43; font-weight: 600; } .denied { color: #b3261e; font-weight: 600; }
-        #health-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); gap: .75rem; }
+        #health-grid h3 { margin: .5rem 0 .25rem; font-size: 1rem; }
+        .health-figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); gap: .75rem; }
+        .health-columns { display: grid; grid-auto-flow: column; grid-auto-columns: minmax(11rem, 15rem); justify-content: start; gap: .75rem; overflow-x: auto; }
+        .health-column { display: grid; gap: .5rem; align-content: start; }
+        .health-column h3 { font-family: ui-monospace, monospace; word-break: break-all; }
+        .health-column .figure { padding: .3rem .6rem; } .health-column .number { font-size: 1.1rem; }
+        #users-rows td.code { word-break: break-all; } #users-rows button { font-size: .8rem; padding: 0 .3rem; }
+        #users-account th { width: 9rem; color: #6a7380; font-weight: normal; } #users-claims { width: 100%; box-sizing: border-box; font-family: ui-monospace, monospace; }
+        .figure .muted { min-height: 1em; }
         .figure { background: #fff; border-radius: 8px; padding: .5rem .75rem; }
         .figure .number { font-size: 1.4rem; font-weight: 600; }
-        .chart { width: 100%; height: 2rem; } .chart polyline { fill: none; stroke: #2456c7; stroke-width: 1.2; }
+        .chart { width: 100%; height: 2rem; } .chart polyline { fill: none; stroke: #2456c7; stroke-width: 1.2; vector-effect: non-scaling-stroke; }
         #tree { background: #fff; border-radius: 8px; padding: 0 .5rem; overflow: auto; max-height: 80vh; font-family: ui-monospace, monospace; font-size: .9rem; }
         .tree-spacer { position: relative; } .tree-rows { position: absolute; top: 0; left: 0; right: 0; }
         #editor { background: #fff; border-radius: 8px; padding: .5rem 1rem; }

@@ -71,6 +71,7 @@ struct RESTService: Sendable {
             return try await handleRules(call, request: request)
         }
         if rawPath == Self.rulesHistoryPath { return try await rulesHistory(call) }
+        if rawPath == Self.namespacesPath { return try await listNamespaces(call) }
 
         let decoded = try Self.decodePath(rawPath)
         switch method {

@@ -42,6 +42,26 @@ public final class KeyValueDatabase: Sendable {
         }
     }
 
+    /// Walks the keys that start with `prefix` in key order, from the first at or after `start`,
+    /// handing each key and value to `visit` until it returns false or those keys end: a bounded
+    /// range read (the caller decides when to stop), not a copy of every row.
+    /// - Throws: `StoreError` `.closed` after `close()`.
+    public func scan(
+        prefix: [UInt8],
+        from start: [UInt8],
+        _ visit: (_ key: [UInt8], _ value: [UInt8]) -> Bool
+    ) throws(StoreError) {
+        try Self.typed {
+            try db.withSnapshot { snapshot in
+                let cursor = snapshot.makeIterator()
+                cursor.seek(start.lexicographicallyPrecedes(prefix) ? prefix : start)
+                while cursor.hasPrefix(prefix), visit(Array(cursor.keyBytes), Array(cursor.valueBytes)) {
+                    cursor.next()
+                }
+            }
+        }
+    }
+
     /// Applies every put (a value) and delete (nil) as one atomic batch; with `sync`, only after
     /// LevelDB's log is fsynced.
     /// - Throws: `StoreError` `.io` when LevelDB refuses the batch, `.closed` after `close()`.
