@@ -22,7 +22,9 @@ import Testing
                 )
             )
             #expect(script.body.contains("sessionStorage"))
-            for module in ["api", "app", "data", "rules", "simulator", "users", "health", "tree", "tree-pages", "highlight"] {
+            for module in [
+                "api", "app", "data", "rules", "simulator", "users", "health", "tree", "tree-pages", "highlight",
+            ] {
                 let text = try await server.send("GET", "/console/\(module).js")
                 #expect(text.status == 200, "\(module)")
                 #expect(!text.body.contains("auth="), "\(module) puts a credential in a URL")
