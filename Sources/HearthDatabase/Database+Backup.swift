@@ -10,3 +10,10 @@ extension Database {
         try BackupStream(store: store, accounts: accounts, files: files)
     }
 }
+
+extension Database {
+    /// Each namespace's approximate size on disk (`Store.approximateNamespaceSizes`).
+    public func approximateNamespaceSizes() throws -> [String: Int64] {
+        try store.approximateNamespaceSizes()
+    }
+}

@@ -98,6 +98,7 @@ public enum HearthServer {
             accounts.close()
             throw error
         }
+        metrics.measureNamespaces { (try? database.approximateNamespaceSizes()) ?? [:] }
         let credentials = CredentialResolver(
             adminSecret: configuration.adminSecret,
             jwtSecret: configuration.jwtSecret,

@@ -75,6 +75,8 @@ import Testing
             #expect(text.contains(#"hearth_write_duration_seconds_bucket{namespace="default",le="0.00025"}"#))
             #expect(Self.sample(#"hearth_listeners{namespace="default"}"#, in: text) != nil)
             #expect((Self.sample("hearth_store_size_bytes", in: text) ?? 0) > 0)
+            // Per namespace: LevelDB's estimate of its table files (0 while all is in the memtable).
+            #expect(Self.sample(#"hearth_namespace_store_bytes{namespace="default"}"#, in: text) != nil)
             #expect((Self.sample("process_resident_memory_bytes", in: text) ?? 0) > 1_000_000)
             #expect((Self.sample("process_open_fds", in: text) ?? 0) > 3)
             #expect((Self.sample("process_cpu_seconds", in: text) ?? 0) > 0)

@@ -97,6 +97,7 @@ extension ConsoleModules {
               [`${ns}: p99 write (ms)`]: p99("hearth_write_duration_seconds", samples, previous?.samples, inNamespace),
               [`${ns}: p99 delivery (ms)`]: p99("hearth_delivery_duration_seconds", samples, previous?.samples, inNamespace),
               [`${ns}: rules denials`]: sum(samples, "hearth_rules_denials_total", inNamespace),
+              [`${ns}: store (MB)`]: sum(samples, "hearth_namespace_store_bytes", inNamespace) / 1e6,
             }];
           });
           previous = { at, samples };

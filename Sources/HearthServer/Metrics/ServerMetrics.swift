@@ -25,6 +25,14 @@ final class ServerMetrics: Sendable {
         var dataDirectory: String?
     }
 
+    /// Each namespace's size on disk, once the database is open (`measureNamespaces`).
+    private let namespaceSizes = Mutex<(@Sendable () -> [String: Int64])?>(nil)
+
+    /// Reports `sizes` as `hearth_namespace_store_bytes` by namespace at each scrape.
+    func measureNamespaces(_ sizes: @escaping @Sendable () -> [String: Int64]) {
+        namespaceSizes.withLock { $0 = sizes }
+    }
+
     init(sources: Sources) {
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = [
@@ -94,6 +102,16 @@ final class ServerMetrics: Sendable {
         gauge("hearth_realtime_sessions", sources.realtimeSessions())
         if let directory = sources.dataDirectory {
             gauge("hearth_store_size_bytes", Self.directorySize(directory))
+        }
+        if let sizes = namespaceSizes.withLock({ $0 }) {
+            for (namespace, bytes) in sizes() {
+                CoreMetrics.Gauge(
+                    label: "hearth_namespace_store_bytes",
+                    dimensions: [("namespace", namespace)],
+                    factory: factory
+                )
+                .record(bytes)
+            }
         }
         let figures = process.read()
         gauge("process_resident_memory_bytes", figures.residentBytes)

@@ -127,6 +127,40 @@ final class LevelDB: Sendable {
         }
     }
 
+    /// LevelDB's estimate of the bytes the table files hold for each key range `[start, limit)`
+    /// (what is only in the memtable and the log is not counted).
+    func approximateSizes(_ ranges: [(start: [UInt8], limit: [UInt8])]) throws -> [UInt64] {
+        try withOpen {
+            var sizes = [UInt64](repeating: 0, count: ranges.count)
+            for (index, range) in ranges.enumerated() {
+                range.start.withUnsafeBufferPointer { start in
+                    range.limit.withUnsafeBufferPointer { limit in
+                        start.withMemoryRebound(to: CChar.self) { startChars in
+                            limit.withMemoryRebound(to: CChar.self) { limitChars in
+                                var startPointer: UnsafePointer<CChar>? = startChars.baseAddress
+                                var limitPointer: UnsafePointer<CChar>? = limitChars.baseAddress
+                                var startLength = startChars.count
+                                var limitLength = limitChars.count
+                                var size: UInt64 = 0
+                                leveldb_approximate_sizes(
+                                    db,
+                                    1,
+                                    &startPointer,
+                                    &startLength,
+                                    &limitPointer,
+                                    &limitLength,
+                                    &size
+                                )
+                                sizes[index] = size
+                            }
+                        }
+                    }
+                }
+            }
+            return sizes
+        }
+    }
+
     /// Forces the log to disk (a synced empty batch).
     func sync() throws {
         let batch = WriteBatch()
