@@ -98,6 +98,12 @@ async def steps(page):
     async def sign_in_refused():
         await page.call("Page.navigate", url=base + "/")
         await page.wait("document.readyState === 'complete' && !!document.getElementById('secret')", "the page")
+        await page.wait("performance.getEntriesByName('first-contentful-paint').length > 0", "the first paint")
+        painted = await page.eval("performance.getEntriesByName('first-contentful-paint')[0].startTime")
+        moved = await page.eval("performance.getEntriesByType('resource').reduce((t, e) => t + e.transferSize, 0)"
+                                " + performance.getEntriesByType('navigation')[0].transferSize")
+        print(f"figure: the console's first contentful paint {painted:.0f} ms after navigation, {moved} bytes transferred",
+              flush=True)
         await page.eval("document.getElementById('secret').value = 'wrong'; document.getElementById('sign-in').requestSubmit()")
         await page.wait("document.getElementById('sign-in-error').textContent.includes('Not signed in')", "the refusal")
 
