@@ -33,3 +33,24 @@ import Testing
         #expect(touched.relation(of: key("Pxlookup-entry")) == .none)
     }
 }
+
+@Suite struct HashSet64Tests {
+    @Test func holdsWhatWasInsertedThroughGrowthZeroIncluded() {
+        var set = HashSet64(capacity: 4)
+        var random = SeededRandom(state: 42)
+        var inserted: [UInt64] = [0]
+        let zeroIsNew = set.insert(0)
+        #expect(zeroIsNew)
+        for _ in 0..<5_000 {
+            let value = UInt64.random(in: 0...UInt64.max, using: &random) & 0xFFFF_FFFF_0000_FFFF
+            if set.insert(value) { inserted.append(value) }
+        }
+        #expect(set.count == Set(inserted).count)
+        for value in inserted { #expect(set.contains(value)) }
+        let again = set.insert(inserted[17])
+        #expect(!again)
+        var absent = 0
+        for _ in 0..<1_000 where !set.contains(UInt64.random(in: 1...UInt64.max, using: &random) | 0x1_0000) { absent += 1 }
+        #expect(absent == 1_000)
+    }
+}
