@@ -18,13 +18,23 @@ public struct AccountsConfiguration: Sendable {
     public var resetCodeLifetime: Int64
     /// Shortest accepted password (Firebase: 6).
     public var minimumPasswordLength: Int
-    /// Failed sign-ins allowed per account (normalised email) within `failureWindow`.
+    /// Failed sign-ins allowed per account (normalised email) from one client address within
+    /// `failureWindow`; past it that address is refused for that account. Other addresses are
+    /// not: nobody can lock someone else out by failing on purpose. Past it across all
+    /// addresses, every sign-in of the account is slowed down instead (`failureDelayStep`).
     public var failuresPerAccount: Int
     /// Failed sign-ins allowed per client address within `failureWindow`.
     public var failuresPerAddress: Int
     /// Seconds over which failures count; an address or account that reached its limit is
     /// refused until the window that started with its first failure has passed.
     public var failureWindow: Double
+    /// Seconds each failure past `failuresPerAccount` (all addresses together) adds before an
+    /// account's sign-in is answered, up to `maxFailureDelay`: a guessing attack spread over
+    /// many addresses slows down, and the owner still signs in.
+    public var failureDelayStep: Double
+    public var maxFailureDelay: Double
+    /// Waits that many seconds (the slow-down); injectable for tests.
+    public var delay: @Sendable (Double) async -> Void
     /// Firebase's email-enumeration protection: a wrong email and a wrong password both answer
     /// `INVALID_LOGIN_CREDENTIALS`, and `sendOobCode` succeeds for unknown emails. Off (as in
     /// the Firebase emulator's default project): `EMAIL_NOT_FOUND` / `INVALID_PASSWORD`.
@@ -51,6 +61,9 @@ public struct AccountsConfiguration: Sendable {
         failuresPerAccount: Int = 10,
         failuresPerAddress: Int = 100,
         failureWindow: Double = 600,
+        failureDelayStep: Double = 0.25,
+        maxFailureDelay: Double = 2,
+        delay: (@Sendable (Double) async -> Void)? = nil,
         emailEnumerationProtection: Bool = true,
         liveSessionGrace: Duration = .seconds(1),
         now: (@Sendable () -> Double)? = nil
@@ -65,6 +78,9 @@ public struct AccountsConfiguration: Sendable {
         self.failuresPerAccount = failuresPerAccount
         self.failuresPerAddress = failuresPerAddress
         self.failureWindow = failureWindow
+        self.failureDelayStep = failureDelayStep
+        self.maxFailureDelay = maxFailureDelay
+        self.delay = delay ?? { seconds in try? await Task.sleep(for: .milliseconds(Int(seconds * 1000))) }
         self.emailEnumerationProtection = emailEnumerationProtection
         self.liveSessionGrace = liveSessionGrace
         self.now = now ?? { Date().timeIntervalSince1970 }

@@ -1,12 +1,22 @@
+import Synchronization
 import Testing
 
 @testable import HearthAccounts
 
 struct RateLimitTests {
-    @Test func anAccountIsLockedAfterItsFailuresUntilTheWindowPasses() async throws {
+    /// The slow-downs the store asked for, in seconds.
+    final class Delays: Sendable {
+        private let recorded = Mutex<[Double]>([])
+        var all: [Double] { recorded.withLock { $0 } }
+        func record(_ seconds: Double) { recorded.withLock { $0.append(seconds) } }
+    }
+
+    @Test func failuresLockOnlyTheirAddressOutOfTheAccountUntilTheWindowPasses() async throws {
+        let delays = Delays()
         try await TemporaryAccounts.with(configure: {
             $0.failuresPerAccount = 3
             $0.failureWindow = 60
+            $0.delay = { delays.record($0) }
         }) { store, temporary in
             _ = try await store.signUp(email: "ada@example.com", password: "secret1")
             for _ in 0..<3 {
@@ -14,15 +24,43 @@ struct RateLimitTests {
                     try await store.signIn(email: "ada@example.com", password: "wrong-1", clientAddress: "10.0.0.1")
                 }
             }
-            // Even the right password is refused now, from any address.
+            // That address is refused even the right password now...
             await expectAccountsError(.tooManyAttempts) {
-                try await store.signIn(email: "ADA@example.com", password: "secret1", clientAddress: "10.0.0.2")
+                try await store.signIn(email: "ADA@example.com", password: "secret1", clientAddress: "10.0.0.1")
             }
+            // ... but the owner elsewhere signs in, slowed down a little, not locked out.
+            _ = try await store.signIn(email: "ADA@example.com", password: "secret1", clientAddress: "10.0.0.2")
+            #expect(delays.all.last == 0.25)
             // Other accounts are not affected.
             _ = try await store.signUp(email: "bob@example.com", password: "secret1")
             _ = try await store.signIn(email: "bob@example.com", password: "secret1", clientAddress: "10.0.0.1")
             temporary.clock.advance(61)
             _ = try await store.signIn(email: "ada@example.com", password: "secret1", clientAddress: "10.0.0.1")
+        }
+    }
+
+    @Test func guessingFromManyAddressesSlowsTheAccountDownButNeverLocksItsOwnerOut() async throws {
+        let delays = Delays()
+        try await TemporaryAccounts.with(configure: {
+            $0.failuresPerAccount = 2
+            $0.failuresPerAddress = 1_000
+            $0.delay = { delays.record($0) }
+        }) { store, _ in
+            _ = try await store.signUp(email: "ada@example.com", password: "secret1")
+            for attacker in 0..<20 {
+                await expectAccountsError(.invalidLoginCredentials) {
+                    try await store.signIn(
+                        email: "ada@example.com",
+                        password: "guess",
+                        clientAddress: "10.6.0.\(attacker)"
+                    )
+                }
+            }
+            // The slow-down grows by a step per failure past the limit, up to its cap.
+            #expect(delays.all.prefix(4) == [0.25, 0.5, 0.75, 1.0])
+            #expect(delays.all.max() == 2)
+            _ = try await store.signIn(email: "ada@example.com", password: "secret1", clientAddress: "192.0.2.7")
+            #expect(delays.all.last == 2)
         }
     }
 

@@ -81,9 +81,18 @@ extension AccountsStore {
         guard let rawEmail else { throw AccountsError(.missingEmail) }
         guard let email = EmailAddress.normalize(rawEmail) else { throw AccountsError(.invalidEmail) }
         guard let password, !password.isEmpty else { throw AccountsError(.missingPassword) }
-        let accountKey = "email:" + email
+        // One address failing for an account locks only that address out of it: the owner,
+        // elsewhere, is slowed down at most (`failureDelayStep`), never locked out.
+        let everywhereKey = "email:" + email
+        let accountKey = everywhereKey + "\u{0}" + (clientAddress ?? "-")
         let addressKey = clientAddress.map { "address:" + $0 }
         let started = nowSeconds
+        let excess = accountFailuresEverywhere.failures(everywhereKey, now: started) - configuration.failuresPerAccount
+        if excess >= 0 {
+            await configuration.delay(
+                min(configuration.maxFailureDelay, Double(excess + 1) * configuration.failureDelayStep)
+            )
+        }
         if accountFailures.isBlocked(accountKey, now: started)
             || addressKey.map({ addressFailures.isBlocked($0, now: started) }) == true
         {
@@ -98,12 +107,14 @@ extension AccountsStore {
         guard matches, let account = found else {
             let now = nowSeconds
             accountFailures.recordFailure(accountKey, now: now)
+            accountFailuresEverywhere.recordFailure(everywhereKey, now: now)
             if let addressKey { addressFailures.recordFailure(addressKey, now: now) }
             if configuration.emailEnumerationProtection { throw AccountsError(.invalidLoginCredentials) }
             throw AccountsError(found == nil ? .emailNotFound : .invalidPassword)
         }
         if account.disabled { throw AccountsError(.userDisabled) }
         accountFailures.reset(accountKey)
+        accountFailuresEverywhere.reset(everywhereKey)
         let now = nowMillis
         let authTime = max(now / 1000, account.validSince)
         return try await database.write(sync: false) { [self] (changes) throws(AccountsError) -> SignInResult in

@@ -17,7 +17,11 @@ public final class AccountsStore: Sendable {
     /// Checks the ID tokens the endpoints are given, as the database checks them.
     let verifier: IDTokenVerifier
     let outbox: ResetOutbox
+    /// Failures per (account, client address): past the limit, that address is refused for
+    /// that account.
     let accountFailures: FailureLimiter
+    /// Failures per account from every address: past the limit, its sign-ins slow down.
+    let accountFailuresEverywhere: FailureLimiter
     let addressFailures: FailureLimiter
     let logger: Logger
 
@@ -55,6 +59,10 @@ public final class AccountsStore: Sendable {
         }
         outbox = ResetOutbox(path: directory + "/outbox.jsonl")
         accountFailures = FailureLimiter(limit: configuration.failuresPerAccount, window: configuration.failureWindow)
+        accountFailuresEverywhere = FailureLimiter(
+            limit: configuration.failuresPerAccount,
+            window: configuration.failureWindow
+        )
         addressFailures = FailureLimiter(limit: configuration.failuresPerAddress, window: configuration.failureWindow)
         let revocations = RevocationRegistry()
         self.revocations = revocations

@@ -32,6 +32,14 @@ final class FailureLimiter: Sendable {
         }
     }
 
+    /// The failures of `key` in its current window.
+    func failures(_ key: String, now: Double) -> Int {
+        windows.withLock { windows in
+            guard let current = windows[key], now < current.start + window else { return 0 }
+            return current.failures
+        }
+    }
+
     /// Records one failure of `key`.
     func recordFailure(_ key: String, now: Double) {
         windows.withLock { windows in
