@@ -50,7 +50,9 @@ import Testing
         let again = set.insert(inserted[17])
         #expect(!again)
         var absent = 0
-        for _ in 0..<1_000 where !set.contains(UInt64.random(in: 1...UInt64.max, using: &random) | 0x1_0000) { absent += 1 }
+        for _ in 0..<1_000 where !set.contains(UInt64.random(in: 1...UInt64.max, using: &random) | 0x1_0000) {
+            absent += 1
+        }
         #expect(absent == 1_000)
     }
 }
