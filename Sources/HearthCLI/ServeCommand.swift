@@ -81,6 +81,14 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var maxConnections: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "Open connections one client address may hold, 0 for no limit; more are answered 429. Loopback "
+                + "peers are not limited (env HEARTH_MAX_CONNECTIONS_PER_ADDRESS; default 1000)."
+        )
+    )
+    var maxConnectionsPerAddress: Int?
+
     @Option(help: "Largest request body in bytes; larger is 413 (env HEARTH_MAX_BODY_BYTES; default 268435456).")
     var maxBodyBytes: Int?
 

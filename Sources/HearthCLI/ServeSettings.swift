@@ -31,6 +31,8 @@ struct ServeSettings: Equatable, Sendable {
     var webSocketAuthTimeoutSeconds = 60
     /// Open connections at once; nil: 10,000 or three quarters of the open-file limit.
     var maxConnections: Int?
+    /// Open connections one (non-loopback) client address may hold; 0: no limit.
+    var maxConnectionsPerAddress = 1_000
     var maxBodyBytes = 256 << 20
     var maxBodyMemoryBytes = 512 << 20
     /// The namespaces running the chat app's callables (`default` and those of `--chat-ns`).
@@ -59,6 +61,8 @@ struct ServeSettings: Equatable, Sendable {
         configuration.connections.headerTimeout = .seconds(headerTimeoutSeconds)
         configuration.connections.idleTimeout = .seconds(idleTimeoutSeconds)
         configuration.connections.maxConnections = maxConnections
+        configuration.connections.maxConnectionsPerAddress =
+            maxConnectionsPerAddress == 0 ? nil : maxConnectionsPerAddress
         configuration.realtime.authOrListenTimeout =
             webSocketAuthTimeoutSeconds == 0 ? nil : .seconds(webSocketAuthTimeoutSeconds)
         // The chat app in its namespaces: its callables (distinct valid names) and its write
@@ -189,6 +193,13 @@ extension ServeSettings {
             in: 1...10_000_000,
             option: "--max-connections"
         )
+        settings.maxConnectionsPerAddress =
+            try environment.integer(
+                flags.maxConnectionsPerAddress,
+                "HEARTH_MAX_CONNECTIONS_PER_ADDRESS",
+                in: 0...10_000_000,
+                option: "--max-connections-per-address"
+            ) ?? settings.maxConnectionsPerAddress
         settings.maxBodyBytes =
             try environment.integer(
                 flags.maxBodyBytes,

@@ -79,6 +79,8 @@ public enum HearthServer {
         let endpoint = RealtimeEndpoint()
         let cap = ConnectionCap(
             limit: configuration.connections.connectionLimit(openFileLimit: OpenFileLimit.current()?.soft),
+            perAddressLimit: configuration.connections.maxConnectionsPerAddress,
+            limitsLoopback: configuration.connections.limitsLoopback,
             logger: logger
         )
         let server = try ServerBuilder.httpServer(configuration, realtime: endpoint, cap: cap)

@@ -179,6 +179,46 @@ struct ConnectionLimitsTests {
         )
     }
 
+    @Test func oneAddressOverItsShareIsAnswered429WhileTheServerHasRoom() async throws {
+        try await TestServer.with(
+            prepare: { configuration, _ in
+                configuration.connections.maxConnectionsPerAddress = 2
+                configuration.connections.limitsLoopback = true
+            },
+            run: { server in
+                let health = "GET /.well-known/hearth/health HTTP/1.1\r\n\(Self.host)"
+                let (heldStatuses, refused, afterOneClosed) = try await onThread {
+                    () -> ([Int?], RawConnection.Response?, Int?) in
+                    var held = try (0..<2).map { _ in try RawConnection(port: server.port) }
+                    var statuses: [Int?] = []
+                    for connection in held {
+                        connection.send(health + "\r\n")
+                        statuses.append(try connection.readResponse()?.status)
+                    }
+                    let connection = try RawConnection(port: server.port)
+                    connection.send(health + "\r\n")
+                    let refused = try connection.readResponse()
+                    try connection.waitForClose()
+                    // The client closes one: its place is free once the server sees it go.
+                    held.removeFirst()
+                    var status: Int?
+                    for _ in 0..<1_000 where status != 200 {
+                        let again = try RawConnection(port: server.port)
+                        again.send(health + "Connection: close\r\n\r\n")
+                        status = try again.readResponse()?.status
+                        if status != 200 { usleep(10_000) }
+                    }
+                    _ = held
+                    return (statuses, refused, status)
+                }
+                #expect(heldStatuses == [200, 200])
+                #expect(refused?.status == 429)
+                #expect(refused?.body.contains("Too many connections from your address") == true)
+                #expect(afterOneClosed == 200)
+            }
+        )
+    }
+
     @Test func connectionsOverTheCapAreAnswered503() async throws {
         try await TestServer.with(
             prepare: { configuration, _ in configuration.connections.maxConnections = 3 },

@@ -6,41 +6,87 @@ import Synchronization
 /// answered 503 (plain HTTP; a TLS connection is just closed) and closed at once, so that the
 /// server keeps file descriptors for the connections it serves and a client at the cap hears
 /// why; the refusals are logged at most once every ten seconds.
+///
+/// Each client address may hold at most `perAddressLimit` of them (429, then closed), so that one
+/// client cannot take the whole cap; loopback peers (a reverse proxy on the same machine, local
+/// tools) are exempt unless `limitsLoopback`.
 final class ConnectionCap: Sendable {
     let limit: Int
+    let perAddressLimit: Int?
+    let limitsLoopback: Bool
     private let open = Atomic<Int>(0)
+    /// Open connections by client address (an address leaves when its last one closes).
+    private let byAddress = Mutex<[String: Int]>([:])
     private let refusedSinceWarning = Atomic<Int>(0)
     /// Uptime nanoseconds of the last warning (0: none yet).
     private let lastWarning = Atomic<UInt64>(0)
     private let logger: Logger
 
-    init(limit: Int, logger: Logger) {
+    /// Why a connection was refused.
+    enum Refusal {
+        case serverFull, addressFull
+    }
+
+    init(limit: Int, perAddressLimit: Int? = nil, limitsLoopback: Bool = false, logger: Logger) {
         self.limit = limit
+        self.perAddressLimit = perAddressLimit
+        self.limitsLoopback = limitsLoopback
         self.logger = logger
     }
 
     /// Connections open now.
     var openConnections: Int { open.load(ordering: .relaxed) }
 
-    /// Counts `channel` until it closes; false (and nothing counted) when the cap is reached.
-    func admit(_ channel: any Channel) -> Bool {
+    /// Counts `channel` until it closes; the refusal (and nothing counted) when the cap, or its
+    /// address's share, is reached.
+    func admit(_ channel: any Channel) -> Refusal? {
         let count = open.wrappingAdd(1, ordering: .relaxed).newValue
         guard count <= limit else {
             open.wrappingSubtract(1, ordering: .relaxed)
             noteRefusal()
-            return false
+            return .serverFull
         }
-        channel.closeFuture.whenComplete { [self] _ in open.wrappingSubtract(1, ordering: .relaxed) }
-        return true
+        let address = perAddressLimit == nil ? nil : limitedAddress(of: channel)
+        if let address, let perAddressLimit {
+            let admitted = byAddress.withLock { table -> Bool in
+                let held = table[address, default: 0]
+                guard held < perAddressLimit else { return false }
+                table[address] = held + 1
+                return true
+            }
+            guard admitted else {
+                open.wrappingSubtract(1, ordering: .relaxed)
+                return .addressFull
+            }
+        }
+        channel.closeFuture.whenComplete { [self] _ in
+            open.wrappingSubtract(1, ordering: .relaxed)
+            if let address {
+                byAddress.withLock { table in
+                    let held = (table[address] ?? 1) - 1
+                    table[address] = held > 0 ? held : nil
+                }
+            }
+        }
+        return nil
+    }
+
+    /// The client address `channel` counts under, or nil when it is not limited (loopback,
+    /// unless `limitsLoopback`; a Unix socket).
+    private func limitedAddress(of channel: any Channel) -> String? {
+        guard let peer = channel.remoteAddress, let ip = peer.ipAddress else { return nil }
+        if !limitsLoopback && (ip == "::1" || ip.hasPrefix("127.") || ip.hasPrefix("::ffff:127.")) { return nil }
+        return ip
     }
 
     /// Answers `channel` (unless it is TLS: `answer` false) and closes it.
-    static func refuse(_ channel: any Channel, answer: Bool) {
+    static func refuse(_ channel: any Channel, answer: Bool, because refusal: Refusal = .serverFull) {
         guard answer else {
             channel.close(promise: nil)
             return
         }
-        let response = HTTPRefusal.tooManyConnections.encoded(allocator: channel.allocator)
+        let response = (refusal == .serverFull ? HTTPRefusal.tooManyConnections : .tooManyConnectionsFromAddress)
+            .encoded(allocator: channel.allocator)
         channel.writeAndFlush(response).whenComplete { _ in channel.close(promise: nil) }
     }
 

@@ -14,6 +14,11 @@ public struct ConnectionConfiguration: Sendable {
     /// Open connections (HTTP, SSE and WebSocket together); one more is answered 503 and closed.
     /// Nil: 10,000, or three quarters of the process's open-file limit when that is lower.
     public var maxConnections: Int?
+    /// Open connections one client address may hold; one more is answered 429 and closed. Nil:
+    /// no limit. Loopback addresses are not limited unless `limitsLoopback` (a reverse proxy on
+    /// the same machine makes every client look like one loopback address).
+    public var maxConnectionsPerAddress: Int?
+    public var limitsLoopback: Bool
     /// The longest request line (method, target, version); a longer one is answered 414. Keep it
     /// below `maxHeaderBytes`, which also counts the target.
     public var maxRequestLineBytes: Int
@@ -28,6 +33,8 @@ public struct ConnectionConfiguration: Sendable {
         headerTimeout: Duration = .seconds(30),
         idleTimeout: Duration = .seconds(75),
         maxConnections: Int? = nil,
+        maxConnectionsPerAddress: Int? = 1_000,
+        limitsLoopback: Bool = false,
         maxRequestLineBytes: Int = 32 << 10,
         maxHeaderBytes: Int = 64 << 10,
         lingerTimeout: Duration = .seconds(2)
@@ -35,6 +42,8 @@ public struct ConnectionConfiguration: Sendable {
         self.headerTimeout = headerTimeout
         self.idleTimeout = idleTimeout
         self.maxConnections = maxConnections
+        self.maxConnectionsPerAddress = maxConnectionsPerAddress
+        self.limitsLoopback = limitsLoopback
         self.maxRequestLineBytes = maxRequestLineBytes
         self.maxHeaderBytes = maxHeaderBytes
         self.lingerTimeout = lingerTimeout

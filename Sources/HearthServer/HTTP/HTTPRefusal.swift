@@ -38,6 +38,11 @@ struct HTTPRefusal: Equatable, Sendable {
         message: "Too many connections: the server is at its connection limit; retry shortly."
     )
 
+    static let tooManyConnectionsFromAddress = HTTPRefusal(
+        status: .tooManyRequests,
+        message: "Too many connections from your address: close some before opening more."
+    )
+
     /// What is wrong, in words, for the parser errors a client can cause.
     static func reason(_ error: HTTPParserError) -> String {
         switch error {

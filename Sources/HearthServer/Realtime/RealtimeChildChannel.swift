@@ -65,8 +65,8 @@ struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
     }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        guard cap.admit(channel) else {
-            ConnectionCap.refuse(channel, answer: answersRefusals)
+        if let refusal = cap.admit(channel) {
+            ConnectionCap.refuse(channel, answer: answersRefusals, because: refusal)
             let refused = channel.eventLoop.makeSucceededFuture(UpgradeResult.refused)
             return channel.eventLoop.makeSucceededFuture(Value(upgradeResult: refused, channel: channel))
         }
