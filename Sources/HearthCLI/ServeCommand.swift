@@ -89,6 +89,14 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var maxConnectionsPerAddress: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "HTTP requests one client address may make a second (bursts of twice that), 0 for no limit; more are "
+                + "answered 429. Loopback peers are not limited (env HEARTH_MAX_REQUEST_RATE_PER_ADDRESS; default 1000)."
+        )
+    )
+    var maxRequestRatePerAddress: Int?
+
     @Option(help: "Largest request body in bytes; larger is 413 (env HEARTH_MAX_BODY_BYTES; default 268435456).")
     var maxBodyBytes: Int?
 

@@ -33,6 +33,8 @@ struct ServeSettings: Equatable, Sendable {
     var maxConnections: Int?
     /// Open connections one (non-loopback) client address may hold; 0: no limit.
     var maxConnectionsPerAddress = 1_000
+    /// HTTP requests one (non-loopback) client address may make a second; 0: no limit.
+    var maxRequestRatePerAddress = 1_000
     var maxBodyBytes = 256 << 20
     var maxBodyMemoryBytes = 512 << 20
     /// The namespaces running the chat app's callables (`default` and those of `--chat-ns`).
@@ -63,6 +65,8 @@ struct ServeSettings: Equatable, Sendable {
         configuration.connections.maxConnections = maxConnections
         configuration.connections.maxConnectionsPerAddress =
             maxConnectionsPerAddress == 0 ? nil : maxConnectionsPerAddress
+        configuration.connections.maxRequestRatePerAddress =
+            maxRequestRatePerAddress == 0 ? nil : maxRequestRatePerAddress
         configuration.realtime.authOrListenTimeout =
             webSocketAuthTimeoutSeconds == 0 ? nil : .seconds(webSocketAuthTimeoutSeconds)
         // The chat app in its namespaces: its callables (distinct valid names) and its write
@@ -200,6 +204,13 @@ extension ServeSettings {
                 in: 0...10_000_000,
                 option: "--max-connections-per-address"
             ) ?? settings.maxConnectionsPerAddress
+        settings.maxRequestRatePerAddress =
+            try environment.integer(
+                flags.maxRequestRatePerAddress,
+                "HEARTH_MAX_REQUEST_RATE_PER_ADDRESS",
+                in: 0...10_000_000,
+                option: "--max-request-rate-per-address"
+            ) ?? settings.maxRequestRatePerAddress
         settings.maxBodyBytes =
             try environment.integer(
                 flags.maxBodyBytes,

@@ -163,18 +163,23 @@ public enum HearthServer {
         )
         let app = Application(
             responder: MetricsRouter(
-                inner: BackupRouter(
-                    inner: AccountsRouter(
-                        inner: CallableRouter(inner: responder, endpoint: callableEndpoint),
-                        endpoint: accountsEndpoint
+                inner: RequestRateRouter(
+                    inner: BackupRouter(
+                        inner: AccountsRouter(
+                            inner: CallableRouter(inner: responder, endpoint: callableEndpoint),
+                            endpoint: accountsEndpoint
+                        ),
+                        endpoint: BackupEndpoint(
+                            database: database,
+                            accounts: accounts,
+                            credentials: credentials,
+                            dataDirectory: configuration.dataDirectory,
+                            logger: logger
+                        )
                     ),
-                    endpoint: BackupEndpoint(
-                        database: database,
-                        accounts: accounts,
-                        credentials: credentials,
-                        dataDirectory: configuration.dataDirectory,
-                        logger: logger
-                    )
+                    limiter: configuration.connections.maxRequestRatePerAddress.map {
+                        RequestRateLimiter(rate: Double($0), limitsLoopback: configuration.connections.limitsLoopback)
+                    }
                 ),
                 metrics: metrics,
                 credentials: credentials

@@ -99,6 +99,21 @@ struct ServeSettingsTests {
         ) {
             $0.maxConnections == 50
         },
+        .init(id: "per-address limits default") {
+            $0.serverConfiguration.connections.maxConnectionsPerAddress == 1_000
+                && $0.serverConfiguration.connections.maxRequestRatePerAddress == 1_000
+        },
+        .init(
+            id: "per-address limits off",
+            arguments: ["--max-connections-per-address", "0"],
+            environment: ["HEARTH_MAX_REQUEST_RATE_PER_ADDRESS": "0"]
+        ) {
+            $0.serverConfiguration.connections.maxConnectionsPerAddress == nil
+                && $0.serverConfiguration.connections.maxRequestRatePerAddress == nil
+        },
+        .init(id: "per-address request rate flag", arguments: ["--max-request-rate-per-address", "25"]) {
+            $0.serverConfiguration.connections.maxRequestRatePerAddress == 25
+        },
         .init(id: "max body bytes raise the memory default", environment: ["HEARTH_MAX_BODY_BYTES": "1073741824"]) {
             $0.maxBodyBytes == 1 << 30 && $0.maxBodyMemoryBytes == 1 << 30
         },

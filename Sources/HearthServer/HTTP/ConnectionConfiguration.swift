@@ -19,6 +19,9 @@ public struct ConnectionConfiguration: Sendable {
     /// the same machine makes every client look like one loopback address).
     public var maxConnectionsPerAddress: Int?
     public var limitsLoopback: Bool
+    /// HTTP requests one client address may make a second (bursts of twice that); more are
+    /// answered 429 with `Retry-After`. Nil: no limit. Loopback as for connections.
+    public var maxRequestRatePerAddress: Int?
     /// The longest request line (method, target, version); a longer one is answered 414. Keep it
     /// below `maxHeaderBytes`, which also counts the target.
     public var maxRequestLineBytes: Int
@@ -35,6 +38,7 @@ public struct ConnectionConfiguration: Sendable {
         maxConnections: Int? = nil,
         maxConnectionsPerAddress: Int? = 1_000,
         limitsLoopback: Bool = false,
+        maxRequestRatePerAddress: Int? = 1_000,
         maxRequestLineBytes: Int = 32 << 10,
         maxHeaderBytes: Int = 64 << 10,
         lingerTimeout: Duration = .seconds(2)
@@ -44,6 +48,7 @@ public struct ConnectionConfiguration: Sendable {
         self.maxConnections = maxConnections
         self.maxConnectionsPerAddress = maxConnectionsPerAddress
         self.limitsLoopback = limitsLoopback
+        self.maxRequestRatePerAddress = maxRequestRatePerAddress
         self.maxRequestLineBytes = maxRequestLineBytes
         self.maxHeaderBytes = maxHeaderBytes
         self.lingerTimeout = lingerTimeout

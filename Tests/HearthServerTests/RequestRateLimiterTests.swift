@@ -1,0 +1,67 @@
+import Synchronization
+import Testing
+
+@testable import HearthServer
+
+@Suite struct RequestRateLimiterTests {
+    final class Clock: Sendable {
+        let seconds = Mutex<Double>(100)
+        func advance(_ by: Double) { seconds.withLock { $0 += by } }
+    }
+
+    @Test func anAddressGetsItsBurstThenItsRateAndOthersAreUntouched() {
+        let clock = Clock()
+        let limiter = RequestRateLimiter(rate: 5, burst: 10, now: { clock.seconds.withLock { $0 } })
+        let admitted = (0..<15).filter { _ in limiter.admit("203.0.113.9") }.count
+        #expect(admitted == 10)
+        #expect(limiter.admit("198.51.100.1"))
+        #expect(limiter.admit("127.0.0.1"))
+        #expect(limiter.admit(nil))
+        clock.advance(0.4)  // two tokens back
+        #expect(limiter.admit("203.0.113.9"))
+        #expect(limiter.admit("203.0.113.9"))
+        #expect(!limiter.admit("203.0.113.9"))
+    }
+
+    @Test func memoryStaysBoundedByForgettingIdleAddresses() {
+        let clock = Clock()
+        let limiter = RequestRateLimiter(rate: 1, burst: 1, maxAddresses: 100, now: { clock.seconds.withLock { $0 } })
+        for index in 0..<1_000 {
+            #expect(limiter.admit("10.0.\(index / 256).\(index % 256)"))
+            clock.advance(0.01)
+        }
+        // The last address spent its token and is remembered: refused.
+        #expect(!limiter.admit("10.0.3.231"))
+    }
+}
+
+@Suite struct RequestRateEndpointTests {
+    @Test func requestsOverTheAddresssRateAreAnswered429() async throws {
+        try await TestServer.with(
+            prepare: { configuration, _ in
+                configuration.connections.maxRequestRatePerAddress = 5
+                configuration.connections.limitsLoopback = true
+            },
+            run: { server in
+                var statuses: [Int] = []
+                for _ in 0..<30 { statuses.append(try await server.send("GET", "/x.json").status) }
+                #expect(statuses.prefix(5).allSatisfy { $0 != 429 }, "\(statuses)")
+                #expect(statuses.contains(429), "\(statuses)")
+                let refused = try await eventually {
+                    try await server.send("GET", "/x.json")
+                } until: {
+                    $0.status == 429
+                }
+                #expect(refused.headers["Retry-After"].first == "1")
+                #expect(refused.body.contains("Too many requests from your address"))
+                // The bucket refills.
+                let later = try await eventually(timeout: .seconds(10)) {
+                    try await server.send("GET", "/x.json")
+                } until: {
+                    $0.status != 429
+                }
+                #expect(later.status != 429)
+            }
+        )
+    }
+}
