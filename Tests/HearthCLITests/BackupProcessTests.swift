@@ -16,15 +16,7 @@ struct BackupProcessTests {
         defer { directory.remove() }
         let data = directory.appending("data")
         let server = try await ProcessTestServer.start(dataDirectory: data, workingDirectory: directory.url)
-        let signUp = try await server.request(
-            "POST",
-            "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k",
-            body: #"{"email":"ada@example.com","password":"secret1","returnSecureToken":true}"#
-        )
-        #expect(signUp.status == 200, "\(signUp.body)")
-        let idToken = try #require(
-            (try JSONSerialization.jsonObject(with: Data(signUp.body.utf8)) as? [String: Any])?["idToken"] as? String
-        )
+        let idToken = try await server.signUp("ada@example.com", password: "secret1")
 
         // Each write puts log/wN and last = N in one update, from two writers, until stopped.
         let state = LoadState()

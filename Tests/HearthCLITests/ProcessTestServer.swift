@@ -126,6 +126,20 @@ final class ProcessTestServer: @unchecked Sendable {
         return Response(status: Int(response.status.code), body: String(buffer: bytes))
     }
 
+    /// Signs up `email` with `password` (`accounts:signUp`); its ID token.
+    func signUp(_ email: String, password: String) async throws -> String {
+        let answer = try await request(
+            "POST",
+            "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k",
+            body: #"{"email":"\#(email)","password":"\#(password)","returnSecureToken":true}"#
+        )
+        guard answer.status == 200,
+            let token = (try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any])?["idToken"]
+                as? String
+        else { throw TestFailure("sign-up of \(email) answered \(answer.status): \(answer.body)") }
+        return token
+    }
+
     /// Sends SIGTERM and waits for the exit; returns the status and the seconds it took.
     func terminate() async throws -> (status: Int32, seconds: Double) {
         let start = ContinuousClock.now

@@ -65,14 +65,7 @@ struct UsersCommandTests {
         defer { directory.remove() }
         let data = directory.appending("data")
         let server = try await ProcessTestServer.start(dataDirectory: data, workingDirectory: directory.url)
-        let signUp = try await server.request(
-            "POST",
-            "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k",
-            body: #"{"email":"ada@example.com","password":"secret1","returnSecureToken":true}"#
-        )
-        #expect(signUp.status == 200, "\(signUp.body)")
-        let answer = try JSONSerialization.jsonObject(with: Data(signUp.body.utf8)) as? [String: Any]
-        let idToken = try #require(answer?["idToken"] as? String)
+        let idToken = try await server.signUp("ada@example.com", password: "secret1")
 
         let busy = try await Self.users(["disable", "ada@example.com"], data: data)
         #expect(busy.status == 1)
