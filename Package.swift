@@ -204,3 +204,21 @@ if Context.environment["HEARTH_BENCHMARKS"] == "1" {
         )
     )
 }
+
+// The fuzz targets (docs/fuzzing.md) stay out of the default build: HEARTH_FUZZ=1 adds them. They are
+// built only by scripts/fuzz/run.sh, into their own build path, with `-sanitize=fuzzer,address`.
+if Context.environment["HEARTH_FUZZ"] == "1" {
+    package.products.append(.executable(name: "hearth-fuzz", targets: ["HearthFuzz"]))
+    package.targets.append(contentsOf: [
+        // Declares libFuzzer's `LLVMFuzzerRunDriver` (the sanitizer runtime links it).
+        .systemLibrary(name: "CLibFuzzer"),
+        .executableTarget(
+            name: "HearthFuzz",
+            dependencies: [
+                "CLibFuzzer", "HearthCore", "HearthProtocol", "HearthRules", "HearthAccounts", "HearthChat",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+    ])
+}
