@@ -5,8 +5,8 @@ import Crypto
 /// ID-token verification (`IDTokenVerifier`, HS256 with a fixed key): it never crashes, and it never
 /// accepts a token that the key did not sign. The first byte chooses what the rest is:
 /// - 0: a whole token, verified as sent;
-/// - 1: header and payload (split at the first newline), signed with the key, so the fuzzer reaches the
-///   claims checks: an accepted token has a uid, an `exp` in the future and an `iat` not ahead of now;
+/// - 1: a payload, signed HS256 with the key, so the fuzzer reaches the claims checks: an accepted token
+///   has a uid, an `exp` in the future and an `iat` not ahead of now;
 /// - 2: the same, signed with another key, or 3: sent unsigned (`alg: none`): never accepted.
 enum TokenFuzz {
     static let secret = "fuzz-secret-0123456789abcdef"
@@ -25,26 +25,21 @@ enum TokenFuzz {
             require(isSignedWithKey(token), "accepted a token the key did not sign: \(token)")
             check(verified)
         case 1:
-            let token = signed(rest, by: signer.key)
+            let token = signed(Array(rest), by: signer.key)
             if let verified = try? verifier.verify(token) { check(verified) }
         case 2:
-            let token = signed(rest, by: otherSigner.key)
+            let token = signed(Array(rest), by: otherSigner.key)
             require((try? verifier.verify(token)) == nil, "accepted a token signed with another key: \(token)")
         default:
-            let parts = rest.split(separator: 0x0A, maxSplits: 1, omittingEmptySubsequences: false)
-            let payload = parts.count > 1 ? Array(parts[1]) : []
             let token =
-                Base64URL.encode(Array(#"{"alg":"none","typ":"JWT"}"#.utf8)) + "." + Base64URL.encode(payload) + "."
+                Base64URL.encode(Array(#"{"alg":"none","typ":"JWT"}"#.utf8)) + "." + Base64URL.encode(rest) + "."
             require((try? verifier.verify(token)) == nil, "accepted an unsigned token: \(token)")
         }
     }
 
-    /// `header.payload.signature` over the input's header and payload (split at the first newline).
-    static func signed(_ input: UnsafeRawBufferPointer, by key: SymmetricKey) -> String {
-        let parts = input.split(separator: 0x0A, maxSplits: 1, omittingEmptySubsequences: false)
-        let header = Array(parts[0])
-        let payload = parts.count > 1 ? Array(parts[1]) : []
-        let signingInput = Base64URL.encode(header) + "." + Base64URL.encode(payload)
+    /// `header.payload.signature`: `payload` signed HS256 with `key`.
+    static func signed(_ payload: [UInt8], by key: SymmetricKey) -> String {
+        let signingInput = IDTokenSigner.header + "." + Base64URL.encode(payload)
         return signingInput + "." + Base64URL.encode(mac(Array(signingInput.utf8), key: key))
     }
 
