@@ -1,3 +1,4 @@
+import HearthFuzzSupport
 import HearthProtocol
 
 /// The WebSocket message framing: `FrameAssembler` (frames in, messages out, with a size bound) never

@@ -1,52 +1,16 @@
-import CLibFuzzer
-import Glibc
+import HearthFuzzSupport
 
-/// One libFuzzer binary for every fuzz target: `hearth-fuzz TARGET [libFuzzer flags] [corpus dirs]`
-/// (or `HEARTH_FUZZ_TARGET=TARGET hearth-fuzz ...`, which is also what libFuzzer's `-fork` and `-jobs`
-/// children inherit). See docs/fuzzing.md.
+/// `hearth-fuzz TARGET [libFuzzer flags] [corpus dirs]`: every fuzz target but those that need the
+/// server (`hearth-fuzz-rest`). See docs/fuzzing.md.
 @main
 enum HearthFuzz {
+    static let targets: [FuzzTarget] = [
+        JSONFuzz.target, JSONEventsFuzz.target, PathFuzz.target, QueryFuzz.target, FramesFuzz.target,
+        MessagesFuzz.target, RulesDocumentFuzz.target, RulesExpressionFuzz.target, RulesEvaluationFuzz.target,
+        TokenFuzz.target, PhoneFuzz.target,
+    ]
+
     static func main() {
-        var arguments = CommandLine.arguments
-        let name: String
-        if let fromEnvironment = getenv("HEARTH_FUZZ_TARGET").map({ String(cString: $0) }) {
-            name = fromEnvironment
-        } else if arguments.count > 1, !arguments[1].hasPrefix("-") {
-            name = arguments.remove(at: 1)
-            setenv("HEARTH_FUZZ_TARGET", name, 1)
-        } else {
-            fail("Missing fuzz target: run 'hearth-fuzz TARGET [libFuzzer flags] [corpus]'.")
-        }
-        guard let target = FuzzTargets.all.first(where: { $0.name == name }) else {
-            fail("Unknown fuzz target '\(name)': use one of \(FuzzTargets.all.map(\.name).joined(separator: ", ")).")
-        }
-        FuzzTargets.selected = target
-        // What lives for the whole process is not a leak; LeakSanitizer would report some of it: it
-        // does not see pointers to indirect enums' boxes (Swift keeps the case in their spare bits).
-        __lsan_disable()
-        target.prepare()
-        __lsan_enable()
-        var argc = CInt(arguments.count)
-        var cStrings = arguments.map { strdup($0) } + [nil]
-        let status = cStrings.withUnsafeMutableBufferPointer { buffer -> CInt in
-            var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = buffer.baseAddress
-            return LLVMFuzzerRunDriver(&argc, &argv, LLVMFuzzerTestOneInput)
-        }
-        exit(status)
+        FuzzDriver.run(targets)
     }
-
-    static func fail(_ message: String) -> Never {
-        let line = message + "\n"
-        _ = line.withCString { write(2, $0, strlen($0)) }
-        exit(2)
-    }
-}
-
-/// libFuzzer's callback: runs the selected target on one input. (The fuzzer runtime's own `main`,
-/// which SwiftPM's entry point replaces, refers to it too.)
-@_cdecl("LLVMFuzzerTestOneInput")
-func LLVMFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    guard let target = FuzzTargets.selected else { return 0 }
-    target.run(UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : size))
-    return 0
 }

@@ -1,4 +1,5 @@
 import HearthCore
+import HearthFuzzSupport
 
 /// The streaming JSON parser of imports (`JSONEventParser`): fed in chunks cut anywhere, it reports the
 /// same events (or the same refusal) as fed the whole document, and what it accepts `TreeParser` accepts.

@@ -1,4 +1,5 @@
 import HearthCore
+import HearthFuzzSupport
 
 /// The JSON parsers of request bodies and rules files: `JSONParser` (strict, and with comments) and
 /// `TreeParser` (Firebase data). What parses, rendered and parsed again, is the same value.

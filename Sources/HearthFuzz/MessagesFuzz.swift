@@ -1,4 +1,5 @@
 import HearthCore
+import HearthFuzzSupport
 import HearthProtocol
 
 /// The realtime message parser (`ClientMessage.parse`): every refusal is a `ProtocolError`, and a request

@@ -1,4 +1,5 @@
 import HearthCore
+import HearthFuzzSupport
 
 /// Path parsing (`DataPath.parse`, `parseWritePath`): a path that parses renders back to the same path,
 /// and a refusal is a `CoreError`.

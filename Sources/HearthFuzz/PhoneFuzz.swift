@@ -1,3 +1,5 @@
+import HearthFuzzSupport
+
 @testable import HearthChat
 
 /// The phone-number normaliser (numbers as people type them, to E.164). The first byte picks the default

@@ -1,4 +1,5 @@
 import HearthCore
+import HearthFuzzSupport
 import HearthProtocol
 
 /// Query parsing: a realtime query object (`q`: `sp`, `ep`, `l`, `vf`, `i`, ...) that parses, written

@@ -1,3 +1,4 @@
+import HearthFuzzSupport
 import HearthRules
 
 /// A whole rules document (JSON with comments, every expression lexed, parsed and type-checked): it

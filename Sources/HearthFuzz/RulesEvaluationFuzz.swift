@@ -1,4 +1,5 @@
 import HearthCore
+import HearthFuzzSupport
 import HearthRules
 
 /// A fixed rules set evaluated against data from the input: the first line is the path written, the

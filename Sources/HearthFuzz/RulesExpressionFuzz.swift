@@ -1,4 +1,5 @@
 import HearthCore
+import HearthFuzzSupport
 import HearthRules
 
 /// One rule expression (lexer, parser, checker, optimiser, evaluator), placed by the first byte as the

@@ -1,4 +1,5 @@
 import HearthCore
+import HearthFuzzSupport
 import HearthRules
 
 /// What the rules targets evaluate against: a small database, two callers and a few paths.

@@ -1,4 +1,5 @@
 import Crypto
+import HearthFuzzSupport
 
 @testable import HearthAccounts
 

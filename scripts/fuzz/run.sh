@@ -1,8 +1,9 @@
 #!/bin/sh
 # Usage: scripts/fuzz/run.sh [TARGET|all] [SECONDS]
 #
-# Builds the fuzz targets (scripts/fuzz/build.sh) and fuzzes TARGET (default: all, one after the
-# other) for SECONDS each (default 60), starting from the committed corpus Fuzz/Corpus/TARGET/ and
+# Builds the fuzz targets (scripts/fuzz/build.sh) and fuzzes TARGET (default: all, every target of
+# hearth-fuzz, one after the other; rest-query, in hearth-fuzz-rest, whose build includes the server,
+# only when named) for SECONDS each (default 60), starting from the committed corpus Fuzz/Corpus/TARGET/ and
 # the inputs found by earlier runs (.build/fuzz/corpus/TARGET/, where new ones go). Prints one line
 # per target: runs, executions per second, coverage (edges), features, corpus size and the result.
 # A crash, leak, timeout or failed property is saved in .build/fuzz/artifacts/ and the script exits 1;
@@ -13,7 +14,7 @@ cd "$(dirname "$0")/../.."
 all="json json-events path query frames messages rules-document rules-expression rules-evaluation token phone"
 target=${1:-all}
 seconds=${2:-60}
-case " $all all " in
+case " $all rest-query all " in
 *" $target "*) ;;
 *)
     echo "Unknown fuzz target '$target': use one of: $all, or all." >&2
@@ -28,7 +29,8 @@ case "$seconds" in
 esac
 [ "$target" = all ] && targets=$all || targets=$target
 
-binary=$(scripts/fuzz/build.sh) || exit $?
+[ "$target" = rest-query ] && product=hearth-fuzz-rest || product=hearth-fuzz
+binary=$(scripts/fuzz/build.sh "$product") || exit $?
 
 dictionary() {
     case "$1" in
@@ -37,6 +39,7 @@ dictionary() {
     rules-document | rules-expression) echo Fuzz/Dictionaries/rules.dict ;;
     token) echo Fuzz/Dictionaries/token.dict ;;
     phone) echo Fuzz/Dictionaries/phone.dict ;;
+    rest-query) echo Fuzz/Dictionaries/rest-query.dict ;;
     esac
 }
 
