@@ -210,3 +210,30 @@ if Context.environment["HEARTH_BENCHMARKS"] == "1" {
         )
     )
 }
+
+// The fuzz targets (docs/fuzzing.md) stay out of the default build: HEARTH_FUZZ=1 adds them. They are
+// built only by scripts/fuzz/run.sh, into their own build path, with `-sanitize=fuzzer,address`.
+if Context.environment["HEARTH_FUZZ"] == "1" {
+    package.products.append(.executable(name: "hearth-fuzz", targets: ["HearthFuzz"]))
+    // The targets that need the server's REST code: apart, since their build includes NIO and Hummingbird.
+    package.products.append(.executable(name: "hearth-fuzz-rest", targets: ["HearthFuzzREST"]))
+    package.targets.append(contentsOf: [
+        // Declares libFuzzer's `LLVMFuzzerRunDriver` (the sanitizer runtime links it).
+        .systemLibrary(name: "CLibFuzzer"),
+        // `FuzzTarget`, `require` and the driver both fuzz binaries share.
+        .target(name: "HearthFuzzSupport", dependencies: ["CLibFuzzer"], swiftSettings: strict),
+        .executableTarget(
+            name: "HearthFuzz",
+            dependencies: [
+                "HearthFuzzSupport", "HearthCore", "HearthProtocol", "HearthRules", "HearthAccounts", "HearthChat",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "HearthFuzzREST",
+            dependencies: ["HearthFuzzSupport", "HearthServer"],
+            swiftSettings: strict
+        ),
+    ])
+}

@@ -61,6 +61,11 @@ struct IDTokenVerifierTests {
         Case(id: "unsigned", token: unsigned(claims()), expected: .malformed),
         Case(id: "not a JWT", token: "abc.def", expected: .malformed),
         Case(id: "signature cut", token: String(signer.sign(claims()).dropLast(3)), expected: .malformed),
+        // Found by the `token` fuzz target: an `iat` or `auth_time` no Int64 holds was converted
+        // unchecked, and the conversion trapped (the server crashed on a token signed with its key).
+        Case(id: "iat -1e300", token: signer.sign(claims(["iat": -1e300, "auth_time": nil])), expected: .malformed),
+        Case(id: "auth_time 1e19", token: signer.sign(claims(["auth_time": 1e19])), expected: .malformed),
+        Case(id: "auth_time -1e300", token: signer.sign(claims(["auth_time": -1e300])), expected: .malformed),
     ]
 
     @Test(arguments: cases) func verdict(_ test: Case) {

@@ -61,14 +61,19 @@ public struct IDTokenVerifier: Sendable {
 
         guard let payload = Self.object(payloadBytes),
             let expiresAt = Self.number(payload["exp"]),
-            let issuedAt = Self.number(payload["iat"])
+            let issuedAt = Self.number(payload["iat"]),
+            let issuedAtSeconds = Self.wholeSeconds(issuedAt)
         else { throw .malformed }
         let current = now()
         if expiresAt <= current { throw .expired }
         if issuedAt > current + Self.allowedClockSkew { throw .malformed }
         let uid = (payload["user_id"] as? String) ?? (payload["sub"] as? String)
         guard let uid, !uid.isEmpty else { throw .malformed }
-        let authTime = Self.number(payload["auth_time"]).map { Int64($0) } ?? Int64(issuedAt)
+        var authTime = issuedAtSeconds
+        if let claimed = Self.number(payload["auth_time"]) {
+            guard let seconds = Self.wholeSeconds(claimed) else { throw .malformed }
+            authTime = seconds
+        }
         switch revocations?.status(uid: uid, authTime: authTime) ?? .valid {
         case .valid: break
         case .revoked: throw .revoked
@@ -79,7 +84,7 @@ public struct IDTokenVerifier: Sendable {
             uid: uid,
             provider: (payload["firebase"] as? [String: Any])?["sign_in_provider"] as? String,
             authTime: authTime,
-            issuedAt: Int64(issuedAt),
+            issuedAt: issuedAtSeconds,
             expiresAt: expiresAt,
             claimsJSON: payloadBytes
         )
@@ -87,6 +92,11 @@ public struct IDTokenVerifier: Sendable {
 
     private static func object(_ bytes: [UInt8]) -> [String: Any]? {
         (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any]
+    }
+
+    /// `seconds` as whole seconds; nil when an Int64 cannot hold them (`1e300`).
+    private static func wholeSeconds(_ seconds: Double) -> Int64? {
+        Int64(exactly: seconds.rounded(.towardZero))
     }
 
     private static func number(_ value: Any?) -> Double? {
