@@ -1,5 +1,5 @@
 import Foundation
-public import HearthCore
+import HearthCore
 
 /// `<data>/server.json` (mode 0600) while a server runs on the data directory: its address and
 /// admin credential, so that the CLI on the same machine (`hearth backup`, and `export` or
