@@ -51,31 +51,32 @@ final class StagedWrites {
     /// location when the write planned it from the writer's memory (`fromMemory(i)` for
     /// `keys[i]`), which the staged writes keep up to date.
     func admission(of keys: [[UInt8]], fromMemory: (Int) -> Bool, batch: WriteBatch) -> Admission {
-        guard writes < Self.maxWrites, self.batch.byteSize + batch.byteSize <= Self.maxBytes else { return .refused }
-        var rewrites = false
-        for (index, key) in keys.enumerated() {
-            switch touched.relation(of: key) {
-            case .none: continue
-            case .same:
-                guard fromMemory(index) else { return .refused }
-                rewrites = true
-            case .nested: return .refused
-            }
-        }
+        guard writes < Self.maxWrites, self.batch.byteSize + batch.byteSize <= Self.maxBytes,
+            let rewrites = rewrites(keys, fromMemory: fromMemory)
+        else { return .refused }
         return .admitted(rewritesKeys: rewrites)
     }
 
     /// True when a staged location contains or lies inside one of `keys`, other than the same
     /// location for a key with `fromMemory`.
     func conflicts(_ keys: [[UInt8]], fromMemory: (Int) -> Bool = { _ in false }) -> Bool {
+        rewrites(keys, fromMemory: fromMemory) == nil
+    }
+
+    /// Whether `keys` write a staged location again (each such key `fromMemory`); nil when one
+    /// conflicts (a staged location contains or lies inside it, or is it without `fromMemory`).
+    private func rewrites(_ keys: [[UInt8]], fromMemory: (Int) -> Bool) -> Bool? {
+        var rewrites = false
         for (index, key) in keys.enumerated() {
             switch touched.relation(of: key) {
             case .none: continue
-            case .same: if !fromMemory(index) { return true }
-            case .nested: return true
+            case .same:
+                guard fromMemory(index) else { return nil }
+                rewrites = true
+            case .nested: return nil
             }
         }
-        return false
+        return rewrites
     }
 
     /// The reverse index entry at `key` as the staged writes left it: nil when none wrote it,

@@ -27,16 +27,12 @@ struct TouchedKeys {
     /// of a data key or the other way round (the table tag differs), and they are few.
     private var others: [[UInt8]] = []
 
-    var isEmpty: Bool { exact.isEmpty && others.isEmpty }
-
     mutating func insert(_ key: [UInt8]) {
         guard Self.isDataKey(key) else {
             others.append(key)
             return
         }
-        let full = key.withUnsafeBytes { bytes -> UInt64? in
-            Self.walk(bytes) { hash in ancestors.insert(hash) }
-        }
+        let full = SubtreeShapes.forEachAncestor(of: key) { hash, _ in ancestors.insert(hash) }
         if let full { exact.insert(full) } else { others.append(key) }
     }
 
@@ -44,34 +40,12 @@ struct TouchedKeys {
         guard Self.isDataKey(key) else { return relationToOthers(key) }
         if exact.isEmpty { return relationToOthers(key) }
         var contained = false
-        let full = key.withUnsafeBytes { bytes -> UInt64? in
-            Self.walk(bytes) { hash in
-                if !contained && exact.contains(hash) { contained = true }
-            }
+        let full = SubtreeShapes.forEachAncestor(of: key) { hash, _ in
+            if !contained && exact.contains(hash) { contained = true }
         }
         guard let full else { return relationToOthers(key) }
         if contained || ancestors.contains(full) { return .nested }
         return exact.contains(full) ? .same : .none
-    }
-
-    /// Calls `body` with the hash of every proper prefix of the data key `bytes` that is a
-    /// node's data key (the namespace root, then one per segment but the last) and returns the
-    /// hash of the whole key; nil when it does not parse (`SubtreeShapes.forEachAncestor`'s
-    /// walk, without its lengths).
-    @inline(__always)
-    private static func walk(_ bytes: UnsafeRawBufferPointer, _ body: (UInt64) -> Void) -> UInt64? {
-        let prefix = SubtreeShapes.namespacePrefixLength
-        guard bytes.count >= prefix else { return nil }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for i in 0..<prefix { hash = (hash ^ UInt64(bytes[i])) &* 0x100_0000_01b3 }
-        var offset = prefix
-        while offset < bytes.count {
-            body(hash)
-            guard let end = KeyEncoding.segmentEnd(bytes, from: offset) else { return nil }
-            for i in offset..<end { hash = (hash ^ UInt64(bytes[i])) &* 0x100_0000_01b3 }
-            offset = end
-        }
-        return hash
     }
 
     private func relationToOthers(_ key: [UInt8]) -> Relation {
