@@ -1,6 +1,5 @@
 import ArgumentParser
 import HearthCore
-import HearthServer
 
 /// `--path`, `--ns` and `--data`, shared by `import` and `export`.
 struct DataOptions: ParsableArguments {
@@ -29,21 +28,14 @@ struct DataOptions: ParsableArguments {
     /// - Throws: `CLIError` `.dataDirectoryInUse` when a server holds it but cannot be found.
     func runningServer(_ environment: Environment) throws -> RunningServerAddress? {
         let directory = dataDirectory(environment)
-        if url != nil || environment.string(nil, "HEARTH_URL") != nil {
-            return try RunningServerAddress.find(
-                url: url,
-                adminSecret: adminSecret,
-                dataDirectory: directory,
-                environment: environment
-            )
-        }
-        guard DataDirectory.isLockedByAnotherProcess(directory) else { return nil }
-        guard RunningServerFile.read(in: directory) != nil else { throw DataDirectory.inUse(directory) }
+        let named = url != nil || environment.string(nil, "HEARTH_URL") != nil
+        guard named || DataDirectory.isLockedByAnotherProcess(directory) else { return nil }
         return try RunningServerAddress.find(
-            url: nil,
+            url: url,
             adminSecret: adminSecret,
             dataDirectory: directory,
-            environment: environment
+            environment: environment,
+            missing: DataDirectory.inUse(directory)
         )
     }
 

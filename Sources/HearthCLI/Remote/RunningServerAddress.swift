@@ -11,11 +11,14 @@ struct RunningServerAddress: Sendable {
     let port: Int
     let adminSecret: String
 
+    /// - Parameter missing: what to throw when no URL is given and no server runs on
+    ///   `dataDirectory` (nil: that no server runs there).
     static func find(
         url: String?,
         adminSecret: String?,
         dataDirectory: String,
-        environment: Environment
+        environment: Environment,
+        missing: (any Error)? = nil
     ) throws
         -> RunningServerAddress
     {
@@ -30,6 +33,7 @@ struct RunningServerAddress: Sendable {
             return try parse(url, adminSecret: secret)
         }
         guard let running = RunningServerFile.read(in: dataDirectory) else {
+            if let missing { throw missing }
             throw CLIError(
                 .remote,
                 "No Hearth server is running on the data directory '\(dataDirectory)' (no "

@@ -38,9 +38,7 @@ final class BackupEndpoint: Sendable {
     }
 
     func respond(to request: Request, query: Substring?) async throws -> Response {
-        let auth = (try? QueryString(query))?["auth"]
-        guard (try? credentials.resolve(queryAuth: auth, authorization: request.headers[.authorization])) == .admin
-        else {
+        guard credentials.isAdmin(request, query: query) else {
             return ResponseBuilder.json(
                 #"{"error":"GET /.backup needs the admin credential: 'Authorization: Bearer <admin secret>'."}"#,
                 status: .unauthorized

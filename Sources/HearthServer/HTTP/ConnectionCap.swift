@@ -75,7 +75,7 @@ final class ConnectionCap: Sendable {
     /// unless `limitsLoopback`; a Unix socket).
     private func limitedAddress(of channel: any Channel) -> String? {
         guard let peer = channel.remoteAddress, let ip = peer.ipAddress else { return nil }
-        if !limitsLoopback && (ip == "::1" || ip.hasPrefix("127.") || ip.hasPrefix("::ffff:127.")) { return nil }
+        if !limitsLoopback && LoopbackAddress.contains(ip) { return nil }
         return ip
     }
 

@@ -35,7 +35,7 @@ final class RequestRateLimiter: Sendable {
     /// Takes one request of `address` from its bucket; false when the bucket is empty.
     func admit(_ address: String?) -> Bool {
         guard let address else { return true }
-        if !limitsLoopback && (address == "::1" || address.hasPrefix("127.") || address.hasPrefix("::ffff:127.")) {
+        if !limitsLoopback && LoopbackAddress.contains(address) {
             return true
         }
         let time = now()

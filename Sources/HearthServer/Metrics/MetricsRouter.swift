@@ -29,9 +29,7 @@ struct MetricsRouter<Inner: HTTPResponder>: HTTPResponder where Inner.Context ==
     }
 
     private func scrape(_ request: Request, query: Substring?) -> Response {
-        let auth = (try? QueryString(query))?["auth"]
-        guard (try? credentials.resolve(queryAuth: auth, authorization: request.headers[.authorization])) == .admin
-        else {
+        guard credentials.isAdmin(request, query: query) else {
             return ResponseBuilder.json(
                 #"{"error":"GET /metrics needs the admin credential: 'Authorization: Bearer <admin secret>'."}"#,
                 status: .unauthorized
