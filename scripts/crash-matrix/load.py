@@ -19,6 +19,7 @@ class Context:
     def __init__(self, **fields):
         self.__dict__.update(fields)
         self.stop = threading.Event()
+        self.killing = threading.Event()
         self.notes = []
         self.connections = []
         self.lock = threading.Lock()
@@ -30,7 +31,7 @@ class Context:
 
     def stopped_soon(self):
         """Whether the server is being killed: a failure then is the kill's doing."""
-        return self.stop.wait(2.0)
+        return self.killing.wait(2.0)
 
     def track(self, connection):
         with self.lock:
@@ -141,7 +142,7 @@ def run_and_kill(ctx, kill_after):
     for thread in threads:
         thread.start()
     time.sleep(kill_after)
-    ctx.server.kill()
+    ctx.kill_to_exit = ctx.server.kill(ctx.killing)
     ctx.stop.set()
     ran = time.monotonic() - started
     deadline = time.monotonic() + 40

@@ -1,5 +1,6 @@
 """Load beyond plain writes: onDisconnect registrations, chat messages with their triggers and
 callables, imports, rules reloads with index builds, and sign-ups."""
+import json
 import os
 import time
 
@@ -43,14 +44,15 @@ def on_disconnect(ctx, rng):
 
 def chat_messages(ctx, rng, user_index):
     """One chat user sends messages (REST push, or a WebSocket put at a key of its own) to the
-    private chat and the group, and now and then calls markRead or createChat."""
+    private chat and the group, and now and then calls markRead, createChat or deleteMessage
+    (of one of its messages of this iteration)."""
     user = ctx.chat.users[user_index]
     chats = [ctx.chat.group] + ([ctx.chat.private] if user_index < 2 else [])
     connection = None
     if user_index == 0:
         connection = ctx.track(WSConn(ctx.port))
         ctx.expect_ws(connection.call("auth", {"cred": user.id_token}), "auth as a user")
-    sent = 0
+    sent, mine = 0, []  # mine: (chat, key) of this iteration's acknowledged messages
     while not ctx.stop.is_set():
         chat = rng.choice(chats)
         text = token(ctx, rng, f"msg-u{user_index}")
@@ -62,14 +64,22 @@ def chat_messages(ctx, rng, user_index):
         elif choice < 0.16 and user_index < 2:
             answer = ctx.rest.call("createChat", {"participant": ctx.chat.users[1 - user_index].uid}, user.id_token)
             ctx.expect(answer, "createChat")
+        elif choice < 0.22 and mine:
+            chat, key = mine.pop(rng.randrange(len(mine)))
+            entry = ctx.ledger.write(f"messages/{chat}/{key}/text", None)
+            ctx.settle(entry, ctx.rest.call("deleteMessage", {"chatId": chat, "messageId": key}, user.id_token),
+                       "deleteMessage")
         elif connection is not None and choice < 0.6:
             key = f"m{time.time_ns():020d}{user_index}{sent}"
             entry = ctx.ledger.write(f"messages/{chat}/{key}/text", text)
             ctx.settle_ws(entry, connection.call("p", {"p": f"/messages/{chat}/{key}", "d": message}), "message put")
+            if entry.state == "acked":
+                mine.append((chat, key))
         else:
             answer = ctx.rest.db("POST", f"messages/{chat}", message, token=user.id_token)
             if answer.ok:
                 ctx.ledger.write(f"messages/{chat}/{answer.json()['name']}/text", text).ack()
+                mine.append((chat, answer.json()["name"]))
             ctx.expect(answer, "message POST")
         sent += 1
 
@@ -81,10 +91,17 @@ def imports(ctx, rng):
     number = 0
     while not ctx.stop.is_set():
         tok = token(ctx, rng, "import")
-        with open(path, "w") as file:
-            file.write(f'{{"token": "{tok}", "nested": {{"token": "{tok}", "n": {number}}}}}')
+        document = {"token": tok, "nested": {"token": tok, "n": number}}
+        parts = ("token", "nested/token")
         base = f"{ctx.prefix}/imp/k{number % 3}"
-        entry = ctx.ledger.group(base, ("token", "nested/token"), tok)
+        if number % 4 == 3:  # a big one (about 1 MB, 10,000 leaves): memtable flushes, compactions
+            document["blob"] = {f"x{leaf:05d}": tok for leaf in range(10000)}
+            document["pad"] = "." * 500_000
+            parts += ("blob/x00000", "blob/x09999")
+            base = f"{ctx.prefix}/imp/big{number % 2}"
+        with open(path, "w") as file:
+            json.dump(document, file)
+        entry = ctx.ledger.group(base, parts, tok)
         status, output = ctx.server.cli(["import", path, "--path", "/" + base, "--data", ctx.server.data], timeout=30)
         if status == 0:
             entry.ack()
@@ -94,6 +111,8 @@ def imports(ctx, rng):
         number += 1
 
 
+BULK_ITEMS = 20000  # children of crashns /bulk, imported once: index builds over them take a while
+
 RULES_VARIANTS = {"score": ["score"], "both": ["score", "name"], "name": ["name"], "none": None}
 
 
@@ -101,7 +120,8 @@ def rules_text(variant, stamp):
     index = RULES_VARIANTS[variant]
     index_line = f'".indexOn": {index!r},'.replace("'", '"') if index else ""
     return (f'{{\n  // crash matrix: variant {variant} ({stamp})\n  "rules": {{\n    ".read": false,\n'
-            f'    ".write": false,\n    "items": {{ {index_line} "$id": {{}} }}\n  }}\n}}\n')
+            f'    ".write": false,\n    "items": {{ {index_line} "$id": {{}} }},\n'
+            f'    "bulk": {{ {index_line} "$id": {{}} }}\n  }}\n}}\n')
 
 
 def variant_of(text):
@@ -112,14 +132,18 @@ def variant_of(text):
 
 
 def rules_and_indexes(ctx, rng):
-    """In namespace `crashns`: writes items and changes the rules, alternately by
+    """In namespace `crashns`: writes to `items` (24 children) and `bulk` (20,000) and changes
+    the rules, alternately by
     `PUT /.settings/rules.json` and by rewriting the file in the rules folder (a reload); each
     new `.indexOn` builds an index."""
     step = 0
     while not ctx.stop.is_set():
         for _ in range(rng.randint(1, 4)):
-            key = f"items/i{rng.randrange(24):02d}"
+            key = rng.choice([f"items/i{rng.randrange(24):02d}", f"bulk/b{rng.randrange(BULK_ITEMS):05d}"])
             name = token(ctx, rng, "item")
+            list_name, child = key.split("/")
+            before = (ctx.lists_before.get(list_name) or {}).get(child) or {}
+            ctx.ledger.initial.setdefault(("crashns", f"{key}/name"), before.get("name"))
             entry = ctx.ledger.write(f"{key}/name", name, ns="crashns")
             ctx.settle(entry, ctx.rest.db("PUT", key, {"score": rng.randrange(10), "name": name}, ns="crashns"), "item PUT")
         text = rules_text(rng.choice(list(RULES_VARIANTS)), f"iteration {ctx.iteration} step {step}")

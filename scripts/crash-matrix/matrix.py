@@ -17,7 +17,7 @@ import time
 
 from ledger import Counter, Ledger
 from load import Chat, Context, run_and_kill
-from load_app import rules_text
+from load_app import BULK_ITEMS, rules_text
 from rest import Rest
 from server import Server
 from verify import offline_checks, online_checks
@@ -31,7 +31,8 @@ def arguments():
     parser.add_argument("--kill-min", type=float, default=0.5, help="earliest kill, seconds into the load (default 0.5)")
     parser.add_argument("--kill-max", type=float, default=3.0, help="latest kill, seconds into the load (default 3)")
     parser.add_argument("--password-signups", type=int, default=1, help="e-mail sign-ups per iteration (scrypt; default 1)")
-    parser.add_argument("--sync", choices=["periodic", "always"], default=None, help="the server's --sync")
+    parser.add_argument("--sync", choices=["periodic", "always", "mixed"], default="mixed",
+                        help="the server's --sync; mixed (default): either, chosen at random at each start")
     parser.add_argument("--ready-timeout", type=float, default=60, help="seconds the server has to become ready (default 60)")
     parser.add_argument("--restart-kills", type=float, default=0.2,
                         help="share of iterations whose restart is itself killed 0-0.6 s in (default 0.2)")
@@ -39,6 +40,7 @@ def arguments():
     parser.add_argument("--inject", choices=["lost", "partial"], default=None,
                         help="self-check: after the restart, delete an acknowledged write (lost) or tear a "
                              "multi-path update (partial) behind the checks' back; the run must then fail")
+    parser.add_argument("--verbose", action="store_true", help="print each iteration's figures as JSON")
     parser.add_argument("--keep", action="store_true", help="keep the work directory when the run passes")
     return parser.parse_args()
 
@@ -63,6 +65,16 @@ def prepare(workdir):
         file.write("{}")
 
 
+def import_bulk(ctx):
+    """Imports crashns /bulk (with `hearth import` into the running server)."""
+    path = os.path.join(ctx.workdir, "bulk.json")
+    with open(path, "w") as file:
+        json.dump({f"b{n:05d}": {"score": n % 1000, "name": f"bulk-{n:05d}"} for n in range(BULK_ITEMS)}, file)
+    status, output = ctx.server.cli(["import", path, "--path", "/bulk", "--ns", "crashns", "--data", ctx.server.data])
+    if status != 0:
+        raise RuntimeError(f"import of crashns /bulk exited {status}: {output[-500:]}")
+
+
 def before_load(ctx, state, rest):
     """Per iteration, on the running server: the chat app (once), fresh tokens, what the keys
     this iteration shares with earlier ones hold now, and the delete of the previous
@@ -70,11 +82,9 @@ def before_load(ctx, state, rest):
     next start and the check of that iteration's snapshot would see them)."""
     if state.chat is None:
         state.chat = Chat(rest)
+        import_bulk(ctx)
     state.chat.refresh_tokens(rest)
-    items = rest.read("items", ns="crashns") or {}
-    for number in range(24):
-        key = f"i{number:02d}"
-        ctx.ledger.initial[("crashns", f"items/{key}/name")] = (items.get(key) or {}).get("name")
+    ctx.lists_before = {name: rest.read(name, ns="crashns") or {} for name in ("items", "bulk")}
     ctx.ledger.initial[("crashns.settings", "rules")] = rest.request(
         "GET", "/.settings/rules.json?ns=crashns", headers={"Authorization": f"Bearer {ctx.admin_secret}"}).body
     previous = f"it{ctx.iteration - 1}"
@@ -83,6 +93,17 @@ def before_load(ctx, state, rest):
         if not answer.ok:
             raise RuntimeError(f"DELETE of /crash/{previous}/odc: {answer!r}")
         (state.snapshots[previous] or {}).pop("odc", None)
+
+
+def flatten_texts(messages):
+    """`messages/$chat/$id/text` -> the text, for every message."""
+    return {f"messages/{chat}/{key}/text": (message or {}).get("text")
+            for chat, children in messages.items() for key, message in (children or {}).items()}
+
+
+def pick_sync(option, master):
+    """The --sync of the next start: the option's, or for `mixed` one of the two at random."""
+    return master.choice(["periodic", "always"]) if option == "mixed" else option
 
 
 def inject(ctx, kind):
@@ -100,7 +121,10 @@ def inject(ctx, kind):
 
 def iteration(number, options, server, state, seed, master):
     """Runs one iteration; answers (line, violations, facts)."""
-    ready = server.start(options.ready_timeout) if server.process is None else 0.0
+    if server.process is None:
+        server.sync = pick_sync(options.sync, master)
+        server.start(options.ready_timeout)
+    syncs = [server.sync]
     rest = Rest(server.port, server.admin_secret)
     ctx = Context(iteration=number, prefix=f"crash/it{number}", port=server.port, admin_secret=server.admin_secret,
                   rest=rest, ledger=Ledger(), counter=Counter(), increments=Counter(), workdir=server.workdir, server=server,
@@ -109,12 +133,20 @@ def iteration(number, options, server, state, seed, master):
     before_load(ctx, state, rest)
     ctx.chat = state.chat
     kill_after = master.uniform(options.kill_min, options.kill_max)
+    phases = {}
+    mark = time.monotonic()
     run_and_kill(ctx, kill_after)
+    phases["load_and_stop_s"], mark = round(time.monotonic() - mark, 2), time.monotonic()
+    phases["kill_to_exit_s"] = round(ctx.kill_to_exit, 2)
     violations = offline_checks(ctx)
+    phases["offline_checks_s"], mark = round(time.monotonic() - mark, 2), time.monotonic()
     early_kill = None
     if master.random() < options.restart_kills:
         early_kill = master.uniform(0, 0.6)
+        server.sync = pick_sync(options.sync, master)
         server.start(options.ready_timeout, kill_after=early_kill)
+    server.sync = pick_sync(options.sync, master)
+    syncs.append(server.sync)
     try:
         ready = server.start(options.ready_timeout)
     except RuntimeError as error:
@@ -122,20 +154,25 @@ def iteration(number, options, server, state, seed, master):
     ctx.rest = Rest(server.port, server.admin_secret)
     if options.inject:
         inject(ctx, options.inject)
+    phases["restart_s"], mark = round(time.monotonic() - mark, 2), time.monotonic()
     violations += online_checks(ctx, state)
+    phases["checks_s"] = round(time.monotonic() - mark, 2)
     if options.strict:
         violations += [f"unexpected answer: {note}" for note in ctx.notes]
-    tree = ctx.rest.read(ctx.prefix)
-    state.snapshots[f"it{number}"] = tree
+    state.snapshots[f"it{number}"] = ctx.rest.read(ctx.prefix)
+    messages_now = flatten_texts(ctx.rest.read("messages") or {})
     for (ns, path), history in ctx.ledger.keys.items():
-        acked = [entry.value for entry in history if entry.state == "acked"]
-        if path.startswith("messages/") and acked:
-            state.messages[path] = acked[-1]
+        if path.startswith("messages/") and any(entry.state == "acked" for entry in history):
+            text = messages_now.get(path)
+            if text is None:
+                state.messages.pop(path, None)  # deleted (deleteMessage)
+            else:
+                state.messages[path] = text
     counts = ctx.ledger.counts()
     facts = {"iteration": number, "kill_after_s": round(kill_after, 3), "ready_s": round(ready, 3),
              "acked": counts["acked"], "pending_at_kill": counts["pending"], "refused": counts["refused"],
              "transactions_acked": ctx.counter.acked, "sign_ups": sum(1 for a in state.accounts if a["iteration"] == number),
-             "unexpected_answers": len(ctx.notes), "killed_while_starting_s": early_kill,
+             "unexpected_answers": len(ctx.notes), "phases": phases, "sync_before_and_after": syncs, "killed_while_starting_s": early_kill,
              "increments_acked": ctx.increments.acked,
              "password_sign_ups": sum(1 for a in state.accounts if a["iteration"] == number and "email" in a),
              "password_changes": sum(1 for a in state.accounts if a["iteration"] == number and a.get("passwords") == ["second-pass"]),
@@ -172,7 +209,7 @@ def main():
     prepare(workdir)
     print(f"crash matrix: seed {seed}, {options.iterations} iterations, budget {options.budget:.0f} s, "
           f"binary {binary}, work directory {workdir}", flush=True)
-    server = Server(binary, workdir, admin_secret=f"crash-matrix-{seed}", sync=options.sync)
+    server = Server(binary, workdir, admin_secret=f"crash-matrix-{seed}", sync=None)
     master = random.Random(seed)
     state = RunState()
     started = time.monotonic()
@@ -190,6 +227,10 @@ def main():
             facts["seconds"] = round(time.monotonic() - iteration_started, 2)
             results.append(facts)
             verdict = "ok" if not violations else f"{len(violations)} VIOLATIONS"
+            if options.verbose:
+                verdict += " " + json.dumps({k: v for k, v in facts.items() if k != "notes"})
+            elif facts["seconds"] > 10 and "phases" in facts:
+                verdict += f" (slow: {facts['phases']})"
             if facts.get("unexpected_answers"):
                 verdict += f" ({facts['unexpected_answers']} unexpected answers: {facts['notes'][:3]})"
             print(f"iteration {number}/{options.iterations}: {line} ({facts['seconds']} s): {verdict}", flush=True)

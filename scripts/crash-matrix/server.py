@@ -63,17 +63,24 @@ class Server:
         self.kill()
         raise RuntimeError(f"the server was not ready within {ready_timeout} s")
 
-    def kill(self):
-        """`kill -9` of the server this object started (by its pid), then reaps it."""
+    def kill(self, killing=None):
+        """`kill -9` of the server this object started (by its pid), then reaps it (a process
+        can take seconds to go: a thread in the kernel, in an fsync say, finishes its call
+        first). Sets the event `killing` just before the signal; answers the seconds from the
+        signal to the process's end."""
         if self.process is None:
-            return
+            return 0.0
+        if killing is not None:
+            killing.set()
+        sent = time.monotonic()
         if self.process.poll() is None:
             os.kill(self.process.pid, signal.SIGKILL)
         try:
-            self.process.wait(timeout=30)
+            self.process.wait(timeout=60)
         except subprocess.TimeoutExpired:
-            pass
+            raise RuntimeError(f"the server (pid {self.process.pid}) did not end within 60 s of SIGKILL")
         self.process = None
+        return time.monotonic() - sent
 
     def cli(self, arguments, timeout=60):
         """Runs `hearth ARGUMENTS` (another command of the same binary); answers (status, output)."""

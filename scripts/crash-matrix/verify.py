@@ -26,12 +26,12 @@ def offline_checks(ctx):
 
 class Tree:
     """What the restarted server shows, read once: `crash/it<N>` and `messages` of `default`,
-    `items` and the rules text of `crashns`."""
+    `items`, `bulk` and the rules text of `crashns`."""
 
     def __init__(self, ctx):
         rest = ctx.rest
         self.default = {"crash": {f"it{ctx.iteration}": rest.read(ctx.prefix)}, "messages": rest.read("messages")}
-        self.crashns = {"items": rest.read("items", ns="crashns")}
+        self.crashns = {name: rest.read(name, ns="crashns") for name in ("items", "bulk")}
         self.rules = rest.request("GET", "/.settings/rules.json?ns=crashns",
                                   headers={"Authorization": f"Bearer {ctx.admin_secret}"}).body
         self.whole_crash = rest.read("crash")
@@ -69,27 +69,34 @@ def rules_and_index_checks(ctx, tree):
     if tree.rules != on_disk:
         violations.append(f"crashns rules in force differ from its file: {tree.rules[:200]!r} vs {on_disk[:200]!r}")
     indexed = RULES_VARIANTS.get(variant_of(tree.rules)) or []
-    items = tree.crashns["items"] or {}
+    for name in ("items", "bulk"):
+        violations += index_checks(ctx, name, tree.crashns[name] or {}, indexed)
+    return violations
+
+
+def index_checks(ctx, name, children, indexed):
+    """Ordered queries on crashns /NAME answer what its data says (with an index in force), or
+    400 `Index not defined` (without)."""
+    violations = []
     for field in ("score", "name"):
-        ordered = sorted((value.get(field), key) for key, value in items.items())
+        ordered = sorted((value.get(field), key) for key, value in children.items())
         for limit in ("limitToFirst", "limitToLast"):
-            query = {"orderBy": f'"{field}"', limit: "5"}
-            answer = ctx.rest.db("GET", "items", ns="crashns", query=query)
+            answer = ctx.rest.db("GET", name, ns="crashns", query={"orderBy": f'"{field}"', limit: "5"})
             if field not in indexed:
                 if answer.status != 400 or "Index not defined" not in answer.body:
-                    violations.append(f"crashns: orderBy {field} without an index answered {answer!r}")
+                    violations.append(f"crashns: orderBy {field} on /{name} without an index answered {answer!r}")
                 continue
             picked = ordered[:5] if limit == "limitToFirst" else ordered[-5:]
             expected = sorted(key for _, key in picked)
             got = sorted((answer.json() or {}).keys()) if answer.ok else answer
             if got != expected:
-                violations.append(f"crashns: index on {field} ({limit}=5) answered {got!r}, the data says {expected!r}")
+                violations.append(f"crashns: index on /{name} {field} ({limit}=5) answered {got!r}, the data says {expected!r}")
         if field == "score" and "score" in indexed:
-            answer = ctx.rest.db("GET", "items", ns="crashns", query={"orderBy": '"score"', "equalTo": "3"})
-            expected = sorted(key for key, value in items.items() if value.get("score") == 3)
+            answer = ctx.rest.db("GET", name, ns="crashns", query={"orderBy": '"score"', "equalTo": "3"})
+            expected = sorted(key for key, value in children.items() if value.get("score") == 3)
             got = sorted((answer.json() or {}).keys()) if answer.ok else answer
             if got != expected:
-                violations.append(f"crashns: index on score (equalTo 3) answered {got!r}, the data says {expected!r}")
+                violations.append(f"crashns: index on /{name} score (equalTo 3) answered {got!r}, the data says {expected!r}")
     return violations
 
 
