@@ -1,0 +1,287 @@
+#!/usr/bin/env python3
+"""The crash matrix (docs/crash-matrix.md): mixed load on the real `hearth` binary, `kill -9` at
+a random moment, restart, and checks that nothing acknowledged was lost or torn.
+
+Usage: matrix.py [--iterations N] [--budget SECONDS] [--seed S] ...; see --help. Prints one line
+per iteration and a JSON summary; exits 1 on any violation (with the seed and the details, and
+the logs of the failing iteration kept in a directory it names), 2 when the run could not start.
+"""
+import argparse
+import json
+import os
+import random
+import shutil
+import sys
+import tempfile
+import time
+
+from ledger import Counter, Ledger
+from load import Chat, Context, run_and_kill
+from load_app import BULK_ITEMS, rules_text
+from rest import Rest
+from server import Server
+from verify import offline_checks, online_checks
+
+
+def arguments():
+    parser = argparse.ArgumentParser(description="kill -9 the hearth server under mixed load and check what survived")
+    parser.add_argument("--iterations", type=int, default=5, help="kills to run (default 5)")
+    parser.add_argument("--budget", type=float, default=600, help="wall-clock seconds; no new iteration starts after (default 600)")
+    parser.add_argument("--seed", type=int, default=None, help="seed of every random choice (default: random, printed)")
+    parser.add_argument("--kill-min", type=float, default=0.5, help="earliest kill, seconds into the load (default 0.5)")
+    parser.add_argument("--kill-max", type=float, default=3.0, help="latest kill, seconds into the load (default 3)")
+    parser.add_argument("--password-signups", type=int, default=1, help="e-mail sign-ups per iteration (scrypt; default 1)")
+    parser.add_argument("--sync", choices=["periodic", "always", "mixed"], default="mixed",
+                        help="the server's --sync; mixed (default): either, chosen at random at each start")
+    parser.add_argument("--ready-timeout", type=float, default=60, help="seconds the server has to become ready (default 60)")
+    parser.add_argument("--restart-kills", type=float, default=0.2,
+                        help="share of iterations whose restart is itself killed 0-0.6 s in (default 0.2)")
+    parser.add_argument("--strict", action="store_true", help="unexpected answers of a running server are violations too")
+    parser.add_argument("--inject", choices=["lost", "partial"], default=None,
+                        help="self-check: after the restart, delete an acknowledged write (lost) or tear a "
+                             "multi-path update (partial) behind the checks' back; the run must then fail")
+    parser.add_argument("--verbose", action="store_true", help="print each iteration's figures as JSON")
+    parser.add_argument("--keep", action="store_true", help="keep the work directory when the run passes")
+    return parser.parse_args()
+
+
+class RunState:
+    """What the run carries from iteration to iteration."""
+
+    def __init__(self):
+        self.snapshots = {}  # "it<N>" -> /crash/it<N> as checked (its onDisconnect part removed later)
+        self.messages = {}  # path of an acknowledged message's text -> the text
+        self.accounts = []
+        self.chat = None
+
+
+def prepare(workdir):
+    os.makedirs(os.path.join(workdir, "rules"))
+    repository = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    shutil.copy(os.path.join(repository, "rules", "database.rules.json"), os.path.join(workdir, "rules"))
+    with open(os.path.join(workdir, "rules", "crashns.rules.json"), "w") as file:
+        file.write(rules_text("score", "initial"))
+    with open(os.path.join(workdir, "seed.json"), "w") as file:
+        file.write("{}")
+
+
+def import_bulk(ctx):
+    """Imports crashns /bulk (with `hearth import` into the running server)."""
+    path = os.path.join(ctx.workdir, "bulk.json")
+    with open(path, "w") as file:
+        json.dump({f"b{n:05d}": {"score": n % 1000, "name": f"bulk-{n:05d}"} for n in range(BULK_ITEMS)}, file)
+    status, output = ctx.server.cli(["import", path, "--path", "/bulk", "--ns", "crashns", "--data", ctx.server.data])
+    if status != 0:
+        raise RuntimeError(f"import of crashns /bulk exited {status}: {output[-500:]}")
+
+
+def before_load(ctx, state, rest):
+    """Per iteration, on the running server: the chat app (once), fresh tokens, what the keys
+    this iteration shares with earlier ones hold now, and the delete of the previous
+    iteration's onDisconnect results (had their records survived, they would run again at the
+    next start and the check of that iteration's snapshot would see them)."""
+    if state.chat is None:
+        state.chat = Chat(rest)
+        import_bulk(ctx)
+    state.chat.refresh_tokens(rest)
+    ctx.lists_before = {name: rest.read(name, ns="crashns") or {} for name in ("items", "bulk")}
+    ctx.ledger.initial[("crashns.settings", "rules")] = rest.request(
+        "GET", "/.settings/rules.json?ns=crashns", headers={"Authorization": f"Bearer {ctx.admin_secret}"}).body
+    previous = f"it{ctx.iteration - 1}"
+    if previous in state.snapshots:
+        answer = rest.db("DELETE", f"crash/{previous}/odc")
+        if not answer.ok:
+            raise RuntimeError(f"DELETE of /crash/{previous}/odc: {answer!r}")
+        (state.snapshots[previous] or {}).pop("odc", None)
+
+
+def flatten_texts(messages):
+    """`messages/$chat/$id/text` -> the text, for every message."""
+    return {f"messages/{chat}/{key}/text": (message or {}).get("text")
+            for chat, children in messages.items() for key, message in (children or {}).items()}
+
+
+def pick_sync(option, master):
+    """The --sync of the next start: the option's, or for `mixed` one of the two at random."""
+    return master.choice(["periodic", "always"]) if option == "mixed" else option
+
+
+def inject(ctx, kind):
+    """Damages what the server shows the way a bug would (for --inject)."""
+    if kind == "lost":
+        for (ns, path), history in ctx.ledger.keys.items():
+            if "/rest/" in path and history[-1].state == "acked" and history[-1].value is not None:
+                ctx.rest.db("DELETE", path)
+                return
+    for (ns, base, parts), history in ctx.ledger.groups.items():
+        if history[-1].state == "acked":
+            ctx.rest.db("PUT", f"{base}/{parts[0]}", "torn", ns=ns)
+            return
+
+
+def iteration(number, options, server, state, seed, master):
+    """Runs one iteration; answers (line, violations, facts)."""
+    if server.process is None:
+        server.sync = pick_sync(options.sync, master)
+        server.start(options.ready_timeout)
+    syncs = [server.sync]
+    rest = Rest(server.port, server.admin_secret)
+    ctx = Context(iteration=number, prefix=f"crash/it{number}", port=server.port, admin_secret=server.admin_secret,
+                  rest=rest, ledger=Ledger(), counter=Counter(), increments=Counter(), workdir=server.workdir, server=server,
+                  chat=None, accounts=state.accounts, password_signups=options.password_signups, seed=seed,
+                  rng=random.Random(f"{seed}-{number}-checks"))
+    before_load(ctx, state, rest)
+    ctx.chat = state.chat
+    kill_after = master.uniform(options.kill_min, options.kill_max)
+    phases = {}
+    mark = time.monotonic()
+    run_and_kill(ctx, kill_after)
+    phases["load_and_stop_s"], mark = round(time.monotonic() - mark, 2), time.monotonic()
+    phases["kill_to_exit_s"] = round(ctx.kill_to_exit, 2)
+    violations = offline_checks(ctx)
+    phases["offline_checks_s"], mark = round(time.monotonic() - mark, 2), time.monotonic()
+    early_kill = None
+    if master.random() < options.restart_kills:
+        early_kill = master.uniform(0, 0.6)
+        server.sync = pick_sync(options.sync, master)
+        server.start(options.ready_timeout, kill_after=early_kill)
+    server.sync = pick_sync(options.sync, master)
+    syncs.append(server.sync)
+    try:
+        ready = server.start(options.ready_timeout)
+    except RuntimeError as error:
+        return f"store did not open: {error}", violations + [f"the store did not open after the kill: {error}"], {}
+    ctx.rest = Rest(server.port, server.admin_secret)
+    if options.inject:
+        inject(ctx, options.inject)
+    phases["restart_s"], mark = round(time.monotonic() - mark, 2), time.monotonic()
+    violations += online_checks(ctx, state)
+    phases["checks_s"] = round(time.monotonic() - mark, 2)
+    if options.strict:
+        violations += [f"unexpected answer: {note}" for note in ctx.notes]
+    state.snapshots[f"it{number}"] = ctx.rest.read(ctx.prefix)
+    messages_now = flatten_texts(ctx.rest.read("messages") or {})
+    for (ns, path), history in ctx.ledger.keys.items():
+        if path.startswith("messages/") and any(entry.state == "acked" for entry in history):
+            text = messages_now.get(path)
+            if text is None:
+                state.messages.pop(path, None)  # deleted (deleteMessage)
+            else:
+                state.messages[path] = text
+    counts = ctx.ledger.counts()
+    facts = {"iteration": number, "kill_after_s": round(kill_after, 3), "ready_s": round(ready, 3),
+             "acked": counts["acked"], "pending_at_kill": counts["pending"], "refused": counts["refused"],
+             "transactions_acked": ctx.counter.acked, "sign_ups": sum(1 for a in state.accounts if a["iteration"] == number),
+             "unexpected_answers": len(ctx.notes), "phases": phases, "sync_before_and_after": syncs, "killed_while_starting_s": early_kill,
+             "increments_acked": ctx.increments.acked,
+             "password_sign_ups": sum(1 for a in state.accounts if a["iteration"] == number and "email" in a),
+             "password_changes": sum(1 for a in state.accounts if a["iteration"] == number and a.get("passwords") == ["second-pass"]),
+             "acked_by_kind": ctx.ledger.acked_by_kind()}
+    line = (f"kill at {kill_after:.2f} s; {counts['acked']} acked, {counts['pending']} pending at the kill, "
+            f"{counts['refused']} refused; {ctx.counter.acked} transactions; {facts['sign_ups']} sign-ups; "
+            f"restart ready in {ready:.2f} s" + (f" (after a kill {early_kill:.2f} s into a start)" if early_kill is not None else ""))
+    return line, violations, dict(facts, notes=ctx.notes[:20])
+
+
+def keep_failure(workdir, number, violations, facts, server):
+    """Copies what a failing iteration leaves (the server's log, the data directory, the
+    details) into a directory of its own; answers its path."""
+    kept = os.path.join(workdir, f"failure-iteration-{number}")
+    os.makedirs(kept, exist_ok=True)
+    with open(os.path.join(kept, "violations.txt"), "w") as file:
+        file.write("\n".join(violations) + "\n\n" + json.dumps(facts, indent=2) + "\n")
+    if os.path.exists(server.log_path):
+        shutil.copy(server.log_path, kept)
+    server.kill()
+    shutil.copytree(server.data, os.path.join(kept, "data"), dirs_exist_ok=True)
+    return kept
+
+
+def main():
+    options = arguments()
+    seed = options.seed if options.seed is not None else random.SystemRandom().randrange(1, 2**31)
+    repository = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    binary = os.environ.get("HEARTH_BIN", os.path.join(repository, ".build", "debug", "hearth"))
+    if not os.access(binary, os.X_OK):
+        print(f"crash matrix: no hearth binary at {binary}: build it (swift build --product hearth) or set HEARTH_BIN.")
+        return 2
+    workdir = tempfile.mkdtemp(prefix="hearth-crash-matrix-")
+    prepare(workdir)
+    print(f"crash matrix: seed {seed}, {options.iterations} iterations, budget {options.budget:.0f} s, "
+          f"binary {binary}, work directory {workdir}", flush=True)
+    server = Server(binary, workdir, admin_secret=f"crash-matrix-{seed}", sync=None)
+    master = random.Random(seed)
+    state = RunState()
+    started = time.monotonic()
+    results, failure, kept = [], None, None
+    try:
+        for number in range(1, options.iterations + 1):
+            if time.monotonic() - started > options.budget:
+                print(f"crash matrix: the budget of {options.budget:.0f} s is spent; stopping after {number - 1} iterations")
+                break
+            iteration_started = time.monotonic()
+            try:
+                line, violations, facts = iteration(number, options, server, state, seed, master)
+            except Exception as error:  # the run itself broke: an answer no check expected
+                line, violations, facts = f"broke: {error}", [f"iteration could not run: {error!r}"], {}
+            facts["seconds"] = round(time.monotonic() - iteration_started, 2)
+            results.append(facts)
+            verdict = "ok" if not violations else f"{len(violations)} VIOLATIONS"
+            if options.verbose:
+                verdict += " " + json.dumps({k: v for k, v in facts.items() if k != "notes"})
+            elif facts["seconds"] > 10 and "phases" in facts:
+                verdict += f" (slow: {facts['phases']})"
+            if facts.get("unexpected_answers"):
+                verdict += f" ({facts['unexpected_answers']} unexpected answers: {facts['notes'][:3]})"
+            print(f"iteration {number}/{options.iterations}: {line} ({facts['seconds']} s): {verdict}", flush=True)
+            if violations:
+                failure = {"iteration": number, "violations": violations}
+                kept = keep_failure(workdir, number, violations, facts, server)
+                for violation in violations[:30]:
+                    print(f"  - {violation}")
+                break
+        if failure is None:
+            server.kill()
+            status, output = server.cli(["chat", "check", "--data", server.data, "--log-level", "error"])
+            if status != 0:
+                failure = {"iteration": "final", "violations": [f"final hearth chat check exited {status}: {output[-2000:]}"]}
+                print(f"final chat check: {output[-2000:]}")
+    finally:
+        server.kill()
+    summary = {
+        "seed": seed,
+        "iterations_requested": options.iterations,
+        "iterations_run": len(results),
+        "violations": 0 if failure is None else len(failure["violations"]),
+        "seconds": round(time.monotonic() - started, 1),
+        "acked_writes": sum(r.get("acked", 0) for r in results),
+        "pending_at_kill": sum(r.get("pending_at_kill", 0) for r in results),
+        "transactions_acked": sum(r.get("transactions_acked", 0) for r in results),
+        "sign_ups": sum(r.get("sign_ups", 0) for r in results),
+        "password_sign_ups": sum(r.get("password_sign_ups", 0) for r in results),
+        "password_changes": sum(r.get("password_changes", 0) for r in results),
+        "increments_acked": sum(r.get("increments_acked", 0) for r in results),
+        "kills_while_starting": sum(1 for r in results if r.get("killed_while_starting_s") is not None),
+        "unexpected_answers": sum(r.get("unexpected_answers", 0) for r in results),
+        "acked_by_kind": {},
+        "binary": binary,
+    }
+    for result in results:
+        for kind, count in result.get("acked_by_kind", {}).items():
+            summary["acked_by_kind"][kind] = summary["acked_by_kind"].get(kind, 0) + count
+    if failure:
+        summary["failure"] = failure
+        summary["kept"] = kept
+    print(json.dumps(summary, indent=2))
+    if failure:
+        print(f"crash matrix FAILED (seed {seed}); logs and data of the failing iteration: {kept or workdir}")
+        print(f"replay: scripts/crash-matrix/run.sh --seed {seed} --iterations {options.iterations}")
+        return 1
+    if not options.keep:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.exit(main())
