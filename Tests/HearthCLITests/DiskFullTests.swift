@@ -28,6 +28,13 @@ struct DiskFullTests {
         let realtime = try await FaultChecks.realtimePut(server, "/during-ws", "2")
         #expect(realtime.status == "failure")
         #expect(realtime.message?.contains("the disk is full") == true, "\(realtime.message ?? "")")
+        // An account change is refused as Firebase Auth refuses one it could not store.
+        let signUp = try await server.request(
+            "POST",
+            "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k",
+            body: #"{"email":"ada@example.com","password":"secret1","returnSecureToken":true}"#
+        )
+        #expect(signUp.status == 500 && signUp.body.contains("INTERNAL_ERROR"), "\(signUp.status) \(signUp.body)")
         // Reads go on, and show nothing of the refused writes.
         #expect(try await server.request("GET", "/before.json", admin: true).body == #""kept""#)
         #expect(try await server.request("GET", "/during.json", admin: true).body == "null")
@@ -36,6 +43,7 @@ struct DiskFullTests {
         try fault.set(nil)
         try await FaultChecks.expectWritesResume(server, path: "/after.json", body: "3")
         #expect(try await server.request("GET", "/.json", admin: true).body == #"{"after":3,"before":"kept"}"#)
+        _ = try await server.signUp("ada@example.com", password: "secret1")
         let stopped = try await server.terminate()
         #expect(stopped.status == 0)
 
