@@ -14,8 +14,9 @@ extension LevelDB {
     /// At most one reopen is tried per this interval (each costs a probe file and, when the
     /// disk is back, a flush of the log into a table).
     static let reopenInterval = Duration.seconds(1)
-    /// How long a reopen waits for readers in flight; a longer one (a backup) postpones it.
-    static let drainTimeout = Duration.seconds(2)
+    /// How long a reopen waits for readers in flight (new ones are refused meanwhile); a longer
+    /// one (a backup) postpones it to a later attempt.
+    static let drainTimeout = Duration.milliseconds(500)
     /// The probe written (and synced, then deleted) before a reopen.
     static let probeBytes = 1 << 20
     static let logger = Logger(label: "hearth.store")

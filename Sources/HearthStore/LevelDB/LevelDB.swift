@@ -222,8 +222,14 @@ final class LevelDB: Sendable {
         leaveReader()
     }
 
-    /// The open handle, counted as a reader until `leaveReader`.
+    /// The open handle, counted as a reader until `leaveReader`. After a reopen that failed,
+    /// tries one (at most once a second) first, so reads come back without waiting for a write.
     private func enterReader() throws -> OpaquePointer {
+        if state.withLock({ $0.handle == nil && !$0.closed && !$0.reopening }) { try recoverIfFailed() }
+        return try enter()
+    }
+
+    private func enter() throws -> OpaquePointer {
         let entered = state.withLock { state -> Result<OpaquePointer, StoreError> in
             if state.closed { return .failure(StoreError(.closed, "The store is closed.")) }
             if state.refusingReaders || state.handle == nil {
