@@ -34,7 +34,14 @@ struct StoreDamage {
         try Data(bytes).write(to: file)
     }
 
-    private func size(of file: URL) throws -> Int {
+    /// Cuts `file` to `length` bytes (a disk that lost the end of a file).
+    func truncate(_ file: URL, to length: Int) throws {
+        let handle = try FileHandle(forWritingTo: file)
+        defer { try? handle.close() }
+        try handle.truncate(atOffset: UInt64(length))
+    }
+
+    func size(of file: URL) throws -> Int {
         (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue ?? 0
     }
 
