@@ -61,6 +61,13 @@ import Testing
         after.put([2], [2])
         try db.write(after, sync: true)
         #expect(try db.withSnapshot { [$0.get([1]), $0.get([2])] } == [[1], [2]])
+        // A write in flight when another one fails is not acknowledged, even if LevelDB took it.
+        let inFlight = try db.writeFaultsBeforeWriting()
+        db.noteWriteFault(StorageFault("IO error: /x/000005.log: No space left on device"))
+        #expect(throws: StoreError.self) { try db.refuseIfAnotherWriteFailed(since: inFlight) }
+        #expect(throws: StoreError.self) { try db.writeFaultsBeforeWriting() }
+        // At most one reopen a second: the one above was just now.
+        #expect(throws: StoreError.self) { try db.write(after, sync: true) }
         // Damage is not repaired by a reopen: writes stay refused, reads of sound data go on.
         db.noteDamage(StorageFault("Corruption: block checksum mismatch"))
         #expect(throws: StoreError.self) { try db.write(after, sync: false) }

@@ -10,6 +10,12 @@ import Logging
 /// past what is on disk, and a failed fsync makes it refuse all later writes), so what is
 /// written next could be lost at the next open. Reopening replays the log up to the failure,
 /// starts a new one and leaves everything acknowledged before it in place.
+///
+/// A write already inside LevelDB when another one fails may still be appended behind the
+/// failed record (only if the disk took it, an instant after refusing the other). It is not
+/// acknowledged (`refuseIfAnotherWriteFailed`), and the reopen replays the log without paranoid
+/// checks, so a record appended out of place is skipped rather than stopping the open: all that
+/// was acknowledged lies before the failure.
 extension LevelDB {
     /// At most one reopen is tried per this interval (each costs a probe file and, when the
     /// disk is back, a flush of the log into a table).
@@ -40,7 +46,10 @@ extension LevelDB {
     func noteWriteFault(_ fault: StorageFault) {
         if fault.cause == .damaged { return noteDamage(fault) }
         let first = state.withLock { state -> Bool in
-            defer { state.writeFault = fault }
+            defer {
+                state.writeFault = fault
+                state.writeFaults += 1
+            }
             return state.writeFault == nil
         }
         if first {
@@ -49,6 +58,26 @@ extension LevelDB {
                 metadata: ["hearth.data": "\(path)", "hearth.error": "\(fault.detail)"]
             )
         }
+    }
+
+    /// The number of write faults so far, just before a write; refuses it when one is noted
+    /// (another write failed since `recoverIfFailed`).
+    func writeFaultsBeforeWriting() throws -> Int {
+        try state.withLock { state -> Result<Int, StoreError> in
+            if let damage = state.damage { return .failure(damage.damage()) }
+            if let fault = state.writeFault { return .failure(fault.writeRefusal()) }
+            return .success(state.writeFaults)
+        }.get()
+    }
+
+    /// Refuses a write LevelDB took when another write failed meanwhile: it may lie behind the
+    /// failed record in the log, where a replay can skip it, so it is not acknowledged.
+    func refuseIfAnotherWriteFailed(since faultsBefore: Int) throws {
+        let fault = state.withLock { state -> StorageFault? in
+            guard state.writeFaults != faultsBefore else { return nil }
+            return state.writeFault ?? StorageFault("IO error: a write failed while this one was in flight")
+        }
+        if let fault { throw fault.writeRefusal() }
     }
 
     /// Returns when writes may go on: nothing failed, or a reopen after a failure succeeded.
@@ -95,7 +124,7 @@ extension LevelDB {
         }
         if let old { leveldb_close(old.pointer) }
         var error: UnsafeMutablePointer<CChar>?
-        let db = leveldb_open(options, path, &error)
+        let db = leveldb_open(reopenOptions, path, &error)
         if let error {
             let failure = StorageFault(String(cString: error))
             leveldb_free(error)

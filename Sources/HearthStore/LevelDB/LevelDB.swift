@@ -35,9 +35,14 @@ final class LevelDB: Sendable {
         /// New readers are refused while a reopen waits for the others to finish.
         var refusingReaders = false
         var lastReopen: ContinuousClock.Instant?
+        /// Write faults noted so far: a write in flight when one is noted is not acknowledged.
+        var writeFaults = 0
     }
 
     nonisolated(unsafe) let options: OpaquePointer
+    /// `options` without paranoid checks, for a reopen after a write fault (see
+    /// `LevelDB+Recovery.swift`).
+    nonisolated(unsafe) let reopenOptions: OpaquePointer
     nonisolated(unsafe) private let cache: OpaquePointer
     nonisolated(unsafe) private let filter: OpaquePointer
     nonisolated(unsafe) private let syncWrite: OpaquePointer
@@ -50,30 +55,30 @@ final class LevelDB: Sendable {
 
     init(path: String, writeBufferSize: Int, cacheBytes: Int = 64 << 20) throws {
         self.path = path
-        let options = leveldb_options_create()!
-        leveldb_options_set_create_if_missing(options, 1)
+        let cache = leveldb_cache_create_lru(cacheBytes)!
+        let filter = leveldb_filterpolicy_create_bloom(10)!
         // Damage found while opening (a log record or the MANIFEST failing its checksum, a table
         // file missing) stops the open instead of being skipped; compactions verify what they read.
-        leveldb_options_set_paranoid_checks(options, 1)
-        leveldb_options_set_write_buffer_size(options, writeBufferSize)
-        leveldb_options_set_max_open_files(options, 1000)
-        leveldb_options_set_max_file_size(options, 8 << 20)
-        leveldb_options_set_compression(options, Int32(leveldb_snappy_compression))
-        let cache = leveldb_cache_create_lru(cacheBytes)!
-        leveldb_options_set_cache(options, cache)
-        let filter = leveldb_filterpolicy_create_bloom(10)!
-        leveldb_options_set_filter_policy(options, filter)
+        let options = Self.options(writeBufferSize: writeBufferSize, cache: cache, filter: filter, paranoid: true)
+        let reopenOptions = Self.options(
+            writeBufferSize: writeBufferSize,
+            cache: cache,
+            filter: filter,
+            paranoid: false
+        )
         var error: UnsafeMutablePointer<CChar>?
         let db = leveldb_open(options, path, &error)
         if let error {
             let message = String(cString: error)
             leveldb_free(error)
             leveldb_options_destroy(options)
+            leveldb_options_destroy(reopenOptions)
             leveldb_cache_destroy(cache)
             leveldb_filterpolicy_destroy(filter)
             throw Self.openFailure(path: path, message: message)
         }
         self.options = options
+        self.reopenOptions = reopenOptions
         self.cache = cache
         self.filter = filter
         state = Mutex(State(handle: Handle(db!)))
@@ -83,13 +88,33 @@ final class LevelDB: Sendable {
         leveldb_writeoptions_set_sync(asyncWrite, 0)
     }
 
+    private static func options(
+        writeBufferSize: Int,
+        cache: OpaquePointer,
+        filter: OpaquePointer,
+        paranoid: Bool
+    ) -> OpaquePointer {
+        let options = leveldb_options_create()!
+        leveldb_options_set_create_if_missing(options, 1)
+        leveldb_options_set_paranoid_checks(options, paranoid ? 1 : 0)
+        leveldb_options_set_write_buffer_size(options, writeBufferSize)
+        leveldb_options_set_max_open_files(options, 1000)
+        leveldb_options_set_max_file_size(options, 8 << 20)
+        leveldb_options_set_compression(options, Int32(leveldb_snappy_compression))
+        leveldb_options_set_cache(options, cache)
+        leveldb_options_set_filter_policy(options, filter)
+        return options
+    }
+
     /// Applies `batch` atomically; with `sync`, only after the log is fsynced.
     /// - Throws: `StoreError` `.storageFailure` when the disk refuses it (or refused an earlier
-    ///   write and the store could not be reopened yet), `.damaged` once damage was found.
+    ///   write and the store could not be reopened yet, or another write failed while this one
+    ///   was in flight), `.damaged` once damage was found.
     func write(_ batch: WriteBatch, sync: Bool) throws {
         try recoverIfFailed()
         let db = try enterReader()
         defer { leaveReader() }
+        let faultsBefore = try writeFaultsBeforeWriting()
         var error: UnsafeMutablePointer<CChar>?
         leveldb_write(db, sync ? syncWrite : asyncWrite, batch.handle, &error)
         if let error {
@@ -98,6 +123,7 @@ final class LevelDB: Sendable {
             noteWriteFault(fault)
             throw fault.writeRefusal()
         }
+        try refuseIfAnotherWriteFailed(since: faultsBefore)
     }
 
     private static let compactionQueue = DispatchQueue(label: "hearth.compaction", qos: .utility)
@@ -270,6 +296,7 @@ final class LevelDB: Sendable {
         leveldb_writeoptions_destroy(syncWrite)
         leveldb_writeoptions_destroy(asyncWrite)
         leveldb_options_destroy(options)
+        leveldb_options_destroy(reopenOptions)
         leveldb_cache_destroy(cache)
         leveldb_filterpolicy_destroy(filter)
     }
