@@ -42,6 +42,13 @@ struct DoctorCommand: AsyncParsableCommand {
             throw CLIError(.dataDirectoryMissing, "'\(directory)' holds no Hearth store (no db/ directory).")
         }
         var checks = stores.map { StoreCheck.run(path: $0.path, tree: $0.tree) }
+        if let blocked = checks.first(where: { $0.cannotOpen != nil }), let reason = blocked.cannotOpen {
+            throw CLIError(
+                .store,
+                "Cannot check '\(blocked.path)': \(reason). That is not damage: fix it first (LevelDB writes "
+                    + "its lock and log even to read), then run the doctor again."
+            )
+        }
         Self.print(checks, heading: "Checked")
         let damaged = zip(stores, checks).filter { !$1.isHealthy }.map(\.0)
         if damaged.isEmpty {

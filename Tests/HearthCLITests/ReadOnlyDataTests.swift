@@ -29,6 +29,15 @@ struct ReadOnlyDataTests {
         #expect(refused.stderr.lowercased().contains("read-only"), "\(refused.stderr)")
         #expect(!refused.stderr.contains("Fatal error"), "\(refused.stderr)")
 
+        // The doctor tells a read-only directory from a damaged one.
+        let doctor = try await HearthProcess.run(
+            ["doctor", "--data", data.path, "--repair"],
+            environment: fault.environment,
+            directory: directory.url
+        )
+        #expect(doctor.status == 1)
+        #expect(doctor.stderr.contains("read-only") && doctor.stderr.contains("not damage"), "\(doctor.stderr)")
+
         // Nothing was changed: on a writable directory it starts with the data.
         try fault.set(nil)
         let again = try await ProcessTestServer.start(dataDirectory: data, workingDirectory: directory.url)

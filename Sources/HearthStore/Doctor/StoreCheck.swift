@@ -14,6 +14,9 @@ public struct StoreCheck: Sendable {
     public let namespaces: [String]
     /// What is wrong, one sentence each; empty when the store is healthy.
     public let problems: [String]
+    /// Why the store could not even be opened when that is not damage (a read-only or full
+    /// disk, no permission): nothing to repair, the disk to fix first.
+    public var cannotOpen: String? = nil
 
     public var isHealthy: Bool { problems.isEmpty }
 
@@ -29,7 +32,16 @@ public struct StoreCheck: Sendable {
         if let error {
             let message = String(cString: error)
             leveldb_free(error)
-            return StoreCheck(path: path, keys: 0, bytes: 0, namespaces: [], problems: ["it does not open: \(message)"])
+            var check = StoreCheck(
+                path: path,
+                keys: 0,
+                bytes: 0,
+                namespaces: [],
+                problems: ["it does not open: \(message)"]
+            )
+            let fault = StorageFault(message)
+            if fault.cause != .damaged { check.cannotOpen = "\(fault.reason) (\(message))" }
+            return check
         }
         defer { leveldb_close(db) }
         let read = leveldb_readoptions_create()!
