@@ -12,7 +12,7 @@ struct Hearth: AsyncParsableCommand {
             """,
         subcommands: [
             ServeCommand.self, ImportCommand.self, ExportCommand.self, RulesCommand.self, UsersCommand.self,
-            ChatCommand.self, BackupCommand.self, RestoreCommand.self,
+            ChatCommand.self, BackupCommand.self, RestoreCommand.self, DoctorCommand.self,
         ],
         defaultSubcommand: ServeCommand.self
     )

@@ -171,7 +171,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    /// A sentence for the two failures users cause: a taken port and a data directory in use.
+    /// A sentence for the failures users meet: a taken port, a data directory in use, a store that
+    /// is damaged or on a disk that refuses writes.
     static func explain(_ error: any Error, settings: ServeSettings) -> CLIError {
         switch error {
         case let error as HearthServerError where error.code == .addressInUse:
@@ -185,6 +186,9 @@ struct ServeCommand: AsyncParsableCommand {
             return dataDirectoryInUse(settings.dataDirectory)
         case let error as StoreError where error.code == .locked:
             return dataDirectoryInUse(settings.dataDirectory)
+        case let error as StoreError where error.code == .damaged || error.code == .storageFailure:
+            // Its message says what is wrong with the disk or the files, and what to do.
+            return CLIError(.serve, "Hearth did not start: \(error.message)", cause: error)
         default:
             return CLIError(.serve, "The server stopped: \(error)", cause: error)
         }

@@ -5,7 +5,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable {
         private enum Base: Hashable, Sendable {
             case io, corrupt, closed, locked, invalidNamespace, indexNotDefined, invalidWrite, permissionDenied,
-                triggerFailed
+                triggerFailed, storageFailure, damaged
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -28,6 +28,12 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         /// A write trigger failed with an error of its own (not a `WriteRefusal`): the server's
         /// failure, not the client's; nothing was written.
         public static let triggerFailed = Code(.triggerFailed)
+        /// The disk refused a write (full, read-only, an I/O error): nothing was written, and
+        /// writes stay refused until the store could be reopened (it retries by itself).
+        public static let storageFailure = Code(.storageFailure)
+        /// LevelDB found the store's files damaged (a checksum or a file missing): what was read
+        /// cannot be trusted and nothing more is written; `hearth doctor` repairs what it can.
+        public static let damaged = Code(.damaged)
     }
 
     /// A refusal by security rules, in Firebase's words.

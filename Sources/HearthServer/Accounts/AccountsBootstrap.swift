@@ -18,7 +18,8 @@ enum AccountsBootstrap {
         } catch  where error.code == .databaseInUse {
             throw HearthServerError(.dataDirectoryInUse, error.message)
         } catch {
-            throw HearthServerError(error.message)
+            // The cause (a damaged or read-only store says what to do), not Firebase's code.
+            throw HearthServerError(error.detail ?? error.message)
         }
     }
 }

@@ -84,6 +84,11 @@ final class BackupEndpoint: Sendable {
                 bytes += chunk.count
                 try await writer.write(ByteBuffer(bytes: chunk))
             }
+            if let failure = stream.failure {
+                // Cut off before the end record: the client's copy is refused by a restore.
+                logger.error("backup stopped: the store is damaged", metadata: ["hearth.error": "\(failure.message)"])
+                throw failure
+            }
             try await writer.finish(nil)
             logger.info("backup sent", metadata: ["hearth.bytes": "\(bytes)"])
         }

@@ -78,6 +78,12 @@ struct ErrorAnswer: Sendable {
             return ErrorAnswer(.badRequest, .failure, error.message)
         case .permissionDenied:
             return ErrorAnswer(RESTError.permissionDenied)
+        case .storageFailure:
+            // The disk refused the write (full, read-only, failing): the store says which, logs
+            // it, and retries by itself; the client may retry later (503, Retry-After).
+            return ErrorAnswer(.serviceUnavailable, .failure, error.message)
+        case .damaged:
+            return ErrorAnswer(.internalServerError, .failure, error.message)
         default:
             return .internalFailure
         }

@@ -12,6 +12,10 @@ public final class BackupStream: @unchecked Sendable {
     private var parts: [Part]
     private var started = false
     private var finished = false
+    /// Set when a snapshot read failed (a damaged block): the stream stopped without its end
+    /// record, so no restore takes what was sent for a whole backup.
+    public var failure: StoreError? { lock.withLock { failed } }
+    private var failed: StoreError?
     private var hasher = SHA256()
     private var records: UInt64 = 0
     private let lock = NSLock()
@@ -98,6 +102,12 @@ public final class BackupStream: @unchecked Sendable {
                             cursor.next()
                         }
                         if cursor.isValid { continue }
+                    }
+                    if let fault = reading.snapshot.readFault {
+                        failed = fault.damage()
+                        finished = true
+                        releaseAll()
+                        return out
                     }
                     parts.removeFirst()
                     reading.release()

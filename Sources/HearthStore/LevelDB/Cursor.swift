@@ -7,16 +7,37 @@ import Glibc
 /// A LevelDB iterator. `key`/`value` views are valid until the cursor moves.
 final class Cursor {
     private let handle: OpaquePointer
+    /// Told LevelDB's error when the iterator stops on one (a damaged block, an unreadable file).
+    private let onFailure: (String) -> Void
 
-    init(handle: OpaquePointer) {
+    init(handle: OpaquePointer, onFailure: @escaping (String) -> Void) {
         self.handle = handle
+        self.onFailure = onFailure
     }
 
     deinit {
+        reportError()
         leveldb_iter_destroy(handle)
     }
 
-    var isValid: Bool { leveldb_iter_valid(handle) != 0 }
+    /// Reports the iterator's error, if it met one. LevelDB's iterator steps over a block it
+    /// could not read (a checksum mismatch) to the next one and keeps the error: a scan that
+    /// stayed valid may have skipped keys, so the error is checked when the cursor goes too.
+    func reportError() {
+        var error: UnsafeMutablePointer<CChar>?
+        leveldb_iter_get_error(handle, &error)
+        if let error {
+            onFailure(String(cString: error))
+            leveldb_free(error)
+        }
+    }
+
+    /// False at the end of the keys, and when the iterator stopped on an error (reported).
+    var isValid: Bool {
+        if leveldb_iter_valid(handle) != 0 { return true }
+        reportError()
+        return false
+    }
 
     func seek(_ key: [UInt8]) {
         key.withUnsafeBufferPointer { k in

@@ -8,72 +8,122 @@ import Glibc
 
 /// A thread-safe handle on one LevelDB database (the C API), with tracked snapshots so that
 /// closing never frees the database under a reader.
+///
+/// Faults of the disk (see docs/disk-faults.md): a write LevelDB refuses leaves the handle
+/// refusing every later write (its log may end in a partial record), so the next write, at
+/// most once a second, reopens the database once a probe file could be written and synced
+/// (`LevelDB+Recovery.swift`). A read that finds damaged files fails, and from then on every
+/// write is refused until the store is repaired (`hearth doctor`).
 final class LevelDB: Sendable {
-    private struct State {
-        var closed = false
-        var activeReaders = 0
+    /// The C handle of an open database; LevelDB's own locking makes it safe to share.
+    struct Handle: @unchecked Sendable {
+        let pointer: OpaquePointer
+        init(_ pointer: OpaquePointer) { self.pointer = pointer }
     }
 
-    nonisolated(unsafe) private let db: OpaquePointer
-    nonisolated(unsafe) private let options: OpaquePointer
+    struct State {
+        var closed = false
+        var activeReaders = 0
+        /// The open database; nil only after a reopen failed.
+        var handle: Handle?
+        /// The fault of the last refused write, until a reopen succeeds.
+        var writeFault: StorageFault?
+        /// Damage found by a read or a write; lasts as long as the process.
+        var damage: StorageFault?
+        /// A reopen is being attempted (by one writer at a time).
+        var reopening = false
+        /// New readers are refused while a reopen waits for the others to finish.
+        var refusingReaders = false
+        var lastReopen: ContinuousClock.Instant?
+        /// Write faults noted so far: a write in flight when one is noted is not acknowledged.
+        var writeFaults = 0
+    }
+
+    nonisolated(unsafe) let options: OpaquePointer
+    /// `options` without paranoid checks, for a reopen after a write fault (see
+    /// `LevelDB+Recovery.swift`).
+    nonisolated(unsafe) let reopenOptions: OpaquePointer
     nonisolated(unsafe) private let cache: OpaquePointer
     nonisolated(unsafe) private let filter: OpaquePointer
     nonisolated(unsafe) private let syncWrite: OpaquePointer
     nonisolated(unsafe) private let asyncWrite: OpaquePointer
-    private let state = Mutex(State())
+    /// Internal for `LevelDB+Recovery.swift`; nothing else touches it.
+    let state: Mutex<State>
     /// Prefixes waiting for `compactSoon`'s delayed compaction, and whether one is scheduled.
     private let deletedRanges = Mutex<(prefixes: [[UInt8]], scheduled: Bool)>(([], false))
     let path: String
 
     init(path: String, writeBufferSize: Int, cacheBytes: Int = 64 << 20) throws {
         self.path = path
-        let options = leveldb_options_create()!
-        leveldb_options_set_create_if_missing(options, 1)
-        leveldb_options_set_write_buffer_size(options, writeBufferSize)
-        leveldb_options_set_max_open_files(options, 1000)
-        leveldb_options_set_max_file_size(options, 8 << 20)
-        leveldb_options_set_compression(options, Int32(leveldb_snappy_compression))
         let cache = leveldb_cache_create_lru(cacheBytes)!
-        leveldb_options_set_cache(options, cache)
         let filter = leveldb_filterpolicy_create_bloom(10)!
-        leveldb_options_set_filter_policy(options, filter)
+        // Damage found while opening (a log record or the MANIFEST failing its checksum, a table
+        // file missing) stops the open instead of being skipped; compactions verify what they read.
+        let options = Self.options(writeBufferSize: writeBufferSize, cache: cache, filter: filter, paranoid: true)
+        let reopenOptions = Self.options(
+            writeBufferSize: writeBufferSize,
+            cache: cache,
+            filter: filter,
+            paranoid: false
+        )
         var error: UnsafeMutablePointer<CChar>?
         let db = leveldb_open(options, path, &error)
         if let error {
             let message = String(cString: error)
             leveldb_free(error)
             leveldb_options_destroy(options)
+            leveldb_options_destroy(reopenOptions)
             leveldb_cache_destroy(cache)
             leveldb_filterpolicy_destroy(filter)
-            if message.contains("lock") {
-                throw StoreError(
-                    .locked,
-                    "The data directory '\(path)' is in use by another Hearth process (\(message)); stop it or use its REST API."
-                )
-            }
-            throw StoreError(.io, "Cannot open the data directory '\(path)': \(message)")
+            throw Self.openFailure(path: path, message: message)
         }
-        self.db = db!
         self.options = options
+        self.reopenOptions = reopenOptions
         self.cache = cache
         self.filter = filter
+        state = Mutex(State(handle: Handle(db!)))
         syncWrite = leveldb_writeoptions_create()!
         leveldb_writeoptions_set_sync(syncWrite, 1)
         asyncWrite = leveldb_writeoptions_create()!
         leveldb_writeoptions_set_sync(asyncWrite, 0)
     }
 
+    private static func options(
+        writeBufferSize: Int,
+        cache: OpaquePointer,
+        filter: OpaquePointer,
+        paranoid: Bool
+    ) -> OpaquePointer {
+        let options = leveldb_options_create()!
+        leveldb_options_set_create_if_missing(options, 1)
+        leveldb_options_set_paranoid_checks(options, paranoid ? 1 : 0)
+        leveldb_options_set_write_buffer_size(options, writeBufferSize)
+        leveldb_options_set_max_open_files(options, 1000)
+        leveldb_options_set_max_file_size(options, 8 << 20)
+        leveldb_options_set_compression(options, Int32(leveldb_snappy_compression))
+        leveldb_options_set_cache(options, cache)
+        leveldb_options_set_filter_policy(options, filter)
+        return options
+    }
+
     /// Applies `batch` atomically; with `sync`, only after the log is fsynced.
+    /// - Throws: `StoreError` `.storageFailure` when the disk refuses it (or refused an earlier
+    ///   write and the store could not be reopened yet, or another write failed while this one
+    ///   was in flight), `.damaged` once damage was found.
     func write(_ batch: WriteBatch, sync: Bool) throws {
-        try withOpen { () throws in
-            var error: UnsafeMutablePointer<CChar>?
-            leveldb_write(db, sync ? syncWrite : asyncWrite, batch.handle, &error)
-            if let error {
-                let message = String(cString: error)
-                leveldb_free(error)
-                throw StoreError(.io, "Writing to the store failed: \(message)")
-            }
+        try recoverIfFailed()
+        let db = try enterReader()
+        defer { leaveReader() }
+        let faultsBefore = try writeFaultsBeforeWriting()
+        var error: UnsafeMutablePointer<CChar>?
+        leveldb_write(db, sync ? syncWrite : asyncWrite, batch.handle, &error)
+        if let error {
+            let fault = StorageFault(String(cString: error))
+            leveldb_free(error)
+            noteWriteFault(fault)
+            throw fault.writeRefusal()
         }
+        try refuseIfAnotherWriteFailed(since: faultsBefore)
     }
 
     private static let compactionQueue = DispatchQueue(label: "hearth.compaction", qos: .utility)
@@ -84,7 +134,7 @@ final class LevelDB: Sendable {
         guard !prefixes.isEmpty else { return }
         LevelDB.compactionQueue.async { [self] in
             for prefix in prefixes {
-                try? withOpen { () throws in
+                try? withOpen { db in
                     let limit = KeyBytes.successor(of: prefix) ?? prefix
                     prefix.withUnsafeBufferPointer { start in
                         limit.withUnsafeBufferPointer { end in
@@ -130,7 +180,7 @@ final class LevelDB: Sendable {
     /// LevelDB's estimate of the bytes the table files hold for each key range `[start, limit)`
     /// (what is only in the memtable and the log is not counted).
     func approximateSizes(_ ranges: [(start: [UInt8], limit: [UInt8])]) throws -> [UInt64] {
-        try withOpen {
+        try withOpen { db in
             var sizes = [UInt64](repeating: 0, count: ranges.count)
             for (index, range) in ranges.enumerated() {
                 range.start.withUnsafeBufferPointer { start in
@@ -168,19 +218,29 @@ final class LevelDB: Sendable {
     }
 
     /// Runs `body` with a consistent snapshot; the database stays open meanwhile.
+    /// - Throws: `StoreError` `.damaged` when a read in `body` found damaged files (what it read
+    ///   cannot be trusted).
     func withSnapshot<T>(_ body: (Snapshot) throws -> T) throws -> T {
-        try enterReader()
+        let db = try enterReader()
         defer { leaveReader() }
-        let snapshot = Snapshot(db: db)
-        defer { snapshot.release() }
-        return try body(snapshot)
+        let snapshot = Snapshot(db: db, owner: self)
+        let result: T
+        do {
+            result = try body(snapshot)
+        } catch {
+            snapshot.release()
+            throw error
+        }
+        // Released first: its cursors report what they met as they go.
+        snapshot.release()
+        if let fault = snapshot.readFault { throw fault.damage() }
+        return result
     }
 
     /// A snapshot kept past one call (the writer's round snapshot); the database stays open
     /// until `releaseSnapshot` is called with it.
     func makeSnapshot() throws -> Snapshot {
-        try enterReader()
-        return Snapshot(db: db)
+        Snapshot(db: try enterReader(), owner: self)
     }
 
     func releaseSnapshot(_ snapshot: Snapshot) {
@@ -188,26 +248,39 @@ final class LevelDB: Sendable {
         leaveReader()
     }
 
-    private func enterReader() throws {
-        let ok = state.withLock { state -> Bool in
-            if state.closed { return false }
+    /// The open handle, counted as a reader until `leaveReader`. After a reopen that failed,
+    /// tries one (at most once a second) first, so reads come back without waiting for a write.
+    private func enterReader() throws -> OpaquePointer {
+        if state.withLock({ $0.handle == nil && !$0.closed && !$0.reopening }) { try recoverIfFailed() }
+        return try enter()
+    }
+
+    private func enter() throws -> OpaquePointer {
+        let entered = state.withLock { state -> Result<OpaquePointer, StoreError> in
+            if state.closed { return .failure(StoreError(.closed, "The store is closed.")) }
+            if state.refusingReaders || state.handle == nil {
+                let reason = state.writeFault.map { " after a disk fault (\($0.reason))" } ?? ""
+                return .failure(
+                    StoreError(.storageFailure, "The store is being reopened\(reason); try again in a moment.")
+                )
+            }
             state.activeReaders += 1
-            return true
+            return .success(state.handle!.pointer)
         }
-        if !ok { throw StoreError(.closed, "The store is closed.") }
+        return try entered.get()
     }
 
     private func leaveReader() {
         state.withLock { $0.activeReaders -= 1 }
     }
 
-    func withOpen<T>(_ body: () throws -> T) throws -> T {
-        try enterReader()
+    func withOpen<T>(_ body: (OpaquePointer) throws -> T) throws -> T {
+        let db = try enterReader()
         defer { leaveReader() }
-        return try body()
+        return try body(db)
     }
 
-    /// Closes the database after in-flight readers and writers finish.
+    /// Closes the database after in-flight readers, writers and a reopen finish.
     func close() {
         let first = state.withLock { state -> Bool in
             if state.closed { return false }
@@ -215,65 +288,16 @@ final class LevelDB: Sendable {
             return true
         }
         guard first else { return }
-        while state.withLock({ $0.activeReaders }) > 0 {
+        while state.withLock({ $0.activeReaders > 0 || $0.reopening }) {
             usleep(1000)
         }
-        leveldb_close(db)
+        if let db = state.withLock({ $0.handle }) { leveldb_close(db.pointer) }
+        state.withLock { $0.handle = nil }
         leveldb_writeoptions_destroy(syncWrite)
         leveldb_writeoptions_destroy(asyncWrite)
         leveldb_options_destroy(options)
+        leveldb_options_destroy(reopenOptions)
         leveldb_cache_destroy(cache)
         leveldb_filterpolicy_destroy(filter)
-    }
-}
-
-/// A LevelDB snapshot plus read options bound to it; valid inside `LevelDB.withSnapshot`.
-final class Snapshot {
-    private let db: OpaquePointer
-    private let snapshot: OpaquePointer
-    let readOptions: OpaquePointer
-
-    fileprivate init(db: OpaquePointer) {
-        self.db = db
-        snapshot = leveldb_create_snapshot(db)
-        readOptions = leveldb_readoptions_create()
-        leveldb_readoptions_set_snapshot(readOptions, snapshot)
-        leveldb_readoptions_set_verify_checksums(readOptions, 0)
-    }
-
-    /// One iterator for callers that use it one at a time (the write planner), made on first use.
-    private var shared: Cursor?
-
-    func sharedCursor() -> Cursor {
-        if let shared { return shared }
-        let cursor = makeIterator()
-        shared = cursor
-        return cursor
-    }
-
-    fileprivate func release() {
-        shared = nil
-        leveldb_readoptions_destroy(readOptions)
-        leveldb_release_snapshot(db, snapshot)
-    }
-
-    /// The value at `key`, or nil.
-    func get(_ key: [UInt8]) -> [UInt8]? {
-        var length = 0
-        var error: UnsafeMutablePointer<CChar>?
-        let value = key.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) {
-                leveldb_get(db, readOptions, $0.baseAddress, $0.count, &length, &error)
-            }
-        }
-        if let error { leveldb_free(error) }
-        guard let value else { return nil }
-        defer { leveldb_free(value) }
-        return Array(UnsafeRawBufferPointer(start: value, count: length))
-    }
-
-    /// A new iterator over this snapshot; call `close()` when done.
-    func makeIterator() -> Cursor {
-        Cursor(handle: leveldb_create_iterator(db, readOptions))
     }
 }

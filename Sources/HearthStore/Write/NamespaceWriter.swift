@@ -137,7 +137,14 @@ final class NamespaceWriter: Sendable {
             }
             var syncError: Error?
             if syncAlways {
-                do { try db.sync() } catch { syncError = error }
+                do {
+                    try db.sync()
+                } catch {
+                    syncError = error
+                    // Whether the round's writes survive the store's reopen is not known: plan
+                    // the next ones from the store, not from what the writer remembers.
+                    state.withLock { $0.shapes.removeAll() }
+                }
             }
             if !commits.isEmpty {
                 commitLog?.committed()

@@ -1,0 +1,146 @@
+import ArgumentParser
+import Foundation
+import HearthStore
+
+/// `hearth doctor`: checks a stopped data directory's stores and, with `--repair`, repairs what
+/// LevelDB can after copying them aside (docs/disk-faults.md).
+struct DoctorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "doctor",
+        abstract: "Check a stopped data directory for damage; with --repair, repair what LevelDB can.",
+        discussion: """
+            Opens the database store (<data>/db) and the accounts store (<data>/accounts/db) with \
+            LevelDB's paranoid checks, reads every key verifying every block's checksum, checks \
+            Hearth's namespace table, and prints a report; exits 1 when anything is damaged. \
+            --repair first copies each damaged store aside (<data>.damaged-<time>/, printed), then \
+            runs LevelDB's repair (records in damaged blocks are lost) and checks again. Refuses \
+            while a server runs on the directory.
+            """
+    )
+
+    @Option(help: "The data directory (env HEARTH_DATA; default .hearth).")
+    var data: String?
+
+    @Flag(help: "Repair damaged stores (after copying them aside).")
+    var repair = false
+
+    func run() async throws {
+        let environment = Environment(ProcessInfo.processInfo.environment)
+        let directory = environment.string(data, "HEARTH_DATA") ?? ".hearth"
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue
+        else { throw CLIError(.dataDirectoryMissing, "There is no Hearth data directory at '\(directory)'.") }
+        if DataDirectory.isLockedByAnotherProcess(directory) {
+            throw CLIError(
+                .dataDirectoryInUse,
+                "A Hearth server is running on '\(directory)': stop it first (the doctor works on a stopped "
+                    + "data directory only)."
+            )
+        }
+        let stores = Self.stores(in: directory)
+        guard !stores.isEmpty else {
+            throw CLIError(.dataDirectoryMissing, "'\(directory)' holds no Hearth store (no db/ directory).")
+        }
+        var checks = stores.map { StoreCheck.run(path: $0.path, tree: $0.tree) }
+        if let blocked = checks.first(where: { $0.cannotOpen != nil }), let reason = blocked.cannotOpen {
+            throw CLIError(
+                .store,
+                "Cannot check '\(blocked.path)': \(reason). That is not damage: fix it first (LevelDB writes "
+                    + "its lock and log even to read), then run the doctor again."
+            )
+        }
+        Self.print(checks, heading: "Checked")
+        let damaged = zip(stores, checks).filter { !$1.isHealthy }.map(\.0)
+        if damaged.isEmpty {
+            Self.write("Healthy: nothing to repair.\n")
+            return
+        }
+        guard repair else {
+            throw CLIError(
+                .store,
+                "The data directory '\(directory)' is damaged. Run `hearth doctor --data \(directory) --repair` "
+                    + "to copy the damaged stores aside and repair what LevelDB can (records in damaged blocks "
+                    + "are lost), or restore a backup (`hearth restore`)."
+            )
+        }
+        let aside = try Self.copyAside(damaged.map(\.path), from: directory)
+        Self.write("Copied the damaged stores to '\(aside)' (delete it once you are satisfied).\n")
+        for store in damaged {
+            do {
+                try StoreCheck.repair(path: store.path)
+            } catch {
+                throw CLIError(.store, "\(error) The copy in '\(aside)' is untouched.", cause: error)
+            }
+        }
+        checks = damaged.map { StoreCheck.run(path: $0.path, tree: $0.tree) }
+        Self.print(checks, heading: "After repair")
+        guard checks.allSatisfy(\.isHealthy) else {
+            throw CLIError(
+                .store,
+                "LevelDB could not repair everything. Restore a backup (`hearth restore`) into a new data "
+                    + "directory; the damaged stores are kept in '\(aside)'."
+            )
+        }
+        Self.write(
+            "Repaired. Records in damaged blocks are lost and a delete among them may be undone: check the "
+                + "data (`hearth export`, `hearth chat check`) before serving it.\n"
+        )
+    }
+
+    /// The stores of `directory`: the tree store and, when present, the accounts store.
+    static func stores(in directory: String) -> [(path: String, tree: Bool)] {
+        var stores: [(path: String, tree: Bool)] = []
+        let manager = FileManager.default
+        if manager.fileExists(atPath: directory + "/db") { stores.append((directory + "/db", true)) }
+        if manager.fileExists(atPath: directory + "/accounts/db") { stores.append((directory + "/accounts/db", false)) }
+        return stores
+    }
+
+    /// Copies each of `paths` (inside `directory`) to `<directory>.damaged-<UTC time>/`, keeping
+    /// their paths relative to `directory`; that directory.
+    static func copyAside(_ paths: [String], from directory: String) throws -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        let trimmed = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+        let aside = "\(trimmed).damaged-\(formatter.string(from: Date()))"
+        let manager = FileManager.default
+        do {
+            for path in paths {
+                let target = aside + path.dropFirst(directory.count)
+                try manager.createDirectory(
+                    atPath: (target as NSString).deletingLastPathComponent,
+                    withIntermediateDirectories: true
+                )
+                try manager.copyItem(atPath: path, toPath: target)
+            }
+        } catch {
+            throw CLIError(
+                .file,
+                "Could not copy the damaged stores to '\(aside)' (\(error.localizedDescription)); nothing was "
+                    + "repaired. Free space (the copy needs as much as the stores), then run the repair again.",
+                cause: error
+            )
+        }
+        return aside
+    }
+
+    private static func print(_ checks: [StoreCheck], heading: String) {
+        for check in checks {
+            var lines = "\(heading) \(check.path): "
+            if check.isHealthy {
+                lines += "healthy, \(check.keys) keys, \(ProgressBar.megabytes(Int64(check.bytes))) MB"
+                if !check.namespaces.isEmpty { lines += ", databases: \(check.namespaces.joined(separator: ", "))" }
+                lines += ".\n"
+            } else {
+                lines += "DAMAGED\n" + check.problems.map { "  - \($0)\n" }.joined()
+            }
+            write(lines)
+        }
+    }
+
+    private static func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+}
