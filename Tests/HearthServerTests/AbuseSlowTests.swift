@@ -1,0 +1,111 @@
+import Foundation
+import HearthServer
+import HearthTestSupport
+import Testing
+
+/// Abuse: connections held open by sending too little (slowloris on the head, a body dribbled
+/// a byte at a time, a WebSocket handshake never finished, a client that never closes after
+/// `Connection: close`) are closed within a bound, while the control client keeps working.
+/// The header timeout is 1 s here (30 s by default).
+struct AbuseSlowTests {
+    @Test func headDribbledAByteAtATimeIsAnswered408() async throws {
+        try await AbuseServer.with { server, control in
+            async let attack = onThread { () -> (RawConnection.Response?, Int) in
+                let connection = try RawConnection(port: server.port, from: AbuseServer.attacker)
+                connection.send("GET /open.json HTTP/1.1\r\n")
+                var sent = 0
+                while sent < 200, !connection.readable(within: 50) {
+                    connection.send("X")
+                    sent += 1
+                }
+                let response = try connection.readResponse(timeout: .seconds(5))
+                try connection.waitForClose()
+                return (response, sent)
+            }
+            try await control.check()
+            let (response, sent) = try await attack
+            #expect(response?.status == 408, "\(String(describing: response))")
+            #expect(response?.body.contains("Request head not received") == true, "\(String(describing: response))")
+            #expect(sent < 200, "closed after \(sent) bytes")
+        }
+    }
+
+    @Test func bodyDribbledAByteAtATimeIsClosed() async throws {
+        try await AbuseServer.with(configure: { configuration, _ in
+            configuration.connections.minBodyBytesPerSecond = 1_000
+        }) { server, control in
+            async let attack = onThread { () -> Int in
+                let connection = try RawConnection(port: server.port, from: AbuseServer.attacker)
+                connection.send("PUT /open/slow.json HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\n\"")
+                // Each byte well inside the idle timeout (75 s): only the minimum rate ends it.
+                var sent = 1
+                while sent < 200, !connection.readable(within: 50) {
+                    guard connection.send("a") else { break }
+                    sent += 1
+                }
+                try connection.waitForClose()
+                return sent
+            }
+            try await control.check()
+            let sent = try await attack
+            #expect(sent < 200, "closed after \(sent) body bytes")
+            #expect(try await server.get("/open/slow") == "null", "nothing was written")
+        }
+    }
+
+    @Test func webSocketHandshakeNeverFinishedIsAnswered408() async throws {
+        try await AbuseServer.with { server, control in
+            async let attack = onThread { () -> RawConnection.Response? in
+                let connection = try RawConnection(port: server.port, from: AbuseServer.attacker)
+                connection.send(
+                    "GET /.ws?v=5 HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                )
+                let response = try connection.readResponse(timeout: .seconds(5))
+                try connection.waitForClose()
+                return response
+            }
+            try await control.check()
+            let response = try await attack
+            #expect(response?.status == 408, "\(String(describing: response))")
+        }
+    }
+
+    /// Regression: after a `Connection: close` request (or an HTTP/1.0 one) the server closed
+    /// only its output, and the connection stayed counted against the address until the
+    /// client closed or the idle timeout (75 s) passed.
+    @Test(arguments: ["HTTP/1.1\r\nConnection: close", "HTTP/1.0"])
+    func connectionCloseFreesTheAddressesPlaceAtOnce(_ version: String) async throws {
+        try await AbuseServer.with(configure: { configuration, _ in
+            configuration.connections.maxConnectionsPerAddress = 2
+        }) { server, control in
+            let (first, later) = try await onThread { () -> (RawConnection.Response?, [Int?]) in
+                let request = "GET /.well-known/hearth/health \(version)\r\nHost: 127.0.0.1\r\n\r\n"
+                // The attacker reads the answer and the end, and never closes its side.
+                let lingering = try RawConnection(port: server.port, from: AbuseServer.attacker)
+                lingering.send(request)
+                let first = try lingering.readResponse()
+                try lingering.waitForClose()
+                // Both places are free: two keep-alive connections are answered and held.
+                var held: [RawConnection] = []
+                var later: [Int?] = []
+                for _ in 0..<2 {
+                    var status: Int?
+                    for attempt in 0..<100 where status != 200 {
+                        if attempt > 0 { usleep(10_000) }
+                        let connection = try RawConnection(port: server.port, from: AbuseServer.attacker)
+                        connection.send(AbuseServer.health + "\r\n")
+                        status = try connection.readResponse()?.status
+                        if status == 200 { held.append(connection) }
+                    }
+                    later.append(status)
+                }
+                _ = (lingering, held)
+                return (first, later)
+            }
+            #expect(first?.status == 200)
+            #expect(first?.headers["connection"] == "close")
+            #expect(later == [200, 200])
+            try await control.check()
+        }
+    }
+}
