@@ -56,20 +56,26 @@ struct AbuseDeepTests {
             let parentheses = String(repeating: "(", count: 100_000) + "true" + String(repeating: ")", count: 100_000)
             let groups = String(repeating: "(", count: 1_000) + "a" + String(repeating: ")", count: 1_000)
             let documents = [
-                #"{"rules": "# + String(repeating: #"{"a":"#, count: 100_000) + "true"
-                    + String(repeating: "}", count: 100_001),
-                #"{"rules": {".read": "\#(parentheses)"}}"#,
-                #"{"rules": {".read": "\#(String(repeating: "!", count: 100_000))true"}}"#,
-                #"{"rules": {".read": "auth.uid.matches(/\#(groups)/)"}}"#,
+                (
+                    #"{"rules": "# + String(repeating: #"{"a":"#, count: 100_000) + "true"
+                        + String(repeating: "}", count: 100_001),
+                    "rules nested deeper than 32 levels"
+                ),
+                (#"{"rules": {".read": "\#(parentheses)"}}"#, "expression nested too deeply: at most 256 levels"),
+                (
+                    #"{"rules": {".read": "\#(String(repeating: "!", count: 100_000))true"}}"#,
+                    "expression nested too deeply: at most 256 levels"
+                ),
+                (#"{"rules": {".read": "auth.uid.matches(/\#(groups)/)"}}"#, "groups nested deeper than 64"),
             ]
-            for document in documents {
+            for (document, message) in documents {
                 let reply = try await server.send(
                     "PUT",
                     "/.settings/rules.json?auth=\(TestServer.adminSecret)",
                     text: document
                 )
                 #expect(reply.status == 400, "\(reply.status): \(reply.body.prefix(300))")
-                #expect(reply.body.contains("deep"), "\(reply.body.prefix(300))")
+                #expect(reply.body.contains(message), "\(reply.body.prefix(300))")
             }
             #expect(try await server.send("GET", "/secret.json").status == 401, "the old rules still apply")
             try await control.check()

@@ -70,6 +70,32 @@ struct AbuseSlowTests {
         }
     }
 
+    /// After the upgrade: a frame whose bytes are dribbled is no request, so an anonymous
+    /// connection sending only that is closed by the auth-or-listen timeout (60 s by default).
+    @Test func webSocketFrameDribbledAByteAtATimeIsClosed() async throws {
+        try await AbuseServer.with(configure: { configuration, _ in
+            configuration.realtime.authOrListenTimeout = .seconds(1)
+            configuration.realtime.tickInterval = .milliseconds(100)
+        }) { server, control in
+            async let attack = onThread { () -> (Int, Int?) in
+                let socket = try RawWebSocket(port: server.port, from: AbuseServer.attacker)
+                _ = try socket.readText()  // hello
+                // A 1,000-byte text frame, its bytes 50 ms apart.
+                guard socket.sendRaw([0x81, 0x80 | 126, 0x03, 0xE8, 1, 2, 3, 4]) else { return (0, nil) }
+                var sent = 0
+                while sent < 200, socket.sendRaw([0x20]) {
+                    sent += 1
+                    usleep(50_000)
+                }
+                return (sent, try socket.readUntilDisconnected())
+            }
+            try await control.check()
+            let (sent, code) = try await attack
+            #expect(sent < 200, "closed after \(sent) bytes")
+            #expect(code == nil || code == 1008, "close code \(String(describing: code))")
+        }
+    }
+
     /// Regression: after a `Connection: close` request (or an HTTP/1.0 one) the server closed
     /// only its output, and the connection stayed counted against the address until the
     /// client closed or the idle timeout (75 s) passed.
