@@ -31,7 +31,7 @@ struct AbuseSizeTests {
                     guard connection.send(chunk) else { break }
                     sent += chunk.count
                 }
-                return (try connection.readResponse(), sent)
+                return (try connection.readResponse(timeout: .seconds(30)), sent)
             }
             #expect(response?.status == 413, "\(String(describing: response))")
             #expect(response?.body.contains("65536") == true, "\(String(describing: response))")

@@ -18,8 +18,8 @@ struct AbuseSlowTests {
                     connection.send("X")
                     sent += 1
                 }
-                let response = try connection.readResponse(timeout: .seconds(5))
-                try connection.waitForClose()
+                let response = try connection.readResponse(timeout: .seconds(30))
+                try connection.waitForClose(timeout: .seconds(30))
                 return (response, sent)
             }
             try await control.check()
@@ -43,7 +43,7 @@ struct AbuseSlowTests {
                     guard connection.send("a") else { break }
                     sent += 1
                 }
-                try connection.waitForClose()
+                try connection.waitForClose(timeout: .seconds(30))
                 return sent
             }
             try await control.check()
@@ -60,8 +60,8 @@ struct AbuseSlowTests {
                 connection.send(
                     "GET /.ws?v=5 HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                 )
-                let response = try connection.readResponse(timeout: .seconds(5))
-                try connection.waitForClose()
+                let response = try connection.readResponse(timeout: .seconds(30))
+                try connection.waitForClose(timeout: .seconds(30))
                 return response
             }
             try await control.check()
@@ -109,18 +109,21 @@ struct AbuseSlowTests {
                 // The attacker reads the answer and the end, and never closes its side.
                 let lingering = try RawConnection(port: server.port, from: AbuseServer.attacker)
                 lingering.send(request)
-                let first = try lingering.readResponse()
-                try lingering.waitForClose()
+                let first = try lingering.readResponse(timeout: .seconds(30))
+                try lingering.waitForClose(timeout: .seconds(30))
                 // Both places are free: two keep-alive connections are answered and held.
                 var held: [RawConnection] = []
                 var later: [Int?] = []
+                // Within 10 s (the server frees the place as soon as it sees the close; it held
+                // it for the idle timeout, 75 s, before).
+                let deadline = ContinuousClock.now + .seconds(10)
                 for _ in 0..<2 {
                     var status: Int?
-                    for attempt in 0..<100 where status != 200 {
-                        if attempt > 0 { usleep(10_000) }
+                    while status != 200, ContinuousClock.now < deadline {
+                        if status != nil { usleep(10_000) }
                         let connection = try RawConnection(port: server.port, from: AbuseServer.attacker)
                         connection.send(AbuseServer.health + "\r\n")
-                        status = try connection.readResponse()?.status
+                        status = try connection.readResponse(timeout: .seconds(30))?.status ?? 0
                         if status == 200 { held.append(connection) }
                     }
                     later.append(status)
