@@ -13,7 +13,7 @@ struct AbuseFloodTests {
         }) { server, control in
             let (held, statuses, refusals) = try await onThread {
                 () -> ([RawConnection], [Int?], [RawConnection.Response?]) in
-                // Each sends its request as soon as it is connected (the header timeout is 1 s).
+                // Each sends its request as soon as it is connected (the header timeout is 2 s).
                 // Generous timeouts: the whole suite may load a 2-core machine.
                 var held: [RawConnection] = []
                 var statuses: [Int?] = []

@@ -37,7 +37,7 @@ enum AbuseServer {
             prepare: { configuration, directory in
                 try rules.write(toFile: configuration.rulesFile, atomically: true, encoding: .utf8)
                 configuration.connections.limitsLoopback = true
-                configuration.connections.headerTimeout = .seconds(1)
+                configuration.connections.headerTimeout = .seconds(2)
                 try configure(&configuration, directory)
             },
             run: { server in
