@@ -97,6 +97,22 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var maxRequestRatePerAddress: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "Bytes a second a request body must average, after a grace of the header timeout, 0 for no minimum; "
+                + "a slower body is closed (env HEARTH_MIN_BODY_RATE; default 500)."
+        )
+    )
+    var minBodyRate: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "Listens one WebSocket may hold; one more is answered 'failure' "
+                + "(env HEARTH_MAX_LISTENS_PER_CONNECTION; default 10000)."
+        )
+    )
+    var maxListensPerConnection: Int?
+
     @Option(help: "Largest request body in bytes; larger is 413 (env HEARTH_MAX_BODY_BYTES; default 268435456).")
     var maxBodyBytes: Int?
 

@@ -35,6 +35,10 @@ struct ServeSettings: Equatable, Sendable {
     var maxConnectionsPerAddress = 1_000
     /// HTTP requests one (non-loopback) client address may make a second; 0: no limit.
     var maxRequestRatePerAddress = 1_000
+    /// Bytes a second a request body must average after the header timeout; 0: no minimum.
+    var minBodyRate = 500
+    /// Listens one WebSocket may hold.
+    var maxListensPerConnection = 10_000
     var maxBodyBytes = 256 << 20
     var maxBodyMemoryBytes = 512 << 20
     /// The namespaces running the chat app's callables (`default` and those of `--chat-ns`).
@@ -67,6 +71,8 @@ struct ServeSettings: Equatable, Sendable {
             maxConnectionsPerAddress == 0 ? nil : maxConnectionsPerAddress
         configuration.connections.maxRequestRatePerAddress =
             maxRequestRatePerAddress == 0 ? nil : maxRequestRatePerAddress
+        configuration.connections.minBodyBytesPerSecond = minBodyRate == 0 ? nil : minBodyRate
+        configuration.realtime.maxListensPerConnection = maxListensPerConnection
         configuration.realtime.authOrListenTimeout =
             webSocketAuthTimeoutSeconds == 0 ? nil : .seconds(webSocketAuthTimeoutSeconds)
         // The chat app in its namespaces: its callables (distinct valid names) and its write
@@ -211,6 +217,21 @@ extension ServeSettings {
                 in: 0...10_000_000,
                 option: "--max-request-rate-per-address"
             ) ?? settings.maxRequestRatePerAddress
+        settings.minBodyRate =
+            try environment.integer(
+                flags.minBodyRate,
+                "HEARTH_MIN_BODY_RATE",
+                in: 0...(1 << 30),
+                option: "--min-body-rate"
+            )
+            ?? settings.minBodyRate
+        settings.maxListensPerConnection =
+            try environment.integer(
+                flags.maxListensPerConnection,
+                "HEARTH_MAX_LISTENS_PER_CONNECTION",
+                in: 1...10_000_000,
+                option: "--max-listens-per-connection"
+            ) ?? settings.maxListensPerConnection
         settings.maxBodyBytes =
             try environment.integer(
                 flags.maxBodyBytes,

@@ -99,6 +99,9 @@ enum Message {
     // MARK: Expression syntax
 
     static func emptyExpression() -> String { "empty rule expression" }
+    static func expressionTooDeep(_ limit: Int) -> String {
+        "expression nested too deeply: at most \(limit) levels of operators, calls and parentheses"
+    }
     static func unexpectedCharacter(_ c: String) -> String { "unexpected character '\(c)'" }
     static func unexpectedToken(_ token: String, expected: String) -> String {
         "unexpected \(token); expected \(expected)"

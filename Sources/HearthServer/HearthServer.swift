@@ -105,6 +105,7 @@ public enum HearthServer {
             adminSecret: configuration.adminSecret,
             jwtSecret: configuration.jwtSecret,
             emulator: configuration.emulator,
+            projectID: configuration.accounts.projectID,
             revocations: accounts.revocations
         )
         // Connections of a previous run that stopped (crash, kill -9) before they closed.

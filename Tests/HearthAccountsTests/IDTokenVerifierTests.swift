@@ -99,6 +99,33 @@ struct IDTokenVerifierTests {
         }
     }
 
+    /// A token of another project signed with the same key, or not valid yet, is refused.
+    @Test func audienceIssuerAndNotBeforeAreChecked() {
+        let verifier = IDTokenVerifier(
+            secret: Self.secret,
+            allowUnsigned: false,
+            projectID: "hearth",
+            now: { Self.now }
+        )
+        let ours = "https://securetoken.google.com/hearth"
+        let accepted: [[String: Any?]] = [
+            [:], ["aud": "hearth", "iss": ours], ["aud": ["other", "hearth"]], ["nbf": Self.now - 1],
+            ["nbf": Self.now + 299],
+        ]
+        for changes in accepted {
+            #expect((try? verifier.verify(Self.signer.sign(Self.claims(changes))))?.uid == "ada", "\(changes)")
+        }
+        let refused: [[String: Any?]] = [
+            ["aud": "other"], ["aud": ["other"]], ["aud": 7], ["iss": "https://securetoken.google.com/other"],
+            ["iss": "hearth"], ["nbf": Self.now + 301], ["nbf": "now"],
+        ]
+        for changes in refused {
+            #expect(throws: IDTokenError.malformed, "\(changes)") {
+                try verifier.verify(Self.signer.sign(Self.claims(changes)))
+            }
+        }
+    }
+
     @Test func withoutASecretNoSignedTokenVerifies() {
         let verifier = IDTokenVerifier(secret: nil, allowUnsigned: false, now: { Self.now })
         #expect(throws: IDTokenError.malformed) { try verifier.verify(Self.signer.sign(Self.claims())) }

@@ -114,6 +114,18 @@ struct ServeSettingsTests {
         .init(id: "per-address request rate flag", arguments: ["--max-request-rate-per-address", "25"]) {
             $0.serverConfiguration.connections.maxRequestRatePerAddress == 25
         },
+        .init(id: "body rate and listens default") {
+            $0.serverConfiguration.connections.minBodyBytesPerSecond == 500
+                && $0.serverConfiguration.realtime.maxListensPerConnection == 10_000
+        },
+        .init(
+            id: "body rate off and fewer listens",
+            arguments: ["--min-body-rate", "0"],
+            environment: ["HEARTH_MAX_LISTENS_PER_CONNECTION": "50"]
+        ) {
+            $0.serverConfiguration.connections.minBodyBytesPerSecond == nil
+                && $0.serverConfiguration.realtime.maxListensPerConnection == 50
+        },
         .init(id: "max body bytes raise the memory default", environment: ["HEARTH_MAX_BODY_BYTES": "1073741824"]) {
             $0.maxBodyBytes == 1 << 30 && $0.maxBodyMemoryBytes == 1 << 30
         },

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import HearthRules
@@ -119,8 +120,56 @@ struct RegexTests {
         }
     }
 
-    @Test func pathologicalPatternFailsInsteadOfHanging() throws {
-        let regex = try RuleRegex(pattern: "^(a|a)*(a|a)*(a|a)*b$", ignoreCase: false)
-        #expect(regex.matches(String(repeating: "a", count: 40)) == nil)
+    /// Catastrophic backtracking ends in the step budget (200,000 steps): the match is an
+    /// error (nil), which fails the rule, within milliseconds.
+    @Test(arguments: [
+        ("(a+)+$", String(repeating: "a", count: 40) + "b"),
+        ("^(a|a)*(a|a)*(a|a)*b$", String(repeating: "a", count: 400)),
+        ("^(a|aa)+$", String(repeating: "a", count: 5_000) + "b"),
+        ("(x+x+)+y", String(repeating: "x", count: 50)),
+    ])
+    func catastrophicPatternsRunOutOfTheirBudget(_ pattern: String, _ input: String) throws {
+        let regex = try RuleRegex(pattern: pattern, ignoreCase: false)
+        let started = ContinuousClock.now
+        #expect(regex.matches(input) == nil)
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    /// Long inputs never recurse deeper than `RuleRegex.maxDepth`: a repeated character loops,
+    /// a repeated group past the depth is an error. Run on a 2 MiB stack: in a debug build the
+    /// deepest match needs about 1.5 MiB (less optimized), and the server's threads get 8 MiB
+    /// (`ulimit -s`). Before the bound, 150,000 `a` against `^[a-z]*$` recursed once per
+    /// character, overflowed any thread's stack and crashed the server.
+    @Test func longInputsStayWithinTheStack() throws {
+        final class Outcome: @unchecked Sendable {
+            /// Written by the thread before it signals `done`, read after.
+            var results: [Bool?] = []
+            let done = DispatchSemaphore(value: 0)
+        }
+        let outcome = Outcome()
+        let thread = Thread {
+            func run(_ pattern: String, _ input: String) -> Bool? {
+                try! RuleRegex(pattern: pattern, ignoreCase: false).matches(input)
+            }
+            outcome.results = [
+                run("^[a-z]*$", String(repeating: "a", count: 150_000)),
+                run("^(\\w|\\s)+$", String(repeating: "a b ", count: 40_000)),
+                run("^(ab)*$", String(repeating: "ab", count: 300)),
+                run("^(ab)*$", String(repeating: "ab", count: 50_000)),
+                run("^(a+b)+$", String(repeating: "aab", count: 50_000)),
+            ]
+            outcome.done.signal()
+        }
+        thread.stackSize = 2 << 20
+        thread.start()
+        #expect(outcome.done.wait(timeout: .now() + 60) == .success)
+        #expect(outcome.results == [true, true, true, nil, nil])
+    }
+
+    @Test func groupsNestedTooDeeplyAreASyntaxError() {
+        let deep = String(repeating: "(", count: 65) + "a" + String(repeating: ")", count: 65)
+        #expect(throws: (any Error).self) { try RuleRegex(pattern: deep, ignoreCase: false) }
+        let fine = String(repeating: "(", count: 64) + "a" + String(repeating: ")", count: 64)
+        #expect((try? RuleRegex(pattern: fine, ignoreCase: false))?.matches("a") == true)
     }
 }

@@ -84,6 +84,54 @@ struct HTTPConnectionStateTests {
         #expect(state.bodyReceived(now: Self.at(1)) == .drop)
     }
 
+    /// Regression: a `Connection: close` request or response used to leave the connection
+    /// half-closed (output only) until the client closed or the idle timeout passed.
+    @Test func aRequestOrResponseThatClosesClosesFullyAfterItsResponse() {
+        var request = HTTPConnectionState(limits: Self.limits, now: Self.start)
+        _ = request.headReceived(keepAlive: false, now: Self.at(0))
+        _ = request.requestEnded(now: Self.at(0))
+        #expect(request.responseHeadWritten(status: .ok) == .markClose)
+        #expect(request.responseEnded(now: Self.at(1)) == .closeAfterWrite(linger: false))
+        #expect(request.deadline == nil)
+
+        var response = HTTPConnectionState(limits: Self.limits, now: Self.start)
+        _ = response.headReceived(now: Self.at(0))
+        _ = response.requestEnded(now: Self.at(0))
+        #expect(response.responseHeadWritten(status: .temporaryRedirect, closes: true) == .markClose)
+        #expect(response.responseEnded(now: Self.at(1)) == .closeAfterWrite(linger: false))
+
+        // Pipelined: a keep-alive request, then one that closes; the first answer keeps it open.
+        var pipelined = HTTPConnectionState(limits: Self.limits, now: Self.start)
+        _ = pipelined.headReceived(now: Self.at(0))
+        _ = pipelined.requestEnded(now: Self.at(0))
+        _ = pipelined.headReceived(keepAlive: false, now: Self.at(0))
+        _ = pipelined.requestEnded(now: Self.at(0))
+        #expect(pipelined.responseHeadWritten(status: .ok) == .none)
+        #expect(pipelined.responseEnded(now: Self.at(1)) == .none)
+        #expect(pipelined.responseHeadWritten(status: .ok) == .markClose)
+        #expect(pipelined.responseEnded(now: Self.at(1)) == .closeAfterWrite(linger: false))
+    }
+
+    @Test func aBodySlowerThanTheMinimumRateIsClosedThoughItNeverPauses() {
+        var limits = Self.limits
+        limits.minBodyBytesPerSecond = 100
+        var state = HTTPConnectionState(limits: limits, now: Self.start)
+        _ = state.headReceived(now: Self.at(0))
+        #expect(state.deadline == Self.at(30), "the grace is the header timeout")
+        _ = state.bodyReceived(byteCount: 1000, now: Self.at(1))
+        #expect(state.deadline == Self.at(40), "1000 bytes at 100 bytes/s earn 10 s")
+        for second in 2...39 {
+            #expect(state.bodyReceived(byteCount: 1, now: Self.at(Int64(second))) == .forward)
+        }
+        #expect(state.deadline == Self.at(40), "a byte a second earns nothing")
+        #expect(state.deadlinePassed(now: Self.at(40)) == .close(abortingBody: true))
+
+        var fast = HTTPConnectionState(limits: limits, now: Self.start)
+        _ = fast.headReceived(now: Self.at(0))
+        _ = fast.bodyReceived(byteCount: 1_000_000, now: Self.at(1))
+        #expect(fast.deadline == Self.at(76), "a fast body is only bound by the idle timeout")
+    }
+
     @Test func shutdownClosesIdleConnectionsAndBusyOnesAfterTheirResponse() {
         var idle = HTTPConnectionState(limits: Self.limits, now: Self.start)
         #expect(idle.quiesce() == .close(abortingBody: false))

@@ -22,11 +22,12 @@ public final class RawConnection: @unchecked Sendable {
     /// The server closed (or reset) the connection.
     public private(set) var ended = false
 
-    /// Connects to 127.0.0.1:`port`; throws when the connection fails.
-    public init(port: Int) throws {
+    /// Connects to 127.0.0.1:`port` (from the loopback address `source`, if given); throws
+    /// when the connection fails.
+    public init(port: Int, from source: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawWebSocketError("socket failed") }
-        guard connectLoopback(fd, port: port) else {
+        guard connectLoopback(fd, port: port, from: source) else {
             close(fd)
             throw RawWebSocketError("connect failed (errno \(errno))")
         }

@@ -11,8 +11,9 @@ public final class RawWebSocket: @unchecked Sendable {
     private let fd: Int32
     private var buffer: [UInt8] = []
 
-    /// Connects and upgrades `/.ws?query`; throws unless the server answers 101.
-    public init(port: Int, query: String = "v=5", receiveBufferBytes: Int32? = nil) throws {
+    /// Connects (from the loopback address `source`, if given) and upgrades `/.ws?query`;
+    /// throws unless the server answers 101.
+    public init(port: Int, query: String = "v=5", receiveBufferBytes: Int32? = nil, from source: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawWebSocketError("socket failed") }
         if var size = receiveBufferBytes {
@@ -20,7 +21,8 @@ public final class RawWebSocket: @unchecked Sendable {
         }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        guard connectLoopback(fd, port: port) else {
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        guard connectLoopback(fd, port: port, from: source) else {
             close(fd)
             throw RawWebSocketError("connect failed")
         }
@@ -80,6 +82,19 @@ public final class RawWebSocket: @unchecked Sendable {
             if first & 0x0F == 0x1 { return String(decoding: payload, as: UTF8.self) }
             if first & 0x0F == 0x8 { throw RawWebSocketError("closed by the server") }
         }
+    }
+
+    /// Sends `bytes` as they are (a frame header alone, a payload in pieces); false when the
+    /// server closed or reset the connection first.
+    @discardableResult
+    public func sendRaw(_ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard n > 0 else { return false }
+            offset += n
+        }
+        return true
     }
 
     /// Reads (and drops) frames until the server's close frame; returns its code.

@@ -69,6 +69,7 @@ public final class AccountsStore: Sendable {
         verifier = IDTokenVerifier(
             secret: jwtSecret,
             allowUnsigned: allowUnsignedTokens,
+            projectID: configuration.projectID,
             revocations: revocations,
             now: configuration.now
         )

@@ -4,7 +4,9 @@ import Foundation
 /// The one check of Firebase-style ID tokens, for the database (REST, SSE, WebSocket) and the
 /// accounts endpoints alike: a JWT signed HS256 with the JWT secret (compared in constant
 /// time), or unsigned (`alg: none`) only under `--emulator`; `exp` required and in the future;
-/// `iat` required and at most `allowedClockSkew` ahead; a `user_id` (else `sub`); and not
+/// `iat` required and at most `allowedClockSkew` ahead; `nbf`, when present, at most
+/// `allowedClockSkew` ahead; `aud` and `iss`, when present, naming this project (a token minted
+/// for another project with the same key is refused); a `user_id` (else `sub`); and not
 /// revoked (`auth_time`, else `iat`, before the account's `validSince`, or the account disabled
 /// or deleted: one in-memory lookup in `revocations`). Never logs or echoes the token.
 public struct IDTokenVerifier: Sendable {
@@ -13,6 +15,8 @@ public struct IDTokenVerifier: Sendable {
 
     let key: SymmetricKey?
     let allowUnsigned: Bool
+    /// The project tokens must name in `aud` (and `iss`) when they carry one; nil: any.
+    let projectID: String?
     let now: @Sendable () -> Double
     /// The accounts' revocation state; nil checks no revocation.
     public let revocations: RevocationRegistry?
@@ -20,16 +24,19 @@ public struct IDTokenVerifier: Sendable {
     /// - Parameters:
     ///   - secret: the HS256 key; nil or empty refuses every signed token.
     ///   - allowUnsigned: accept `alg: none` tokens (`--emulator`).
+    ///   - projectID: an `aud` or `iss` naming another project is refused.
     ///   - revocations: tokens it revokes are refused.
     ///   - now: seconds since 1970; by default the system clock.
     public init(
         secret: String?,
         allowUnsigned: Bool,
+        projectID: String? = nil,
         revocations: RevocationRegistry? = nil,
         now: (@Sendable () -> Double)? = nil
     ) {
         self.key = secret.flatMap { $0.isEmpty ? nil : SymmetricKey(data: Array($0.utf8)) }
         self.allowUnsigned = allowUnsigned
+        self.projectID = projectID
         self.revocations = revocations
         self.now = now ?? { Date().timeIntervalSince1970 }
     }
@@ -67,6 +74,12 @@ public struct IDTokenVerifier: Sendable {
         let current = now()
         if expiresAt <= current { throw .expired }
         if issuedAt > current + Self.allowedClockSkew { throw .malformed }
+        if let notBefore = payload["nbf"] {
+            guard let seconds = Self.number(notBefore), seconds <= current + Self.allowedClockSkew else {
+                throw .malformed
+            }
+        }
+        if let projectID, !Self.names(projectID, payload) { throw .malformed }
         let uid = (payload["user_id"] as? String) ?? (payload["sub"] as? String)
         guard let uid, !uid.isEmpty else { throw .malformed }
         var authTime = issuedAtSeconds
@@ -88,6 +101,19 @@ public struct IDTokenVerifier: Sendable {
             expiresAt: expiresAt,
             claimsJSON: payloadBytes
         )
+    }
+
+    /// Whether the claims' `aud` (a string, or an array holding it) and `iss`, each when present,
+    /// name `projectID`, as Firebase's own ID tokens do.
+    private static func names(_ projectID: String, _ payload: [String: Any]) -> Bool {
+        switch payload["aud"] {
+        case nil: break
+        case let audience as String where audience == projectID: break
+        case let audiences as [Any] where audiences.contains(where: { $0 as? String == projectID }): break
+        default: return false
+        }
+        guard let issuer = payload["iss"] else { return true }
+        return issuer as? String == "https://securetoken.google.com/\(projectID)"
     }
 
     private static func object(_ bytes: [UInt8]) -> [String: Any]? {

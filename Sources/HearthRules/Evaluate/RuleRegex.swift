@@ -107,9 +107,14 @@ public struct RuleRegex: Hashable, Sendable, CustomStringConvertible {
         self.anchoredEnd = anchoredEnd
     }
 
+    /// The deepest nesting of groups accepted: parsing and matching recurse on groups.
+    static let maxGroupDepth = 64
+
     private struct Parser {
         let scalars: [Unicode.Scalar]
         var index: Int
+        /// Groups open around the one being parsed.
+        var groups = 0
 
         func peek() -> Unicode.Scalar? { index < scalars.count ? scalars[index] : nil }
 
@@ -194,7 +199,12 @@ public struct RuleRegex: Hashable, Sendable, CustomStringConvertible {
             switch c {
             case "(":
                 if peek() == "?" { throw SyntaxError(offset: index, detail: "'(?' groups are not supported") }
+                groups += 1
+                if groups > RuleRegex.maxGroupDepth {
+                    throw SyntaxError(offset: offset, detail: "groups nested deeper than \(RuleRegex.maxGroupDepth)")
+                }
                 let inner = try alternation()
+                groups -= 1
                 guard peek() == ")" else { throw SyntaxError(offset: offset, detail: "unmatched '('") }
                 index += 1
                 // A group is an atom of its own: `(a*)*` repeats the group, not `a*` twice.
@@ -314,76 +324,5 @@ public struct RuleRegex: Hashable, Sendable, CustomStringConvertible {
         if c.isASCII { return ("a"..."z").contains(c) ? Unicode.Scalar(c.value - 32)! : c }
         let mapped = c.properties.uppercaseMapping.unicodeScalars
         return mapped.count == 1 ? mapped.first! : c
-    }
-
-    /// The most backtracking steps one match may take before it counts as an error.
-    static let stepBudget = 200_000
-
-    /// True when the pattern matches somewhere in `string`; nil when the step budget ran out.
-    public func matches(_ string: String) -> Bool? {
-        let input = Array(string.unicodeScalars)
-        let matcher = Matcher(input: input, ignoreCase: ignoreCase)
-        let lastStart = anchoredStart ? 0 : input.count
-        let anchoredEnd = self.anchoredEnd
-        for start in 0...lastStart {
-            let found = matcher.match(root, start) { end in !anchoredEnd || end == input.count }
-            if matcher.steps > Self.stepBudget { return nil }
-            if found { return true }
-        }
-        return false
-    }
-
-    private final class Matcher {
-        let input: [Unicode.Scalar]
-        let ignoreCase: Bool
-        var steps = 0
-
-        init(input: [Unicode.Scalar], ignoreCase: Bool) {
-            self.input = input
-            self.ignoreCase = ignoreCase
-        }
-
-        func same(_ a: Unicode.Scalar, _ b: Unicode.Scalar) -> Bool {
-            a == b || (ignoreCase && RuleRegex.lower(a) == RuleRegex.lower(b))
-        }
-
-        func match(_ node: Node, _ i: Int, _ next: (Int) -> Bool) -> Bool {
-            steps += 1
-            if steps > RuleRegex.stepBudget { return false }
-            switch node {
-            case .char(let c):
-                return i < input.count && same(input[i], c) && next(i + 1)
-            case .any:
-                return i < input.count && input[i] != "\n" && input[i] != "\r" && next(i + 1)
-            case .set(let set):
-                return i < input.count && set.contains(input[i], ignoreCase: ignoreCase) && next(i + 1)
-            case .sequence(let items):
-                return sequence(items, 0, i, next)
-            case .alternation(let branches):
-                for branch in branches where match(branch, i, next) { return true }
-                return false
-            case .repetition(let inner, let min, let max):
-                return repetition(inner, min: min, max: max, count: 0, i, next)
-            }
-        }
-
-        func sequence(_ items: [Node], _ k: Int, _ i: Int, _ next: (Int) -> Bool) -> Bool {
-            if k == items.count { return next(i) }
-            return match(items[k], i) { j in self.sequence(items, k + 1, j, next) }
-        }
-
-        func repetition(_ inner: Node, min: Int, max: Int?, count: Int, _ i: Int, _ next: (Int) -> Bool) -> Bool {
-            if let max, count >= max { return next(i) }
-            // Greedy: one more repetition first (never an empty one, which would loop).
-            if match(inner, i, { j in j != i && self.repetition(inner, min: min, max: max, count: count + 1, j, next) })
-            {
-                return true
-            }
-            if count < min {
-                // An empty match of the inner pattern may still satisfy the minimum.
-                return match(inner, i, { j in j == i && next(i) })
-            }
-            return next(i)
-        }
     }
 }

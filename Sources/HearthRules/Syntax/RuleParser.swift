@@ -2,8 +2,16 @@
 /// `?:` < `||` < `&&` < `== === != !==` < `< <= > >=` < `+ -` < `* / %` < unary `! -`
 /// < member access, calls and indexing.
 struct RuleParser {
+    /// The deepest expression accepted, in nested operators, calls and parentheses (a chain of
+    /// 100 `&&` is 100 deep); deeper is a syntax error, so no recursion over an expression
+    /// (parsing it included) goes deeper than this.
+    static let maxDepth = 256
+
     private let tokens: [RuleToken]
     private var position = 0
+    /// Parsing calls in progress that nest (`conditional`, `unary`): parentheses and prefix
+    /// operators nest the parse without adding nodes.
+    private var nesting = 0
 
     private init(tokens: [RuleToken]) {
         self.tokens = tokens
@@ -45,7 +53,30 @@ struct RuleParser {
         position += 1
     }
 
+    /// Enters one more level of nesting (the caller leaves it); throws past `maxDepth` (the
+    /// whole parse fails, so the count need not be restored).
+    private mutating func enter() throws(RuleSyntaxError) {
+        nesting += 1
+        if nesting > Self.maxDepth { throw tooDeep() }
+    }
+
+    /// `syntax`, unless it is deeper than `maxDepth`.
+    private func checked(_ syntax: RuleSyntax) throws(RuleSyntaxError) -> RuleSyntax {
+        if syntax.depth > Self.maxDepth { throw tooDeep() }
+        return syntax
+    }
+
+    private func tooDeep() -> RuleSyntaxError {
+        RuleSyntaxError(offset: current.offset, message: Message.expressionTooDeep(Self.maxDepth))
+    }
+
     private mutating func conditional() throws(RuleSyntaxError) -> RuleSyntax {
+        try enter()
+        defer { nesting -= 1 }
+        return try conditionalLevel()
+    }
+
+    private mutating func conditionalLevel() throws(RuleSyntaxError) -> RuleSyntax {
         let condition = try binary(level: 0)
         guard isPunctuation("?") else { return condition }
         let offset = current.offset
@@ -53,11 +84,13 @@ struct RuleParser {
         let then = try conditional()
         try expect(":", what: "':' of the conditional operator")
         let otherwise = try conditional()
-        return RuleSyntax(
-            kind: .conditional(condition, then, otherwise),
-            offset: offset,
-            start: condition.start,
-            end: otherwise.end
+        return try checked(
+            RuleSyntax(
+                kind: .conditional(condition, then, otherwise),
+                offset: offset,
+                start: condition.start,
+                end: otherwise.end
+            )
         )
     }
 
@@ -72,7 +105,7 @@ struct RuleParser {
             let offset = current.offset
             position += 1
             let rhs = try binary(level: level + 1)
-            lhs = RuleSyntax(kind: .binary(p, lhs, rhs), offset: offset, start: lhs.start, end: rhs.end)
+            lhs = try checked(RuleSyntax(kind: .binary(p, lhs, rhs), offset: offset, start: lhs.start, end: rhs.end))
         }
         return lhs
     }
@@ -81,13 +114,15 @@ struct RuleParser {
         if case .punctuation(let p) = current.kind, p == "!" || p == "-" || p == "+" {
             let offset = current.offset
             position += 1
+            try enter()
             let operand = try unary()
+            nesting -= 1
             if p == "+" {
                 var same = operand
                 same.start = offset
                 return same
             }
-            return RuleSyntax(kind: .unary(p, operand), offset: offset, start: offset, end: operand.end)
+            return try checked(RuleSyntax(kind: .unary(p, operand), offset: offset, start: offset, end: operand.end))
         }
         return try postfix()
     }
@@ -106,11 +141,13 @@ struct RuleParser {
                         )
                     )
                 }
-                expression = RuleSyntax(
-                    kind: .member(expression, name: name),
-                    offset: current.offset,
-                    start: expression.start,
-                    end: current.end
+                expression = try checked(
+                    RuleSyntax(
+                        kind: .member(expression, name: name),
+                        offset: current.offset,
+                        start: expression.start,
+                        end: current.end
+                    )
                 )
                 position += 1
             } else if isPunctuation("(") {
@@ -128,11 +165,13 @@ struct RuleParser {
                     }
                 }
                 try expect(")", what: "',' or ')'")
-                expression = RuleSyntax(
-                    kind: .call(expression, arguments: arguments),
-                    offset: offset,
-                    start: expression.start,
-                    end: previousEnd
+                expression = try checked(
+                    RuleSyntax(
+                        kind: .call(expression, arguments: arguments),
+                        offset: offset,
+                        start: expression.start,
+                        end: previousEnd
+                    )
                 )
             } else if isPunctuation("[") {
                 let offset = current.offset
@@ -148,7 +187,9 @@ struct RuleParser {
                 } else {
                     (kind, nodeOffset) = (.index(expression, index), offset)
                 }
-                expression = RuleSyntax(kind: kind, offset: nodeOffset, start: expression.start, end: previousEnd)
+                expression = try checked(
+                    RuleSyntax(kind: kind, offset: nodeOffset, start: expression.start, end: previousEnd)
+                )
             } else {
                 return expression
             }
@@ -200,7 +241,9 @@ struct RuleParser {
                 }
             }
             try expect("]", what: "',' or ']'")
-            return RuleSyntax(kind: .array(elements), offset: token.offset, start: token.offset, end: previousEnd)
+            return try checked(
+                RuleSyntax(kind: .array(elements), offset: token.offset, start: token.offset, end: previousEnd)
+            )
         default:
             throw RuleSyntaxError(
                 offset: token.offset,

@@ -22,12 +22,29 @@ struct RuleSyntax {
     var offset: Int
     var start: Int
     var end: Int
+    /// Levels of nodes from this one to its deepest leaf (a leaf is 1). The parser refuses an
+    /// expression deeper than `RuleParser.maxDepth`: checking, optimizing and evaluating an
+    /// expression recurse on its tree, and a tree as deep as a long rules file allows would
+    /// overflow a thread's stack.
+    let depth: Int
 
     init(kind: Kind, offset: Int, start: Int, end: Int) {
         self.kind = kind
         self.offset = offset
         self.start = start
         self.end = end
+        self.depth = 1 + Self.deepestChild(kind)
+    }
+
+    private static func deepestChild(_ kind: Kind) -> Int {
+        switch kind {
+        case .number, .string, .bool, .null, .regex, .identifier: return 0
+        case .member(let operand, _), .unary(_, let operand): return operand.depth
+        case .index(let lhs, let rhs), .binary(_, let lhs, let rhs): return max(lhs.depth, rhs.depth)
+        case .call(let callee, let arguments): return arguments.reduce(callee.depth) { max($0, $1.depth) }
+        case .conditional(let a, let b, let c): return max(a.depth, b.depth, c.depth)
+        case .array(let elements): return elements.reduce(0) { max($0, $1.depth) }
+        }
     }
 
     /// A node that is one token.

@@ -9,11 +9,24 @@ struct CredentialResolver: Sendable {
     let emulator: Bool
     let verifier: IDTokenVerifier
 
-    /// - Parameter revocations: the accounts' revocation state; tokens it revokes are refused.
-    init(adminSecret: String, jwtSecret: String?, emulator: Bool, revocations: RevocationRegistry? = nil) {
+    /// - Parameters:
+    ///   - projectID: tokens whose `aud` or `iss` name another project are refused.
+    ///   - revocations: the accounts' revocation state; tokens it revokes are refused.
+    init(
+        adminSecret: String,
+        jwtSecret: String?,
+        emulator: Bool,
+        projectID: String? = nil,
+        revocations: RevocationRegistry? = nil
+    ) {
         self.adminSecret = adminSecret
         self.emulator = emulator
-        self.verifier = IDTokenVerifier(secret: jwtSecret, allowUnsigned: emulator, revocations: revocations)
+        self.verifier = IDTokenVerifier(
+            secret: jwtSecret,
+            allowUnsigned: emulator,
+            projectID: projectID,
+            revocations: revocations
+        )
     }
 
     func resolve(queryAuth: String?, authorization: String?) throws(CredentialError) -> Credential {

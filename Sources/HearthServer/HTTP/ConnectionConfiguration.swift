@@ -11,6 +11,11 @@ public struct ConnectionConfiguration: Sendable {
     /// A keep-alive connection with no request in progress is closed after this long; so is a
     /// request whose body pauses this long.
     public var idleTimeout: Duration
+    /// A request body slower than this on average, counted from its head after a grace of
+    /// `headerTimeout`, is closed (a client dribbling a body a byte at a time, each byte just
+    /// before `idleTimeout`); the figure and the grace are Apache's `RequestReadTimeout`
+    /// `body=...,MinRate=500`. Nil: only `idleTimeout` bounds a body.
+    public var minBodyBytesPerSecond: Int? = 500
     /// Open connections (HTTP, SSE and WebSocket together); one more is answered 503 and closed.
     /// Nil: 10,000, or three quarters of the process's open-file limit when that is lower.
     public var maxConnections: Int?
@@ -70,7 +75,8 @@ public struct ConnectionConfiguration: Sendable {
             idleTimeout: TimeAmount(idleTimeout),
             lingerTimeout: TimeAmount(lingerTimeout),
             maxRequestLineBytes: maxRequestLineBytes,
-            maxHeaderBytes: maxHeaderBytes
+            maxHeaderBytes: maxHeaderBytes,
+            minBodyBytesPerSecond: minBodyBytesPerSecond
         )
     }
 }

@@ -52,8 +52,8 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let action: HTTPConnectionState.Action
         switch unwrapInboundIn(data) {
-        case .head: action = state.headReceived(now: .now())
-        case .body: action = state.bodyReceived(now: .now())
+        case .head(let head): action = state.headReceived(keepAlive: head.isKeepAlive, now: .now())
+        case .body(let bytes): action = state.bodyReceived(byteCount: bytes.readableBytes, now: .now())
         case .end: action = state.requestEnded(now: .now())
         }
         perform(action, context: context)
@@ -108,7 +108,8 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(var head):
-            if state.responseHeadWritten(status: head.status) == .markClose {
+            let closes = head.headers[canonicalForm: "connection"].contains { $0.lowercased() == "close" }
+            if state.responseHeadWritten(status: head.status, closes: closes) == .markClose {
                 head.headers.replaceOrAdd(name: "Connection", value: "close")
                 context.write(wrapOutboundOut(.head(head)), promise: promise)
                 return

@@ -7,13 +7,19 @@ import NIOHTTP1
 ///
 /// - Deadlines: the head of a request must be complete `headerTimeout` after the connection
 ///   opened (or after the first byte of a later request); an idle keep-alive connection, or a
-///   request body that pauses, lasts `idleTimeout`. While the server works on a request (an
-///   SSE stream included) there is no deadline.
+///   request body that pauses, lasts `idleTimeout`. A body must also keep an average of
+///   `minBodyBytesPerSecond` after a grace of `headerTimeout` (a body dribbled a byte at a
+///   time, each byte before the idle timeout, is closed all the same). While the server works
+///   on a request (an SSE stream included) there is no deadline.
 /// - A parse error with no request in progress is answered here (400, 431) and the connection
 ///   closed; inside a body it reaches the body's reader, whose answer closes the connection.
 /// - A response that completes before its request's body was read says `Connection: close`,
 ///   and the connection lingers (drops what still arrives) until the client closes or
 ///   `lingerTimeout` passes, instead of reading the rest of the body.
+/// - A request that is not keep-alive (`Connection: close`, or HTTP/1.0 without keep-alive),
+///   and a response that says `Connection: close`, close the connection fully once that
+///   response is written: it does not wait for the client to close (a client that never does
+///   would hold its place under the connection caps until the idle timeout).
 struct HTTPConnectionState {
     struct Limits {
         var headerTimeout: TimeAmount
@@ -21,6 +27,8 @@ struct HTTPConnectionState {
         var lingerTimeout: TimeAmount
         var maxRequestLineBytes: Int
         var maxHeaderBytes: Int
+        /// Nil: a body is only bound by `idleTimeout` between its bytes.
+        var minBodyBytesPerSecond: Int? = nil
     }
 
     enum Action: Equatable {
@@ -53,8 +61,17 @@ struct HTTPConnectionState {
     private var requestLineEnded = false
     /// Requests received whose response has not ended.
     private var unanswered = 0
+    /// Requests received, and responses ended, since the connection opened.
+    private var requestsReceived = 0
+    private var responsesEnded = 0
+    /// The number (in `requestsReceived`) of the first request that was not keep-alive: the
+    /// connection closes after its response.
+    private var lastRequest: Int?
     /// A request head was received and its body has not ended.
     private var bodyOpen = false
+    /// When the head of the body being received arrived, and the body's bytes since.
+    private var bodyStart: NIODeadline?
+    private var bodyBytes = 0
     private var responseOpen = false
     private var closeAfterResponse = false
     /// The connection answered its last response; everything inbound is dropped.
@@ -84,27 +101,46 @@ struct HTTPConnectionState {
         return .forward
     }
 
-    mutating func headReceived(now: NIODeadline) -> Action {
+    /// A request head arrived; `keepAlive`: the client lets the connection stay open after it.
+    mutating func headReceived(keepAlive: Bool = true, now: NIODeadline) -> Action {
         if closing { return .drop }
+        requestsReceived += 1
+        if !keepAlive, lastRequest == nil { lastRequest = requestsReceived }
         betweenRequests = false
         headStarted = false
         requestLineBytes = 0
         requestLineEnded = false
         unanswered += 1
         bodyOpen = true
-        deadline = now + limits.idleTimeout
+        bodyStart = now
+        bodyBytes = 0
+        deadline = bodyDeadline(now: now)
         return .forward
     }
 
-    mutating func bodyReceived(now: NIODeadline) -> Action {
+    /// `byteCount` bytes of the request body arrived.
+    mutating func bodyReceived(byteCount: Int = 0, now: NIODeadline) -> Action {
         if closing { return .drop }
-        if bodyOpen { deadline = now + limits.idleTimeout }
+        if bodyOpen {
+            bodyBytes += byteCount
+            deadline = bodyDeadline(now: now)
+        }
         return .forward
+    }
+
+    /// The next pause may last `idleTimeout`, and the body so far may not be slower than
+    /// `minBodyBytesPerSecond` after the grace of `headerTimeout`.
+    private func bodyDeadline(now: NIODeadline) -> NIODeadline {
+        let idle = now + limits.idleTimeout
+        guard let rate = limits.minBodyBytesPerSecond, rate > 0, let bodyStart else { return idle }
+        let earned = TimeAmount.nanoseconds(Int64(clamping: bodyBytes / rate) * 1_000_000_000)
+        return min(idle, bodyStart + limits.headerTimeout + earned)
     }
 
     mutating func requestEnded(now: NIODeadline) -> Action {
         if closing { return .drop }
         bodyOpen = false
+        bodyStart = nil
         betweenRequests = true
         deadline = unanswered > 0 ? nil : now + limits.idleTimeout
         return .forward
@@ -125,10 +161,12 @@ struct HTTPConnectionState {
         return refuse(.malformed(error ?? .unknown, maxHeaderBytes: limits.maxHeaderBytes))
     }
 
-    mutating func responseHeadWritten(status: HTTPResponseStatus) -> Action {
+    /// A response head is being written; `closes`: it says `Connection: close`.
+    mutating func responseHeadWritten(status: HTTPResponseStatus, closes: Bool = false) -> Action {
         if status.code < 200 { return .none }
         responseOpen = true
-        if bodyOpen { closeAfterResponse = true }
+        if bodyOpen || closes { closeAfterResponse = true }
+        if let lastRequest, responsesEnded + 1 >= lastRequest { closeAfterResponse = true }
         return closeAfterResponse ? .markClose : .none
     }
 
@@ -136,6 +174,7 @@ struct HTTPConnectionState {
         guard responseOpen else { return .none }
         responseOpen = false
         unanswered = max(0, unanswered - 1)
+        responsesEnded += 1
         if closeAfterResponse {
             closing = true
             deadline = nil

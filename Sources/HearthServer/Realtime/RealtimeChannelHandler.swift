@@ -61,7 +61,10 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
         self.connection = RealtimeConnection(
             session: RealtimeSession(
                 sessionID: upgrade.sessionID,
-                configuration: RealtimeSessionConfiguration(maxMessageBytes: configuration.maxMessageBytes)
+                configuration: RealtimeSessionConfiguration(
+                    maxListens: configuration.maxListensPerConnection,
+                    maxMessageBytes: configuration.maxMessageBytes
+                )
             ),
             limits: upgrade.limits
         )

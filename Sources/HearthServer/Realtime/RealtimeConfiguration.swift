@@ -38,6 +38,10 @@ public struct RealtimeConfiguration: Sendable {
     /// before it authenticates, and an admin may then create it); past it, an upgrade for
     /// another such namespace is refused (400). Namespaces created since leave the count.
     public var maxProvisionalNamespaces = 1_000
+    /// Listens one WebSocket may hold at once (each distinct path and query); one more is
+    /// answered `failure` ("Too many listeners on this connection: at most N are allowed.") and
+    /// the connection stays open with the listens it has.
+    public var maxListensPerConnection = 10_000
 
     public init(
         maxFrameBytes: Int = 16 * 1024 * 1024 + 64 * 1024,
