@@ -76,7 +76,8 @@ struct BackupProcessTests {
         let signIn = try await again.request(
             "POST",
             "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=k",
-            body: #"{"email":"ada@example.com","password":"secret1","returnSecureToken":true}"#
+            body: #"{"email":"ada@example.com","password":"secret1","returnSecureToken":true}"#,
+            timeout: ProcessTestServer.passwordHashingTimeout
         )
         #expect(signIn.status == 200, "\(signIn.body)")
         _ = try await again.terminate()

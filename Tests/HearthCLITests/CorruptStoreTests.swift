@@ -22,11 +22,7 @@ struct CorruptStoreTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let data = directory.appending("data")
-        let server = try await ProcessTestServer.start(dataDirectory: data, workingDirectory: directory.url)
-        for index in 0..<20 {
-            _ = try await server.request("PUT", "/log/i\(index).json", body: "\(index)", admin: true)
-        }
-        #expect(try await server.terminate().status == 0)
+        try await StoreDamage.storeLogWrites(20, in: data, workingDirectory: directory.url)
         let damage = StoreDamage(dataDirectory: data)
         let log = try #require(try damage.files(endingWith: ".log").first)
         try damage.flipBytes(in: log)
@@ -79,11 +75,7 @@ struct CorruptStoreTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let data = directory.appending("data")
-        let server = try await ProcessTestServer.start(dataDirectory: data, workingDirectory: directory.url)
-        for index in 0..<20 {
-            _ = try await server.request("PUT", "/log/i\(index).json", body: "\(index)", admin: true)
-        }
-        #expect(try await server.terminate().status == 0)
+        try await StoreDamage.storeLogWrites(20, in: data, workingDirectory: directory.url)
         let damage = StoreDamage(dataDirectory: data)
         let log = try #require(try damage.files(endingWith: ".log").first)
         // Past the empty sync records a stop leaves, into the last writes.

@@ -45,6 +45,17 @@ struct DiskFault {
         }
     }
 
+    /// `hearth serve` on `directory` (no fault switched on yet), with the shim loaded and
+    /// `scratch` as its working directory.
+    func startServer(in scratch: URL, arguments: [String] = []) async throws -> ProcessTestServer {
+        try await ProcessTestServer.start(
+            dataDirectory: directory,
+            workingDirectory: scratch,
+            arguments: arguments,
+            environment: environment
+        )
+    }
+
     /// The shim, compiled once per test process with the toolchain's C compiler.
     static let library: Result<String, any Error> = Result { try build() }
 

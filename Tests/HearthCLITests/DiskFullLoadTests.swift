@@ -24,11 +24,7 @@ struct DiskFullLoadTests {
         defer { directory.remove() }
         let data = directory.appending("data")
         let fault = try DiskFault(directory: data, scratch: directory.url)
-        let server = try await ProcessTestServer.start(
-            dataDirectory: data,
-            workingDirectory: directory.url,
-            environment: fault.environment
-        )
+        let server = try await fault.startServer(in: directory.url)
         let outcomes = Outcomes()
         let load = Task {
             try await withThrowingTaskGroup(of: Void.self) { group in

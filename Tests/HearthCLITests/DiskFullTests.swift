@@ -12,11 +12,7 @@ struct DiskFullTests {
         defer { directory.remove() }
         let data = directory.appending("data")
         let fault = try DiskFault(directory: data, scratch: directory.url)
-        let server = try await ProcessTestServer.start(
-            dataDirectory: data,
-            workingDirectory: directory.url,
-            environment: fault.environment
-        )
+        let server = try await fault.startServer(in: directory.url)
         #expect(try await server.request("PUT", "/before.json", body: #""kept""#, admin: true).status == 200)
 
         try fault.set(.full)
@@ -32,7 +28,8 @@ struct DiskFullTests {
         let signUp = try await server.request(
             "POST",
             "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k",
-            body: #"{"email":"ada@example.com","password":"secret1","returnSecureToken":true}"#
+            body: #"{"email":"ada@example.com","password":"secret1","returnSecureToken":true}"#,
+            timeout: ProcessTestServer.passwordHashingTimeout
         )
         #expect(signUp.status == 500 && signUp.body.contains("INTERNAL_ERROR"), "\(signUp.status) \(signUp.body)")
         // Reads go on, and show nothing of the refused writes.

@@ -13,12 +13,7 @@ struct FsyncFailureTests {
         defer { directory.remove() }
         let data = directory.appending("data")
         let fault = try DiskFault(directory: data, scratch: directory.url)
-        let server = try await ProcessTestServer.start(
-            dataDirectory: data,
-            workingDirectory: directory.url,
-            arguments: ["--sync", "always"],
-            environment: fault.environment
-        )
+        let server = try await fault.startServer(in: directory.url, arguments: ["--sync", "always"])
         #expect(try await server.request("PUT", "/before.json", body: #""kept""#, admin: true).status == 200)
 
         try fault.set(.fsync)
@@ -41,11 +36,7 @@ struct FsyncFailureTests {
         defer { directory.remove() }
         let data = directory.appending("data")
         let fault = try DiskFault(directory: data, scratch: directory.url)
-        let server = try await ProcessTestServer.start(
-            dataDirectory: data,
-            workingDirectory: directory.url,
-            environment: fault.environment
-        )
+        let server = try await fault.startServer(in: directory.url)
         try fault.set(.fsync)
         // Acknowledged once in the OS (the periodic mode's promise); its fsync, within 100 ms,
         // fails, and from then on writes are refused. (Refused at once only if a write of the

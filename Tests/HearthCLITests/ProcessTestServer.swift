@@ -103,6 +103,11 @@ final class ProcessTestServer: @unchecked Sendable {
         var body: String
     }
 
+    /// How long a request that hashes a password may take. The child hashes with the real
+    /// scrypt cost (N=2^15), unoptimised in a debug build, on threads in `SCHED_IDLE` that get
+    /// almost no CPU while the rest of the suite keeps both cores busy.
+    static let passwordHashingTimeout: Duration = .seconds(150)
+
     /// One request; `path` may carry a query. Adds `auth=<admin secret>` when `admin` is set.
     func request(
         _ method: String,
@@ -131,7 +136,8 @@ final class ProcessTestServer: @unchecked Sendable {
         let answer = try await request(
             "POST",
             "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k",
-            body: #"{"email":"\#(email)","password":"\#(password)","returnSecureToken":true}"#
+            body: #"{"email":"\#(email)","password":"\#(password)","returnSecureToken":true}"#,
+            timeout: Self.passwordHashingTimeout
         )
         guard answer.status == 200,
             let token = (try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any])?["idToken"]

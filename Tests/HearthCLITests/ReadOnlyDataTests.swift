@@ -50,11 +50,7 @@ struct ReadOnlyDataTests {
         defer { directory.remove() }
         let data = directory.appending("data")
         let fault = try DiskFault(directory: data, scratch: directory.url)
-        let server = try await ProcessTestServer.start(
-            dataDirectory: data,
-            workingDirectory: directory.url,
-            environment: fault.environment
-        )
+        let server = try await fault.startServer(in: directory.url)
         #expect(try await server.request("PUT", "/before.json", body: "1", admin: true).status == 200)
 
         try fault.set(.readonly)

@@ -48,6 +48,16 @@ struct StoreDamage {
     /// An offset inside the first data block of a table file.
     static let firstBlock = 16
 
+    /// `count` small writes (`/log/i<N>`) by a server that then stops cleanly: they are in the
+    /// store's log only, not yet in a table.
+    static func storeLogWrites(_ count: Int, in data: URL, workingDirectory: URL) async throws {
+        let server = try await ProcessTestServer.start(dataDirectory: data, workingDirectory: workingDirectory)
+        for index in 0..<count {
+            _ = try await server.request("PUT", "/log/i\(index).json", body: "\(index)", admin: true)
+        }
+        guard try await server.terminate().status == 0 else { throw TestFailure("the server did not stop cleanly") }
+    }
+
     /// Writes `count` strings of about 100 bytes (`/items/i<n>`) through a server on `data`, then
     /// stops it, then has `hearth doctor` open the store once, which makes LevelDB move them from
     /// its log into a table file (`.ldb`). Data keys sort first, so 200 of them fill the table's

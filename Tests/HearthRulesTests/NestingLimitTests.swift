@@ -19,7 +19,13 @@ struct NestingLimitTests {
         ("nested arrays", String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + " != null"),
         ("nested conditionals", String(repeating: "auth != null ? true : ", count: 20_000) + "false"),
         ("one past the bound", String(repeating: "!", count: 256) + "true"),
+        // Found by `scripts/fuzz/run.sh rules-document` (Fuzz/Corpus/rules-document/
+        // crash-deep-parentheses): 454 parentheses, nested through calls, overflowed the stack.
+        ("the fuzzer's crasher", Self.fuzzerCrasher),
     ]
+
+    static let fuzzerCrasher =
+        "aut((((((((((((((((((((((((((((((((( (((((((((((((((((((((( ((((((((((((((((((((((((((((((((((((((((((((((((((( (((((((((((((((((((((( ((((((((((((((((((((((((((((((((((((((((((((( ((((((((((oeeeeeee((e(p(((((((( h(((((((((((((((((((((((((((( (((((((((((((((((((((( ((((((((((((((((((((((((((((((((((((((((((((( ((((((((((oeeeeee((((((((((((((((((( ((((((((((oeeeeeee((e(p(((((((( h(((((((((((((((((((((((((((( (((((((((((((((((((((( ((((((((((((((((((((((((((((((((((((((((((((( ((((((((((oeeeeeeeeee((((( ((((l() == 2"
 
     @Test(arguments: tooDeep.map(\.0))
     func tooDeepIsASyntaxError(_ name: String) throws {
