@@ -37,17 +37,25 @@ final class ProcessTestServer: @unchecked Sendable {
         arguments: [String] = [],
         environment: [String: String] = [:]
     ) async throws -> ProcessTestServer {
-        let port = try FreePort.find()
-        var all = ["serve", "--host", "127.0.0.1", "--port", "\(port)", "--data", dataDirectory.path] + arguments
-        if let adminSecret { all += ["--admin-secret", adminSecret] }
-        return try await launch(
-            all,
-            environment: environment,
-            workingDirectory: workingDirectory,
-            port: port,
-            dataDirectory: dataDirectory,
-            adminSecret: adminSecret
-        )
+        // Another test's server may take the free port first: then try another one.
+        var attempt = 1
+        while true {
+            let port = try FreePort.find()
+            var all = ["serve", "--host", "127.0.0.1", "--port", "\(port)", "--data", dataDirectory.path] + arguments
+            if let adminSecret { all += ["--admin-secret", adminSecret] }
+            do {
+                return try await launch(
+                    all,
+                    environment: environment,
+                    workingDirectory: workingDirectory,
+                    port: port,
+                    dataDirectory: dataDirectory,
+                    adminSecret: adminSecret
+                )
+            } catch let failure as TestFailure where attempt < 3 && failure.description.contains("already in use") {
+                attempt += 1
+            }
+        }
     }
 
     /// Runs `hearth arguments…`, which must serve on `port`, and waits until it is healthy.
@@ -78,8 +86,10 @@ final class ProcessTestServer: @unchecked Sendable {
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    /// Asks the health endpoint until it answers 200, for up to 60 seconds (nothing signals
-    /// that another process is listening); fails early when the process exits.
+    /// Asks the health endpoint until it answers 200 and the data directory's `server.json`
+    /// names this child on this port, for up to 60 seconds; fails early when the process exits.
+    /// The port was free when picked, but another test's server may take it first: its health
+    /// answer alone would send this test's requests to that server.
     func waitUntilHealthy() async throws {
         let child = self.child
         do {
@@ -91,11 +101,23 @@ final class ProcessTestServer: @unchecked Sendable {
                     )
                 }
                 let response = try? await request("GET", "/.well-known/hearth/health", timeout: .seconds(2))
-                return response?.status == 200
+                return response?.status == 200 && listensHere()
             }
         } catch is ConditionTimeout {
             throw TestFailure("hearth serve did not become healthy in 60 s; stderr: \(child.stderr())")
         }
+    }
+
+    /// True when `<data>/server.json`, written by a server once it listens, names this child's
+    /// process and port.
+    private func listensHere() -> Bool {
+        let file = dataDirectory.appendingPathComponent("server.json")
+        guard let data = try? Data(contentsOf: file),
+            let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let pid = (json["pid"] as? NSNumber)?.int32Value,
+            let url = json["url"] as? String
+        else { return false }
+        return pid == child.process.processIdentifier && url.hasSuffix(":\(port)")
     }
 
     struct Response {
