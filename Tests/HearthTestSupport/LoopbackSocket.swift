@@ -28,3 +28,14 @@ public func connectLoopback(_ fd: Int32, port: Int, from source: String? = nil) 
     }
     return connected == 0
 }
+
+/// Sends all of `bytes` on `fd`; false when the peer closed or reset the connection first.
+func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard n > 0 else { return false }
+        offset += n
+    }
+    return true
+}

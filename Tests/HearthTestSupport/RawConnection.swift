@@ -41,13 +41,7 @@ public final class RawConnection: @unchecked Sendable {
     /// Sends all of `bytes`; false when the server closed or reset the connection first.
     @discardableResult
     public func send(_ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard n > 0 else { return false }
-            offset += n
-        }
-        return true
+        sendAll(fd, bytes)
     }
 
     @discardableResult

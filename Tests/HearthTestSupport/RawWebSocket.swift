@@ -88,13 +88,7 @@ public final class RawWebSocket: @unchecked Sendable {
     /// server closed or reset the connection first.
     @discardableResult
     public func sendRaw(_ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard n > 0 else { return false }
-            offset += n
-        }
-        return true
+        sendAll(fd, bytes)
     }
 
     /// Reads (and drops) frames until the server's close frame; returns its code.
