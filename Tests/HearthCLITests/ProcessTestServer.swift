@@ -22,10 +22,12 @@ final class ProcessTestServer: @unchecked Sendable {
         self.client = HTTPClient(eventLoopGroupProvider: .singleton)
     }
 
-    /// A test that failed before `terminate()` or `kill()` still shuts its client down:
-    /// AsyncHTTPClient stops the whole test process when a client is dropped running.
+    /// A test that failed before `terminate()` or `kill()` still shuts its client down
+    /// (AsyncHTTPClient stops the whole test process when a client is dropped running) and ends
+    /// its child, which would otherwise serve on after the test run.
     deinit {
         try? client.syncShutdown()
+        if child.isRunning { child.send(SIGKILL) }
     }
 
     /// Starts `hearth serve` on `dataDirectory` (run from `workingDirectory`, a directory without
