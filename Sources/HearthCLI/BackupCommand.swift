@@ -31,7 +31,7 @@ struct BackupCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = Environment(ProcessInfo.processInfo.environment)
-        let directory = environment.string(data, "HEARTH_DATA") ?? ".hearth"
+        let directory = DataDirectory.path(data, environment)
         let server = try RunningServerAddress.find(
             url: url,
             adminSecret: adminSecret,

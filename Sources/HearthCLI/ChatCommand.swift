@@ -34,7 +34,7 @@ struct ChatCheckCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = Environment(ProcessInfo.processInfo.environment)
-        let directory = environment.string(data, "HEARTH_DATA") ?? ".hearth"
+        let directory = DataDirectory.path(data, environment)
         _ = LoggingOptions.bootstrap(level: try logging.resolve(environment))
         // With the chat app's lookup indexes, so they are kept and checked, not dropped.
         var configuration = StoreConfiguration()

@@ -1,8 +1,25 @@
 import Foundation
 import HearthStore
 
-/// Opens a data directory for `import` and `export`, refusing one that a server is using.
+/// Finds and opens a command's data directory, refusing one that a server is using.
 enum DataDirectory {
+    /// The data directory a command works on: `flag` (`--data`), else `HEARTH_DATA`, else
+    /// `.hearth`.
+    static func path(_ flag: String?, _ environment: Environment) -> String {
+        environment.string(flag, "HEARTH_DATA") ?? ".hearth"
+    }
+
+    /// Refuses `directory` when it is a file, or, unless `mayBeMissing`, when it does not exist.
+    /// - Throws: `CLIError` `.dataDirectoryMissing` or `.file`.
+    static func checkIsDirectory(_ directory: String, mayBeMissing: Bool) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
+            if mayBeMissing { return }
+            throw CLIError(.dataDirectoryMissing, "There is no Hearth data directory at '\(directory)'.")
+        }
+        if !isDirectory.boolValue { throw CLIError(.file, "'\(directory)' is not a directory.") }
+    }
+
     /// Opens the store in `directory`. With `create` false, a missing directory is an error.
     /// - Throws: `CLIError.dataDirectoryInUse` when another process holds LevelDB's lock.
     /// - Parameter configuration: the store's triggers and lookup indexes (a namespace opened
@@ -12,14 +29,7 @@ enum DataDirectory {
         create: Bool,
         configuration: StoreConfiguration = StoreConfiguration()
     ) throws -> Store {
-        var isDirectory: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory)
-        if !exists && !create {
-            throw CLIError(.dataDirectoryMissing, "There is no Hearth data directory at '\(directory)'.")
-        }
-        if exists && !isDirectory.boolValue {
-            throw CLIError(.file, "'\(directory)' is not a directory.")
-        }
+        try checkIsDirectory(directory, mayBeMissing: create)
         if isLockedByAnotherProcess(directory) { throw inUse(directory) }
         do {
             return try Store.open(directory: directory, configuration: configuration)

@@ -41,7 +41,7 @@ struct DataOptions: ParsableArguments {
 
     /// The data directory: the flag, else `HEARTH_DATA`, else `.hearth`.
     func dataDirectory(_ environment: Environment) -> String {
-        environment.string(data, "HEARTH_DATA") ?? ".hearth"
+        DataDirectory.path(data, environment)
     }
 
     /// `--path` as a validated `DataPath`.

@@ -26,10 +26,8 @@ struct DoctorCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = Environment(ProcessInfo.processInfo.environment)
-        let directory = environment.string(data, "HEARTH_DATA") ?? ".hearth"
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue
-        else { throw CLIError(.dataDirectoryMissing, "There is no Hearth data directory at '\(directory)'.") }
+        let directory = DataDirectory.path(data, environment)
+        try DataDirectory.checkIsDirectory(directory, mayBeMissing: false)
         if DataDirectory.isLockedByAnotherProcess(directory) {
             throw CLIError(
                 .dataDirectoryInUse,

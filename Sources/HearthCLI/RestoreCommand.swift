@@ -23,7 +23,7 @@ struct RestoreCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = Environment(ProcessInfo.processInfo.environment)
-        let directory = environment.string(data, "HEARTH_DATA") ?? ".hearth"
+        let directory = DataDirectory.path(data, environment)
         let reader = try FileChunkReader(path: file)
         let existed = FileManager.default.fileExists(atPath: directory)
         let restore: BackupRestore

@@ -12,7 +12,7 @@ struct UsersOptions: ParsableArguments {
 
     /// The data directory: the flag, else `HEARTH_DATA`, else `.hearth`.
     func dataDirectory(_ environment: Environment) -> String {
-        environment.string(data, "HEARTH_DATA") ?? ".hearth"
+        DataDirectory.path(data, environment)
     }
 
     /// Opens the accounts of the data directory; `create` false refuses a missing directory.
@@ -22,14 +22,7 @@ struct UsersOptions: ParsableArguments {
         let directory = dataDirectory(environment)
         var logger = LoggingOptions.bootstrap(level: try logging.resolve(environment))
         logger[metadataKey: "hearth.command"] = "users"
-        var isDirectory: ObjCBool = false
-        if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
-            guard create else {
-                throw CLIError(.dataDirectoryMissing, "There is no Hearth data directory at '\(directory)'.")
-            }
-        } else if !isDirectory.boolValue {
-            throw CLIError(.file, "'\(directory)' is not a directory.")
-        }
+        try DataDirectory.checkIsDirectory(directory, mayBeMissing: create)
         let accounts = AccountsStore.directory(inDataDirectory: directory)
         if DataDirectory.isLockedByAnotherProcess(accounts + "/db") { throw Self.inUse(directory) }
         do {
