@@ -59,11 +59,12 @@ struct HTTPConnectionState {
     private var headStarted = false
     private var requestLineBytes = 0
     private var requestLineEnded = false
-    /// Requests received whose response has not ended.
-    private var unanswered = 0
     /// Requests received, and responses ended, since the connection opened.
     private var requestsReceived = 0
     private var responsesEnded = 0
+    /// Requests received whose response has not ended (a response the connection sent on its
+    /// own, a refusal, answers no request).
+    private var unanswered: Int { max(0, requestsReceived - responsesEnded) }
     /// The number (in `requestsReceived`) of the first request that was not keep-alive: the
     /// connection closes after its response.
     private var lastRequest: Int?
@@ -110,7 +111,6 @@ struct HTTPConnectionState {
         headStarted = false
         requestLineBytes = 0
         requestLineEnded = false
-        unanswered += 1
         bodyOpen = true
         bodyStart = now
         bodyBytes = 0
@@ -173,7 +173,6 @@ struct HTTPConnectionState {
     mutating func responseEnded(now: NIODeadline) -> Action {
         guard responseOpen else { return .none }
         responseOpen = false
-        unanswered = max(0, unanswered - 1)
         responsesEnded += 1
         if closeAfterResponse {
             closing = true
