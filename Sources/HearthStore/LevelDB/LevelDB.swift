@@ -112,18 +112,18 @@ final class LevelDB: Sendable {
     ///   was in flight), `.damaged` once damage was found.
     func write(_ batch: WriteBatch, sync: Bool) throws {
         try recoverIfFailed()
-        let db = try enterReader()
-        defer { leaveReader() }
-        let faultsBefore = try writeFaultsBeforeWriting()
-        var error: UnsafeMutablePointer<CChar>?
-        leveldb_write(db, sync ? syncWrite : asyncWrite, batch.handle, &error)
-        if let error {
-            let fault = StorageFault(String(cString: error))
-            leveldb_free(error)
-            noteWriteFault(fault)
-            throw fault.writeRefusal()
+        try withOpen { db in
+            let faultsBefore = try writeFaultsBeforeWriting()
+            var error: UnsafeMutablePointer<CChar>?
+            leveldb_write(db, sync ? syncWrite : asyncWrite, batch.handle, &error)
+            if let error {
+                let fault = StorageFault(String(cString: error))
+                leveldb_free(error)
+                noteWriteFault(fault)
+                throw fault.writeRefusal()
+            }
+            try refuseIfAnotherWriteFailed(since: faultsBefore)
         }
-        try refuseIfAnotherWriteFailed(since: faultsBefore)
     }
 
     private static let compactionQueue = DispatchQueue(label: "hearth.compaction", qos: .utility)
