@@ -23,6 +23,38 @@ import Testing
         #expect(touched.relation(of: KeySpace(namespaceID: 8).dataKey(path("users/u1/unread"))) == .none)
     }
 
+    @Test func aLastChildReadIsChangedOnlyFromTheChildFoundOnOrFromAbove() {
+        var touched = TouchedKeys()
+        touched.insert(key("messages/c1/m2"))
+        touched.insert(key("messages/c1/m4/text"))
+        touched.insert(key("users/u1/unread"))
+        let c1 = key("messages/c1")
+        func found(_ child: String) -> [UInt8] { KeyEncoding.encode(ChildKey(child)) }
+        // Staged children before the one found change neither which is last nor its subtree.
+        #expect(!touched.touches(childrenOf: c1, from: found("m5")))
+        // The child found itself (below it, too), or a later one.
+        #expect(touched.touches(childrenOf: c1, from: found("m4")))
+        #expect(touched.touches(childrenOf: c1, from: found("m3")))
+        #expect(touched.touches(childrenOf: c1, from: found("m2")))
+        // No child found: any staged child makes one.
+        #expect(touched.touches(childrenOf: c1, from: nil))
+        // Nothing staged inside or above.
+        #expect(!touched.touches(childrenOf: key("messages/c2"), from: nil))
+        // Below a staged leaf: the leaf is its ancestor.
+        #expect(touched.touches(childrenOf: key("users/u1/unread/x"), from: nil))
+        // A staged location at or above the parent changes every child.
+        #expect(touched.touches(childrenOf: key("users/u1/unread"), from: found("z")))
+        var above = TouchedKeys()
+        above.insert(key("messages"))
+        #expect(above.touches(childrenOf: c1, from: found("m9")))
+        // Integer keys sort before string keys, and by value.
+        var numbered = TouchedKeys()
+        numbered.insert(key("list/10"))
+        #expect(!numbered.touches(childrenOf: key("list"), from: found("a")))
+        #expect(!numbered.touches(childrenOf: key("list"), from: found("11")))
+        #expect(numbered.touches(childrenOf: key("list"), from: found("9")))
+    }
+
     @Test func comparesKeysOfOtherTablesByteByByte() {
         var touched = TouchedKeys()
         let lookup: [UInt8] = Array("Pxlookup-entry".utf8)

@@ -40,12 +40,22 @@ enum KeyBytes {
         return c != 0 ? c < 0 : a.count < b.count
     }
 
-    /// True when `bytes` starts with `prefix` (compared with `memcmp`).
+    /// True when the bytes of `a` from `start` on sort before `b` (bytewise).
+    static func precedes(_ a: [UInt8], from start: Int, _ b: [UInt8]) -> Bool {
+        let rest = a.count - start
+        let n = min(rest, b.count)
+        let c = a.withUnsafeBytes { pa in
+            b.withUnsafeBytes { pb in n == 0 ? 0 : memcmp(pa.baseAddress! + start, pb.baseAddress!, n) }
+        }
+        return c != 0 ? c < 0 : rest < b.count
+    }
+
     /// True when `a` and `b` hold the same bytes (one `memcmp`, not an element-wise loop).
     static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         a.count == b.count && hasPrefix(a, b)
     }
 
+    /// True when `bytes` starts with `prefix` (compared with `memcmp`).
     static func hasPrefix(_ bytes: [UInt8], _ prefix: [UInt8]) -> Bool {
         guard bytes.count >= prefix.count else { return false }
         guard !prefix.isEmpty else { return true }

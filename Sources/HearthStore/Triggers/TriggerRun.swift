@@ -16,10 +16,10 @@ struct TriggerRun {
         /// The write with every derived update laid over it (one multi-path update at the
         /// root); nil when no trigger returned an update.
         let combined: Combined?
-        /// Every path the run read from the snapshot: matched locations, and what the
-        /// triggers read. A write staged in the same round at, above or below one of them
-        /// could change the outcome.
-        let reads: [DataPath]
+        /// What the run read from the snapshot: matched locations, and what the triggers
+        /// read. A write staged in the same round that changes one of them could change the
+        /// outcome.
+        let reads: TriggerReads
     }
 
     /// The write and its derived updates as one multi-path update at the root.
@@ -39,7 +39,7 @@ struct TriggerRun {
         var overlay = WriteOverlay(write, values: values, reader: reader)
         overlay.shapes = shapes
         let client = overlay
-        let log = ReadLog()
+        let log = TriggerReads()
         var derived: [DerivedUpdate] = []
         for trigger in triggers {
             for location in PatternLocations(reader: reader).locations(of: trigger.pattern, changedBy: client) {
@@ -73,7 +73,7 @@ struct TriggerRun {
                 }
             }
         }
-        guard !derived.isEmpty else { return Outcome(combined: nil, reads: log.paths) }
+        guard !derived.isEmpty else { return Outcome(combined: nil, reads: log) }
         for update in derived where update.path.isPriorityPath {
             throw StoreError(
                 .invalidWrite,
@@ -81,7 +81,7 @@ struct TriggerRun {
             )
         }
         if let direct = Self.side(by: write, values: values, derived: derived, keys: reader.keys) {
-            return Outcome(combined: direct, reads: log.paths)
+            return Outcome(combined: direct, reads: log)
         }
         for update in derived {
             // An increment needs only the number there: a point read, unless a priority is
@@ -95,7 +95,7 @@ struct TriggerRun {
         }
         return Outcome(
             combined: Combined(write: overlay.write, locations: nil, describe: WriteJob.describe(overlay)),
-            reads: log.paths
+            reads: log
         )
     }
 

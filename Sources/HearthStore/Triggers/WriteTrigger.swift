@@ -56,10 +56,10 @@ public struct TriggerChange {
 /// again after that write.
 public struct TriggerSnapshot {
     let reader: NamespaceReader
-    let reads: ReadLog
-    /// The writer's remembered subtrees: a leaf it remembers writing is answered from there.
-    /// Exact, like the snapshot, unless a write staged in the round changed it; then the
-    /// read, noted like any, makes the write wait for the flush and run again.
+    let reads: TriggerReads
+    /// The writer's remembered subtrees: a leaf it remembers writing is answered from there,
+    /// as the writes staged in the round left it (the writer updates what it remembers as it
+    /// stages each), so such a read is not noted: no staged write can make it stale.
     var shapes: SubtreeShapes? = nil
 
     /// The node at `path` (nil = null).
@@ -77,8 +77,8 @@ public struct TriggerSnapshot {
     /// The value at `path` when it is a leaf, nil when absent or an object (one point read, or
     /// none when the writer remembers writing that leaf: a hot counter, a time).
     public func leaf(at path: DataPath) -> LeafValue? {
-        reads.note(path)
         if let shapes, let leaf = shapes.rememberedLeaf(at: reader.keys.dataKey(path)) { return leaf }
+        reads.note(path)
         return reader.leaf(at: path)
     }
 
@@ -91,8 +91,9 @@ public struct TriggerSnapshot {
     /// The last child of `path` in key order with its subtree, without reading the others
     /// (see `NamespaceReader.lastChild`).
     public func lastChild(at path: DataPath) -> (key: ChildKey, node: Node)? {
-        reads.note(path)
-        return reader.lastChild(at: path)
+        let last = reader.lastChild(at: path)
+        reads.noteLastChild(of: path, found: last?.key)
+        return last
     }
 }
 
@@ -100,7 +101,7 @@ public struct TriggerSnapshot {
 /// snapshot's reads.
 public struct TriggerWrittenState {
     let overlay: WriteOverlay
-    let reads: ReadLog
+    let reads: TriggerReads
 
     /// The node at `path` after the write (nil = null).
     public func node(at path: DataPath) -> Node? {
@@ -111,8 +112,9 @@ public struct TriggerWrittenState {
     /// The last child of `path` in key order after the write, with its subtree; costs the
     /// children the write touches there, not all of them.
     public func lastChild(at path: DataPath) -> (key: ChildKey, node: Node)? {
-        reads.note(path)
-        return overlay.lastChild(at: path)
+        let last = overlay.lastChild(at: path)
+        reads.noteLastChild(of: path, found: last?.key)
+        return last
     }
 }
 

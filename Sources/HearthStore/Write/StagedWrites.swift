@@ -79,6 +79,13 @@ final class StagedWrites {
         return rewrites
     }
 
+    /// True when a staged write could change the last child of the node at data key `parent`
+    /// found to be the child whose encoded key segment is `segment` (see
+    /// `TouchedKeys.touches(childrenOf:from:)`).
+    func conflicts(lastChildOf parent: [UInt8], found segment: [UInt8]?) -> Bool {
+        touched.touches(childrenOf: parent, from: segment)
+    }
+
     /// The reverse index entry at `key` as the staged writes left it: nil when none wrote it,
     /// `.some(nil)` when one deleted it.
     func reverseEntry(_ key: [UInt8]) -> [UInt8]?? {

@@ -26,6 +26,9 @@ struct TouchedKeys {
     /// Touched keys of other tables (lookup entries), compared byte by byte: none is a prefix
     /// of a data key or the other way round (the table tag differs), and they are few.
     private var others: [[UInt8]] = []
+    /// The touched data keys in the order touched, for the rare check that needs their bytes
+    /// (`touches(childrenOf:from:)`).
+    private var dataKeys: [[UInt8]] = []
 
     mutating func insert(_ key: [UInt8]) {
         guard Self.isDataKey(key) else {
@@ -33,7 +36,37 @@ struct TouchedKeys {
             return
         }
         let full = SubtreeShapes.forEachAncestor(of: key) { hash, _ in ancestors.insert(hash) }
-        if let full { exact.insert(full) } else { others.append(key) }
+        if let full {
+            exact.insert(full)
+            dataKeys.append(key)
+        } else {
+            others.append(key)
+        }
+    }
+
+    /// True when a touched key could change the last child of the node at data key `parent`
+    /// that was found to be the one whose encoded segment is `segment` (nil: no child was
+    /// found): a touched key at or above `parent`, or inside it in a child at `segment` or after
+    /// it in key order. A touched child before it changes neither which child is last nor its
+    /// subtree (a staged write never deletes), so the newest message of a chat stays the newest
+    /// while earlier ones are staged.
+    func touches(childrenOf parent: [UInt8], from segment: [UInt8]?) -> Bool {
+        guard Self.isDataKey(parent) else { return relationToOthers(parent) != .none }
+        if exact.isEmpty { return false }
+        var above = false
+        let full = SubtreeShapes.forEachAncestor(of: parent) { hash, _ in
+            if !above && exact.contains(hash) { above = true }
+        }
+        guard let full else { return true }
+        if above || exact.contains(full) { return true }
+        guard ancestors.contains(full) else { return false }
+        guard let segment else { return true }
+        for key in dataKeys where key.count > parent.count && KeyBytes.hasPrefix(key, parent) {
+            // The encoding is prefix-free by segment: the first byte that differs decides, and
+            // a key whose rest starts with `segment` lies inside that very child.
+            if !KeyBytes.precedes(key, from: parent.count, segment) { return true }
+        }
+        return false
     }
 
     func relation(of key: [UInt8]) -> Relation {

@@ -82,7 +82,7 @@ struct WriteJob {
                 shapes: round.shapes
             )
             let outcome = try run.run(write, values: values)
-            if round.stagedOverlaps(outcome.reads.map(keys.dataKey)) { return nil }
+            if round.hasStaged, Self.stagedChanges(outcome.reads, in: round, keys: keys) { return nil }
             if let combined = outcome.combined {
                 let write = combined.write
                 batch = WriteBatch()
@@ -129,6 +129,14 @@ struct WriteJob {
             sequence = try round.commit(batch, stagedShapes: true, as: committed.commit)
         }
         return WriteResult.committed(sequence: sequence, values: values)
+    }
+
+    /// True when a write staged in `round` could have changed what a trigger run read.
+    private static func stagedChanges(_ reads: TriggerReads, in round: WriteRound, keys: KeySpace) -> Bool {
+        if round.stagedOverlaps(reads.paths.map(keys.dataKey)) { return true }
+        return reads.lastChildren.contains { read in
+            round.stagedChangesLastChild(of: keys.dataKey(read.parent), found: read.found.map(KeyEncoding.encode))
+        }
     }
 
     /// A failed `ifMatch` is answered only to callers allowed to make the write.

@@ -70,6 +70,12 @@ final class WriteRound {
         staged?.conflicts(keys) ?? false
     }
 
+    /// True when a staged write could change a last-child read: `read.parent`'s data key and
+    /// the found child's encoded segment (see `StagedWrites.conflicts(lastChildOf:found:)`).
+    func stagedChangesLastChild(of parent: [UInt8], found segment: [UInt8]?) -> Bool {
+        staged?.conflicts(lastChildOf: parent, found: segment) ?? false
+    }
+
     /// The reverse index entry at `key` as the staged writes left it: nil when none wrote it,
     /// `.some(nil)` when one deleted it.
     func stagedReverseEntry(_ key: [UInt8]) -> [UInt8]?? {

@@ -1,0 +1,110 @@
+import HearthCore
+import Testing
+
+@testable import HearthStore
+
+/// `/latest/<list>` names the last item of `/lists/<list>/items` by key as each write leaves it,
+/// and `/tally/<list>` counts the items by reading the count it set last (a leaf the writer
+/// remembers once it wrote it twice): the reads a chat message's trigger makes (the chat's
+/// newest message, each member's `lastMessageAt`).
+struct LatestItem: WriteTrigger {
+    var pattern: String { "/lists/$list/items/$item" }
+
+    func updates(for change: TriggerChange) throws -> [DerivedUpdate] {
+        guard change.before == nil, change.after != nil else { return [] }
+        let list = ChildKey(change.wildcards["list"]!)
+        let items = DataPath(keys: [ChildKey("lists"), list, ChildKey("items")])
+        let tally = DataPath(keys: [ChildKey("tally"), list])
+        var count = 0.0
+        if case .number(let stored)? = change.snapshot.leaf(at: tally) { count = stored }
+        let latest = change.written.lastChild(at: items).map { Node.leaf(.string($0.key.string), priority: nil) }
+        return [
+            .set(DataPath(keys: [ChildKey("latest"), list]), latest),
+            .set(tally, .leaf(.number(count + 1), priority: nil)),
+        ]
+    }
+}
+
+/// Triggered writes into one hot list in one round (a chat's messages from several senders):
+/// staged as one group when what their trigger read cannot have been changed by the ones staged
+/// before them, planned again after a flush when it can.
+@Suite(.timeLimit(.minutes(1))) struct HotTriggerStagingTests {
+    /// A list whose `latest` and `tally` the writer remembers (written twice).
+    static func warmList(_ temp: TemporaryStore) async throws -> NamespaceStore {
+        let ns = try temp.store.namespace("default")
+        try await ns.set("lists/l/items/i01", "true")
+        try await ns.set("lists/l/items/i02", "true")
+        return ns
+    }
+
+    static func item(_ key: String) throws -> Write {
+        Write(.set(path("lists/l/items/\(key)"), try value("true")))
+    }
+
+    @Test func newerItemsOfOneRoundAreStagedAsOneGroup() async throws {
+        let temp = try TemporaryStore.with([LatestItem()])
+        defer { temp.destroy() }
+        let ns = try await Self.warmList(temp)
+        let groups = temp.probe.groupsApplied
+        let results = try await ns.writeInOneRound(try ["i03", "i04", "i05", "i06"].map(Self.item))
+        for result in results { _ = try result.get() }
+        #expect(temp.probe.groupsApplied == groups + 1)
+        #expect(try await ns.json("latest/l") == #""i06""#)
+        #expect(try await ns.json("tally/l") == "6")
+    }
+
+    /// An item staged before a write whose key sorts before it is the latest, which the later
+    /// write's trigger cannot see in the snapshot: it waits for the flush and runs again.
+    @Test func anOlderItemAfterANewerStagedOneSeesTheNewerOne() async throws {
+        let temp = try TemporaryStore.with([LatestItem()])
+        defer { temp.destroy() }
+        let ns = try await Self.warmList(temp)
+        let groups = temp.probe.groupsApplied
+        let results = try await ns.writeInOneRound(try ["i09", "i05", "i07"].map(Self.item))
+        for result in results { _ = try result.get() }
+        #expect(temp.probe.groupsApplied > groups + 1)
+        #expect(try await ns.json("latest/l") == #""i09""#)
+        #expect(try await ns.json("tally/l") == "5")
+    }
+
+    /// The tally the writer does not remember yet (written once) is read from the store: a
+    /// write after a staged one that changed it waits for the flush.
+    @Test func aLeafTheWriterDoesNotRememberIsReadAfterTheFlush() async throws {
+        let temp = try TemporaryStore.with([LatestItem()])
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        try await ns.set("seed", "1")
+        let results = try await ns.writeInOneRound(try ["i01", "i02", "i03"].map(Self.item))
+        for result in results { _ = try result.get() }
+        #expect(try await ns.json("tally/l") == "3")
+        #expect(try await ns.json("latest/l") == #""i03""#)
+    }
+
+    /// A set of the tally staged in the same round is what the next item counts from.
+    @Test func aTallySetInTheRoundIsCountedFrom() async throws {
+        let temp = try TemporaryStore.with([LatestItem()])
+        defer { temp.destroy() }
+        let ns = try await Self.warmList(temp)
+        let writes = [
+            try Self.item("i03"),
+            Write(.set(path("tally/l"), try value("10"))),
+            try Self.item("i04"),
+        ]
+        for result in try await ns.writeInOneRound(writes) { _ = try result.get() }
+        #expect(try await ns.json("tally/l") == "11")
+        #expect(try await ns.json("latest/l") == #""i04""#)
+    }
+
+    /// A write at the list staged before an item changes its last child, whatever the key.
+    @Test func aWriteOverTheListBeforeAnItemIsSeen() async throws {
+        let temp = try TemporaryStore.with([LatestItem()])
+        defer { temp.destroy() }
+        let ns = try await Self.warmList(temp)
+        let writes = [
+            Write(.update(path("lists/l/items"), [UpdateEntry(path: path("z9"), value: try value(#"{"x":1}"#))])),
+            try Self.item("i03"),
+        ]
+        for result in try await ns.writeInOneRound(writes) { _ = try result.get() }
+        #expect(try await ns.json("latest/l") == #""z9""#)
+    }
+}
