@@ -44,6 +44,25 @@ struct KeyOrderTests {
         #expect(ChildKey(input).intValue == nil)
     }
 
+    /// Keys are equal exactly when their UTF-8 bytes are, and equal keys hash alike (small and
+    /// heap strings, bridged or not).
+    @Test func equalityAndHashFollowTheBytes() {
+        let long = String(repeating: "k", count: 40)
+        let pairs: [(String, String, Bool)] = [
+            ("a", "a", true), ("a", "b", false), ("ab", "a", false), ("", "", true),
+            ("7", "07", false), ("7", "7", true),
+            (long, String(repeating: "k", count: 40), true), (long, long + "x", false),
+            // Canonically equivalent, different bytes: different keys, as in Firebase.
+            ("é", "e\u{301}", false), ("\u{1F600}", "\u{1F600}", true),
+        ]
+        for (a, b, equal) in pairs {
+            #expect((ChildKey(a) == ChildKey(b)) == equal, "\(a) \(b)")
+            if equal { #expect(ChildKey(a).hashValue == ChildKey(b).hashValue) }
+        }
+        let set: Set<ChildKey> = [ChildKey("é"), ChildKey("e\u{301}"), ChildKey(long), ChildKey(long)]
+        #expect(set.count == 3)
+    }
+
     @Test func utf16OrderDiffersFromUTF8() {
         // In UTF-8 (and code points) U+FF61 < U+1F600; JavaScript compares UTF-16 units.
         #expect("\u{FF61}".utf8.lexicographicallyPrecedes("\u{1F600}".utf8))

@@ -88,3 +88,22 @@ import Testing
         #expect(absent == 1_000)
     }
 }
+
+@Suite struct TriggerPatternTests {
+    @Test func aWriteReachesAPatternFromAtAboveOrBelowItsLocations() throws {
+        let pattern = try TriggerPattern("/users/$uid/phoneNumber")
+        func update(_ base: String, _ relatives: [String]) throws -> Write {
+            Write(.update(path(base), try relatives.map { UpdateEntry(path: path($0), value: try value("1")) }))
+        }
+        #expect(Write(.set(path("users/u1/phoneNumber"), try value("1"))).reaches(pattern))
+        #expect(Write(.set(path("users"), try value("1"))).reaches(pattern))
+        #expect(Write(.set(path("users/u1/phoneNumber/x"), try value("1"))).reaches(pattern))
+        #expect(!Write(.set(path("users/u1/name"), try value("1"))).reaches(pattern))
+        #expect(try update("", ["userChats/u1/c1/unread", "users/u2/phoneNumber"]).reaches(pattern))
+        #expect(try !update("", ["userChats/u1/c1/unread", "unreadTotals/u1"]).reaches(pattern))
+        #expect(try update("users", ["u1/phoneNumber"]).reaches(pattern))
+        #expect(try update("users/u1", ["phoneNumber"]).reaches(pattern))
+        #expect(try !update("users/u1", ["displayName"]).reaches(pattern))
+        #expect(try !update("chats", ["users/phoneNumber"]).reaches(pattern))
+    }
+}

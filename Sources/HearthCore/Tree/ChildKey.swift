@@ -53,11 +53,23 @@ public struct ChildKey: Hashable, Comparable, Sendable, CustomStringConvertible 
     /// Keys are equal when their UTF-8 bytes are (no Unicode canonical equivalence: Firebase
     /// compares code units, so "é" and "e\u{301}" are different keys).
     public static func == (lhs: ChildKey, rhs: ChildKey) -> Bool {
-        lhs.string.utf8.elementsEqual(rhs.string.utf8)
+        // The integer value follows from the bytes: a cheap first check.
+        guard lhs.intValue == rhs.intValue else { return false }
+        var (a, b) = (lhs.string, rhs.string)
+        return a.withUTF8 { pa in
+            b.withUTF8 { pb in
+                guard pa.count == pb.count else { return false }
+                for i in 0..<pa.count where pa[i] != pb[i] { return false }
+                return true
+            }
+        }
     }
 
+    /// The hash of the key's UTF-8 bytes, combined at once (keys are dictionary and set keys
+    /// on the writer's hot paths).
     public func hash(into hasher: inout Hasher) {
-        for byte in string.utf8 { hasher.combine(byte) }
+        var bytes = string
+        bytes.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 
     /// Firebase's `nameCompare`: negative, zero or positive.

@@ -27,8 +27,7 @@ struct LookupMaintenance {
     /// The changes of `write` (with its resolved `values`); nil when it reaches no indexed
     /// location.
     func changes(for write: Write, values: [Node?]) -> Changes? {
-        let paths = write.writtenPaths
-        let reached = lookups.filter { lookup in paths.contains { lookup.pattern.leadsTo($0) } }
+        let reached = lookups.filter { write.reaches($0.pattern) }
         guard !reached.isEmpty else { return nil }
         let overlay = WriteOverlay(write, values: values, reader: reader)
         let finder = PatternLocations(reader: reader)

@@ -53,6 +53,18 @@ struct TriggerPattern: Sendable, Hashable, CustomStringConvertible {
         return true
     }
 
+    /// `leadsTo(base.appending(relative))` without building the path.
+    func leadsTo(_ base: DataPath, _ relative: DataPath) -> Bool {
+        guard leadsTo(base) else { return false }
+        var index = base.depth
+        for key in relative.keys {
+            guard index < segments.count else { return true }
+            if case .key(let expected) = segments[index], expected != key { return false }
+            index += 1
+        }
+        return true
+    }
+
     /// The wildcards of `path` (exactly as deep as the pattern), or nil when it does not match.
     func match(_ path: DataPath) -> [String: String]? {
         guard path.depth == depth else { return nil }

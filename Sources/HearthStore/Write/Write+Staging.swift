@@ -10,6 +10,17 @@ extension Write {
         }
     }
 
+    /// True when a location the write replaces leads to `pattern`'s locations: it lies at or
+    /// below one, or above (see `TriggerPattern.leadsTo`). No path is built: a chat message's
+    /// update has hundreds of locations, none of them near a lookup's.
+    func reaches(_ pattern: TriggerPattern) -> Bool {
+        switch operation {
+        case .set(let path, _): return pattern.leadsTo(path)
+        case .update(let base, let entries):
+            return pattern.leadsTo(base) && entries.contains { pattern.leadsTo(base, $0.path) }
+        }
+    }
+
     /// How many locations the write replaces (a set has one).
     var locationCount: Int {
         switch operation {
