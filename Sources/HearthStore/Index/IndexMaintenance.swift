@@ -9,23 +9,47 @@ struct IndexMaintenance {
     var notes: IndexPlanNotes? = nil
     var keys: KeySpace { reader.keys }
 
-    func update(for entries: [PlannedEntry]) {
+    /// - Parameter order: the entries' indexes in the byte order of their data keys (the
+    ///   entries below one child of an indexed list are then next to each other: its entry is
+    ///   refreshed once, with no set of children to build).
+    func update(for entries: [PlannedEntry], inKeyOrder order: [Int]) {
         for index in reader.indexes {
             let depth = index.spec.location.count
-            var pairs: [DataPath: Set<ChildKey>] = [:]
-            for entry in entries where !entry.isPriority {
+            // The last child refreshed: an entry's position, and the length of its key's first
+            // `depth + 1` segments (the child's data key).
+            var last: (position: Int, length: Int)?
+            for position in order {
+                let entry = entries[position]
+                guard !entry.isPriority else { continue }
                 if entry.path.depth <= depth {
                     guard matchesPrefix(index.spec, entry.path) else { continue }
                     reindex(index, at: entry.path, node: entry.node)
-                } else {
-                    let list = DataPath(keys: Array(entry.path.keys[0..<depth]))
-                    guard index.spec.matches(list) else { continue }
-                    pairs[list, default: []].insert(entry.path.keys[depth])
+                    continue
                 }
+                guard let length = Self.prefixLength(of: entry.dataKey, segments: depth + 1) else { continue }
+                if let last, last.length == length,
+                    KeyBytes.hasPrefix(entry.dataKey, entries[last.position].dataKey, length: length)
+                {
+                    continue
+                }
+                last = (position, length)
+                let list = DataPath(keys: Array(entry.path.keys[0..<depth]))
+                guard index.spec.matches(list) else { continue }
+                refresh(index, list: list, child: entry.path.keys[depth])
             }
-            for (list, children) in pairs {
-                for child in children { refresh(index, list: list, child: child) }
+        }
+    }
+
+    /// The length of the first `segments` segments of data key `key` (after the table tag and
+    /// namespace id), or nil when it has fewer.
+    static func prefixLength(of key: [UInt8], segments: Int) -> Int? {
+        key.withUnsafeBytes { bytes in
+            var offset = SubtreeShapes.namespacePrefixLength
+            for _ in 0..<segments {
+                guard let end = KeyEncoding.segmentEnd(bytes, from: offset) else { return nil }
+                offset = end
             }
+            return offset
         }
     }
 
@@ -59,18 +83,25 @@ struct IndexMaintenance {
         }
     }
 
-    /// Re-derives the entry of one child whose subtree the write touched.
+    /// Re-derives the entry of one child whose subtree the write touched: nothing to do when
+    /// its indexed value stays the same; otherwise the old entry goes and the new one (and its
+    /// reverse entry, put over the old) comes, or the reverse entry goes with the child.
     private func refresh(_ index: RegisteredIndex, list: DataPath, child: ChildKey) {
         let reverseKey = keys.reverseEntryKey(index.id, list: list, child: child)
         let old = notes.map { $0.reverseEntry(reverseKey, in: reader.snapshot) } ?? reader.snapshot.get(reverseKey)
-        if let old {
-            batch.delete(keys.indexEntryKey(index.id, list: list, value: old, child: child))
-            batch.delete(reverseKey)
-            notes?.noteReverseEntry(reverseKey, nil)
-        }
         let childPath = list.child(child)
-        guard view.state(of: childPath) != .missing else { return }
-        put(index, list: list, child: child, value: view.state(of: childPath.appending(index.childPath)))
+        let new =
+            view.state(of: childPath) == .missing
+            ? nil : IndexValueEncoding.encode(view.state(of: childPath.appending(index.childPath)))
+        if let old, let new, KeyBytes.equal(old, new) { return }
+        if let old { batch.delete(keys.indexEntryKey(index.id, list: list, value: old, child: child)) }
+        if let new {
+            batch.put(keys.indexEntryKey(index.id, list: list, value: new, child: child), [])
+            batch.put(reverseKey, new)
+        } else if old != nil {
+            batch.delete(reverseKey)
+        }
+        if old != nil || new != nil { notes?.noteReverseEntry(reverseKey, new) }
     }
 
     private func put(_ index: RegisteredIndex, list: DataPath, child: ChildKey, value: IndexValueEncoding.Indexed) {

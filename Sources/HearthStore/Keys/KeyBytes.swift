@@ -55,6 +55,15 @@ enum KeyBytes {
         a.count == b.count && hasPrefix(a, b)
     }
 
+    /// True when `bytes` starts with the first `length` bytes of `other` (both at least that long).
+    static func hasPrefix(_ bytes: [UInt8], _ other: [UInt8], length: Int) -> Bool {
+        guard bytes.count >= length, other.count >= length else { return false }
+        guard length > 0 else { return true }
+        return bytes.withUnsafeBytes { b in
+            other.withUnsafeBytes { o in memcmp(b.baseAddress!, o.baseAddress!, length) == 0 }
+        }
+    }
+
     /// True when `bytes` starts with `prefix` (compared with `memcmp`).
     static func hasPrefix(_ bytes: [UInt8], _ prefix: [UInt8]) -> Bool {
         guard bytes.count >= prefix.count else { return false }

@@ -9,43 +9,43 @@ struct PostWriteView {
     var shapes: SubtreeShapes? = nil
     /// Notes every path whose state is read from the snapshot; nil: not noted.
     var reads: ReadLog? = nil
-    /// Non-priority entries by path, and their data keys in byte order (for "entries below").
-    private let byPath: [DataPath: Int]
+    /// The non-priority entries' data keys in byte order.
     private let sortedKeys: [(key: [UInt8], index: Int)]
 
-    /// Up to this many entries are searched one by one (no dictionary to build).
-    private static let linearEntries = 8
-
-    init(reader: NamespaceReader, entries: [PlannedEntry], shapes: SubtreeShapes? = nil, reads: ReadLog? = nil) {
+    /// - Parameter order: the entries' indexes in the byte order of their data keys, when
+    ///   known (the planner's); sorted here otherwise.
+    init(
+        reader: NamespaceReader,
+        entries: [PlannedEntry],
+        inKeyOrder order: [Int]? = nil,
+        shapes: SubtreeShapes? = nil,
+        reads: ReadLog? = nil
+    ) {
         self.reader = reader
         self.entries = entries
         self.shapes = shapes
         self.reads = reads
-        var byPath: [DataPath: Int] = [:]
         var sortedKeys: [(key: [UInt8], index: Int)] = []
-        let indexed = entries.count > Self.linearEntries
-        for (index, entry) in entries.enumerated() where !entry.isPriority {
-            if indexed { byPath[entry.path] = index }
-            sortedKeys.append((entry.dataKey, index))
+        sortedKeys.reserveCapacity(entries.count)
+        for index in order ?? Array(entries.indices) where !entries[index].isPriority {
+            sortedKeys.append((entries[index].dataKey, index))
         }
-        if sortedKeys.count > 1 { sortedKeys.sort { $0.key.lexicographicallyPrecedes($1.key) } }
-        self.byPath = byPath
+        if order == nil && sortedKeys.count > 1 { sortedKeys.sort { KeyBytes.precedes($0.key, $1.key) } }
         self.sortedKeys = sortedKeys
     }
 
-    /// The entry whose path is `path` or one of its ancestors.
-    private func coveringEntry(_ path: DataPath) -> PlannedEntry? {
-        if entries.count <= Self.linearEntries {
-            // Update paths are disjoint: at most one entry covers `path`.
-            return entries.first { !$0.isPriority && $0.path.contains(path) }
+    /// The entry at the location whose data key is `prefix` or above it. Update paths are
+    /// disjoint, so it is the last entry at or before `prefix` in byte order, when that one's
+    /// key is a prefix of `prefix` (any key between the two would lie inside it).
+    private func coveringEntry(_ prefix: [UInt8]) -> PlannedEntry? {
+        var low = 0
+        var high = sortedKeys.count
+        while low < high {
+            let mid = (low + high) / 2
+            if !KeyBytes.precedes(prefix, sortedKeys[mid].key) { low = mid + 1 } else { high = mid }
         }
-        guard !byPath.isEmpty else { return nil }
-        var keys = path.keys
-        while true {
-            if let index = byPath[DataPath(keys: keys)] { return entries[index] }
-            if keys.isEmpty { return nil }
-            keys.removeLast()
-        }
+        guard low > 0, KeyBytes.hasPrefix(prefix, sortedKeys[low - 1].key) else { return nil }
+        return entries[sortedKeys[low - 1].index]
     }
 
     /// Entries strictly below the location with data key `prefix`, in byte order.
@@ -54,10 +54,10 @@ struct PostWriteView {
         var high = sortedKeys.count
         while low < high {
             let mid = (low + high) / 2
-            if sortedKeys[mid].key.lexicographicallyPrecedes(prefix) { low = mid + 1 } else { high = mid }
+            if KeyBytes.precedes(sortedKeys[mid].key, prefix) { low = mid + 1 } else { high = mid }
         }
         var result: [PlannedEntry] = []
-        while low < sortedKeys.count && sortedKeys[low].key.starts(with: prefix) {
+        while low < sortedKeys.count && KeyBytes.hasPrefix(sortedKeys[low].key, prefix) {
             if sortedKeys[low].key.count > prefix.count { result.append(entries[sortedKeys[low].index]) }
             low += 1
         }
@@ -78,10 +78,10 @@ struct PostWriteView {
     }
 
     func state(of path: DataPath) -> IndexValueEncoding.Indexed {
-        if let entry = coveringEntry(path) {
+        let prefix = reader.keys.dataKey(path)
+        if let entry = coveringEntry(prefix) {
             return IndexValueEncoding.Indexed(entry.node?.descendant(entry.path.relative(path)!))
         }
-        let prefix = reader.keys.dataKey(path)
         let below = entriesBelow(prefix)
         // Data put below a location makes it an object, whatever was there.
         if below.contains(where: { $0.node != nil }) { return .object }

@@ -28,7 +28,7 @@ final class StagedWrites {
     let announcedBefore: Int
     private var touched = TouchedKeys()
     /// The reverse index entries the staged writes put (their value) or deleted (nil).
-    private var reverseEntries: [[UInt8]: [UInt8]?] = [:]
+    private var reverseEntries: [StoredKey: [UInt8]?] = [:]
     private var writes = 0
     /// Whether a write joined that puts a key an earlier one put (a hot counter written again
     /// from the writer's memory): the batch then has keys to drop before it is applied.
@@ -89,7 +89,7 @@ final class StagedWrites {
     /// The reverse index entry at `key` as the staged writes left it: nil when none wrote it,
     /// `.some(nil)` when one deleted it.
     func reverseEntry(_ key: [UInt8]) -> [UInt8]?? {
-        reverseEntries.isEmpty ? nil : reverseEntries[key]
+        reverseEntries.isEmpty ? nil : reverseEntries[StoredKey(key)]
     }
 
     /// - Parameter batch: the write's batch, the group's from now on (its owner drops it).
@@ -103,7 +103,7 @@ final class StagedWrites {
     ) {
         if writes == 0 { self.batch = batch } else { self.batch.append(batch) }
         for key in keys { touched.insert(key) }
-        for entry in written { reverseEntries[entry.key] = .some(entry.value) }
+        for entry in written { reverseEntries[StoredKey(entry.key)] = .some(entry.value) }
         self.rewritesKeys = self.rewritesKeys || rewritesKeys
         writes += 1
     }

@@ -93,12 +93,19 @@ struct WritePlanner {
                     dataKey: located.dataKeys[index]
                 )
             }
-            let view = PostWriteView(reader: reader, entries: entries, shapes: shapes, reads: indexNotes?.reads)
+            let view = PostWriteView(
+                reader: reader,
+                entries: entries,
+                inKeyOrder: order,
+                shapes: shapes,
+                reads: indexNotes?.reads
+            )
             for entry in entries where entry.isPriority {
                 setPriority(entry, view: view)
             }
             removeOrphanPriorities(entries: entries, view: view)
-            IndexMaintenance(reader: reader, batch: batch, view: view, notes: indexNotes).update(for: entries)
+            IndexMaintenance(reader: reader, batch: batch, view: view, notes: indexNotes)
+                .update(for: entries, inKeyOrder: order)
         }
         return .committed(sequence: 0, values: values)
     }
