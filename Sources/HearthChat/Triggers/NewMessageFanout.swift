@@ -17,25 +17,29 @@ struct NewMessageFanout {
         var updates: [DerivedUpdate] = []
         updates.reserveCapacity(members.count * 3)
         var names = EntryNames(chat: chat, members: members, snapshot: snapshot)
+        let sentAtLeaf = Node.leaf(.number(sentAt), priority: nil)
         for member in members {
-            let entry = ChatPaths.entry(member, chat)
             let isSender = member.string == sender
-            if !isSender {
-                updates.append(.increment(entry.child(ChildKey("unread")), by: 1))
-                updates.append(.increment(ChatPaths.unreadTotal(member), by: 1))
-            }
-            updates.append(.set(entry.child(ChildKey("lastMessageAt")), .leaf(.number(sentAt), priority: nil)))
+            let lastMessageAt = ChatPaths.entry(member, chat, ChatPaths.Key.lastMessageAt)
+            // The entry's fields next to each other: their keys share the entry's encoding.
+            if !isSender { updates.append(.increment(ChatPaths.entry(member, chat, ChatPaths.Key.unread), by: 1)) }
+            updates.append(.set(lastMessageAt, sentAtLeaf))
+            if !isSender { updates.append(.increment(ChatPaths.unreadTotal(member), by: 1)) }
             // An entry without its name is gone ("delete chat" for me) or never made: the
             // message brings the chat back into the member's list. Its `lastMessageAt`, which
             // every message sets, answers first: the writer remembers it, with no read.
-            if snapshot.leaf(at: entry.child(ChildKey("lastMessageAt"))) == nil,
-                snapshot.leaf(at: entry.child(ChildKey("name"))) == nil
+            if snapshot.leaf(at: lastMessageAt) == nil,
+                snapshot.leaf(at: ChatPaths.entry(member, chat, ChatPaths.Key.name)) == nil
             {
                 if let name = names.name(for: member) {
-                    updates.append(.set(entry.child(ChildKey("name")), .leaf(.string(name), priority: nil)))
+                    updates.append(
+                        .set(ChatPaths.entry(member, chat, ChatPaths.Key.name), .leaf(.string(name), priority: nil))
+                    )
                 }
                 if isSender {
-                    updates.append(.set(entry.child(ChildKey("unread")), .leaf(.number(0), priority: nil)))
+                    updates.append(
+                        .set(ChatPaths.entry(member, chat, ChatPaths.Key.unread), .leaf(.number(0), priority: nil))
+                    )
                 }
             }
         }
@@ -59,14 +63,14 @@ struct EntryNames {
 
     mutating func name(for member: ChildKey) -> String? {
         let chatPath = ChatPaths.chat(chat)
-        if case .string("private")? = snapshot.leaf(at: chatPath.child(ChildKey("type"))) {
+        if case .string("private")? = snapshot.leaf(at: chatPath.child(ChatPaths.Key.type)) {
             guard let other = members.first(where: { $0 != member }) else { return nil }
             guard case .string(let name)? = snapshot.leaf(at: ChatPaths.displayName(other)) else { return nil }
             return name
         }
         if let groupName { return groupName }
         var name: String?
-        if case .string(let text)? = snapshot.leaf(at: chatPath.child(ChildKey("name"))) { name = text }
+        if case .string(let text)? = snapshot.leaf(at: chatPath.child(ChatPaths.Key.name)) { name = text }
         groupName = .some(name)
         return name
     }
