@@ -168,4 +168,21 @@ import Testing
             ]
         )
     }
+
+    /// A refresh leaves a child's entry alone when its indexed value does not change; a write
+    /// over the whole list drops the entries of children it does not have, so a child written
+    /// back with the very value it had must be indexed again (its old value is not what is
+    /// stored any more).
+    @Test func aChildReindexedAwayAndBackWithTheSameValueIsIndexedAgain() async throws {
+        let temp = try TemporaryStore()
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        try await ns.setIndexes(Self.specs)
+        // Indexed from a write above the lists.
+        try await ns.set("uc", #"{"u1":{"c0":{"unread":0},"c1":{"unread":3}}}"#)
+        try await ns.set("uc/u1", #"{"c0":{"unread":1}}"#)
+        try await ns.update("uc/u1", [("c1/unread", "3")])
+        let byUnread = try await ns.read { try $0.query(at: path("uc/u1"), Query(order: .child(path("unread")))) }
+        #expect(byUnread.map(\.key.string) == ["c0", "c1"])
+    }
 }
