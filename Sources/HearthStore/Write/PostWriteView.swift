@@ -38,14 +38,10 @@ struct PostWriteView {
     /// disjoint, so it is the last entry at or before `prefix` in byte order, when that one's
     /// key is a prefix of `prefix` (any key between the two would lie inside it).
     private func coveringEntry(_ prefix: [UInt8]) -> PlannedEntry? {
-        var low = 0
-        var high = sortedKeys.count
-        while low < high {
-            let mid = (low + high) / 2
-            if !KeyBytes.precedes(prefix, sortedKeys[mid].key) { low = mid + 1 } else { high = mid }
+        let found = prefix.withUnsafeBytes { bytes in
+            Self.keyContaining(bytes, count: sortedKeys.count) { sortedKeys[$0].key }
         }
-        guard low > 0, KeyBytes.hasPrefix(prefix, sortedKeys[low - 1].key) else { return nil }
-        return entries[sortedKeys[low - 1].index]
+        return found.map { entries[sortedKeys[$0].index] }
     }
 
     /// Entries strictly below the location with data key `prefix`, in byte order.
@@ -65,16 +61,27 @@ struct PostWriteView {
     }
 
     /// The replaced prefix that `key` starts with, if any (`sorted` in byte order, no prefix of
-    /// another since update paths are disjoint): the greatest one not above `key`.
+    /// another since update paths are disjoint).
     private static func replacedPrefix(of key: UnsafeRawBufferPointer, in sorted: [[UInt8]]) -> [UInt8]? {
+        keyContaining(key, count: sorted.count) { sorted[$0] }.map { sorted[$0] }
+    }
+
+    /// The position of the key `bytes` starts with among `count` keys in byte order (`key(i)`),
+    /// none a prefix of another (update paths are disjoint): the greatest key not above
+    /// `bytes`, when `bytes` starts with it (any key between the two would start with it too).
+    private static func keyContaining(
+        _ bytes: UnsafeRawBufferPointer,
+        count: Int,
+        key: (Int) -> [UInt8]
+    ) -> Int? {
         var low = 0
-        var high = sorted.count
+        var high = count
         while low < high {
             let mid = (low + high) / 2
-            if KeyBytes.compare(key, sorted[mid]) >= 0 { low = mid + 1 } else { high = mid }
+            if KeyBytes.compare(bytes, key(mid)) >= 0 { low = mid + 1 } else { high = mid }
         }
-        guard low > 0, KeyBytes.hasPrefix(key, sorted[low - 1]) else { return nil }
-        return sorted[low - 1]
+        guard low > 0, KeyBytes.hasPrefix(bytes, key(low - 1)) else { return nil }
+        return low - 1
     }
 
     func state(of path: DataPath) -> IndexValueEncoding.Indexed {
