@@ -96,24 +96,24 @@ struct IndexMaintenance {
         if let old, let new, KeyBytes.equal(old, new) { return }
         if let old { batch.delete(keys.indexEntryKey(index.id, list: list, value: old, child: child)) }
         if let new {
-            batch.put(keys.indexEntryKey(index.id, list: list, value: new, child: child), [])
-            batch.put(reverseKey, new)
+            put(index, list: list, child: child, encoded: new, reverseKey: reverseKey)
         } else if old != nil {
             batch.delete(reverseKey)
+            notes?.noteReverseEntry(reverseKey, nil)
         }
-        if old != nil || new != nil { notes?.noteReverseEntry(reverseKey, new) }
     }
 
     private func put(_ index: RegisteredIndex, list: DataPath, child: ChildKey, value: IndexValueEncoding.Indexed) {
-        guard let notes else {
-            keys.putIndexEntry(index.id, list: list, child: child, value: value, into: batch)
-            return
-        }
-        let encoded = IndexValueEncoding.encode(value)
         let reverseKey = keys.reverseEntryKey(index.id, list: list, child: child)
+        put(index, list: list, child: child, encoded: IndexValueEncoding.encode(value), reverseKey: reverseKey)
+    }
+
+    /// Puts the entry of `child` with the encoded value, and its reverse entry (at
+    /// `reverseKey`, over any old one), noted for the staged writes after it.
+    private func put(_ index: RegisteredIndex, list: DataPath, child: ChildKey, encoded: [UInt8], reverseKey: [UInt8]) {
         batch.put(keys.indexEntryKey(index.id, list: list, value: encoded, child: child), [])
         batch.put(reverseKey, encoded)
-        notes.noteReverseEntry(reverseKey, encoded)
+        notes?.noteReverseEntry(reverseKey, encoded)
     }
 
     /// Calls `body` for every indexed location inside `node` (which sits at `path`).
