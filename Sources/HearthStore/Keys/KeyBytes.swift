@@ -33,11 +33,7 @@ enum KeyBytes {
 
     /// True when `a` sorts before `b` (bytewise, as LevelDB orders keys).
     static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        let n = min(a.count, b.count)
-        let c = a.withUnsafeBytes { pa in
-            b.withUnsafeBytes { pb in n == 0 ? 0 : memcmp(pa.baseAddress!, pb.baseAddress!, n) }
-        }
-        return c != 0 ? c < 0 : a.count < b.count
+        precedes(a, from: 0, b)
     }
 
     /// True when the bytes of `a` from `start` on sort before `b` (bytewise).

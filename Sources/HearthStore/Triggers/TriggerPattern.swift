@@ -53,9 +53,10 @@ struct TriggerPattern: Sendable, Hashable, CustomStringConvertible {
         return true
     }
 
-    /// `leadsTo(base.appending(relative))` without building the path.
-    func leadsTo(_ base: DataPath, _ relative: DataPath) -> Bool {
-        guard leadsTo(base) else { return false }
+    /// `leadsTo(base.appending(relative))` without building the path, for a `base` already
+    /// known to lead to the pattern (`leadsTo(base)`, checked once for all of an update's
+    /// entries).
+    func leadsTo(_ relative: DataPath, below base: DataPath) -> Bool {
         var index = base.depth
         for key in relative.keys {
             guard index < segments.count else { return true }

@@ -17,7 +17,7 @@ extension Write {
         switch operation {
         case .set(let path, _): return pattern.leadsTo(path)
         case .update(let base, let entries):
-            return pattern.leadsTo(base) && entries.contains { pattern.leadsTo(base, $0.path) }
+            return pattern.leadsTo(base) && entries.contains { pattern.leadsTo($0.path, below: base) }
         }
     }
 
