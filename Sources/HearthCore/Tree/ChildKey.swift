@@ -52,11 +52,17 @@ public struct ChildKey: Hashable, Comparable, Sendable, CustomStringConvertible 
 
     /// Keys are equal when their UTF-8 bytes are (no Unicode canonical equivalence: Firebase
     /// compares code units, so "é" and "e\u{301}" are different keys).
-    /// Inlinable: the rules' evaluation compares keys on its hot paths.
-    @inlinable
     public static func == (lhs: ChildKey, rhs: ChildKey) -> Bool {
         // The integer value follows from the bytes: a cheap first check.
-        lhs.intValue == rhs.intValue && lhs.string.hasSameUTF8(as: rhs.string)
+        guard lhs.intValue == rhs.intValue else { return false }
+        var (a, b) = (lhs.string, rhs.string)
+        return a.withUTF8 { pa in
+            b.withUTF8 { pb in
+                guard pa.count == pb.count else { return false }
+                for i in 0..<pa.count where pa[i] != pb[i] { return false }
+                return true
+            }
+        }
     }
 
     /// The hash of the key's UTF-8 bytes, combined at once (keys are dictionary and set keys
@@ -140,27 +146,5 @@ public enum UTF16Order {
         case 0xF0...0xF4: return Int(byte) - 0xF0 + 0xEE  // supplementary: between 0xED and 0xEE
         default: return Int(byte)
         }
-    }
-}
-
-extension String {
-    /// True when both strings hold the same UTF-8 bytes: no Unicode canonical equivalence,
-    /// as Firebase compares keys and strings by code units ("é" and "e\u{301}" differ), and
-    /// no generic `elementsEqual` (keys and rule strings are compared on hot paths).
-    @inlinable
-    public func hasSameUTF8(as other: String) -> Bool {
-        guard utf8.count == other.utf8.count else { return false }
-        let fast = utf8.withContiguousStorageIfAvailable { a in
-            other.utf8.withContiguousStorageIfAvailable { b -> Bool in
-                var i = 0
-                while i < a.count {
-                    if a[i] != b[i] { return false }
-                    i += 1
-                }
-                return true
-            }
-        }
-        if let fast, let result = fast { return result }
-        return utf8.elementsEqual(other.utf8)
     }
 }

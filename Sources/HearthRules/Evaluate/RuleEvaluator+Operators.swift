@@ -108,7 +108,7 @@ extension RuleEvaluator {
         case (.null, .null): return true
         case let (.bool(a), .bool(b)): return a == b
         case let (.number(a), .number(b)): return a == b
-        case let (.string(a), .string(b)): return a.hasSameUTF8(as: b)
+        case let (.string(a), .string(b)): return a.utf8.count == b.utf8.count && RuleKeys.equal(a, b)
         case (.snapshot, _), (_, .snapshot), (.regex, _), (_, .regex), (.array, _), (_, .array): return nil
         case let (.json(a), .json(b)): return a == b
         case let (.auth(a), .auth(b)): return a == b

@@ -98,15 +98,38 @@ enum RuleOptimizer {
     }
 }
 
-/// Key paths for the hot paths of evaluation (keys compare their bytes: `ChildKey ==`).
+/// Key comparisons for the hot paths of evaluation: bytes compared directly (`ChildKey ==`
+/// goes through a generic `elementsEqual`).
 enum RuleKeys {
+    @inline(__always)
+    static func equal(_ a: ChildKey, _ b: ChildKey) -> Bool {
+        a.intValue == b.intValue && a.string.utf8.count == b.string.utf8.count && equal(a.string, b.string)
+    }
+
+    /// Byte equality of two strings (no Unicode equivalence, as Firebase compares keys).
+    static func equal(_ a: String, _ b: String) -> Bool {
+        let fast = a.utf8.withContiguousStorageIfAvailable { pa in
+            b.utf8.withContiguousStorageIfAvailable { pb -> Bool in
+                guard pa.count == pb.count else { return false }
+                var i = 0
+                while i < pa.count {
+                    if pa[i] != pb[i] { return false }
+                    i += 1
+                }
+                return true
+            }
+        }
+        if let fast, let result = fast { return result }
+        return a.utf8.elementsEqual(b.utf8)
+    }
+
     /// True when `prefix` is `path` or one of its ancestors.
     @inline(__always)
     static func contains(_ prefix: DataPath, _ path: DataPath) -> Bool {
         let p = prefix.keys
         let k = path.keys
         guard k.count >= p.count else { return false }
-        for i in p.indices where p[i] != k[i] { return false }
+        for i in p.indices where !equal(p[i], k[i]) { return false }
         return true
     }
 

@@ -96,7 +96,7 @@ final class RuleNode: Sendable {
     /// The literal child named `key`, if any.
     func literal(_ key: ChildKey) -> RuleNode? {
         if literalKeys.count > 16 { return children[key] }
-        for i in literalKeys.indices where literalKeys[i] == key { return literalNodes[i] }
+        for i in literalKeys.indices where RuleKeys.equal(literalKeys[i], key) { return literalNodes[i] }
         return nil
     }
 

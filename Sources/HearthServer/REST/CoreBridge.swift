@@ -145,7 +145,7 @@ private struct PathSpelling: Hashable {
     init(_ text: String) { self.text = text }
 
     static func == (lhs: PathSpelling, rhs: PathSpelling) -> Bool {
-        lhs.text.hasSameUTF8(as: rhs.text)
+        lhs.text.utf8.elementsEqual(rhs.text.utf8)
     }
 
     func hash(into hasher: inout Hasher) {
