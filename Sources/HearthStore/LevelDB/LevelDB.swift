@@ -115,7 +115,7 @@ final class LevelDB: Sendable {
         try withOpen { db in
             let faultsBefore = try writeFaultsBeforeWriting()
             var error: UnsafeMutablePointer<CChar>?
-            leveldb_write(db, sync ? syncWrite : asyncWrite, batch.handle, &error)
+            batch.withHandle { leveldb_write(db, sync ? syncWrite : asyncWrite, $0, &error) }
             if let error {
                 let fault = StorageFault(String(cString: error))
                 leveldb_free(error)

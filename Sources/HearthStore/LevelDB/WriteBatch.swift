@@ -1,9 +1,15 @@
 import CLevelDB
 
 /// A LevelDB write batch: every put and delete in it is applied atomically.
+///
+/// The puts and deletes are kept as Swift arrays and handed to LevelDB only when the batch is
+/// written (`withHandle`): a round's staged writes append their batches to one group's, which
+/// drops each hot key's earlier writes before it is written, so a key is copied into LevelDB's
+/// own batch once, not once per write and again for the group.
 final class WriteBatch {
-    let handle: OpaquePointer
-    private(set) var count = 0
+    /// The puts (a value) and deletes (nil), in order.
+    private(set) var operations: [(key: [UInt8], value: [UInt8]?)] = []
+    var count: Int { operations.count }
     private(set) var byteSize = 0
     /// Key ranges (as prefixes) this batch cleared in bulk; compacted after commit so that
     /// later seeks do not step over their tombstones one by one.
@@ -24,45 +30,20 @@ final class WriteBatch {
         deletedRanges.append(prefix)
     }
 
-    init() {
-        handle = leveldb_writebatch_create()
-    }
-
-    deinit {
-        leveldb_writebatch_destroy(handle)
-    }
+    init() {}
 
     func put(_ key: [UInt8], _ value: [UInt8]) {
-        key.withUnsafeBufferPointer { k in
-            value.withUnsafeBufferPointer { v in
-                k.withMemoryRebound(to: CChar.self) { kc in
-                    v.withMemoryRebound(to: CChar.self) { vc in
-                        leveldb_writebatch_put(handle, kc.baseAddress, kc.count, vc.baseAddress, vc.count)
-                    }
-                }
-            }
-        }
-        count += 1
+        operations.append((key, value))
         byteSize += key.count + value.count + 8
     }
 
-    /// Puts bytes that live elsewhere (another batch's, while it is unchanged).
+    /// Puts a copy of bytes that live elsewhere.
     func put(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) {
-        leveldb_writebatch_put(
-            handle,
-            key.baseAddress?.assumingMemoryBound(to: CChar.self),
-            key.count,
-            value.baseAddress?.assumingMemoryBound(to: CChar.self),
-            value.count
-        )
-        count += 1
-        byteSize += key.count + value.count + 8
+        put(Array(key), Array(value))
     }
 
     func delete(_ key: UnsafeRawBufferPointer) {
-        leveldb_writebatch_delete(handle, key.baseAddress?.assumingMemoryBound(to: CChar.self), key.count)
-        count += 1
-        byteSize += key.count + 8
+        delete(Array(key))
     }
 
     /// Takes the ranges `other` cleared and deleted, to compact after this batch is applied.
@@ -72,27 +53,46 @@ final class WriteBatch {
     }
 
     func delete(_ key: [UInt8]) {
-        key.withUnsafeBufferPointer { k in
-            k.withMemoryRebound(to: CChar.self) { kc in
-                leveldb_writebatch_delete(handle, kc.baseAddress, kc.count)
-            }
-        }
-        count += 1
+        operations.append((key, nil))
         byteSize += key.count + 8
     }
 
     /// Adds every put and delete of `other` after this batch's own (`other` is unchanged).
     func append(_ other: WriteBatch) {
-        leveldb_writebatch_append(handle, other.handle)
-        count += other.count
+        operations += other.operations
         byteSize += other.byteSize
         clearedRanges += other.clearedRanges
         deletedRanges += other.deletedRanges
     }
 
+    /// Replaces the puts and deletes (with the same effect, fewer of them).
+    func replaceOperations(_ kept: [(key: [UInt8], value: [UInt8]?)]) {
+        operations = kept
+        byteSize = kept.reduce(0) { $0 + $1.key.count + ($1.value?.count ?? 0) + 8 }
+    }
+
+    /// Runs `body` with LevelDB's batch of these puts and deletes.
+    func withHandle<Result>(_ body: (OpaquePointer) throws -> Result) rethrows -> Result {
+        let handle = leveldb_writebatch_create()!
+        defer { leveldb_writebatch_destroy(handle) }
+        for operation in operations {
+            operation.key.withUnsafeBufferPointer { key in
+                let keyBytes = UnsafeRawPointer(key.baseAddress)?.assumingMemoryBound(to: CChar.self)
+                if let value = operation.value {
+                    value.withUnsafeBufferPointer { value in
+                        let valueBytes = UnsafeRawPointer(value.baseAddress)?.assumingMemoryBound(to: CChar.self)
+                        leveldb_writebatch_put(handle, keyBytes, key.count, valueBytes, value.count)
+                    }
+                } else {
+                    leveldb_writebatch_delete(handle, keyBytes, key.count)
+                }
+            }
+        }
+        return try body(handle)
+    }
+
     func clear() {
-        leveldb_writebatch_clear(handle)
-        count = 0
+        operations = []
         byteSize = 0
         clearedRanges = []
         deletedRanges = []
