@@ -53,6 +53,9 @@ public struct ChildKey: Hashable, Comparable, Sendable, CustomStringConvertible 
     /// Keys are equal when their UTF-8 bytes are (no Unicode canonical equivalence: Firebase
     /// compares code units, so "é" and "e\u{301}" are different keys).
     public static func == (lhs: ChildKey, rhs: ChildKey) -> Bool {
+        // The same representation (one small string's bits, or one shared buffer) is the same
+        // bytes: a path compared with a copy of itself never reads them.
+        if sameRepresentation(lhs.string, rhs.string) { return true }
         // The integer value follows from the bytes: a cheap first check.
         guard lhs.intValue == rhs.intValue else { return false }
         var (a, b) = (lhs.string, rhs.string)
@@ -61,6 +64,18 @@ public struct ChildKey: Hashable, Comparable, Sendable, CustomStringConvertible 
                 guard pa.count == pb.count else { return false }
                 for i in 0..<pa.count where pa[i] != pb[i] { return false }
                 return true
+            }
+        }
+    }
+
+    @inline(__always)
+    private static func sameRepresentation(_ a: String, _ b: String) -> Bool {
+        withUnsafeBytes(of: a) { pa in
+            withUnsafeBytes(of: b) { pb in
+                guard pa.count == 16, pb.count == 16 else { return false }
+                return pa.loadUnaligned(as: UInt64.self) == pb.loadUnaligned(as: UInt64.self)
+                    && pa.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                        == pb.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
             }
         }
     }
