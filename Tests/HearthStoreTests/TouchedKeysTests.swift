@@ -106,4 +106,37 @@ import Testing
         #expect(try !update("users/u1", ["displayName"]).reaches(pattern))
         #expect(try !update("chats", ["users/phoneNumber"]).reaches(pattern))
     }
+
+    /// The binary-search pre-check never says no where a location reaches the pattern, and says
+    /// no where none lies at, above or below the pattern's literal keys.
+    @Test func theSortedKeyPreCheckAgreesWithReaches() throws {
+        let keys = KeySpace(namespaceID: 3)
+        let patterns = try ["/users/$uid/phoneNumber", "/members/$chatId/$uid", "/$any/x", "/users/u1/name"]
+            .map(TriggerPattern.init)
+        let writes: [(String, [String])] = [
+            ("", ["userChats/u1/c1/unread", "users/u2/phoneNumber"]),
+            ("", ["userChats/u1/c1/unread", "unreadTotals/u1", "messages/c1/m1"]),
+            ("", ["user", "usersx/u1/phoneNumber", "members0/c1/u1"]),
+            ("", ["users"]), ("", ["members"]), ("users", ["u1/phoneNumber"]), ("users/u1", ["name", "age"]),
+            ("users/u1", ["displayName"]), ("chats", ["users/phoneNumber"]), ("", ["a/x", "b"]),
+            ("members/c1", ["u1", "u2"]), ("", ["users/u1/.priority", "zzz"]), ("", [""]),
+        ]
+        var refused = 0
+        for (base, relatives) in writes {
+            let write = Write(
+                .update(path(base), try relatives.map { UpdateEntry(path: path($0), value: try value("1")) })
+            )
+            let locations = try WriteLocations(of: write, keys: keys)
+            for pattern in patterns {
+                let may = locations.mayReach(pattern, keys: keys)
+                if write.reaches(pattern) { #expect(may, "\(base) \(relatives) \(pattern)") }
+                if !may { refused += 1 }
+            }
+        }
+        let set = Write(.set(path("users/u1"), try value("1")))
+        #expect(try WriteLocations(of: set, keys: keys).mayReach(patterns[0], keys: keys))
+        #expect(try !WriteLocations(of: set, keys: keys).mayReach(patterns[1], keys: keys))
+        // Misses are found: the fan-out without users or members, the near-miss spellings.
+        #expect(refused >= 14)
+    }
 }

@@ -24,10 +24,13 @@ struct LookupMaintenance {
         }
     }
 
-    /// The changes of `write` (with its resolved `values`); nil when it reaches no indexed
-    /// location.
-    func changes(for write: Write, values: [Node?]) -> Changes? {
-        let reached = lookups.filter { write.reaches($0.pattern) }
+    /// The changes of `write` (with its resolved `values`; `locations`: where it lands, when
+    /// worked out); nil when it reaches no indexed location.
+    func changes(for write: Write, values: [Node?], locations: WriteLocations? = nil) -> Changes? {
+        let reached = lookups.filter { lookup in
+            if let locations, !locations.mayReach(lookup.pattern, keys: reader.keys) { return false }
+            return write.reaches(lookup.pattern)
+        }
         guard !reached.isEmpty else { return nil }
         let overlay = WriteOverlay(write, values: values, reader: reader)
         let finder = PatternLocations(reader: reader)

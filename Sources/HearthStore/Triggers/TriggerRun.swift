@@ -10,6 +10,8 @@ struct TriggerRun {
     let now: Double
     /// The writer's remembered subtrees, for the numbers derived increments add to.
     var shapes: SubtreeShapes? = nil
+    /// The writer's kept layouts of derived updates (nil: each located anew).
+    var layouts: DerivedLayouts? = nil
 
     /// What the triggers made of a write.
     struct Outcome {
@@ -80,7 +82,7 @@ struct TriggerRun {
                 "A trigger's update of '\(update.path)' was refused: triggers cannot write priorities."
             )
         }
-        if let direct = Self.side(by: write, values: values, derived: derived, keys: reader.keys) {
+        if let direct = Self.side(by: write, values: values, derived: derived, keys: reader.keys, layouts: layouts) {
             return Outcome(combined: direct, reads: log)
         }
         for update in derived {
@@ -105,18 +107,32 @@ struct TriggerRun {
     /// resolves its increments as it does any update's (from the value the writer remembers,
     /// with no read), with no overlay to lay. Nil otherwise (or for a priority or a write at
     /// the root): the overlay orders them.
-    static func side(by write: Write, values: [Node?], derived: [DerivedUpdate], keys: KeySpace) -> Combined? {
+    /// - Parameter layouts: where the derived paths landed before, when the writer keeps them.
+    static func side(
+        by write: Write,
+        values: [Node?],
+        derived: [DerivedUpdate],
+        keys: KeySpace,
+        layouts: DerivedLayouts? = nil
+    ) -> Combined? {
         var entries: [UpdateEntry] = []
         entries.reserveCapacity(values.count + derived.count)
         for (path, node) in zip(write.writtenPaths, values) {
             guard !path.isRoot, !path.isPriorityPath else { return nil }
             entries.append(UpdateEntry(path: path, value: NewValue(node: node)))
         }
+        let leading = entries.count
         for update in derived {
             guard !update.path.isRoot else { return nil }
             entries.append(UpdateEntry(path: update.path, value: update.value))
         }
         let combined = Write(.update(.root, entries))
+        if let layouts, derived.count >= DerivedLayouts.minimumCount {
+            guard let layout = layouts.layout(of: derived.map(\.path), keys: keys),
+                let locations = WriteLocations(leading: entries[..<leading].map(\.path), then: layout, keys: keys)
+            else { return nil }
+            return Combined(write: combined, locations: locations, describe: nil)
+        }
         guard let locations = try? WriteLocations(of: combined, keys: keys) else { return nil }
         return Combined(write: combined, locations: locations, describe: nil)
     }

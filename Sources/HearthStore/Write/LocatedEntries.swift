@@ -12,6 +12,14 @@ struct LocatedEntries: Sendable {
     /// The data key of `base`, which every entry's key but a priority of `base` starts with.
     let baseKey: [UInt8]
 
+    init(base: DataPath, relatives: [DataPath], dataKeys: [[UInt8]], isPriority: [Bool], baseKey: [UInt8]) {
+        self.base = base
+        self.relatives = relatives
+        self.dataKeys = dataKeys
+        self.isPriority = isPriority
+        self.baseKey = baseKey
+    }
+
     init(base: DataPath, relatives: [DataPath], keys: KeySpace) {
         self.base = base
         self.relatives = relatives

@@ -49,10 +49,16 @@ final class StagedWrites {
     /// Whether a write touching `keys` with `batch` may join: the group has room, and no
     /// staged location contains one of `keys` or lies inside it, except the very same
     /// location when the write planned it from the writer's memory (`fromMemory(i)` for
-    /// `keys[i]`), which the staged writes keep up to date.
-    func admission(of keys: [[UInt8]], fromMemory: (Int) -> Bool, batch: WriteBatch) -> Admission {
+    /// `keys[i]`), which the staged writes keep up to date. `hashes`: `SubtreeShapes.hash` of
+    /// the first of `keys`, when known.
+    func admission(
+        of keys: [[UInt8]],
+        hashes: [UInt64] = [],
+        fromMemory: (Int) -> Bool,
+        batch: WriteBatch
+    ) -> Admission {
         guard writes < Self.maxWrites, self.batch.byteSize + batch.byteSize <= Self.maxBytes,
-            let rewrites = rewrites(keys, fromMemory: fromMemory)
+            let rewrites = rewrites(keys, hashes: hashes, fromMemory: fromMemory)
         else { return .refused }
         return .admitted(rewritesKeys: rewrites)
     }
@@ -65,10 +71,10 @@ final class StagedWrites {
 
     /// Whether `keys` write a staged location again (each such key `fromMemory`); nil when one
     /// conflicts (a staged location contains or lies inside it, or is it without `fromMemory`).
-    private func rewrites(_ keys: [[UInt8]], fromMemory: (Int) -> Bool) -> Bool? {
+    private func rewrites(_ keys: [[UInt8]], hashes: [UInt64] = [], fromMemory: (Int) -> Bool) -> Bool? {
         var rewrites = false
         for (index, key) in keys.enumerated() {
-            switch touched.relation(of: key) {
+            switch touched.relation(of: key, hash: index < hashes.count ? hashes[index] : nil) {
             case .none: continue
             case .same:
                 guard fromMemory(index) else { return nil }
@@ -98,11 +104,12 @@ final class StagedWrites {
     func add(
         _ batch: WriteBatch,
         touching keys: [[UInt8]],
+        hashes: [UInt64] = [],
         rewritesKeys: Bool = false,
         reverseEntries written: [(key: [UInt8], value: [UInt8]?)] = []
     ) {
         if writes == 0 { self.batch = batch } else { self.batch.append(batch) }
-        for key in keys { touched.insert(key) }
+        for (index, key) in keys.enumerated() { touched.insert(key, hash: index < hashes.count ? hashes[index] : nil) }
         for entry in written { reverseEntries[StoredKey(entry.key)] = .some(entry.value) }
         self.rewritesKeys = self.rewritesKeys || rewritesKeys
         writes += 1

@@ -30,13 +30,26 @@ struct TouchedKeys {
     /// (`touches(childrenOf:from:)`).
     private var dataKeys: [[UInt8]] = []
 
-    mutating func insert(_ key: [UInt8]) {
+    /// True when a touched data key contains another (then `relation(of:hash:)` walks every
+    /// key's ancestors). Staged writes never nest: a write whose keys nest with staged ones
+    /// waits for a flush, and one write's locations are disjoint.
+    private var nests = false
+
+    /// - Parameter hash: `SubtreeShapes.hash(key)` when known: a key touched already (a hot
+    ///   counter every staged write puts) is then found at once, its ancestors in already.
+    mutating func insert(_ key: [UInt8], hash: UInt64? = nil) {
         guard Self.isDataKey(key) else {
             others.append(key)
             return
         }
-        let full = SubtreeShapes.forEachAncestor(of: key) { hash, _ in ancestors.insert(hash) }
+        if let hash, exact.contains(hash) { return }
+        var nested = false
+        let full = SubtreeShapes.forEachAncestor(of: key) { hash, _ in
+            if !nested && exact.contains(hash) { nested = true }
+            ancestors.insert(hash)
+        }
         if let full {
+            if nested || ancestors.contains(full) { nests = true }
             exact.insert(full)
             dataKeys.append(key)
         } else {
@@ -69,9 +82,12 @@ struct TouchedKeys {
         return false
     }
 
-    func relation(of key: [UInt8]) -> Relation {
+    /// - Parameter hash: `SubtreeShapes.hash(key)` when known: a touched key is then the same
+    ///   one at once while no touched keys nest (none of them can contain it or lie inside it).
+    func relation(of key: [UInt8], hash: UInt64? = nil) -> Relation {
         guard Self.isDataKey(key) else { return relationToOthers(key) }
         if exact.isEmpty { return relationToOthers(key) }
+        if let hash, !nests, exact.contains(hash) { return .same }
         var contained = false
         let full = SubtreeShapes.forEachAncestor(of: key) { hash, _ in
             if !contained && exact.contains(hash) { contained = true }

@@ -73,13 +73,15 @@ struct WriteJob {
             if !allowed { throw StoreError.permissionDenied }
         }
         var committed = (write: write, values: values, commit: Self.describe(write, values: values))
+        var committedLocations: WriteLocations? = locations
         if !triggers.isEmpty {
             let run = TriggerRun(
                 namespace: namespace,
                 triggers: triggers,
                 reader: reader,
                 now: now,
-                shapes: round.shapes
+                shapes: round.shapes,
+                layouts: round.layouts
             )
             let outcome = try run.run(write, values: values)
             if round.hasStaged, Self.stagedChanges(outcome.reads, in: round, keys: keys) { return nil }
@@ -96,12 +98,13 @@ struct WriteJob {
                 .plan(write, now: now, locations: combined.locations)
                 guard case .committed(_, let all) = planned else { preconditionFailure("an unconditional write") }
                 committed = (write, all, combined.describe ?? Self.describe(write, values: all))
+                committedLocations = combined.locations
             }
         }
         var lookupKeys: [[UInt8]] = []
         if !lookups.isEmpty,
             let changes = LookupMaintenance(lookups: lookups, reader: reader)
-                .changes(for: committed.write, values: committed.values)
+                .changes(for: committed.write, values: committed.values, locations: committedLocations)
         {
             if round.stagedOverlaps(changes.reads.map(keys.dataKey)) { return nil }
             changes.apply(to: batch)
@@ -117,6 +120,7 @@ struct WriteJob {
             let staged = round.stage(
                 batch,
                 touching: round.shapes.staged.written + lookupKeys,
+                hashes: round.shapes.staged.hashes,
                 fromMemory: { $0 < fromMemory.count && fromMemory[$0] },
                 reverseEntries: indexNotes?.reverseEntries ?? [],
                 as: committed.commit

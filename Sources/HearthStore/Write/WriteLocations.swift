@@ -16,6 +16,12 @@ struct WriteLocations: Sendable {
     /// `SubtreeShapes.hash` of each entry's data key.
     let hashes: [UInt64]
 
+    init(located: LocatedEntries, order: [Int], hashes: [UInt64]) {
+        self.located = located
+        self.order = order
+        self.hashes = hashes
+    }
+
     /// - Throws: `StoreError` (`.invalidWrite`) when an update's paths contain one another.
     init(of write: Write, keys: KeySpace) throws {
         switch write.operation {

@@ -52,6 +52,9 @@ final class WriteRound {
     /// The keys of small subtrees the writer wrote recently.
     var shapes: SubtreeShapes { state.shapes }
 
+    /// Where recent lists of derived updates landed.
+    var layouts: DerivedLayouts { state.layouts }
+
     /// The state the next write applies to, as a snapshot shared by the round's write jobs
     /// until the writer next writes to LevelDB (staged writes are not in it).
     func snapshotForWriting() throws -> Snapshot {
@@ -98,9 +101,11 @@ final class WriteRound {
     ///   ends, and logged in the same batch when the namespace has commit observers).
     /// - Parameter reverseEntries: the reverse index entries the write put or deleted (later
     ///   writes of the group read them from the group: `stagedReverseEntry`).
+    /// - Parameter hashes: `SubtreeShapes.hash` of the first of `touched`, when known.
     func stage(
         _ batch: WriteBatch,
         touching touched: [[UInt8]],
+        hashes: [UInt64] = [],
         fromMemory: (Int) -> Bool = { _ in false },
         reverseEntries: [(key: [UInt8], value: [UInt8]?)] = [],
         as describe: (UInt64) -> CommittedWrite
@@ -108,7 +113,13 @@ final class WriteRound {
         precondition(jobStages, "only a job started with staging may stage a write")
         var rewritesKeys = false
         if let staged {
-            guard case .admitted(let rewrites) = staged.admission(of: touched, fromMemory: fromMemory, batch: batch)
+            guard
+                case .admitted(let rewrites) = staged.admission(
+                    of: touched,
+                    hashes: hashes,
+                    fromMemory: fromMemory,
+                    batch: batch
+                )
             else { return nil }
             rewritesKeys = rewrites
         }
@@ -117,7 +128,13 @@ final class WriteRound {
         let next = state.sequence + 1
         let commit = describe(next)
         state.commitLog?.append(commit, to: batch)
-        group.add(batch, touching: touched, rewritesKeys: rewritesKeys, reverseEntries: reverseEntries)
+        group.add(
+            batch,
+            touching: touched,
+            hashes: hashes,
+            rewritesKeys: rewritesKeys,
+            reverseEntries: reverseEntries
+        )
         state.shapes.apply(state.shapes.staged)
         state.shapes.staged = SubtreeShapes.Change()
         state.sequence = next

@@ -6,6 +6,8 @@ final class WriterState {
     var sequence: UInt64
     /// The keys of small subtrees written recently.
     let shapes = SubtreeShapes()
+    /// Where recent lists of derived updates landed.
+    let layouts = DerivedLayouts()
     /// Until the namespace's first write reaches LevelDB, what makes it exist on disk (written
     /// just before that write); nil for a namespace that exists.
     var registration: NamespaceRegistration?

@@ -1,0 +1,92 @@
+import HearthCore
+
+/// Where recent lists of derived updates land, kept by the namespace's writer: a trigger that
+/// returns updates at the same paths as before (a chat's message trigger, for every message of
+/// the chat: its members' counters and `lastMessageAt`) has their keys encoded, checked
+/// disjoint, sorted and hashed once, not for every write. A pure memo of `LocatedEntries`
+/// over the paths (the key space is the namespace's, fixed), so what it answers never depends
+/// on the data.
+final class DerivedLayouts {
+    /// At most this many lists are kept (each some hundred keys); a new one past it starts over.
+    static let capacity = 32
+    /// Shorter lists are located directly (cheaper than comparing them with a kept one).
+    static let minimumCount = 16
+
+    /// One list's located entries at the root, in the byte order of their keys.
+    struct Layout {
+        let paths: [DataPath]
+        let dataKeys: [[UInt8]]
+        /// `paths`' indexes in the byte order of their keys.
+        let order: [Int]
+        let hashes: [UInt64]
+    }
+
+    private var layouts: [DataPath: Layout] = [:]
+    private(set) var hits = 0
+
+    /// The layout of `paths` (none the root or a priority, none containing another); nil when
+    /// two of them overlap.
+    func layout(of paths: [DataPath], keys: KeySpace) -> Layout? {
+        guard let first = paths.first else { return nil }
+        if let kept = layouts[first], kept.paths.count == paths.count,
+            zip(kept.paths, paths).allSatisfy({ $0 == $1 })
+        {
+            hits += 1
+            return kept
+        }
+        let located = LocatedEntries(base: .root, relatives: paths, keys: keys)
+        guard let order = try? located.checkDisjoint() else { return nil }
+        let layout = Layout(
+            paths: paths,
+            dataKeys: located.dataKeys,
+            order: order,
+            hashes: SubtreeShapes.hashes(of: located.dataKeys, sharing: located.baseKey)
+        )
+        if layouts.count >= Self.capacity { layouts.removeAll(keepingCapacity: true) }
+        layouts[first] = layout
+        return layout
+    }
+}
+
+extension WriteLocations {
+    /// The locations of `leading` entries (at the root; each located as `LocatedEntries`
+    /// locates it) followed by a kept `layout`'s: its sorted order merged with theirs, each
+    /// checked against its neighbours. Nil when a leading entry contains, or lies inside, one
+    /// of the layout's (or another leading entry).
+    init?(leading paths: [DataPath], then layout: DerivedLayouts.Layout, keys: KeySpace) {
+        let leading = LocatedEntries(base: .root, relatives: paths, keys: keys)
+        guard !leading.isPriority.contains(true), let leadingOrder = try? leading.checkDisjoint() else { return nil }
+        let offset = paths.count
+        let derivedKeys = layout.dataKeys
+        // The merged order: each leading key goes before the first layout key after it.
+        var order: [Int] = []
+        order.reserveCapacity(offset + layout.order.count)
+        var next = 0
+        for index in leadingOrder {
+            let key = leading.dataKeys[index]
+            var (low, high) = (next, layout.order.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if KeyBytes.precedes(derivedKeys[layout.order[middle]], key) { low = middle + 1 } else { high = middle }
+            }
+            // Its neighbours: the key before may contain it, it may contain the key after.
+            if low > 0, KeyBytes.hasPrefix(key, derivedKeys[layout.order[low - 1]]) { return nil }
+            if low < layout.order.count, KeyBytes.hasPrefix(derivedKeys[layout.order[low]], key) { return nil }
+            for position in next..<low { order.append(offset + layout.order[position]) }
+            order.append(index)
+            next = low
+        }
+        for position in next..<layout.order.count { order.append(offset + layout.order[position]) }
+        self.init(
+            located: LocatedEntries(
+                base: .root,
+                relatives: paths + layout.paths,
+                dataKeys: leading.dataKeys + derivedKeys,
+                isPriority: [Bool](repeating: false, count: offset + derivedKeys.count),
+                baseKey: leading.baseKey
+            ),
+            order: order,
+            hashes: SubtreeShapes.hashes(of: leading.dataKeys, sharing: leading.baseKey) + layout.hashes
+        )
+    }
+}
