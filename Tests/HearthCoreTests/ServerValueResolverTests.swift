@@ -21,6 +21,9 @@ struct ServerValueResolverTests {
         (#"{"deep":{"n":{".sv":{"increment":1}},"m":{".sv":"timestamp"}}}"#, #"{"deep":{"m":1700000000000,"n":2.5}}"#),
         (#"{"x":{".value":1,".priority":{".sv":"timestamp"}}}"#, #"{"x":{".value":1,".priority":1700000000000}}"#),
         (#"{"p":{"a":2,".priority":{".sv":{"increment":1}}}}"#, #"{"p":{"a":2,".priority":11}}"#),
+        // At the location itself: the root here is an object, so the increment alone.
+        (#"{".sv":{"increment":2}}"#, "2"),
+        (#"{".value":{".sv":{"increment":2}},".priority":5}"#, #"{".value":2,".priority":5}"#),
     ])
     func resolves(_ c: (String, String)) throws {
         #expect(try Self.resolve(c.0) == c.1)
@@ -35,6 +38,17 @@ struct ServerValueResolverTests {
         }
         #expect(asked == ["/a/b"])
         #expect(text(node) == #"{"a":{"b":42}}"#)
+    }
+
+    @Test func anIncrementAtTheLocationItselfAddsToItsNumber() throws {
+        var asked: [String] = []
+        let value = try TreeParser.parse(#"{".sv":{"increment":1.5}}"#, at: try DataPath.parse("/counters/c"))
+        let node = ServerValueResolver.resolve(value, now: 0) { path in
+            asked.append(path.description)
+            return .leaf(.number(41), priority: .string("kept apart"))
+        }
+        #expect(asked == ["/"])
+        #expect(text(node, .export) == "42.5")
     }
 
     @Test func resolvedLeafAlone() {

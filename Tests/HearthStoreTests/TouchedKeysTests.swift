@@ -23,6 +23,28 @@ import Testing
         #expect(touched.relation(of: KeySpace(namespaceID: 8).dataKey(path("users/u1/unread"))) == .none)
     }
 
+    /// With keys' hashes given, a touched key is found at once, and the answers are those of
+    /// the walk over its ancestors; once touched keys nest, the walk answers again.
+    @Test func knownHashesAnswerAsTheWalkDoes() {
+        let paths = ["users/u1/unread", "chats/c1", "users/u2/unread", "users/u1", "", "users/u1/unread/x", "zzz"]
+        var plain = TouchedKeys()
+        var hashed = TouchedKeys()
+        for inserted in ["users/u1/unread", "chats/c1", "users/u1/unread"] {
+            plain.insert(key(inserted))
+            hashed.insert(key(inserted), hash: SubtreeShapes.hash(key(inserted)))
+        }
+        for probe in paths {
+            let expected = plain.relation(of: key(probe))
+            #expect(hashed.relation(of: key(probe), hash: SubtreeShapes.hash(key(probe))) == expected, "\(probe)")
+            #expect(hashed.relation(of: key(probe)) == expected, "\(probe)")
+        }
+        // A key inside a touched one: "users/u1/unread" is no longer just the same key.
+        hashed.insert(key("users/u1/unread/deeper"), hash: SubtreeShapes.hash(key("users/u1/unread/deeper")))
+        let unread = key("users/u1/unread")
+        #expect(hashed.relation(of: unread, hash: SubtreeShapes.hash(unread)) == .nested)
+        #expect(hashed.relation(of: key("chats/c1"), hash: SubtreeShapes.hash(key("chats/c1"))) == .same)
+    }
+
     @Test func aLastChildReadIsChangedOnlyFromTheChildFoundOnOrFromAbove() {
         var touched = TouchedKeys()
         touched.insert(key("messages/c1/m2"))

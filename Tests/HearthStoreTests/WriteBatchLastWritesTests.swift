@@ -1,4 +1,5 @@
 import Foundation
+import HearthCore
 import HearthTestSupport
 import Testing
 
@@ -45,5 +46,18 @@ import Testing
         batch.put(Array("a".utf8), Array("1".utf8))
         batch.delete(Array("b".utf8))
         #expect(batch.keepingLastWriteOfEachKey() == nil)
+    }
+
+    /// A put that carries its key's hash (the planner's) and one that does not are the same key.
+    @Test func aKnownHashAndAComputedOneFindTheSameKey() {
+        let key = KeySpace(namespaceID: 2).dataKey(DataPath(keys: [ChildKey("unreadTotals"), ChildKey("u1")]))
+        let batch = WriteBatch()
+        batch.put(key, Array("1".utf8), hash: SubtreeShapes.hash(key))
+        batch.put(Array("other".utf8), Array("x".utf8))
+        batch.put(key, Array("2".utf8))
+        batch.put(key, Array("3".utf8), hash: SubtreeShapes.hash(key))
+        let compacted = batch.keepingLastWriteOfEachKey()
+        #expect(compacted?.operations.map(\.key) == [Array("other".utf8), key])
+        #expect(compacted?.operations.last?.value == Array("3".utf8))
     }
 }

@@ -8,6 +8,12 @@ public enum ServerValueResolver {
     ///   - now: the commit time in milliseconds.
     ///   - existing: the current (pre-write) value at a path relative to the written location.
     public static func resolve(_ value: NewValue, now: Double, existing: (DataPath) -> Node?) -> Node? {
+        // One server value at the location itself (a counter's increment): its leaf, keeping a
+        // priority given with it.
+        if value.serverValues.count == 1, !value.serverValues[0].isPriority, value.serverValues[0].path.isRoot {
+            let resolved = resolvedLeaf(value.serverValues[0].value, now: now, existing: { existing(.root) })
+            return .leaf(resolved, priority: value.node?.priority)
+        }
         var node = value.node
         for placement in value.serverValues where !placement.isPriority {
             let resolved = resolvedLeaf(placement.value, now: now, existing: { existing(placement.path) })

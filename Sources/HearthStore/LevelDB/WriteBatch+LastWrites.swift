@@ -6,21 +6,20 @@ extension WriteBatch {
         let operations = operations
         var hashes: [UInt64] = []
         hashes.reserveCapacity(operations.count)
-        var last: [UInt64: Int] = [:]
-        last.reserveCapacity(operations.count)
+        var last = LastIndexes(capacity: operations.count)
         var overridden = 0
         for (index, operation) in operations.enumerated() {
-            let hash = Self.hash(operation.key)
+            let hash = operation.hash != 0 ? operation.hash : Self.hash(operation.key)
             hashes.append(hash)
-            if let earlier = last.updateValue(index, forKey: hash) {
+            if let earlier = last.update(hash, to: index) {
                 guard KeyBytes.equal(operations[earlier].key, operation.key) else { return nil }
                 overridden += 1
             }
         }
         guard overridden > 0 else { return nil }
-        var kept: [(key: [UInt8], value: [UInt8]?)] = []
+        var kept: [Operation] = []
         kept.reserveCapacity(operations.count - overridden)
-        for (index, operation) in operations.enumerated() where last[hashes[index]] == index {
+        for (index, operation) in operations.enumerated() where last.index(of: hashes[index]) == index {
             kept.append(operation)
         }
         let copy = WriteBatch()
@@ -35,5 +34,45 @@ extension WriteBatch {
             for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
             return hash
         }
+    }
+}
+
+/// The last index seen for each 64-bit hash (FNV values, already well mixed): open addressing
+/// with linear probing, no hashing of its own (a `Dictionary` runs SipHash over each).
+private struct LastIndexes {
+    private var hashes: [UInt64]
+    private var indexes: [Int]
+    private let mask: Int
+
+    init(capacity: Int) {
+        var size = 16
+        while size < capacity * 2 { size <<= 1 }
+        hashes = [UInt64](repeating: 0, count: size)
+        indexes = [Int](repeating: -1, count: size)
+        mask = size - 1
+    }
+
+    /// Records `index` for `hash`; the one recorded before, if any.
+    mutating func update(_ hash: UInt64, to index: Int) -> Int? {
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while indexes[slot] >= 0 {
+            if hashes[slot] == hash {
+                defer { indexes[slot] = index }
+                return indexes[slot]
+            }
+            slot = (slot + 1) & mask
+        }
+        hashes[slot] = hash
+        indexes[slot] = index
+        return nil
+    }
+
+    func index(of hash: UInt64) -> Int? {
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while indexes[slot] >= 0 {
+            if hashes[slot] == hash { return indexes[slot] }
+            slot = (slot + 1) & mask
+        }
+        return nil
     }
 }

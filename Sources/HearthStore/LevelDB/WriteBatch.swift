@@ -7,8 +7,10 @@ import CLevelDB
 /// drops each hot key's earlier writes before it is written, so a key is copied into LevelDB's
 /// own batch once, not once per write and again for the group.
 final class WriteBatch {
-    /// The puts (a value) and deletes (nil), in order.
-    private(set) var operations: [(key: [UInt8], value: [UInt8]?)] = []
+    /// The puts (a value) and deletes (nil), in order; `hash`: the key's FNV-1a hash
+    /// (`SubtreeShapes.hash`) when the writer knew it, else 0.
+    private(set) var operations: [Operation] = []
+    typealias Operation = (key: [UInt8], value: [UInt8]?, hash: UInt64)
     var count: Int { operations.count }
     private(set) var byteSize = 0
     /// Key ranges (as prefixes) this batch cleared in bulk; compacted after commit so that
@@ -32,8 +34,9 @@ final class WriteBatch {
 
     init() {}
 
-    func put(_ key: [UInt8], _ value: [UInt8]) {
-        operations.append((key, value))
+    /// - Parameter hash: `SubtreeShapes.hash(key)` when known (0: not known).
+    func put(_ key: [UInt8], _ value: [UInt8], hash: UInt64 = 0) {
+        operations.append((key, value, hash))
         byteSize += key.count + value.count + 8
     }
 
@@ -53,7 +56,7 @@ final class WriteBatch {
     }
 
     func delete(_ key: [UInt8]) {
-        operations.append((key, nil))
+        operations.append((key, nil, 0))
         byteSize += key.count + 8
     }
 
@@ -66,7 +69,7 @@ final class WriteBatch {
     }
 
     /// Replaces the puts and deletes (with the same effect, fewer of them).
-    func replaceOperations(_ kept: [(key: [UInt8], value: [UInt8]?)]) {
+    func replaceOperations(_ kept: [Operation]) {
         operations = kept
         byteSize = kept.reduce(0) { $0 + $1.key.count + ($1.value?.count ?? 0) + 8 }
     }

@@ -65,7 +65,8 @@ struct WritePlanner {
                 let existed = replace(resolved, dataKey: dataKey, known: known) { located.path(index) }
                 // Remembered from its second write on: a node written once (a new message, a
                 // pushed child) would only fill the writer's memory.
-                if let shape = put(resolved, dataKey: dataKey, recording: shapes != nil && existed) {
+                if let shape = put(resolved, dataKey: dataKey, hash: hashes[index], recording: shapes != nil && existed)
+                {
                     recorded[index] = shape
                 }
                 if shapes != nil { present[index] = resolved != nil }
@@ -193,9 +194,10 @@ struct WritePlanner {
         return deleted > 0
     }
 
-    /// Puts `node` at `dataKey`. When `recording`, returns the keys put when they are few (a
-    /// leaf without priority: its encoded value), for the staged shapes.
-    private func put(_ node: Node?, dataKey: [UInt8], recording: Bool) -> SubtreeShapes.Shape? {
+    /// Puts `node` at `dataKey` (`hash`: `SubtreeShapes.hash(dataKey)`, kept with a leaf's
+    /// put for the group's `keepingLastWriteOfEachKey`). When `recording`, returns the keys put
+    /// when they are few (a leaf without priority: its encoded value), for the staged shapes.
+    private func put(_ node: Node?, dataKey: [UInt8], hash: UInt64, recording: Bool) -> SubtreeShapes.Shape? {
         guard let node else { return nil }
         var key = dataKey
         guard recording else {
@@ -205,7 +207,7 @@ struct WritePlanner {
         }
         if case .leaf(let value, nil) = node {
             let encoded = ValueEncoding.encode(value)
-            batch.put(key, encoded)
+            batch.put(key, encoded, hash: hash)
             return SubtreeShapes.Shape(leaf: encoded)
         }
         var written: [[UInt8]]? = []
