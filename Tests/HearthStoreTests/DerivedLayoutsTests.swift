@@ -8,6 +8,10 @@ import Testing
 @Suite struct DerivedLayoutsTests {
     let keys = KeySpace(namespaceID: 4)
 
+    private func updates(_ paths: [DataPath]) -> [DerivedUpdate] {
+        paths.map { .increment($0, by: 1) }
+    }
+
     private func fanout(_ chat: String, members: Int) -> [DataPath] {
         (0..<members).flatMap { member in
             [
@@ -25,7 +29,7 @@ import Testing
             ["unreadTotals/u10x", "chats/c2", "messages/c1/m2"], ["userChats/u1/c1/unreadX", "7/x"],
         ]
         for (round, leading) in leadingCases.enumerated() {
-            let layout = try #require(layouts.layout(of: derived, keys: keys))
+            let layout = try #require(layouts.layout(of: updates(derived), keys: keys))
             #expect(layouts.hits == round)
             let located = WriteLocations(leading: leading.map(path), then: layout, keys: keys)
             let entries = (leading.map(path) + derived).map {
@@ -46,7 +50,7 @@ import Testing
     @Test func overlapsAreRefusedAsTheFreshCheckRefusesThem() throws {
         let layouts = DerivedLayouts()
         let derived = fanout("c1", members: 10)
-        let layout = try #require(layouts.layout(of: derived, keys: keys))
+        let layout = try #require(layouts.layout(of: updates(derived), keys: keys))
         // Inside a derived location, containing one, the same one.
         for leading in ["unreadTotals/u1/x", "userChats/u2/c1", "userChats/u2/c1/unread", "unreadTotals", ""] {
             let paths = [leading.isEmpty ? DataPath.root : path(leading)]
@@ -55,22 +59,22 @@ import Testing
         // Two leading locations overlapping each other.
         #expect(WriteLocations(leading: [path("a/b"), path("a")], then: layout, keys: keys) == nil)
         // A derived list that overlaps itself has no layout.
-        #expect(layouts.layout(of: derived + [path("userChats/u1")], keys: keys) == nil)
-        #expect(layouts.layout(of: derived + [derived[4]], keys: keys) == nil)
+        #expect(layouts.layout(of: updates(derived + [path("userChats/u1")]), keys: keys) == nil)
+        #expect(layouts.layout(of: updates(derived + [derived[4]]), keys: keys) == nil)
     }
 
     @Test func aChangedListIsLocatedAgain() throws {
         let layouts = DerivedLayouts()
         let derived = fanout("c1", members: 10)
-        _ = try #require(layouts.layout(of: derived, keys: keys))
+        _ = try #require(layouts.layout(of: updates(derived), keys: keys))
         var changed = derived
         changed[7] = path("userChats/u99/c1/unread")
-        let layout = try #require(layouts.layout(of: changed, keys: keys))
+        let layout = try #require(layouts.layout(of: updates(changed), keys: keys))
         #expect(layouts.hits == 0)
         #expect(layout.dataKeys[7] == keys.dataKey(path("userChats/u99/c1/unread")))
-        _ = try #require(layouts.layout(of: Array(derived.dropLast()), keys: keys))
+        _ = try #require(layouts.layout(of: updates(Array(derived.dropLast())), keys: keys))
         #expect(layouts.hits == 0)
-        _ = try #require(layouts.layout(of: Array(derived.dropLast()), keys: keys))
+        _ = try #require(layouts.layout(of: updates(Array(derived.dropLast())), keys: keys))
         #expect(layouts.hits == 1)
     }
 }

@@ -24,16 +24,15 @@ final class DerivedLayouts {
     private var layouts: [DataPath: Layout] = [:]
     private(set) var hits = 0
 
-    /// The layout of `paths` (none the root or a priority, none containing another); nil when
-    /// two of them overlap.
-    func layout(of paths: [DataPath], keys: KeySpace) -> Layout? {
-        guard let first = paths.first else { return nil }
-        if let kept = layouts[first], kept.paths.count == paths.count,
-            zip(kept.paths, paths).allSatisfy({ $0 == $1 })
-        {
+    /// The layout of the paths of `updates` (none the root or a priority); nil when two of
+    /// them overlap.
+    func layout(of updates: [DerivedUpdate], keys: KeySpace) -> Layout? {
+        guard let first = updates.first?.path else { return nil }
+        if let kept = layouts[first], kept.paths.count == updates.count, Self.same(kept.paths, updates) {
             hits += 1
             return kept
         }
+        let paths = updates.map(\.path)
         let located = LocatedEntries(base: .root, relatives: paths, keys: keys)
         guard let order = try? located.checkDisjoint() else { return nil }
         let layout = Layout(
@@ -45,6 +44,16 @@ final class DerivedLayouts {
         if layouts.count >= Self.capacity { layouts.removeAll(keepingCapacity: true) }
         layouts[first] = layout
         return layout
+    }
+
+    /// True when `updates` are at `paths`, in order (as many of each).
+    private static func same(_ paths: [DataPath], _ updates: [DerivedUpdate]) -> Bool {
+        paths.withUnsafeBufferPointer { paths in
+            updates.withUnsafeBufferPointer { updates in
+                for index in 0..<paths.count where paths[index] != updates[index].path { return false }
+                return true
+            }
+        }
     }
 }
 

@@ -128,7 +128,7 @@ struct TriggerRun {
         }
         let combined = Write(.update(.root, entries))
         if let layouts, derived.count >= DerivedLayouts.minimumCount {
-            guard let layout = layouts.layout(of: derived.map(\.path), keys: keys),
+            guard let layout = layouts.layout(of: derived, keys: keys),
                 let locations = WriteLocations(leading: entries[..<leading].map(\.path), then: layout, keys: keys)
             else { return nil }
             return Combined(write: combined, locations: locations, describe: nil)

@@ -113,13 +113,15 @@ struct WriteJob {
         // Index entries kept from a state without a staged write it reads: apply that first.
         if let indexNotes, round.stagedOverlaps(indexNotes.reads.paths.map(keys.dataKey)) { return nil }
         if let consuming { batch.delete(consuming) }
-        let stageable = !committed.values.contains(where: { $0 == nil }) && !committed.write.setsPriority
+        let setsPriority =
+            committedLocations.map { $0.located.isPriority.contains(true) } ?? committed.write.setsPriority
+        let stageable = !committed.values.contains(where: { $0 == nil }) && !setsPriority
         let sequence: UInt64
         let fromMemory = round.shapes.staged.fromMemory
         if stageable,
             let staged = round.stage(
                 batch,
-                touching: round.shapes.staged.written + lookupKeys,
+                touching: lookupKeys.isEmpty ? round.shapes.staged.written : round.shapes.staged.written + lookupKeys,
                 hashes: round.shapes.staged.hashes,
                 fromMemory: { $0 < fromMemory.count && fromMemory[$0] },
                 reverseEntries: indexNotes?.reverseEntries ?? [],
