@@ -16,6 +16,8 @@ public final class NamespaceStore: Sendable {
     private let triggers: [NamespaceTrigger]
     /// The namespace's lookup indexes (`StoreConfiguration.triggers`).
     let lookups: [RegisteredLookup]
+    /// Where recent large updates landed (worked out on the callers' threads).
+    let recentLocations = RecentLocations()
     /// See `onDisconnectBytesWritten`.
     let onDisconnectBytes = Atomic<Int>(0)
     private static let readQueue = DispatchQueue(label: "hearth.read", qos: .userInitiated, attributes: .concurrent)
@@ -149,7 +151,7 @@ public final class NamespaceStore: Sendable {
         // connections) is often the busier thread.
         let locations =
             write.locationCount > WriteLocations.workedOutBeforeTheWriter
-            ? Result { try WriteLocations(of: write, keys: keys) } : nil
+            ? Result { try recentLocations.locations(of: write, keys: keys) } : nil
         writer.perform(
             staging: true,
             { [self] round in

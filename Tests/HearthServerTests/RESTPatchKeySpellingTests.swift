@@ -16,6 +16,16 @@ struct RESTPatchKeySpellingTests {
             after: [("/a", #"{"x":{"y":30,"z":2},"w":1}"#)]
         ),
         .init(
+            "patch keys spelled alike twice",
+            setup: [("/a", #"{"x":{"y":1,"z":2}}"#)],
+            "PATCH",
+            "/a.json",
+            body: #"{"x/y":10,"w":1,"x/y":20}"#,
+            status: 200,
+            expected: #"{"x/y":20,"w":1}"#,
+            after: [("/a", #"{"x":{"y":20,"z":2},"w":1}"#)]
+        ),
+        .init(
             "patch keys differing only by normalisation",
             "PATCH",
             "/a.json",

@@ -40,8 +40,11 @@ enum CoreBridge {
     ) -> [UpdateEntry]? {
         var entries: [UpdateEntry] = []
         entries.reserveCapacity(object.members.count)
+        // Keys naming one path twice are rare: with every key canonical and no two alike,
+        // each entry is kept as it comes.
+        let distinct = spellsDistinctCanonicalPaths(object.members)
         var seen: [PathSpelling: Int] = [:]
-        seen.reserveCapacity(object.members.count)
+        if !distinct { seen.reserveCapacity(object.members.count) }
         for member in object.members {
             guard !member.key.utf8.contains(where: { $0 < 0x20 }),
                 let relative = try? DataPath.parse(member.key), !relative.isRoot
@@ -50,9 +53,35 @@ enum CoreBridge {
             guard !hasNegativeZero(raw), let parsed = try? parse(raw, path.appending(relative)) else {
                 return nil
             }
-            record(UpdateEntry(path: relative, value: parsed), key: member.key, in: &entries, seen: &seen)
+            let entry = UpdateEntry(path: relative, value: parsed)
+            if distinct {
+                entries.append(entry)
+            } else {
+                record(entry, key: member.key, in: &entries, seen: &seen)
+            }
         }
         return entries
+    }
+
+    /// True when every key spells its path canonically and no two keys are the same bytes (so
+    /// no two name the same path).
+    private static func spellsDistinctCanonicalPaths(_ members: [RawJSONObject.Member]) -> Bool {
+        var hashes = Set<UInt64>(minimumCapacity: members.count)
+        for member in members {
+            var key = member.key
+            let hash = key.withUTF8 { utf8 -> UInt64? in
+                var previous = UInt8(ascii: "/")
+                var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+                for byte in utf8 {
+                    if byte == UInt8(ascii: "/") && previous == byte { return nil }
+                    previous = byte
+                    hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+                }
+                return previous == UInt8(ascii: "/") ? nil : hash
+            }
+            guard let hash, hashes.insert(hash).inserted else { return false }
+        }
+        return true
     }
 
     /// Keys naming the same path (`a/b`, `/a/b/`): the first one's place, the last one's value.
