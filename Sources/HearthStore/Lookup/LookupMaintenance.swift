@@ -28,7 +28,12 @@ struct LookupMaintenance {
     /// worked out); nil when it reaches no indexed location.
     func changes(for write: Write, values: [Node?], locations: WriteLocations? = nil) -> Changes? {
         let reached = lookups.filter { lookup in
-            if let locations, !locations.mayReach(lookup.pattern, keys: reader.keys) { return false }
+            // Sorted keys answer a large write at once; a small one's few paths are walked.
+            if let locations, locations.order.count > WriteLocations.workedOutBeforeTheWriter,
+                !locations.mayReach(lookup.pattern, keys: reader.keys)
+            {
+                return false
+            }
             return write.reaches(lookup.pattern)
         }
         guard !reached.isEmpty else { return nil }
