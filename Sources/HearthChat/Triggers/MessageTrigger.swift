@@ -13,6 +13,9 @@ public import HearthStore
 /// A chat without members (or a new message that is not an object) yields no update: the
 /// rules never let such a message in, and it has nobody to count it for.
 public struct MessageTrigger: WriteTrigger {
+    /// The members' locations, made once per chat and member list.
+    private let paths = FanoutPaths()
+
     public init() {}
 
     public var pattern: String { "/messages/$chatId/$messageId" }
@@ -32,7 +35,8 @@ public struct MessageTrigger: WriteTrigger {
                 members: members.map(\.key),
                 sender: message.string("sender") ?? change.author.uid,
                 sentAt: newest?.node.number("sentAt") ?? message.number("sentAt") ?? change.now,
-                snapshot: change.snapshot
+                snapshot: change.snapshot,
+                paths: paths
             )
             updates = fanout.updates()
         case (_?, _):

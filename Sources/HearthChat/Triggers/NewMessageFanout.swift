@@ -4,6 +4,7 @@ import HearthStore
 /// What one new message changes in its members' chat lists: one shallow read of the member
 /// list (done by the caller) and, per member, whether their entry still exists (answered by
 /// the writer's memory of the entry's `lastMessageAt` once a message set it, else a point read).
+/// The locations come from `paths`, the same ones for every message of the chat.
 struct NewMessageFanout {
     let chat: ChildKey
     let members: [ChildKey]
@@ -12,34 +13,31 @@ struct NewMessageFanout {
     /// The `lastMessageAt` every member's entry gets.
     let sentAt: Double
     let snapshot: TriggerSnapshot
+    /// The members' locations, made once per chat and member list.
+    let paths: FanoutPaths
 
     func updates() -> [DerivedUpdate] {
         var updates: [DerivedUpdate] = []
         updates.reserveCapacity(members.count * 3)
         var names = EntryNames(chat: chat, members: members, snapshot: snapshot)
-        let sentAtLeaf = Node.leaf(.number(sentAt), priority: nil)
-        for member in members {
+        let sentAtValue = NewValue(node: .leaf(.number(sentAt), priority: nil))
+        // One value for every counter's +1 (not an array of server values per counter).
+        let plusOne = DerivedUpdate.increment(.root, by: 1).value
+        for (member, paths) in zip(members, paths.paths(chat: chat, members: members)) {
             let isSender = member.string == sender
-            let lastMessageAt = ChatPaths.entry(member, chat, ChatPaths.Key.lastMessageAt)
             // The entry's fields next to each other: their keys share the entry's encoding.
-            if !isSender { updates.append(.increment(ChatPaths.entry(member, chat, ChatPaths.Key.unread), by: 1)) }
-            updates.append(.set(lastMessageAt, sentAtLeaf))
-            if !isSender { updates.append(.increment(ChatPaths.unreadTotal(member), by: 1)) }
+            if !isSender { updates.append(DerivedUpdate(path: paths.unread, value: plusOne)) }
+            updates.append(DerivedUpdate(path: paths.lastMessageAt, value: sentAtValue))
+            if !isSender { updates.append(DerivedUpdate(path: paths.unreadTotal, value: plusOne)) }
             // An entry without its name is gone ("delete chat" for me) or never made: the
             // message brings the chat back into the member's list. Its `lastMessageAt`, which
             // every message sets, answers first: the writer remembers it, with no read.
-            if snapshot.leaf(at: lastMessageAt) == nil,
-                snapshot.leaf(at: ChatPaths.entry(member, chat, ChatPaths.Key.name)) == nil
-            {
+            if snapshot.leaf(at: paths.lastMessageAt) == nil, snapshot.leaf(at: paths.name) == nil {
                 if let name = names.name(for: member) {
-                    updates.append(
-                        .set(ChatPaths.entry(member, chat, ChatPaths.Key.name), .leaf(.string(name), priority: nil))
-                    )
+                    updates.append(.set(paths.name, .leaf(.string(name), priority: nil)))
                 }
                 if isSender {
-                    updates.append(
-                        .set(ChatPaths.entry(member, chat, ChatPaths.Key.unread), .leaf(.number(0), priority: nil))
-                    )
+                    updates.append(.set(paths.unread, .leaf(.number(0), priority: nil)))
                 }
             }
         }

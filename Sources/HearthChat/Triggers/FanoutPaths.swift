@@ -1,0 +1,52 @@
+import HearthCore
+import Synchronization
+
+/// The locations a chat's new message writes for each member, made once per chat and member
+/// list: every message of a chat writes the same few hundred, and handing the writer the very
+/// same paths again lets it recognise them at once (`DerivedLayouts` compares arrays that are
+/// the same storage without reading them). A memo of pure values, shared by the namespaces'
+/// writers.
+final class FanoutPaths: Sendable {
+    /// One member's locations.
+    struct Member: Sendable {
+        let unread: DataPath
+        let lastMessageAt: DataPath
+        let name: DataPath
+        let unreadTotal: DataPath
+    }
+
+    /// Members kept at most, over all chats (a new chat past it starts over): about 400 bytes
+    /// each.
+    static let capacity = 20_000
+
+    private struct Kept {
+        var chats: [ChildKey: (members: [ChildKey], paths: [Member])] = [:]
+        var members = 0
+    }
+
+    private let kept = Mutex(Kept())
+
+    /// The locations of each of `members` in `chat`, in the same order.
+    func paths(chat: ChildKey, members: [ChildKey]) -> [Member] {
+        if let found = kept.withLock({ $0.chats[chat] }), found.members == members { return found.paths }
+        let made = members.map { member in
+            Member(
+                unread: ChatPaths.entry(member, chat, ChatPaths.Key.unread),
+                lastMessageAt: ChatPaths.entry(member, chat, ChatPaths.Key.lastMessageAt),
+                name: ChatPaths.entry(member, chat, ChatPaths.Key.name),
+                unreadTotal: ChatPaths.unreadTotal(member)
+            )
+        }
+        guard members.count <= Self.capacity else { return made }
+        kept.withLock { kept in
+            if let old = kept.chats[chat] { kept.members -= old.members.count }
+            if kept.members + members.count > Self.capacity {
+                kept.chats.removeAll(keepingCapacity: true)
+                kept.members = 0
+            }
+            kept.chats[chat] = (members, made)
+            kept.members += members.count
+        }
+        return made
+    }
+}
