@@ -73,6 +73,21 @@ import Testing
         #expect(recent.hits == hits)
     }
 
+    /// Two chats' fan-outs in turn, each message at a new key first and the shared totals last:
+    /// both kept, told apart by their middle paths.
+    @Test func fanoutsSharingTheirLastPathAreKeptApart() throws {
+        let recent = RecentLocations()
+        func fanout(_ chat: Int, _ message: Int) -> Write {
+            let counters = (0..<20).map { "userChats/u\($0)/g\(chat)/unread" } + (0..<20).map { "unreadTotals/u\($0)" }
+            return update("", ["messages/g\(chat)/m\(message)"] + counters)
+        }
+        for message in 0..<6 {
+            let write = fanout(message % 2, message)
+            expectSame(try recent.locations(of: write, keys: keys), try WriteLocations(of: write, keys: keys))
+        }
+        #expect(recent.hits == 4)
+    }
+
     @Test func overlappingPathsAreRefusedEveryTime() throws {
         let recent = RecentLocations()
         let overlapping = update("", (0..<20).map { "a/\($0)" } + ["a/3/b"])

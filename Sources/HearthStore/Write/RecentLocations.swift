@@ -20,7 +20,9 @@ final class RecentLocations: Sendable {
         let locations: WriteLocations
     }
 
-    /// Each kept update under its first path and its last (a new location is usually either).
+    /// Each kept update under its first, middle and last paths (a new location is usually the
+    /// first or the last; the middle tells apart updates that share those, such as the
+    /// fan-outs of two chats whose members' totals come last).
     private let kept = Mutex<[DataPath: Kept]>([:])
     private let hitCount = Atomic<Int>(0)
 
@@ -31,10 +33,11 @@ final class RecentLocations: Sendable {
     /// when there is one.
     /// - Throws: as `WriteLocations(of:keys:)`.
     func locations(of write: Write, keys: KeySpace) throws -> WriteLocations {
-        guard case .update(let base, let entries) = write.operation, let first = entries.first?.path,
-            let last = entries.last?.path, entries.count <= Self.maximumLocations
+        guard case .update(let base, let entries) = write.operation, !entries.isEmpty,
+            entries.count <= Self.maximumLocations
         else { return try WriteLocations(of: write, keys: keys) }
-        let candidates = kept.withLock { [$0[last], $0[first]] }
+        let probes = [entries[entries.count / 2].path, entries[entries.count - 1].path, entries[0].path]
+        let candidates = kept.withLock { kept in probes.map { kept[$0] } }
         for case let candidate? in candidates where candidate.base == base {
             guard let replaced = Self.differences(candidate.locations.located.relatives, entries) else { continue }
             if replaced.isEmpty {
@@ -55,9 +58,8 @@ final class RecentLocations: Sendable {
         guard !locations.located.isPriority.contains(true) else { return locations }
         let made = Kept(base: base, locations: locations)
         kept.withLock { kept in
-            if kept.count + 2 > Self.capacity * 2 { kept.removeAll(keepingCapacity: true) }
-            kept[first] = made
-            kept[last] = made
+            if kept.count + probes.count > Self.capacity * 3 { kept.removeAll(keepingCapacity: true) }
+            for probe in probes { kept[probe] = made }
         }
         return locations
     }
