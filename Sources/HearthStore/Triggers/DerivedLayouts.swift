@@ -67,30 +67,15 @@ extension WriteLocations {
         guard !leading.isPriority.contains(true), let leadingOrder = try? leading.checkDisjoint() else { return nil }
         let offset = paths.count
         let derivedKeys = layout.dataKeys
-        // The merged order: each leading key goes before the first layout key after it.
-        var order: [Int] = []
-        order.reserveCapacity(offset + layout.order.count)
-        var next = 0
-        for index in leadingOrder {
-            let key = leading.dataKeys[index]
-            var (low, high) = (next, layout.order.count)
-            while low < high {
-                let middle = (low + high) / 2
-                if KeyBytes.precedes(derivedKeys[layout.order[middle]], key) { low = middle + 1 } else { high = middle }
-            }
-            // Its neighbours: the key before may contain it, it may contain the key after.
-            if low > 0, KeyBytes.hasPrefix(key, derivedKeys[layout.order[low - 1]]) { return nil }
-            if low < layout.order.count, KeyBytes.hasPrefix(derivedKeys[layout.order[low]], key) { return nil }
-            for position in next..<low { order.append(offset + layout.order[position]) }
-            order.append(index)
-            next = low
+        let dataKeys = leading.dataKeys + derivedKeys
+        guard let order = Self.merged(leadingOrder, into: layout.order.map { offset + $0 }, keys: dataKeys) else {
+            return nil
         }
-        for position in next..<layout.order.count { order.append(offset + layout.order[position]) }
         self.init(
             located: LocatedEntries(
                 base: .root,
                 relatives: paths + layout.paths,
-                dataKeys: leading.dataKeys + derivedKeys,
+                dataKeys: dataKeys,
                 isPriority: [Bool](repeating: false, count: offset + derivedKeys.count),
                 baseKey: leading.baseKey
             ),

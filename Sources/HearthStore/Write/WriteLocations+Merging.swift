@@ -25,24 +25,7 @@ extension WriteLocations {
             isReplaced[index] = true
         }
         let others = kept.order.filter { !isReplaced[$0] }
-        var order: [Int] = []
-        order.reserveCapacity(kept.order.count)
-        var next = 0
-        for position in freshOrder {
-            let key = fresh.dataKeys[position]
-            var (low, high) = (next, others.count)
-            while low < high {
-                let middle = (low + high) / 2
-                if KeyBytes.precedes(dataKeys[others[middle]], key) { low = middle + 1 } else { high = middle }
-            }
-            // Its neighbours: the key before may contain it, it may contain the key after.
-            if low > 0, KeyBytes.hasPrefix(key, dataKeys[others[low - 1]]) { return nil }
-            if low < others.count, KeyBytes.hasPrefix(dataKeys[others[low]], key) { return nil }
-            order.append(contentsOf: others[next..<low])
-            order.append(replaced[position])
-            next = low
-        }
-        order.append(contentsOf: others[next...])
+        guard let order = Self.merged(freshOrder.map { replaced[$0] }, into: others, keys: dataKeys) else { return nil }
         self.init(
             located: LocatedEntries(
                 base: kept.located.base,
@@ -54,5 +37,31 @@ extension WriteLocations {
             order: order,
             hashes: hashes
         )
+    }
+
+    /// `others` (indexes into `keys`, in the byte order of their keys) with `fresh` (likewise,
+    /// disjoint among themselves) merged in, each found by binary search; nil when a fresh key
+    /// contains, or lies inside, the key next to it (the encoding is prefix-free by segment, so
+    /// containment is a byte prefix, and a key's containers and contents sort next to it).
+    static func merged(_ fresh: [Int], into others: [Int], keys: [[UInt8]]) -> [Int]? {
+        var order: [Int] = []
+        order.reserveCapacity(fresh.count + others.count)
+        var next = 0
+        for index in fresh {
+            let key = keys[index]
+            var (low, high) = (next, others.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if KeyBytes.precedes(keys[others[middle]], key) { low = middle + 1 } else { high = middle }
+            }
+            // Its neighbours: the key before may contain it, it may contain the key after.
+            if low > 0, KeyBytes.hasPrefix(key, keys[others[low - 1]]) { return nil }
+            if low < others.count, KeyBytes.hasPrefix(keys[others[low]], key) { return nil }
+            order.append(contentsOf: others[next..<low])
+            order.append(index)
+            next = low
+        }
+        order.append(contentsOf: others[next...])
+        return order
     }
 }
