@@ -77,4 +77,17 @@ import Testing
         _ = try #require(layouts.layout(of: updates(Array(derived.dropLast())), keys: keys))
         #expect(layouts.hits == 1)
     }
+
+    /// What is kept is bounded: a list over the whole bound is located but not kept.
+    @Test func aListOverTheBoundIsNotKept() throws {
+        let layouts = DerivedLayouts()
+        let huge = updates((0...DerivedLayouts.capacityOfPaths).map { path("counts/k\($0)") })
+        _ = try #require(layouts.layout(of: huge, keys: keys))
+        _ = try #require(layouts.layout(of: huge, keys: keys))
+        #expect(layouts.hits == 0)
+        let small = updates(fanout("c1", members: 10))
+        _ = try #require(layouts.layout(of: small, keys: keys))
+        _ = try #require(layouts.layout(of: small, keys: keys))
+        #expect(layouts.hits == 1)
+    }
 }

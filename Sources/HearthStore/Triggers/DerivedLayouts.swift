@@ -7,8 +7,10 @@ import HearthCore
 /// over the paths (the key space is the namespace's, fixed), so what it answers never depends
 /// on the data.
 final class DerivedLayouts {
-    /// At most this many lists are kept (each some hundred keys); a new one past it starts over.
+    /// At most this many lists are kept, holding at most `capacityOfPaths` paths in all; a new
+    /// one past either starts over (a kept path costs ~150 bytes).
     static let capacity = 32
+    static let capacityOfPaths = 32_768
     /// Shorter lists are located directly (cheaper than comparing them with a kept one).
     static let minimumCount = 16
 
@@ -22,6 +24,7 @@ final class DerivedLayouts {
     }
 
     private var layouts: [DataPath: Layout] = [:]
+    private var keptPaths = 0
     private(set) var hits = 0
 
     /// The layout of the paths of `updates` (none the root or a priority); nil when two of
@@ -41,8 +44,14 @@ final class DerivedLayouts {
             order: order,
             hashes: SubtreeShapes.hashes(of: located.dataKeys, sharing: located.baseKey)
         )
-        if layouts.count >= Self.capacity { layouts.removeAll(keepingCapacity: true) }
+        guard paths.count <= Self.capacityOfPaths else { return layout }
+        if let replaced = layouts[first] { keptPaths -= replaced.paths.count }
+        if layouts.count >= Self.capacity || keptPaths + paths.count > Self.capacityOfPaths {
+            layouts.removeAll(keepingCapacity: true)
+            keptPaths = 0
+        }
         layouts[first] = layout
+        keptPaths += paths.count
         return layout
     }
 
