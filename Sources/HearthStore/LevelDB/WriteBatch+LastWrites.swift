@@ -9,7 +9,7 @@ extension WriteBatch {
         var last = LastIndexes(capacity: operations.count)
         var overridden = 0
         for (index, operation) in operations.enumerated() {
-            let hash = operation.hash != 0 ? operation.hash : Self.hash(operation.key)
+            let hash = operation.hash != 0 ? operation.hash : SubtreeShapes.hash(operation.key)
             hashes.append(hash)
             if let earlier = last.update(hash, to: index) {
                 guard KeyBytes.equal(operations[earlier].key, operation.key) else { return nil }
@@ -26,14 +26,6 @@ extension WriteBatch {
         copy.replaceOperations(kept)
         copy.inheritRanges(of: self)
         return copy
-    }
-
-    private static func hash(_ key: [UInt8]) -> UInt64 {
-        key.withUnsafeBufferPointer { bytes in
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-            return hash
-        }
     }
 }
 
