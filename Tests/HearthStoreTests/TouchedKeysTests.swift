@@ -150,14 +150,14 @@ import Testing
             )
             let locations = try WriteLocations(of: write, keys: keys)
             for pattern in patterns {
-                let may = locations.mayReach(pattern, keys: keys)
+                let may = locations.reaches(fixed: pattern.fixedLocation, keys: keys)
                 if write.reaches(pattern) { #expect(may, "\(base) \(relatives) \(pattern)") }
                 if !may { refused += 1 }
             }
         }
         let set = Write(.set(path("users/u1"), try value("1")))
-        #expect(try WriteLocations(of: set, keys: keys).mayReach(patterns[0], keys: keys))
-        #expect(try !WriteLocations(of: set, keys: keys).mayReach(patterns[1], keys: keys))
+        #expect(try WriteLocations(of: set, keys: keys).reaches(fixed: patterns[0].fixedLocation, keys: keys))
+        #expect(try !WriteLocations(of: set, keys: keys).reaches(fixed: patterns[1].fixedLocation, keys: keys))
         // Misses are found: the fan-out without users or members, the near-miss spellings.
         #expect(refused >= 14)
     }

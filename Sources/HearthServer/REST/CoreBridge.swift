@@ -66,20 +66,9 @@ enum CoreBridge {
     /// True when every key spells its path canonically and no two keys are the same bytes (so
     /// no two name the same path).
     private static func spellsDistinctCanonicalPaths(_ members: [RawJSONObject.Member]) -> Bool {
-        var hashes = Set<UInt64>(minimumCapacity: members.count)
+        var spellings = Set<PathSpelling>(minimumCapacity: members.count)
         for member in members {
-            var key = member.key
-            let hash = key.withUTF8 { utf8 -> UInt64? in
-                var previous = UInt8(ascii: "/")
-                var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-                for byte in utf8 {
-                    if byte == UInt8(ascii: "/") && previous == byte { return nil }
-                    previous = byte
-                    hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-                }
-                return previous == UInt8(ascii: "/") ? nil : hash
-            }
-            guard let hash, hashes.insert(hash).inserted else { return false }
+            guard isCanonical(member.key), spellings.insert(PathSpelling(member.key)).inserted else { return false }
         }
         return true
     }
@@ -137,12 +126,15 @@ enum CoreBridge {
     /// True when `key` spells its path with no empty segment (no leading, trailing or double
     /// `/`): the path's keys joined by `/`.
     private static func isCanonical(_ key: String) -> Bool {
-        var previous = UInt8(ascii: "/")
-        for byte in key.utf8 {
-            if byte == UInt8(ascii: "/") && previous == byte { return false }
-            previous = byte
+        var key = key
+        return key.withUTF8 { utf8 in
+            var previous = UInt8(ascii: "/")
+            for byte in utf8 {
+                if byte == UInt8(ascii: "/") && previous == byte { return false }
+                previous = byte
+            }
+            return previous != UInt8(ascii: "/")
         }
-        return previous != UInt8(ascii: "/")
     }
 
     /// Compact JSON of a node (`null` for nil).

@@ -1,9 +1,5 @@
 public import HearthCore
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// An index in force in a namespace: its stored id and its definition.
 struct RegisteredIndex: Sendable, Hashable {
     let id: UInt32
@@ -20,9 +16,7 @@ struct RegisteredIndex: Sendable, Hashable {
             guard case .key(let key) = segment else { break }
             fixed.append(key)
         }
-        var encoded: [UInt8] = []
-        KeyEncoding.append(DataPath(keys: fixed), to: &encoded)
-        fixedLocation = encoded
+        fixedLocation = KeyEncoding.encode(DataPath(keys: fixed))
     }
 
     /// The relative path, under each child, of the indexed value (empty for `.value`).
@@ -33,25 +27,10 @@ struct RegisteredIndex: Sendable, Hashable {
         }
     }
 
-    /// True when a write at any of `dataKeys` may change one of `indexes` (false means it
-    /// certainly does not): one of them contains the other's fixed location, or lies inside
-    /// it (the key encoding is prefix-free: a byte prefix is "contains"). No allocation: this
-    /// runs for every write of a namespace with indexes.
-    static func mayChange(_ indexes: [RegisteredIndex], at dataKeys: [[UInt8]], keys: KeySpace) -> Bool {
-        let start = keys.dataPrefix.count
-        for index in indexes {
-            let fixed = index.fixedLocation
-            for key in dataKeys where key.count >= start {
-                let common = min(key.count - start, fixed.count)
-                let same = key.withUnsafeBufferPointer { k in
-                    fixed.withUnsafeBufferPointer { f in
-                        common == 0 || memcmp(k.baseAddress! + start, f.baseAddress!, common) == 0
-                    }
-                }
-                if same { return true }
-            }
-        }
-        return false
+    /// True when a write landing at `locations` may change one of `indexes` (false means it
+    /// certainly does not): one of them contains an index's fixed location, or lies inside it.
+    static func mayChange(_ indexes: [RegisteredIndex], at locations: WriteLocations, keys: KeySpace) -> Bool {
+        indexes.contains { locations.reaches(fixed: $0.fixedLocation, keys: keys) }
     }
 
     func covers(location: DataPath, order: QueryOrder) -> Bool {

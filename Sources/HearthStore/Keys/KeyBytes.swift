@@ -46,6 +46,16 @@ enum KeyBytes {
         return c != 0 ? c < 0 : rest < b.count
     }
 
+    /// True when the bytes of `a` from `start` on and `b` agree on their common length (one
+    /// starts with the other: for key encodings, one location contains the other).
+    static func nested(_ a: [UInt8], from start: Int, _ b: [UInt8]) -> Bool {
+        let common = min(a.count - start, b.count)
+        guard common > 0 else { return common == 0 }
+        return a.withUnsafeBytes { pa in
+            b.withUnsafeBytes { pb in memcmp(pa.baseAddress! + start, pb.baseAddress!, common) == 0 }
+        }
+    }
+
     /// True when `a` and `b` hold the same bytes (one `memcmp`, not an element-wise loop).
     static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         a.count == b.count && hasPrefix(a, b)

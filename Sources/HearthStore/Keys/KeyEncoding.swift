@@ -39,6 +39,12 @@ enum KeyEncoding {
         for key in path.keys { append(key, to: &out) }
     }
 
+    static func encode(_ path: DataPath) -> [UInt8] {
+        var out: [UInt8] = []
+        append(path, to: &out)
+        return out
+    }
+
     static func encode(_ key: ChildKey) -> [UInt8] {
         var out: [UInt8] = []
         append(key, to: &out)

@@ -28,10 +28,9 @@ struct LookupMaintenance {
     /// worked out); nil when it reaches no indexed location.
     func changes(for write: Write, values: [Node?], locations: WriteLocations? = nil) -> Changes? {
         let reached = lookups.filter { lookup in
-            // Sorted keys answer a large write at once; a small one's few paths are walked.
-            if let locations, locations.order.count > WriteLocations.workedOutBeforeTheWriter,
-                !locations.mayReach(lookup.pattern, keys: reader.keys)
-            {
+            // The sorted keys rule most writes out at once (a chat message's hundreds of
+            // counters), before the walk over every entry's path.
+            if let locations, !locations.reaches(fixed: lookup.pattern.fixedLocation, keys: reader.keys) {
                 return false
             }
             return write.reaches(lookup.pattern)

@@ -9,6 +9,9 @@ struct TriggerPattern: Sendable, Hashable, CustomStringConvertible {
 
     let segments: [Segment]
     let description: String
+    /// The key encoding of the pattern's keys before its first wildcard, as it follows the
+    /// namespace's data prefix in a data key (`WriteLocations.reaches(fixed:keys:)`).
+    let fixedLocation: [UInt8]
 
     /// - Throws: `StoreError` `.invalidWrite` for an empty wildcard name, a repeated one, or
     ///   a key Firebase refuses.
@@ -40,6 +43,12 @@ struct TriggerPattern: Sendable, Hashable, CustomStringConvertible {
         }
         self.segments = segments
         description = text
+        var fixed: [ChildKey] = []
+        for segment in segments {
+            guard case .key(let key) = segment else { break }
+            fixed.append(key)
+        }
+        fixedLocation = KeyEncoding.encode(DataPath(keys: fixed))
     }
 
     var depth: Int { segments.count }

@@ -49,14 +49,10 @@ extension WriteLocations {
         var next = 0
         for index in fresh {
             let key = keys[index]
-            var (low, high) = (next, others.count)
-            while low < high {
-                let middle = (low + high) / 2
-                if KeyBytes.precedes(keys[others[middle]], key) { low = middle + 1 } else { high = middle }
-            }
+            let low = lowerBound(of: key, in: others, keys: keys, from: next)
             // Its neighbours: the key before may contain it, it may contain the key after.
-            if low > 0, KeyBytes.hasPrefix(key, keys[others[low - 1]]) { return nil }
-            if low < others.count, KeyBytes.hasPrefix(keys[others[low]], key) { return nil }
+            if low > 0, KeyBytes.nested(keys[others[low - 1]], from: 0, key) { return nil }
+            if low < others.count, KeyBytes.nested(keys[others[low]], from: 0, key) { return nil }
             order.append(contentsOf: others[next..<low])
             order.append(index)
             next = low

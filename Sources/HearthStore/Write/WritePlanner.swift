@@ -83,7 +83,7 @@ struct WritePlanner {
             if !readsAroundUnnoted { change.fromMemory = fromMemory }
             shapes.staged = change
         }
-        if readsAroundUnnoted || RegisteredIndex.mayChange(reader.indexes, at: located.dataKeys, keys: keys) {
+        if readsAroundUnnoted || RegisteredIndex.mayChange(reader.indexes, at: locations, keys: keys) {
             let entries = (0..<located.count).map { index in
                 let path = located.path(index)
                 let isPriority = located.isPriority[index]
