@@ -70,4 +70,18 @@ struct PushIDGeneratorTests {
         }
         #expect(Set(ids).count == 4000)
     }
+
+    /// Every millisecond draws a fresh random part: each of its 12 characters takes all 64
+    /// values of the alphabet (2,000 draws miss one with odds of about 10^-14).
+    @Test func randomPartUsesTheWholeAlphabetAtEveryPosition() {
+        let clock = FakeClock()
+        let generator = PushIDGenerator(clock: { clock.read() })
+        var seen = [Set<UInt8>](repeating: [], count: 12)
+        for _ in 0..<2000 {
+            clock.advance(1)
+            let id = Array(generator.next().utf8)
+            for position in 0..<12 { seen[position].insert(id[8 + position]) }
+        }
+        for position in 0..<12 { #expect(seen[position].count == 64, "position \(position)") }
+    }
 }

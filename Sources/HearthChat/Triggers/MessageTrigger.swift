@@ -9,6 +9,8 @@ public import HearthStore
 ///   missing entry recreated with its `name`, and `chats/$chatId/lastMessage`.
 /// - An edited or deleted message: no counter changes; `lastMessage` follows the newest
 ///   remaining message by key (removed when none remains).
+/// - A new message older than the newest (by key) counts like any other and leaves
+///   `lastMessage` as it is, without reading it.
 ///
 /// A chat without members (or a new message that is not an object) yields no update: the
 /// rules never let such a message in, and it has nobody to count it for.
@@ -46,10 +48,15 @@ public struct MessageTrigger: WriteTrigger {
         }
         let wanted = newest.map { LastMessage.summary(id: $0.key, message: $0.node) }
         let lastMessage = ChatPaths.lastMessage(chat)
-        // A new message that is the newest always changes it (its id): no need to read the old
-        // one, a hot subtree every message rewrites.
-        let isNewest = change.before == nil && newest?.key.string == change.wildcards["messageId"]
-        if isNewest || change.written.node(at: lastMessage) != wanted {
+        if change.before == nil {
+            // A new message that is the newest always changes it (its id): no need to read the
+            // old one, a hot subtree every message rewrites. One that is not (its sender's
+            // clock is behind, or another sender's id of the same millisecond sorts after it)
+            // leaves it to the newer message, whose own write set it.
+            if newest?.key.string == change.wildcards["messageId"] {
+                updates.append(.set(lastMessage, wanted))
+            }
+        } else if change.written.node(at: lastMessage) != wanted {
             updates.append(.set(lastMessage, wanted))
         }
         return updates

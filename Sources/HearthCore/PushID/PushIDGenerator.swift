@@ -49,7 +49,16 @@ public final class PushIDGenerator: Sendable {
                 }
             }
             if !duplicate {
-                for i in 0..<12 { state.lastRandom[i] = UInt8.random(in: 0..<64, using: &state.generator) }
+                // 72 random bits in two draws (each draw of the system generator is a system
+                // call), six bits per character.
+                var bits = state.generator.next()
+                for i in 0..<10 {
+                    state.lastRandom[i] = UInt8(truncatingIfNeeded: bits & 63)
+                    bits >>= 6
+                }
+                bits = state.generator.next()
+                state.lastRandom[10] = UInt8(truncatingIfNeeded: bits & 63)
+                state.lastRandom[11] = UInt8(truncatingIfNeeded: (bits >> 6) & 63)
             }
             let stamp = duplicate || time > state.lastTime ? time : time + 1
             state.lastTime = stamp

@@ -28,6 +28,7 @@ final class SubtreeShapes {
         private(set) var written: [[UInt8]] = []
         private(set) var hashes: [UInt64] = []
         /// The keys now under each location, when the writer remembers them (nil: not).
+        /// Empty: none (most writes put new nodes, remembered only from their second write).
         var recorded: [Shape?] = []
         /// Whether each location holds data after the commit (its parent is then an object).
         var present: [Bool] = []
@@ -49,7 +50,6 @@ final class SubtreeShapes {
         init(written: [[UInt8]], hashes: [UInt64]) {
             self.written = written
             self.hashes = hashes
-            recorded = Array(repeating: nil, count: written.count)
             present = Array(repeating: false, count: written.count)
         }
     }
@@ -145,7 +145,7 @@ final class SubtreeShapes {
     func apply(_ change: Change) {
         for (index, written) in change.written.enumerated() {
             let hash = change.hashes[index]
-            let recorded = change.recorded[index]
+            let recorded = index < change.recorded.count ? change.recorded[index] : nil
             if let remembered = shapes.index(forKey: hash), KeyBytes.equal(shapes.values[remembered].dataKey, written) {
                 // Written again (a hot counter): changed in place.
                 if let recorded {

@@ -32,8 +32,9 @@ struct WritePlanner {
         }
         let hashes = locations.hashes
         var values = [Node?](repeating: nil, count: located.count)
-        // The keys put under each location, for the staged change (kept here, set once).
-        var recorded = [SubtreeShapes.Shape?](repeating: nil, count: shapes == nil ? 0 : located.count)
+        // The keys put under each location, for the staged change (kept here, set once; made
+        // with the first one: a write of new nodes records none).
+        var recorded: [SubtreeShapes.Shape?] = []
         var present = [Bool](repeating: false, count: shapes == nil ? 0 : located.count)
         var fromMemory = [Bool](repeating: false, count: shapes == nil ? 0 : located.count)
         for index in order {
@@ -67,6 +68,7 @@ struct WritePlanner {
                 // pushed child) would only fill the writer's memory.
                 if let shape = put(resolved, dataKey: dataKey, hash: hashes[index], recording: shapes != nil && existed)
                 {
+                    if recorded.isEmpty { recorded = Array(repeating: nil, count: located.count) }
                     recorded[index] = shape
                 }
                 if shapes != nil { present[index] = resolved != nil }

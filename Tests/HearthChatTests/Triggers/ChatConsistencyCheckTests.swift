@@ -32,6 +32,31 @@ import Testing
         #expect(outcome.users == 3)
     }
 
+    /// Four senders at once whose ids interleave (each sender's increase, but a later write
+    /// often sorts before an earlier one): staged together, a message older than one staged
+    /// before it leaves `lastMessage` to that one, and nothing disagrees.
+    @Test func concurrentMessagesInAnyKeyOrderKeepEveryDerivedValue() async throws {
+        let chat = try ChatStore()
+        defer { chat.destroy() }
+        try await chat.seedChats()
+        let senders = ["alice", "bob", "carol", "alice"]
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, sender) in senders.enumerated() {
+                group.addTask {
+                    for sequence in 0..<25 {
+                        let id = "s" + String(sequence + 100) + "c" + String(index)
+                        try await chat.send(id, in: "g1", from: sender)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let outcome = try await Self.check(chat)
+        #expect(outcome.disagreements == [])
+        #expect(try await chat.json("/chats/g1/lastMessage/id") == #""s124c3""#)
+        #expect(try await chat.json("/userChats/bob/g1/unread") == "75")
+    }
+
     @Test func everyCorruptionIsReportedWithItsPath() async throws {
         let chat = try ChatStore()
         defer { chat.destroy() }

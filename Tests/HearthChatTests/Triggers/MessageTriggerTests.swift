@@ -60,6 +60,22 @@ import Testing
         }
     }
 
+    @Test func aNewMessageOlderThanTheNewestCountsAndLeavesLastMessage() async throws {
+        try await Self.with { chat in
+            try await chat.send("m2", in: "g1", from: "alice", text: "newest")
+            // An id that sorts first: a sender whose clock is behind.
+            try await chat.send("m1", in: "g1", from: "carol", text: "older")
+            #expect(try await chat.json("/userChats/bob/g1/unread") == "2")
+            #expect(try await chat.json("/userChats/alice/g1/unread") == "1")
+            #expect(try await chat.json("/userChats/carol/g1/unread") == "1")
+            #expect(try await chat.json("/unreadTotals") == #"{"alice":1,"bob":2,"carol":1}"#)
+            #expect(
+                try await chat.json("/chats/g1/lastMessage")
+                    == #"{"id":"m2","sender":"alice","sentAt":\#(Self.t),"text":"newest"}"#
+            )
+        }
+    }
+
     @Test func deletingTheLastMessageMovesLastMessageBackAndKeepsTheCounters() async throws {
         try await Self.with { chat in
             try await chat.send("m1", in: "g1", from: "carol", text: "one")
