@@ -24,11 +24,7 @@ struct LoggingOptions: ParsableArguments {
 
     /// Sends every log line to stderr at `level` and returns the command's logger. Call once per process.
     static func bootstrap(level: Logger.Level) -> Logger {
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        LoggingSystem.bootstrap { label in StandardErrorLogHandler(label: label, level: level) }
         var logger = Logger(label: "hearth")
         logger.logLevel = level
         return logger
