@@ -77,6 +77,36 @@ import Testing
         #expect(numbered.touches(childrenOf: key("list"), from: found("9")))
     }
 
+    /// Whether staged writes add a child after a given one (an earlier message whose newer
+    /// sibling is staged), leave that part alone, or replace the parent.
+    @Test func laterChildrenAreAddedUntouchedOrReplaced() {
+        var touched = TouchedKeys()
+        touched.insert(key("messages/c1/m2"))
+        touched.insert(key("messages/c1/m4/text"))
+        touched.insert(key("users/u1/unread"))
+        let c1 = key("messages/c1")
+        func child(_ child: String) -> [UInt8] { KeyEncoding.encode(ChildKey(child)) }
+        #expect(touched.laterChildren(of: c1, after: child("m3")) == .added)
+        #expect(touched.laterChildren(of: c1, after: child("m1")) == .added)
+        // Inside the child itself, or only before it: no later child.
+        #expect(touched.laterChildren(of: c1, after: child("m4")) == .untouched)
+        #expect(touched.laterChildren(of: c1, after: child("m5")) == .untouched)
+        #expect(touched.laterChildren(of: key("messages/c2"), after: child("a")) == .untouched)
+        // At or above the parent.
+        #expect(touched.laterChildren(of: key("users/u1/unread"), after: child("a")) == .replaced)
+        #expect(touched.laterChildren(of: key("users/u1/unread/x"), after: child("a")) == .replaced)
+        var above = TouchedKeys()
+        above.insert(key("messages"))
+        #expect(above.laterChildren(of: c1, after: child("m9")) == .replaced)
+        #expect(TouchedKeys().laterChildren(of: c1, after: child("m1")) == .untouched)
+        // Integer keys sort before string keys, and by value.
+        var numbered = TouchedKeys()
+        numbered.insert(key("list/10"))
+        #expect(numbered.laterChildren(of: key("list"), after: child("9")) == .added)
+        #expect(numbered.laterChildren(of: key("list"), after: child("11")) == .untouched)
+        #expect(numbered.laterChildren(of: key("list"), after: child("a")) == .untouched)
+    }
+
     @Test func comparesKeysOfOtherTablesByteByByte() {
         var touched = TouchedKeys()
         let lookup: [UInt8] = Array("Pxlookup-entry".utf8)

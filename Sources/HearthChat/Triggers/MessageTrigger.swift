@@ -10,7 +10,8 @@ public import HearthStore
 /// - An edited or deleted message: no counter changes; `lastMessage` follows the newest
 ///   remaining message by key (removed when none remains).
 /// - A new message older than the newest (by key) counts like any other and leaves
-///   `lastMessage` as it is, without reading it.
+///   `lastMessage` and the `lastMessageAt`s as the newest one set them, without reading them
+///   (a recreated entry gets the newest one's time).
 ///
 /// A chat without members (or a new message that is not an object) yields no update: the
 /// rules never let such a message in, and it has nobody to count it for.
@@ -23,43 +24,41 @@ public struct MessageTrigger: WriteTrigger {
     public var pattern: String { "/messages/$chatId/$messageId" }
 
     public func updates(for change: TriggerChange) throws -> [DerivedUpdate] {
-        guard let chatID = change.wildcards["chatId"] else { return [] }
+        guard let chatID = change.wildcards["chatId"], let messageID = change.wildcards["messageId"] else { return [] }
         let chat = ChildKey(chatID)
-        let newest = change.written.lastChild(at: ChatPaths.messages(chat))
-        var updates: [DerivedUpdate] = []
+        let messages = ChatPaths.messages(chat)
+        let lastMessage = ChatPaths.lastMessage(chat)
         switch (change.before, change.after) {
         case (nil, let message?):
             guard case .children = message,
                 case .children(let members) = change.snapshot.shallow(at: ChatPaths.members(chat))
             else { return [] }
+            let id = ChildKey(messageID)
+            // The newest message sets every member's `lastMessageAt` and the chat's
+            // `lastMessage` (no need to read the old one, a hot subtree every message
+            // rewrites). An older one (its sender's clock is behind, or another sender's id of
+            // the same millisecond sorts after it) only counts: the newer one set them.
+            let isNewest = change.written.isLastChild(id, at: messages)
             let fanout = NewMessageFanout(
                 chat: chat,
                 members: members.map(\.key),
                 sender: message.string("sender") ?? change.author.uid,
-                sentAt: newest?.node.number("sentAt") ?? message.number("sentAt") ?? change.now,
+                sentAt: isNewest ? message.number("sentAt") ?? change.now : nil,
+                newestSentAt: { change.written.lastChild(at: messages)?.node.number("sentAt") ?? change.now },
                 snapshot: change.snapshot,
                 paths: paths
             )
-            updates = fanout.updates()
+            var updates = fanout.updates()
+            if isNewest { updates.append(.set(lastMessage, LastMessage.summary(id: id, message: message))) }
+            return updates
         case (_?, _):
             guard change.snapshot.exists(at: ChatPaths.members(chat)) else { return [] }
+            let newest = change.written.lastChild(at: messages)
+            let wanted = newest.map { LastMessage.summary(id: $0.key, message: $0.node) }
+            return change.written.node(at: lastMessage) != wanted ? [.set(lastMessage, wanted)] : []
         case (nil, nil):
             return []
         }
-        let wanted = newest.map { LastMessage.summary(id: $0.key, message: $0.node) }
-        let lastMessage = ChatPaths.lastMessage(chat)
-        if change.before == nil {
-            // A new message that is the newest always changes it (its id): no need to read the
-            // old one, a hot subtree every message rewrites. One that is not (its sender's
-            // clock is behind, or another sender's id of the same millisecond sorts after it)
-            // leaves it to the newer message, whose own write set it.
-            if newest?.key.string == change.wildcards["messageId"] {
-                updates.append(.set(lastMessage, wanted))
-            }
-        } else if change.written.node(at: lastMessage) != wanted {
-            updates.append(.set(lastMessage, wanted))
-        }
-        return updates
     }
 }
 

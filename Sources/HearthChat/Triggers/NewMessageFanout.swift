@@ -10,8 +10,11 @@ struct NewMessageFanout {
     let members: [ChildKey]
     /// Who sent it (nil: nobody known, every member counts it).
     let sender: String?
-    /// The `lastMessageAt` every member's entry gets.
-    let sentAt: Double
+    /// The `lastMessageAt` every member's entry gets; nil when the message is not the newest
+    /// (entries keep the newest one's, which it set).
+    let sentAt: Double?
+    /// The newest message's time, for an entry recreated by a message that is not the newest.
+    let newestSentAt: () -> Double
     let snapshot: TriggerSnapshot
     /// The members' locations, made once per chat and member list.
     let paths: FanoutPaths
@@ -20,14 +23,14 @@ struct NewMessageFanout {
         var updates: [DerivedUpdate] = []
         updates.reserveCapacity(members.count * 3)
         var names = EntryNames(chat: chat, members: members, snapshot: snapshot)
-        let sentAtValue = NewValue(node: .leaf(.number(sentAt), priority: nil))
+        let sentAtValue = sentAt.map { NewValue(node: .leaf(.number($0), priority: nil)) }
         // One value for every counter's +1 (not an array of server values per counter).
         let plusOne = DerivedUpdate.increment(.root, by: 1).value
         for (member, paths) in zip(members, paths.paths(chat: chat, members: members)) {
             let isSender = member.string == sender
             // The entry's fields next to each other: their keys share the entry's encoding.
             if !isSender { updates.append(DerivedUpdate(path: paths.unread, value: plusOne)) }
-            updates.append(DerivedUpdate(path: paths.lastMessageAt, value: sentAtValue))
+            if let sentAtValue { updates.append(DerivedUpdate(path: paths.lastMessageAt, value: sentAtValue)) }
             if !isSender { updates.append(DerivedUpdate(path: paths.unreadTotal, value: plusOne)) }
             // An entry without its name is gone ("delete chat" for me) or never made: the
             // message brings the chat back into the member's list. Its `lastMessageAt`, which
@@ -38,6 +41,9 @@ struct NewMessageFanout {
                 }
                 if isSender {
                     updates.append(.set(paths.unread, .leaf(.number(0), priority: nil)))
+                }
+                if sentAt == nil {
+                    updates.append(.set(paths.lastMessageAt, .leaf(.number(newestSentAt()), priority: nil)))
                 }
             }
         }

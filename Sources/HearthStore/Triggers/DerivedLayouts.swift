@@ -23,15 +23,23 @@ final class DerivedLayouts {
         let hashes: [UInt64]
     }
 
-    private var layouts: [DataPath: Layout] = [:]
+    /// A list's first path and its length: a trigger's lists that start alike but differ in
+    /// length (a chat's newest message and an older one) are kept side by side.
+    private struct ListKey: Hashable {
+        let first: DataPath
+        let count: Int
+    }
+
+    private var layouts: [ListKey: Layout] = [:]
     private var keptPaths = 0
     private(set) var hits = 0
 
     /// The layout of the paths of `updates` (none the root or a priority); nil when two of
     /// them overlap.
     func layout(of updates: [DerivedUpdate], keys: KeySpace) -> Layout? {
-        guard let first = updates.first?.path else { return nil }
-        if let kept = layouts[first], kept.paths.count == updates.count, Self.same(kept.paths, updates) {
+        guard let firstPath = updates.first?.path else { return nil }
+        let first = ListKey(first: firstPath, count: updates.count)
+        if let kept = layouts[first], Self.same(kept.paths, updates) {
             hits += 1
             return kept
         }

@@ -12,6 +12,9 @@ struct TriggerRun {
     var shapes: SubtreeShapes? = nil
     /// The writer's kept layouts of derived updates (nil: each located anew).
     var layouts: DerivedLayouts? = nil
+    /// What the writes staged before this one do to a node's children after a child (nil:
+    /// nothing is staged).
+    var stagedLaterChildren: ((DataPath, ChildKey) -> TouchedKeys.LaterChildren)? = nil
 
     /// What the triggers made of a write.
     struct Outcome {
@@ -58,7 +61,11 @@ struct TriggerRun {
                     author: write.author,
                     now: now,
                     snapshot: TriggerSnapshot(reader: reader, reads: log, shapes: shapes),
-                    written: TriggerWrittenState(overlay: client, reads: log)
+                    written: TriggerWrittenState(
+                        overlay: client,
+                        reads: log,
+                        stagedLaterChildren: stagedLaterChildren
+                    )
                 )
                 do {
                     derived += try trigger.trigger.updates(for: change)

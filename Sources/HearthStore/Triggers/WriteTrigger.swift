@@ -102,6 +102,9 @@ public struct TriggerSnapshot {
 public struct TriggerWrittenState {
     let overlay: WriteOverlay
     let reads: TriggerReads
+    /// What the writes staged before this one in the writer's round (not in `overlay`) do to
+    /// the children of a node after a child; nil: nothing is staged.
+    var stagedLaterChildren: ((DataPath, ChildKey) -> TouchedKeys.LaterChildren)? = nil
 
     /// The node at `path` after the write (nil = null).
     public func node(at path: DataPath) -> Node? {
@@ -115,6 +118,24 @@ public struct TriggerWrittenState {
         let last = overlay.lastChild(at: path)
         reads.noteLastChild(of: path, found: last?.key)
         return last
+    }
+
+    /// True when `key` is the last child of `path` in key order after the write. Unlike
+    /// `lastChild(at:)`, a write applied just before this one that added a later child (a chat
+    /// message from another sender whose id sorts after this one's) answers it without the
+    /// writer applying that write first and running the trigger again: writes that add
+    /// children never make an earlier child the last one again.
+    public func isLastChild(_ key: ChildKey, at path: DataPath) -> Bool {
+        switch stagedLaterChildren?(path, key) ?? .untouched {
+        case .added:
+            return false
+        case .replaced:
+            return lastChild(at: path)?.key == key
+        case .untouched:
+            guard overlay.lastChild(at: path)?.key == key else { return false }
+            reads.noteLastChild(of: path, found: key)
+            return true
+        }
     }
 }
 

@@ -92,6 +92,12 @@ final class StagedWrites {
         touched.touches(childrenOf: parent, from: segment)
     }
 
+    /// What the staged writes do to the children of the node at data key `parent` after the
+    /// child whose encoded segment is `segment` (see `TouchedKeys.laterChildren(of:after:)`).
+    func laterChildren(of parent: [UInt8], after segment: [UInt8]) -> TouchedKeys.LaterChildren {
+        touched.laterChildren(of: parent, after: segment)
+    }
+
     /// The reverse index entry at `key` as the staged writes left it: nil when none wrote it,
     /// `.some(nil)` when one deleted it.
     func reverseEntry(_ key: [UInt8]) -> [UInt8]?? {

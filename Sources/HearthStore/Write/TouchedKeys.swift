@@ -82,6 +82,37 @@ struct TouchedKeys {
         return false
     }
 
+    /// What touched keys do to the children of the node at data key `parent` after the child
+    /// whose encoded segment is `segment`.
+    enum LaterChildren {
+        /// No touched key is at or above `parent`, nor inside it after `segment`.
+        case untouched
+        /// No touched key is at or above `parent`, and one lies inside it in a child after
+        /// `segment` (not inside that child): the staged writes, which never delete, leave a
+        /// child after it.
+        case added
+        /// A touched key is at or above `parent` (what it left there is not known here).
+        case replaced
+    }
+
+    func laterChildren(of parent: [UInt8], after segment: [UInt8]) -> LaterChildren {
+        guard Self.isDataKey(parent) else { return relationToOthers(parent) == .none ? .untouched : .replaced }
+        if exact.isEmpty { return .untouched }
+        var above = false
+        let full = SubtreeShapes.forEachAncestor(of: parent) { hash, _ in
+            if !above && exact.contains(hash) { above = true }
+        }
+        guard let full else { return .replaced }
+        if above || exact.contains(full) { return .replaced }
+        guard ancestors.contains(full) else { return .untouched }
+        for key in dataKeys where key.count > parent.count && KeyBytes.hasPrefix(key, parent) {
+            if !KeyBytes.precedes(key, from: parent.count, segment) && !KeyBytes.nested(key, from: parent.count, segment) {
+                return .added
+            }
+        }
+        return .untouched
+    }
+
     /// - Parameter hash: `SubtreeShapes.hash(key)` when known: a touched key is then the same
     ///   one at once while no touched keys nest (none of them can contain it or lie inside it).
     func relation(of key: [UInt8], hash: UInt64? = nil) -> Relation {

@@ -75,7 +75,7 @@ struct WriteJob {
         var committed = (write: write, values: values, commit: Self.describe(write, values: values))
         var committedLocations: WriteLocations? = locations
         if !triggers.isEmpty {
-            let run = TriggerRun(
+            var run = TriggerRun(
                 namespace: namespace,
                 triggers: triggers,
                 reader: reader,
@@ -83,6 +83,12 @@ struct WriteJob {
                 shapes: round.shapes,
                 layouts: round.layouts
             )
+            if round.hasStaged {
+                let keys = self.keys
+                run.stagedLaterChildren = { parent, child in
+                    round.stagedLaterChildren(of: keys.dataKey(parent), after: KeyEncoding.encode(child))
+                }
+            }
             let outcome = try run.run(write, values: values)
             if round.hasStaged, Self.stagedChanges(outcome.reads, in: round, keys: keys) { return nil }
             if let combined = outcome.combined {

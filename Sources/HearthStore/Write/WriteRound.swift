@@ -79,6 +79,12 @@ final class WriteRound {
         staged?.conflicts(lastChildOf: parent, found: segment) ?? false
     }
 
+    /// What the staged writes do to the children of the node at data key `parent` after the
+    /// child whose encoded segment is `segment`.
+    func stagedLaterChildren(of parent: [UInt8], after segment: [UInt8]) -> TouchedKeys.LaterChildren {
+        staged?.laterChildren(of: parent, after: segment) ?? .untouched
+    }
+
     /// The reverse index entry at `key` as the staged writes left it: nil when none wrote it,
     /// `.some(nil)` when one deleted it.
     func stagedReverseEntry(_ key: [UInt8]) -> [UInt8]?? {

@@ -107,4 +107,58 @@ struct LatestItem: WriteTrigger {
         for result in try await ns.writeInOneRound(writes) { _ = try result.get() }
         #expect(try await ns.json("latest/l") == #""z9""#)
     }
+
+    /// With `isLastChild`, an item older than one staged before it in the round knows it is
+    /// not the latest without the flush: the round stays one group.
+    @Test func anOlderItemAfterANewerStagedOneStaysInTheGroupWithIsLastChild() async throws {
+        let temp = try TemporaryStore.with([LastItemByIsLastChild()])
+        defer { temp.destroy() }
+        let ns = try await Self.warmList(temp)
+        let groups = temp.probe.groupsApplied
+        let results = try await ns.writeInOneRound(try ["i09", "i05", "i07", "i10", "i08"].map(Self.item))
+        for result in results { _ = try result.get() }
+        #expect(temp.probe.groupsApplied == groups + 1)
+        #expect(try await ns.json("latest/l") == #""i10""#)
+        #expect(try await ns.json("count/l") == "7")
+    }
+
+    /// A write over the list staged before an item: `isLastChild` cannot tell what it left, so
+    /// the item waits for the flush and sees it.
+    @Test func isLastChildAfterAWriteOverTheListSeesIt() async throws {
+        let temp = try TemporaryStore.with([LastItemByIsLastChild()])
+        defer { temp.destroy() }
+        let ns = try await Self.warmList(temp)
+        let writes = [
+            Write(.set(path("lists/l/items"), try value(#"{"a1":true,"z9":true}"#))),
+            try Self.item("i03"),
+        ]
+        for result in try await ns.writeInOneRound(writes) { _ = try result.get() }
+        #expect(try await ns.json("latest/l") == #""z9""#)
+        // i01 and i02 (the warm list), a1 and z9, then i03.
+        #expect(try await ns.json("count/l") == "5")
+    }
+}
+
+/// `LatestItem` through `isLastChild`: `/latest/<list>` is set by the newest item only, and
+/// `/count/<list>` counts every item by an increment.
+struct LastItemByIsLastChild: WriteTrigger {
+    var pattern: String { "/lists/$list/items/$item" }
+
+    func updates(for change: TriggerChange) throws -> [DerivedUpdate] {
+        let list = ChildKey(change.wildcards["list"]!)
+        let items = DataPath(keys: [ChildKey("lists"), list, ChildKey("items")])
+        let latest = DataPath(keys: [ChildKey("latest"), list])
+        let count = DataPath(keys: [ChildKey("count"), list])
+        guard change.before == nil, change.after != nil else {
+            // Replaced or deleted: the latest is read again.
+            let last = change.written.lastChild(at: items).map { Node.leaf(.string($0.key.string), priority: nil) }
+            return [.set(latest, last)]
+        }
+        let item = ChildKey(change.wildcards["item"]!)
+        var updates = [DerivedUpdate.increment(count, by: 1)]
+        if change.written.isLastChild(item, at: items) {
+            updates.append(.set(latest, .leaf(.string(item.string), priority: nil)))
+        }
+        return updates
+    }
 }
