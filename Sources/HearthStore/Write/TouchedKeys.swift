@@ -106,7 +106,8 @@ struct TouchedKeys {
         if above || exact.contains(full) { return .replaced }
         guard ancestors.contains(full) else { return .untouched }
         for key in dataKeys where key.count > parent.count && KeyBytes.hasPrefix(key, parent) {
-            if !KeyBytes.precedes(key, from: parent.count, segment) && !KeyBytes.nested(key, from: parent.count, segment) {
+            let start = parent.count
+            if !KeyBytes.precedes(key, from: start, segment) && !KeyBytes.nested(key, from: start, segment) {
                 return .added
             }
         }
