@@ -1,4 +1,5 @@
 import HearthCore
+import HearthStore
 import Synchronization
 
 /// The locations a chat's new message writes for each member, made once per chat and member
@@ -10,8 +11,8 @@ final class FanoutPaths: Sendable {
     /// One member's locations.
     struct Member: Sendable {
         let unread: DataPath
-        let lastMessageAt: DataPath
-        let name: DataPath
+        let lastMessageAt: TriggerLocation
+        let name: TriggerLocation
         let unreadTotal: DataPath
     }
 
@@ -19,32 +20,40 @@ final class FanoutPaths: Sendable {
     /// each.
     static let capacity = 20_000
 
+    /// A chat of a namespace.
+    private struct Chat: Hashable {
+        let namespace: String
+        let chat: ChildKey
+    }
+
     private struct Kept {
-        var chats: [ChildKey: (members: [ChildKey], paths: [Member])] = [:]
+        var chats: [Chat: (members: [ChildKey], paths: [Member])] = [:]
         var members = 0
     }
 
     private let kept = Mutex(Kept())
 
-    /// The locations of each of `members` in `chat`, in the same order.
-    func paths(chat: ChildKey, members: [ChildKey]) -> [Member] {
-        if let found = kept.withLock({ $0.chats[chat] }), found.members == members { return found.paths }
+    /// The locations of each of `members` in `chat` of `namespace` (the one `snapshot` reads),
+    /// in the same order.
+    func paths(namespace: String, chat: ChildKey, members: [ChildKey], snapshot: TriggerSnapshot) -> [Member] {
+        let key = Chat(namespace: namespace, chat: chat)
+        if let found = kept.withLock({ $0.chats[key] }), found.members == members { return found.paths }
         let made = members.map { member in
             Member(
                 unread: ChatPaths.entry(member, chat, ChatPaths.Key.unread),
-                lastMessageAt: ChatPaths.entry(member, chat, ChatPaths.Key.lastMessageAt),
-                name: ChatPaths.entry(member, chat, ChatPaths.Key.name),
+                lastMessageAt: snapshot.location(ChatPaths.entry(member, chat, ChatPaths.Key.lastMessageAt)),
+                name: snapshot.location(ChatPaths.entry(member, chat, ChatPaths.Key.name)),
                 unreadTotal: ChatPaths.unreadTotal(member)
             )
         }
         guard members.count <= Self.capacity else { return made }
         kept.withLock { kept in
-            if let old = kept.chats[chat] { kept.members -= old.members.count }
+            if let old = kept.chats[key] { kept.members -= old.members.count }
             if kept.members + members.count > Self.capacity {
                 kept.chats.removeAll(keepingCapacity: true)
                 kept.members = 0
             }
-            kept.chats[chat] = (members, made)
+            kept.chats[key] = (members, made)
             kept.members += members.count
         }
         return made

@@ -40,6 +40,7 @@ public struct MessageTrigger: WriteTrigger {
             // the same millisecond sorts after it) only counts: the newer one set them.
             let isNewest = change.written.isLastChild(id, at: messages)
             let fanout = NewMessageFanout(
+                namespace: change.namespace,
                 chat: chat,
                 members: members.map(\.key),
                 sender: message.string("sender") ?? change.author.uid,

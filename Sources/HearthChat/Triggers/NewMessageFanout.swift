@@ -6,6 +6,7 @@ import HearthStore
 /// the writer's memory of the entry's `lastMessageAt` once a message set it, else a point read).
 /// The locations come from `paths`, the same ones for every message of the chat.
 struct NewMessageFanout {
+    let namespace: String
     let chat: ChildKey
     let members: [ChildKey]
     /// Who sent it (nil: nobody known, every member counts it).
@@ -26,24 +27,25 @@ struct NewMessageFanout {
         let sentAtValue = sentAt.map { NewValue(node: .leaf(.number($0), priority: nil)) }
         // One value for every counter's +1 (not an array of server values per counter).
         let plusOne = DerivedUpdate.increment(.root, by: 1).value
-        for (member, paths) in zip(members, paths.paths(chat: chat, members: members)) {
+        let located = paths.paths(namespace: namespace, chat: chat, members: members, snapshot: snapshot)
+        for (member, paths) in zip(members, located) {
             let isSender = member.string == sender
             // The entry's fields next to each other: their keys share the entry's encoding.
             if !isSender { updates.append(DerivedUpdate(path: paths.unread, value: plusOne)) }
-            if let sentAtValue { updates.append(DerivedUpdate(path: paths.lastMessageAt, value: sentAtValue)) }
+            if let sentAtValue { updates.append(DerivedUpdate(path: paths.lastMessageAt.path, value: sentAtValue)) }
             if !isSender { updates.append(DerivedUpdate(path: paths.unreadTotal, value: plusOne)) }
             // An entry without its name is gone ("delete chat" for me) or never made: the
             // message brings the chat back into the member's list. Its `lastMessageAt`, which
             // every message sets, answers first: the writer remembers it, with no read.
-            if snapshot.leaf(at: paths.lastMessageAt) == nil, snapshot.leaf(at: paths.name) == nil {
+            if !snapshot.hasLeaf(at: paths.lastMessageAt), !snapshot.hasLeaf(at: paths.name) {
                 if let name = names.name(for: member) {
-                    updates.append(.set(paths.name, .leaf(.string(name), priority: nil)))
+                    updates.append(.set(paths.name.path, .leaf(.string(name), priority: nil)))
                 }
                 if isSender {
                     updates.append(.set(paths.unread, .leaf(.number(0), priority: nil)))
                 }
                 if sentAt == nil {
-                    updates.append(.set(paths.lastMessageAt, .leaf(.number(newestSentAt()), priority: nil)))
+                    updates.append(.set(paths.lastMessageAt.path, .leaf(.number(newestSentAt()), priority: nil)))
                 }
             }
         }

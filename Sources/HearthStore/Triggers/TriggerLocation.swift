@@ -1,0 +1,35 @@
+public import HearthCore
+
+/// A location a trigger reads for every write it sees (a chat member's `lastMessageAt`), with
+/// its key in one namespace worked out once: `TriggerSnapshot.location(_:)` makes it, the
+/// trigger keeps it, and `TriggerSnapshot.hasLeaf(at:)` answers from it without encoding the
+/// path again. Kept for another namespace it still answers right, by the path.
+public struct TriggerLocation: Sendable {
+    public let path: DataPath
+    let namespaceID: UInt32
+    let dataKey: [UInt8]
+    /// `SubtreeShapes.hash(dataKey)`.
+    let hash: UInt64
+}
+
+extension TriggerSnapshot {
+    /// `path` in this snapshot's namespace, to keep.
+    public func location(_ path: DataPath) -> TriggerLocation {
+        let dataKey = reader.keys.dataKey(path)
+        return TriggerLocation(
+            path: path,
+            namespaceID: reader.keys.namespaceID,
+            dataKey: dataKey,
+            hash: SubtreeShapes.hash(dataKey)
+        )
+    }
+
+    /// True when a leaf is stored at `location`: `leaf(at: location.path) != nil`, without
+    /// decoding it (none of it read when the writer remembers writing that leaf).
+    public func hasLeaf(at location: TriggerLocation) -> Bool {
+        guard location.namespaceID == reader.keys.namespaceID else { return leaf(at: location.path) != nil }
+        if let shapes, shapes.shape(at: location.dataKey, hash: location.hash)?.leafValue != nil { return true }
+        reads.note(location.path)
+        return reader.snapshot.get(location.dataKey) != nil
+    }
+}
