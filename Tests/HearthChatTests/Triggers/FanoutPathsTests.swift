@@ -45,7 +45,11 @@ import Testing
             store = try Store.open(directory: directory.path, configuration: StoreConfiguration(triggers: triggers))
         }
 
-        func ask(_ chat: String, _ members: String, in namespace: String = "default") async throws -> [FanoutPaths.Member] {
+        func ask(
+            _ chat: String,
+            _ members: String,
+            in namespace: String = "default"
+        ) async throws -> [FanoutPaths.Member] {
             let ns = try store.namespace(namespace)
             let names = Node.leaf(.string(members), priority: nil)
             _ = try await ns.write(Write(.set(try DataPath.parse("/ask/\(chat)"), NewValue(node: names))))
