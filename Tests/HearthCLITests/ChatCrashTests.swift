@@ -4,8 +4,10 @@ import Synchronization
 import Testing
 
 /// The chat app's message trigger under `kill -9`: several senders post into a group and a
-/// private chat, the server is killed mid-burst, and afterwards every counter agrees with the
-/// messages that survived (`hearth chat check`, and each member's unread recounted here).
+/// private chat (two by server push ids, two by their own ids, out of key order), the server is
+/// killed mid-burst, and afterwards every counter, `lastMessage` and `lastMessageAt` agrees
+/// with the messages that survived (`hearth chat check`, and each member's unread recounted
+/// here).
 @Suite("chat counters under kill -9", .serialized)
 struct ChatCrashTests {
     final class Count: Sendable {
@@ -55,11 +57,18 @@ struct ChatCrashTests {
                         let chat = sender < 2 && index % 3 == 0 ? "p1" : "g1"
                         let message =
                             #"{"sender":"u\#(sender)","kind":"text","text":"n\#(index)","sentAt":{".sv":"timestamp"}}"#
+                        // u2 and u3 name their messages as clients do, by ids that interleave
+                        // (and sort after the server's push ids): many arrive older than the
+                        // newest, some while a newer one is staged in the same round.
+                        let (method, path) =
+                            sender < 2
+                            ? ("POST", "/messages/\(chat).json")
+                            : ("PUT", "/messages/\(chat)/s\(String(format: "%06d", index))c\(sender).json")
                         let response: ProcessTestServer.Response
                         do {
                             response = try await server.request(
-                                "POST",
-                                "/messages/\(chat).json",
+                                method,
+                                path,
                                 body: message,
                                 admin: true,
                                 timeout: .seconds(10)
