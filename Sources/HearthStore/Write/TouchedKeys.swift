@@ -26,8 +26,8 @@ struct TouchedKeys {
     /// Touched keys of other tables (lookup entries), compared byte by byte: none is a prefix
     /// of a data key or the other way round (the table tag differs), and they are few.
     private var others: [[UInt8]] = []
-    /// The touched data keys in the order touched, for the rare check that needs their bytes
-    /// (`touches(childrenOf:from:)`).
+    /// The touched data keys in the order touched, for the rare checks that need their bytes
+    /// (`touches(childrenOf:from:)`, `laterChildren(of:after:)`).
     private var dataKeys: [[UInt8]] = []
 
     /// True when a touched data key contains another (then `relation(of:hash:)` walks every
@@ -64,22 +64,17 @@ struct TouchedKeys {
     /// subtree (a staged write never deletes), so the newest message of a chat stays the newest
     /// while earlier ones are staged.
     func touches(childrenOf parent: [UInt8], from segment: [UInt8]?) -> Bool {
-        guard Self.isDataKey(parent) else { return relationToOthers(parent) != .none }
-        if exact.isEmpty { return false }
-        var above = false
-        let full = SubtreeShapes.forEachAncestor(of: parent) { hash, _ in
-            if !above && exact.contains(hash) { above = true }
-        }
-        guard let full else { return true }
-        if above || exact.contains(full) { return true }
-        guard ancestors.contains(full) else { return false }
-        guard let segment else { return true }
-        for key in dataKeys where key.count > parent.count && KeyBytes.hasPrefix(key, parent) {
+        switch around(parent) {
+        case .untouched: return false
+        case .atOrAbove: return true
+        case .inside:
+            guard let segment else { return true }
             // The encoding is prefix-free by segment: the first byte that differs decides, and
             // a key whose rest starts with `segment` lies inside that very child.
-            if !KeyBytes.precedes(key, from: parent.count, segment) { return true }
+            return dataKeys.contains { key in
+                Self.lies(key, inside: parent) && !KeyBytes.precedes(key, from: parent.count, segment)
+            }
         }
-        return false
     }
 
     /// What touched keys do to the children of the node at data key `parent` after the child
@@ -96,22 +91,43 @@ struct TouchedKeys {
     }
 
     func laterChildren(of parent: [UInt8], after segment: [UInt8]) -> LaterChildren {
-        guard Self.isDataKey(parent) else { return relationToOthers(parent) == .none ? .untouched : .replaced }
+        switch around(parent) {
+        case .untouched: return .untouched
+        case .atOrAbove: return .replaced
+        case .inside:
+            let start = parent.count
+            let added = dataKeys.contains { key in
+                Self.lies(key, inside: parent) && !KeyBytes.precedes(key, from: start, segment)
+                    && !KeyBytes.nested(key, from: start, segment)
+            }
+            return added ? .added : .untouched
+        }
+    }
+
+    /// Where the touched keys lie around the node at data key `parent`.
+    private enum Around {
+        /// None at, above or inside it.
+        case untouched
+        /// One at or above it (for a key of another table: one related to it).
+        case atOrAbove
+        /// None at or above it, and one inside it.
+        case inside
+    }
+
+    private func around(_ parent: [UInt8]) -> Around {
+        guard Self.isDataKey(parent) else { return relationToOthers(parent) == .none ? .untouched : .atOrAbove }
         if exact.isEmpty { return .untouched }
         var above = false
         let full = SubtreeShapes.forEachAncestor(of: parent) { hash, _ in
             if !above && exact.contains(hash) { above = true }
         }
-        guard let full else { return .replaced }
-        if above || exact.contains(full) { return .replaced }
-        guard ancestors.contains(full) else { return .untouched }
-        for key in dataKeys where key.count > parent.count && KeyBytes.hasPrefix(key, parent) {
-            let start = parent.count
-            if !KeyBytes.precedes(key, from: start, segment) && !KeyBytes.nested(key, from: start, segment) {
-                return .added
-            }
-        }
-        return .untouched
+        guard let full else { return .atOrAbove }
+        if above || exact.contains(full) { return .atOrAbove }
+        return ancestors.contains(full) ? .inside : .untouched
+    }
+
+    private static func lies(_ key: [UInt8], inside parent: [UInt8]) -> Bool {
+        key.count > parent.count && KeyBytes.hasPrefix(key, parent)
     }
 
     /// - Parameter hash: `SubtreeShapes.hash(key)` when known: a touched key is then the same
