@@ -23,6 +23,11 @@ struct RESTOptions: Sendable {
     var methodOverride: String?
     /// `auth_variable_override`: the `auth` the admin acts as (`.null` = anonymous).
     var authVariableOverride: JSONValue?
+    /// `callback=NAME` (reads only): the JSON answered as JSONP, `NAME(...);`.
+    var callback: String?
+    /// `download=FILE` (reads only): the JSON answered as an attachment named FILE (empty: named
+    /// after the location).
+    var download: String?
 
     static let queryParameterNames = [
         "startAt", "endAt", "equalTo", "startAfter", "endBefore", "limitToFirst", "limitToLast",
@@ -78,6 +83,16 @@ struct RESTOptions: Sendable {
             options.writeSizeLimit = parsed
         }
 
+        if let callback = q["callback"] {
+            guard Self.isValidCallback(callback) else {
+                throw RESTError.badRequest(
+                    "Invalid callback '\(callback.prefix(64))': use a JavaScript function name such as 'gotData' or 'app.gotData'."
+                )
+            }
+            options.callback = callback
+        }
+        options.download = q["download"]
+
         if let shallow = q["shallow"] {
             switch shallow {
             case "true": options.shallow = try Self.parseShallow(q, allowingEnd: shallowStream)
@@ -99,6 +114,28 @@ struct RESTOptions: Sendable {
             (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
                 || byte == 0x2D
         }
+    }
+
+    /// JSONP callback names: dotted JavaScript identifiers of ASCII letters, digits, `_` and
+    /// `$`, at most 128 bytes (nothing a page could be made to run but a call of that name).
+    static func isValidCallback(_ name: String) -> Bool {
+        let utf8 = Array(name.utf8)
+        guard (1...128).contains(utf8.count) else { return false }
+        var atSegmentStart = true
+        for byte in utf8 {
+            let isLetter =
+                (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F || byte == 0x24
+            let isDigit = byte >= 0x30 && byte <= 0x39
+            if byte == UInt8(ascii: ".") {
+                guard !atSegmentStart else { return false }
+                atSegmentStart = true
+            } else if isLetter || (isDigit && !atSegmentStart) {
+                atSegmentStart = false
+            } else {
+                return false
+            }
+        }
+        return !atSegmentStart
     }
 
     /// `timeout`: a positive integer with unit `ms`, `s` or `min`, at most 15 minutes.

@@ -35,7 +35,17 @@ extension RESTService {
             case .shallow(let shallow): Self.renderShallow(shallow, into: &body)
             case .priority(let priority): Self.renderPriority(priority, into: &body)
             }
-            return ResponseBuilder.json(body, print: options.print, etag: call.wantsETag ? etag : nil)
+            var response = ResponseBuilder.json(
+                body,
+                print: options.print,
+                etag: call.wantsETag ? etag : nil,
+                callback: options.callback
+            )
+            if let download = options.download {
+                let name = download.isEmpty ? ResponseBuilder.downloadName(for: path) : download
+                response.headers[.contentDisposition] = ResponseBuilder.attachment(named: name)
+            }
+            return response
         }
     }
 

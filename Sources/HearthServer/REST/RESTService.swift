@@ -85,6 +85,8 @@ struct RESTService: Sendable {
                 throw RESTError.badRequest("Invalid path '\(decoded)': only PUT and DELETE may target '.priority'.")
             }
             if options.shallow != nil { throw RESTError.badRequest("shallow is only supported by GET requests.") }
+            if options.callback != nil { throw RESTError.badRequest("callback is only supported by GET requests.") }
+            if options.download != nil { throw RESTError.badRequest("download is only supported by GET requests.") }
             if options.query != nil {
                 throw RESTError.badRequest("Query parameters are only supported by GET requests.")
             }

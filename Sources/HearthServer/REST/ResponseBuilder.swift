@@ -1,25 +1,40 @@
 import HTTPTypes
+import HearthCore
 import Hummingbird
 
 /// Builds REST responses: JSON bodies (compact, pretty, or none for `print=silent`), ETags.
 enum ResponseBuilder {
     static let firebaseETag = HTTPField.Name("X-Firebase-ETag")!
     static let methodOverride = HTTPField.Name("X-HTTP-Method-Override")!
+    static let contentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
 
     static func json(
         _ compact: [UInt8],
         status: HTTPResponse.Status = .ok,
         print: RESTOptions.PrintMode = .compact,
-        etag: String? = nil
+        etag: String? = nil,
+        callback: String? = nil
     ) -> Response {
         var headers: HTTPFields = [.cacheControl: "no-cache"]
         if let etag { headers[.eTag] = etag }
         if print == .silent {
             return Response(status: .noContent, headers: headers)
         }
-        headers[.contentType] = "application/json; charset=utf-8"
         let bytes = print == .pretty ? CoreBridge.pretty(compact) : compact
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        guard let callback else {
+            headers[.contentType] = "application/json; charset=utf-8"
+            return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        }
+        // JSONP (`callback=`): the script `NAME(JSON);`, never sniffed as anything else.
+        headers[.contentType] = "application/javascript; charset=utf-8"
+        headers[contentTypeOptions] = "nosniff"
+        var script = ByteBuffer()
+        script.reserveCapacity(callback.utf8.count + bytes.count + 3)
+        script.writeString(callback)
+        script.writeString("(")
+        script.writeBytes(bytes)
+        script.writeString(");")
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: script))
     }
 
     static func json(
@@ -30,6 +45,41 @@ enum ResponseBuilder {
         -> Response
     {
         json(Array(text.utf8), status: status, print: print)
+    }
+
+    /// A download's file name when `download=` is empty: the location's last key (`data` at
+    /// the root), with `.json`.
+    static func downloadName(for path: DataPath) -> String {
+        (path.keys.last?.string ?? "data") + ".json"
+    }
+
+    /// `Content-Disposition` of a download named `name`: characters a quoted file name cannot
+    /// hold (quotes, backslashes, slashes, control characters) become `_`, non-ASCII names are
+    /// also given in RFC 5987 form, and the name is cut to 200 bytes.
+    static func attachment(named name: String) -> String {
+        var ascii = ""
+        var encoded = ""
+        var bytes = 0
+        for scalar in name.unicodeScalars {
+            let utf8 = Array(String(scalar).utf8)
+            guard bytes + utf8.count <= 200 else { break }
+            bytes += utf8.count
+            let unsafe = scalar.value < 0x20 || scalar.value == 0x7F || "\"\\/".unicodeScalars.contains(scalar)
+            ascii.append(unsafe || !scalar.isASCII ? "_" : Character(scalar))
+            for byte in utf8 {
+                let plain =
+                    (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || "-._~".utf8.contains(byte)
+                if plain && !unsafe {
+                    encoded.append(Character(Unicode.Scalar(byte)))
+                } else {
+                    encoded += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+                }
+            }
+        }
+        if ascii.isEmpty { ascii = "data.json" }
+        guard name.unicodeScalars.contains(where: { !$0.isASCII }) else { return "attachment; filename=\"\(ascii)\"" }
+        return "attachment; filename=\"\(ascii)\"; filename*=UTF-8''\(encoded)"
     }
 
     /// `304 Not Modified` for a matching `if-none-match`.
