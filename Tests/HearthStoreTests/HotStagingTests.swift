@@ -185,4 +185,42 @@ import Testing
         let byUnread = try await ns.read { try $0.query(at: path("uc/u1"), Query(order: .child(path("unread")))) }
         #expect(byUnread.map(\.key.string) == ["c0", "c1"])
     }
+
+    /// A write that sets the indexed child itself is indexed from its own value (a number, an
+    /// object, a number again); one that deletes it, or writes beside it, from what the child
+    /// holds after the write.
+    @Test func theIndexedValueWrittenDirectlyOrRemovedOrderTheList() async throws {
+        let temp = try TemporaryStore()
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        try await ns.setIndexes(Self.specs)
+        try await ns.set("uc/u1", #"{"a":{"at":1,"unread":0},"b":{"at":2,"unread":0},"c":{"at":3,"unread":0}}"#)
+        func byTime() async throws -> [String] {
+            try await ns.read { try $0.query(at: path("uc/u1"), Query(order: .child(path("at")))) }.map(\.key.string)
+        }
+        try await ns.update("uc/u1", [("a/at", "5")])
+        #expect(try await byTime() == ["b", "c", "a"])
+        // Objects sort after every number; a write below the indexed value makes it one.
+        try await ns.update("uc/u1", [("b/at", #"{"x":1}"#), ("c/unread", "1")])
+        #expect(try await byTime() == ["c", "a", "b"])
+        try await ns.update("uc/u1", [("b/at/x", "2")])
+        #expect(try await byTime() == ["c", "a", "b"])
+        // Removed: the child stays, without a value, and sorts first.
+        try await ns.update("uc/u1", [("a/at", "null")])
+        #expect(try await byTime() == ["a", "c", "b"])
+        try await ns.update("uc/u1", [("b/at", "0")])
+        #expect(try await byTime() == ["a", "b", "c"])
+        // The child itself removed by deleting its last value: its entry goes.
+        try await ns.update("uc/u1", [("a/unread", "null")])
+        #expect(try await byTime() == ["b", "c"])
+        try temp.reopen()
+        let reopened = try temp.store.namespace("default")
+        let after = try await reopened.read { try $0.query(at: path("uc/u1"), Query(order: .child(path("at")))) }
+        #expect(after.map(\.key.string) == ["b", "c"])
+        var range = Query(order: .child(path("at")))
+        range.start = QueryBound(value: .number(1), key: nil)
+        range.end = QueryBound(value: .number(5), key: nil)
+        let frozen = range
+        #expect(try await reopened.read { try $0.query(at: path("uc/u1"), frozen) }.map(\.key.string) == ["c"])
+    }
 }

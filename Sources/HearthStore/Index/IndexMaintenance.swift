@@ -18,7 +18,7 @@ struct IndexMaintenance {
             // The last child refreshed: an entry's position, and the length of its key's first
             // `depth + 1` segments (the child's data key).
             var last: (position: Int, length: Int)?
-            for position in order {
+            for (rank, position) in order.enumerated() {
                 let entry = entries[position]
                 guard !entry.isPriority else { continue }
                 if entry.path.depth <= depth {
@@ -35,9 +35,43 @@ struct IndexMaintenance {
                 last = (position, length)
                 let list = DataPath(keys: Array(entry.path.keys[0..<depth]))
                 guard index.spec.matches(list) else { continue }
-                refresh(index, list: list, child: entry.path.keys[depth])
+                let written = Self.writtenValue(
+                    of: index,
+                    in: entries,
+                    order: order,
+                    from: rank,
+                    childKeyLength: length
+                )
+                refresh(index, list: list, child: entry.path.keys[depth], written: written)
             }
         }
+    }
+
+    /// The new indexed value of the child whose entries start at `order[rank]` (their data
+    /// keys share its first `childKeyLength` bytes), when one of them writes it: an entry at
+    /// exactly the indexed path under the child, with a node (which also keeps the child in
+    /// place). Nil when none does: the post-write view decides.
+    static func writtenValue(
+        of index: RegisteredIndex,
+        in entries: [PlannedEntry],
+        order: [Int],
+        from rank: Int,
+        childKeyLength: Int
+    ) -> IndexValueEncoding.Indexed? {
+        let first = entries[order[rank]]
+        let childDepth = index.spec.location.count + 1
+        let indexed = index.childPath.keys
+        var next = rank
+        while next < order.count {
+            let entry = entries[order[next]]
+            guard KeyBytes.hasPrefix(entry.dataKey, first.dataKey, length: childKeyLength) else { break }
+            next += 1
+            guard !entry.isPriority, let node = entry.node, entry.path.depth == childDepth + indexed.count else {
+                continue
+            }
+            if entry.path.keys[childDepth...].elementsEqual(indexed) { return IndexValueEncoding.Indexed(node) }
+        }
+        return nil
     }
 
     /// The length of the first `segments` segments of data key `key` (after the table tag and
@@ -86,13 +120,24 @@ struct IndexMaintenance {
     /// Re-derives the entry of one child whose subtree the write touched: nothing to do when
     /// its indexed value stays the same; otherwise the old entry goes and the new one (and its
     /// reverse entry, put over the old) comes, or the reverse entry goes with the child.
-    private func refresh(_ index: RegisteredIndex, list: DataPath, child: ChildKey) {
+    /// - Parameter written: the new indexed value when the write sets it (`writtenValue`).
+    private func refresh(
+        _ index: RegisteredIndex,
+        list: DataPath,
+        child: ChildKey,
+        written: IndexValueEncoding.Indexed? = nil
+    ) {
         let reverseKey = keys.reverseEntryKey(index.id, list: list, child: child)
         let old = notes.map { $0.reverseEntry(reverseKey, in: reader.snapshot) } ?? reader.snapshot.get(reverseKey)
-        let childPath = list.child(child)
-        let new =
-            view.state(of: childPath) == .missing
-            ? nil : IndexValueEncoding.encode(view.state(of: childPath.appending(index.childPath)))
+        let new: [UInt8]?
+        if let written {
+            new = IndexValueEncoding.encode(written)
+        } else {
+            let childPath = list.child(child)
+            new =
+                view.state(of: childPath) == .missing
+                ? nil : IndexValueEncoding.encode(view.state(of: childPath.appending(index.childPath)))
+        }
         if let old, let new, KeyBytes.equal(old, new) { return }
         if let old { batch.delete(keys.indexEntryKey(index.id, list: list, value: old, child: child)) }
         if let new {
