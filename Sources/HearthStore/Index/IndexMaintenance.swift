@@ -15,6 +15,7 @@ struct IndexMaintenance {
     func update(for entries: [PlannedEntry], inKeyOrder order: [Int]) {
         for index in reader.indexes {
             let depth = index.spec.location.count
+            let tables = Tables(index: keys.indexPrefix(index.id), reverse: keys.reversePrefix(index.id))
             // The last child refreshed: an entry's position, and the length of its key's first
             // `depth + 1` segments (the child's data key).
             var last: (position: Int, length: Int)?
@@ -42,7 +43,11 @@ struct IndexMaintenance {
                     from: rank,
                     childKeyLength: length
                 )
-                refresh(index, list: list, child: entry.path.keys[depth], written: written)
+                // The list's and the child's key segments, as the entry's data key holds them.
+                guard let listEnd = Self.prefixLength(of: entry.dataKey, segments: depth) else { continue }
+                let located = LocatedChild(dataKey: entry.dataKey, listEnd: listEnd, childEnd: length)
+                assert(located.matches(list: list, child: entry.path.keys[depth]))
+                refresh(index, list: list, child: entry.path.keys[depth], at: located, in: tables, written: written)
             }
         }
     }
@@ -72,6 +77,43 @@ struct IndexMaintenance {
             if entry.path.keys[childDepth...].elementsEqual(indexed) { return IndexValueEncoding.Indexed(node) }
         }
         return nil
+    }
+
+    /// An index's key prefixes: its entries' table and its reverse entries' table.
+    struct Tables {
+        let index: [UInt8]
+        let reverse: [UInt8]
+    }
+
+    /// A child of an indexed list located in a data key: the list's segments run from the end
+    /// of the namespace prefix to `listEnd`, the child's from there to `childEnd`. Index keys are
+    /// made of these bytes, with no path encoded again.
+    struct LocatedChild {
+        let dataKey: [UInt8]
+        let listEnd: Int
+        let childEnd: Int
+
+        /// `table`, the list, `value` (an entry's encoded index value, if any), the child: the
+        /// key of an index entry (`KeySpace.indexEntryKey`) or of a reverse entry
+        /// (`KeySpace.reverseEntryKey`, no value).
+        func key(in table: [UInt8], value: [UInt8] = []) -> [UInt8] {
+            let start = SubtreeShapes.namespacePrefixLength
+            var key: [UInt8] = []
+            key.reserveCapacity(table.count + childEnd - start + value.count)
+            key.append(contentsOf: table)
+            key.append(contentsOf: dataKey[start..<listEnd])
+            key.append(contentsOf: value)
+            key.append(contentsOf: dataKey[listEnd..<childEnd])
+            return key
+        }
+
+        /// True when the located bytes are `list`'s and `child`'s key encoding (checked in
+        /// debug builds).
+        func matches(list: DataPath, child: ChildKey) -> Bool {
+            var expected: [UInt8] = []
+            KeyEncoding.append(list.child(child), to: &expected)
+            return dataKey[SubtreeShapes.namespacePrefixLength..<childEnd].elementsEqual(expected)
+        }
     }
 
     /// The length of the first `segments` segments of data key `key` (after the table tag and
@@ -120,14 +162,18 @@ struct IndexMaintenance {
     /// Re-derives the entry of one child whose subtree the write touched: nothing to do when
     /// its indexed value stays the same; otherwise the old entry goes and the new one (and its
     /// reverse entry, put over the old) comes, or the reverse entry goes with the child.
+    /// - Parameter located: where the list's and child's key segments lie in a data key.
+    /// - Parameter tables: the index's key prefixes.
     /// - Parameter written: the new indexed value when the write sets it (`writtenValue`).
     private func refresh(
         _ index: RegisteredIndex,
         list: DataPath,
         child: ChildKey,
+        at located: LocatedChild,
+        in tables: Tables,
         written: IndexValueEncoding.Indexed? = nil
     ) {
-        let reverseKey = keys.reverseEntryKey(index.id, list: list, child: child)
+        let reverseKey = located.key(in: tables.reverse)
         let old = notes.map { $0.reverseEntry(reverseKey, in: reader.snapshot) } ?? reader.snapshot.get(reverseKey)
         let new: [UInt8]?
         if let written {
@@ -139,9 +185,11 @@ struct IndexMaintenance {
                 ? nil : IndexValueEncoding.encode(view.state(of: childPath.appending(index.childPath)))
         }
         if let old, let new, KeyBytes.equal(old, new) { return }
-        if let old { batch.delete(keys.indexEntryKey(index.id, list: list, value: old, child: child)) }
+        if let old { batch.delete(located.key(in: tables.index, value: old)) }
         if let new {
-            put(index, list: list, child: child, encoded: new, reverseKey: reverseKey)
+            batch.put(located.key(in: tables.index, value: new), [])
+            batch.put(reverseKey, new)
+            notes?.noteReverseEntry(reverseKey, new)
         } else if old != nil {
             batch.delete(reverseKey)
             notes?.noteReverseEntry(reverseKey, nil)
