@@ -34,8 +34,8 @@ struct IndexMaintenance {
                     continue
                 }
                 last = (position, length)
-                let list = DataPath(keys: Array(entry.path.keys[0..<depth]))
-                guard index.spec.matches(list) else { continue }
+                // Deeper than the index's location: its list is the path's first `depth` keys.
+                guard matchesPrefix(index.spec, entry.path) else { continue }
                 let written = Self.writtenValue(
                     of: index,
                     in: entries,
@@ -46,8 +46,8 @@ struct IndexMaintenance {
                 // The list's and the child's key segments, as the entry's data key holds them.
                 guard let listEnd = Self.prefixLength(of: entry.dataKey, segments: depth) else { continue }
                 let located = LocatedChild(dataKey: entry.dataKey, listEnd: listEnd, childEnd: length)
-                assert(located.matches(list: list, child: entry.path.keys[depth]))
-                refresh(index, list: list, child: entry.path.keys[depth], at: located, in: tables, written: written)
+                assert(located.matches(DataPath(keys: Array(entry.path.keys[0...depth]))))
+                refresh(index, childOf: entry.path, at: located, in: tables, written: written)
             }
         }
     }
@@ -107,11 +107,11 @@ struct IndexMaintenance {
             return key
         }
 
-        /// True when the located bytes are `list`'s and `child`'s key encoding (checked in
-        /// debug builds).
-        func matches(list: DataPath, child: ChildKey) -> Bool {
+        /// True when the located bytes are the key encoding of `child`, the child's path
+        /// (checked in debug builds).
+        func matches(_ child: DataPath) -> Bool {
             var expected: [UInt8] = []
-            KeyEncoding.append(list.child(child), to: &expected)
+            KeyEncoding.append(child, to: &expected)
             return dataKey[SubtreeShapes.namespacePrefixLength..<childEnd].elementsEqual(expected)
         }
     }
@@ -129,7 +129,8 @@ struct IndexMaintenance {
         }
     }
 
-    /// True when `path` (no deeper than the index location) can lead to an indexed location.
+    /// True when `path`'s keys agree with the index location's fixed keys as far as both go: a
+    /// path no deeper than the location can lead to an indexed list, a deeper one lies in one.
     private func matchesPrefix(_ spec: IndexSpec, _ path: DataPath) -> Bool {
         for (segment, key) in zip(spec.location, path.keys) {
             if case .key(let expected) = segment, expected != key { return false }
@@ -159,16 +160,16 @@ struct IndexMaintenance {
         }
     }
 
-    /// Re-derives the entry of one child whose subtree the write touched: nothing to do when
-    /// its indexed value stays the same; otherwise the old entry goes and the new one (and its
-    /// reverse entry, put over the old) comes, or the reverse entry goes with the child.
+    /// Re-derives the entry of one child whose subtree the write touched (the child of an
+    /// indexed list that `path` lies at or below): nothing to do when its indexed value stays
+    /// the same; otherwise the old entry goes and the new one (and its reverse entry, put over
+    /// the old) comes, or the reverse entry goes with the child.
     /// - Parameter located: where the list's and child's key segments lie in a data key.
     /// - Parameter tables: the index's key prefixes.
     /// - Parameter written: the new indexed value when the write sets it (`writtenValue`).
     private func refresh(
         _ index: RegisteredIndex,
-        list: DataPath,
-        child: ChildKey,
+        childOf path: DataPath,
         at located: LocatedChild,
         in tables: Tables,
         written: IndexValueEncoding.Indexed? = nil
@@ -179,7 +180,7 @@ struct IndexMaintenance {
         if let written {
             new = IndexValueEncoding.encode(written)
         } else {
-            let childPath = list.child(child)
+            let childPath = DataPath(keys: Array(path.keys[0...index.spec.location.count]))
             new =
                 view.state(of: childPath) == .missing
                 ? nil : IndexValueEncoding.encode(view.state(of: childPath.appending(index.childPath)))
