@@ -15,6 +15,9 @@ struct TriggerRun {
     /// What the writes staged before this one do to a node's children after a child (nil:
     /// nothing is staged).
     var stagedLaterChildren: ((DataPath, ChildKey) -> TouchedKeys.LaterChildren)? = nil
+    /// Whether the round has nothing staged, so that listings the triggers read may be
+    /// remembered (`TriggerSnapshot.remembersListings`).
+    var remembersListings = false
 
     /// What the triggers made of a write.
     struct Outcome {
@@ -60,7 +63,12 @@ struct TriggerRun {
                     after: after,
                     author: write.author,
                     now: now,
-                    snapshot: TriggerSnapshot(reader: reader, reads: log, shapes: shapes),
+                    snapshot: TriggerSnapshot(
+                        reader: reader,
+                        reads: log,
+                        shapes: shapes,
+                        remembersListings: remembersListings
+                    ),
                     written: TriggerWrittenState(
                         overlay: client,
                         reads: log,

@@ -61,6 +61,9 @@ public struct TriggerSnapshot {
     /// as the writes staged in the round left it (the writer updates what it remembers as it
     /// stages each), so such a read is not noted: no staged write can make it stale.
     var shapes: SubtreeShapes? = nil
+    /// Whether a listing read from the snapshot may be remembered (`RememberedListings`): the
+    /// round has nothing staged, so the snapshot is the state the write applies to.
+    var remembersListings = false
 
     /// The node at `path` (nil = null).
     public func node(at path: DataPath) -> Node? {
@@ -68,10 +71,16 @@ public struct TriggerSnapshot {
         return reader.node(at: path)
     }
 
-    /// The children of `path` without their subtrees (see `NamespaceReader.shallow`).
+    /// The children of `path` without their subtrees (see `NamespaceReader.shallow`); from the
+    /// writer's memory when nothing changed them since it last read them there.
     public func shallow(at path: DataPath) -> ShallowResult {
         reads.note(path)
-        return reader.shallow(at: path)
+        guard let listings = shapes?.listings, !path.isRoot else { return reader.shallow(at: path) }
+        let dataKey = reader.keys.dataKey(path)
+        if let remembered = listings.listing(at: dataKey) { return remembered }
+        let listing = reader.shallow(at: path)
+        if remembersListings { listings.remember(listing, at: dataKey) }
+        return listing
     }
 
     /// The value at `path` when it is a leaf, nil when absent or an object (one point read, or

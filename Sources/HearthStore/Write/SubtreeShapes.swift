@@ -105,6 +105,9 @@ final class SubtreeShapes {
 
     var count: Int { shapes.count }
 
+    /// Shallow listings triggers read, kept exact with the shapes (`apply`, `removeAll`).
+    let listings = RememberedListings()
+
     /// The keys under the node at `dataKey` as the writer last wrote them, or nil when unknown.
     func keys(at dataKey: [UInt8]) -> [[UInt8]]? {
         shape(at: dataKey, hash: Self.hash(dataKey))?.allKeys(dataKey: dataKey)
@@ -143,6 +146,7 @@ final class SubtreeShapes {
     /// The locations of one write do not contain one another either, except a priority and
     /// the children of its owner, for which the order only decides what is forgotten.
     func apply(_ change: Change) {
+        if !listings.isEmpty { listings.forget(touchedBy: change.written, hashes: change.hashes) }
         for (index, written) in change.written.enumerated() {
             let hash = change.hashes[index]
             let recorded = index < change.recorded.count ? change.recorded[index] : nil
@@ -170,6 +174,7 @@ final class SubtreeShapes {
     }
 
     func removeAll() {
+        listings.removeAll()
         shapes.removeAll(keepingCapacity: true)
         ancestors.removeAll(keepingCapacity: true)
         objects.removeAll(keepingCapacity: true)

@@ -83,6 +83,7 @@ struct WriteJob {
                 shapes: round.shapes,
                 layouts: round.layouts
             )
+            run.remembersListings = !round.hasStaged
             if round.hasStaged {
                 let keys = self.keys
                 run.stagedLaterChildren = { parent, child in
