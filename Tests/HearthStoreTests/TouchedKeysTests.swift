@@ -23,6 +23,36 @@ import Testing
         #expect(touched.relation(of: KeySpace(namespaceID: 8).dataKey(path("users/u1/unread"))) == .none)
     }
 
+    /// Keys inserted in runs of siblings (a write's counters in key order) skip the walk over
+    /// their ancestors after the first: the answers are those of keys each walked alone.
+    @Test func siblingsAfterAWalkAnswerAsIfEachWereWalked() {
+        let inserted = [
+            "uc/u1/c/at", "uc/u1/c/unread", "uc/u2/c/at", "uc/u2/c/unread", "totals/u1", "totals/u2",
+            "uc/u1/c/at/deeper", "uc/u3",
+        ]
+        let probes = [
+            "", "uc", "uc/u1", "uc/u1/c", "uc/u1/c/unread", "uc/u1/c/unread/x", "uc/u2", "uc/u2/c", "uc/u2/c/at",
+            "uc/u2/d", "totals/u1/x",
+            "totals", "totals/u2", "totals/u3", "uc/u1/c/at/deeper", "uc/u3", "uc/u3/c", "uc/u4", "zzz",
+        ]
+        for count in 1...inserted.count {
+            var touched = TouchedKeys()
+            var alone: [TouchedKeys] = []
+            for path in inserted.prefix(count) {
+                touched.insert(key(path), hash: SubtreeShapes.hash(key(path)))
+                var one = TouchedKeys()
+                one.insert(key(path))
+                alone.append(one)
+            }
+            for probe in probes {
+                let relations = alone.map { $0.relation(of: key(probe)) }
+                let expected: TouchedKeys.Relation =
+                    relations.contains(.nested) ? .nested : relations.contains(.same) ? .same : .none
+                #expect(touched.relation(of: key(probe)) == expected, "\(count) \(probe)")
+            }
+        }
+    }
+
     /// With keys' hashes given, a touched key is found at once, and the answers are those of
     /// the walk over its ancestors; once touched keys nest, the walk answers again.
     @Test func knownHashesAnswerAsTheWalkDoes() {

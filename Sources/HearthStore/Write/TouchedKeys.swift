@@ -34,6 +34,10 @@ struct TouchedKeys {
     /// key's ancestors). Staged writes never nest: a write whose keys nest with staged ones
     /// waits for a flush, and one write's locations are disjoint.
     private var nests = false
+    /// The last data key inserted with a walk over its ancestors, and the length of its
+    /// parent's key: a key beside it (the same parent, compared byte by byte) has the very same
+    /// ancestors, all in already and none touched itself since (only its siblings were).
+    private var lastWalked: (key: [UInt8], parentLength: Int)?
 
     /// - Parameter hash: `SubtreeShapes.hash(key)` when known: a key touched already (a hot
     ///   counter every staged write puts) is then found at once, its ancestors in already.
@@ -43,18 +47,36 @@ struct TouchedKeys {
             return
         }
         if let hash, exact.contains(hash) { return }
+        if let last = lastWalked, Self.lies(key, besideChildOf: last.key, parentLength: last.parentLength) {
+            // Written in key order, a write's counters come in runs of siblings.
+            let full = hash ?? SubtreeShapes.hash(key)
+            if ancestors.contains(full) { nests = true }
+            exact.insert(full)
+            dataKeys.append(key)
+            return
+        }
         var nested = false
-        let full = SubtreeShapes.forEachAncestor(of: key) { hash, _ in
+        var parentLength = 0
+        let full = SubtreeShapes.forEachAncestor(of: key) { hash, length in
             if !nested && exact.contains(hash) { nested = true }
             ancestors.insert(hash)
+            parentLength = length
         }
         if let full {
             if nested || ancestors.contains(full) { nests = true }
             exact.insert(full)
             dataKeys.append(key)
+            lastWalked = (key, parentLength)
         } else {
             others.append(key)
         }
+    }
+
+    /// True when data key `key` is a child of the node whose data key is the first
+    /// `parentLength` bytes of `other`.
+    private static func lies(_ key: [UInt8], besideChildOf other: [UInt8], parentLength: Int) -> Bool {
+        guard key.count > parentLength, KeyBytes.hasPrefix(key, other, length: parentLength) else { return false }
+        return key.withUnsafeBytes { KeyEncoding.segmentEnd($0, from: parentLength) } == key.count
     }
 
     /// True when a touched key could change the last child of the node at data key `parent`
