@@ -27,7 +27,10 @@ struct IndexMaintenance {
                     reindex(index, at: entry.path, node: entry.node)
                     continue
                 }
-                guard let length = Self.prefixLength(of: entry.dataKey, segments: depth + 1) else { continue }
+                // The ends of the list's segments and of the child's in the entry's data key.
+                guard let listEnd = Self.prefixLength(of: entry.dataKey, segments: depth),
+                    let length = entry.dataKey.withUnsafeBytes({ KeyEncoding.segmentEnd($0, from: listEnd) })
+                else { continue }
                 if let last, last.length == length,
                     KeyBytes.hasPrefix(entry.dataKey, entries[last.position].dataKey, length: length)
                 {
@@ -43,8 +46,6 @@ struct IndexMaintenance {
                     from: rank,
                     childKeyLength: length
                 )
-                // The list's and the child's key segments, as the entry's data key holds them.
-                guard let listEnd = Self.prefixLength(of: entry.dataKey, segments: depth) else { continue }
                 let located = LocatedChild(dataKey: entry.dataKey, listEnd: listEnd, childEnd: length)
                 assert(located.matches(DataPath(keys: Array(entry.path.keys[0...depth]))))
                 refresh(index, childOf: entry.path, at: located, in: tables, written: written)
@@ -188,9 +189,7 @@ struct IndexMaintenance {
         if let old, let new, KeyBytes.equal(old, new) { return }
         if let old { batch.delete(located.key(in: tables.index, value: old)) }
         if let new {
-            batch.put(located.key(in: tables.index, value: new), [])
-            batch.put(reverseKey, new)
-            notes?.noteReverseEntry(reverseKey, new)
+            put(entry: located.key(in: tables.index, value: new), reverse: reverseKey, encoded: new)
         } else if old != nil {
             batch.delete(reverseKey)
             notes?.noteReverseEntry(reverseKey, nil)
@@ -198,14 +197,18 @@ struct IndexMaintenance {
     }
 
     private func put(_ index: RegisteredIndex, list: DataPath, child: ChildKey, value: IndexValueEncoding.Indexed) {
-        let reverseKey = keys.reverseEntryKey(index.id, list: list, child: child)
-        put(index, list: list, child: child, encoded: IndexValueEncoding.encode(value), reverseKey: reverseKey)
+        let encoded = IndexValueEncoding.encode(value)
+        put(
+            entry: keys.indexEntryKey(index.id, list: list, value: encoded, child: child),
+            reverse: keys.reverseEntryKey(index.id, list: list, child: child),
+            encoded: encoded
+        )
     }
 
-    /// Puts the entry of `child` with the encoded value, and its reverse entry (at
-    /// `reverseKey`, over any old one), noted for the staged writes after it.
-    private func put(_ index: RegisteredIndex, list: DataPath, child: ChildKey, encoded: [UInt8], reverseKey: [UInt8]) {
-        batch.put(keys.indexEntryKey(index.id, list: list, value: encoded, child: child), [])
+    /// Puts an index entry (at `entryKey`) and its reverse entry (at `reverseKey`, over any old
+    /// one) holding the encoded value, noted for the staged writes after it.
+    private func put(entry entryKey: [UInt8], reverse reverseKey: [UInt8], encoded: [UInt8]) {
+        batch.put(entryKey, [])
         batch.put(reverseKey, encoded)
         notes?.noteReverseEntry(reverseKey, encoded)
     }
