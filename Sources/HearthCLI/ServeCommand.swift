@@ -55,7 +55,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help:
-            "Event-loop threads for connections (env HEARTH_EVENT_LOOPS; default: one per core less one, at least one)."
+            "Event-loop threads for connections (env HEARTH_EVENT_LOOPS; default: one per core)."
     )
     var eventLoops: Int?
 

@@ -54,6 +54,7 @@ public final class NamespaceStore: Sendable {
             keys: keys,
             sequence: sequence,
             syncAlways: configuration.syncMode == .always,
+            loopJobLimit: configuration.loopJobLimit,
             registration: registration,
             output: configuration.batchWriter(db),
             commitLog: commitLog,

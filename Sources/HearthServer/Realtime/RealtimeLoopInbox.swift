@@ -1,6 +1,7 @@
 import Foundation
 import HearthDatabase
 import HearthProtocol
+import HearthStore
 import NIOCore
 import Synchronization
 
@@ -90,11 +91,15 @@ final class RealtimeLoopInbox: Sendable {
     private let lastDrainEnd = Atomic<UInt64>(0)
     private let state = LoopState()
 
+    /// This loop, as a thread that runs namespace writers' rounds.
+    private let home: CallerDrains.Home
+
     init(eventLoop: any EventLoop, all: RealtimeLoopInboxes) {
         self.eventLoop = eventLoop
         self.executor = EventLoopTaskExecutor(eventLoop: eventLoop)
         self.completions = RealtimeLoopCompletions(eventLoop: eventLoop)
         self.all = all
+        home = CallerDrains.Home(id: ObjectIdentifier(eventLoop)) { work in eventLoop.execute(work) }
     }
 
     /// From the engine's delivery queue; never blocks.
@@ -153,7 +158,7 @@ final class RealtimeLoopInbox: Sendable {
         var writes = state.spareWrites
         swap(&writes, &state.writes)
         state.writesScheduled = false
-        for submit in writes { submit() }
+        CallerDrains.collect(from: home) { for submit in writes { submit() } }
         writes.removeAll(keepingCapacity: writes.capacity <= Self.keptCapacity)
         state.spareWrites = writes
     }

@@ -18,12 +18,19 @@ final class NamespaceWriter: Sendable {
     private struct Queue {
         var jobs: [Job] = []
         var scheduled = false
+        /// A caller's round runs, or the baton is on its way to a parked caller.
+        var callerRunning = false
+        /// Callers' jobs that wait for the running caller's round, in the order the callers
+        /// came.
+        var parked: [(home: CallerDrains.Home, jobs: [Job])] = []
     }
 
     private let queue: DispatchQueue
     private let pending = Mutex(Queue())
     private let db: LevelDB
     private let syncAlways: Bool
+    /// `StoreConfiguration.loopJobLimit`.
+    private let loopJobLimit: UInt64
     private let commitLog: CommitLog?
     /// Held by the running round for as long as it runs (so, uncontended, by the queue only).
     private let state: Mutex<WriterState>
@@ -36,6 +43,7 @@ final class NamespaceWriter: Sendable {
         keys: KeySpace,
         sequence: UInt64,
         syncAlways: Bool,
+        loopJobLimit: UInt64,
         registration: NamespaceRegistration?,
         output: BatchWriter,
         commitLog: CommitLog?,
@@ -44,6 +52,7 @@ final class NamespaceWriter: Sendable {
         queue = DispatchQueue(label: "hearth.writer.\(name)", qos: .userInitiated)
         self.db = db
         self.syncAlways = syncAlways
+        self.loopJobLimit = loopJobLimit
         self.commitLog = commitLog
         state = Mutex(
             WriterState(
@@ -112,6 +121,14 @@ final class NamespaceWriter: Sendable {
     }
 
     private func enqueue(_ job: @escaping Job) {
+        if !syncAlways, let owed = CallerDrains.current, jobsAreCheap.load(ordering: .relaxed) {
+            owed.add(job, for: self)
+        } else {
+            enqueueOnQueue(job)
+        }
+    }
+
+    private func enqueueOnQueue(_ job: @escaping Job) {
         let start = pending.withLock { state -> Bool in
             state.jobs.append(job)
             if state.scheduled { return false }
@@ -119,6 +136,47 @@ final class NamespaceWriter: Sendable {
             return true
         }
         if start { queue.async { self.drain() } }
+    }
+
+    /// The loop that runs this writer's rounds for every loop (`CallerDrains`): the first one
+    /// to hand it jobs.
+    private let home = Mutex<CallerDrains.Home?>(nil)
+    /// What a job of this writer's recent rounds took, on average (a moving average, in
+    /// nanoseconds; written under the state's lock).
+    private let jobNanoseconds = Atomic<UInt64>(0)
+    /// Callers hand their jobs to the home loop only while jobs are cheap: not after the
+    /// average rose above `loopJobLimit`, again once it fell below half of it.
+    private let jobsAreCheap = Atomic<Bool>(true)
+
+    /// Runs `jobs`, handed over by `caller` (`CallerDrains`), on the writer's home loop: at
+    /// once when `caller` is (or becomes) the home, else in a task there.
+    func runOnCaller(_ jobs: [Job], from caller: CallerDrains.Home) {
+        let home = self.home.withLock { home -> CallerDrains.Home in
+            if let home { return home }
+            home = caller
+            return caller
+        }
+        if home.id == caller.id { return runHere(jobs) }
+        home.execute { self.runHere(jobs) }
+    }
+
+    /// Runs `jobs` in a round on this thread, after the jobs queued before them. While the
+    /// queue's round runs they join the queue instead: a loop never waits for a round.
+    private func runHere(_ jobs: [Job]) {
+        let completions = state.withLockIfAvailable { state -> [Completion] in
+            var queued = pending.withLock { state -> [Job] in
+                var jobs: [Job] = []
+                swap(&jobs, &state.jobs)
+                return jobs
+            }
+            queued.append(contentsOf: jobs)
+            return run(queued, in: state)
+        }
+        guard let completions else {
+            for job in jobs { enqueueOnQueue(job) }
+            return
+        }
+        for completion in completions { completion(nil) }
     }
 
     private func drain() {
@@ -130,30 +188,60 @@ final class NamespaceWriter: Sendable {
                 return jobs
             }
             if jobs.isEmpty { return }
+            guard syncAlways else {
+                let completions = state.withLock { run(jobs, in: $0) }
+                for completion in completions { completion(nil) }
+                continue
+            }
+            // `--sync always`: the queue runs every round (no `CallerDrains`), so the observers
+            // are told in order after the round's fsync, outside the lock.
             let (completions, commits) = state.withLock { state -> ([Completion], [CommittedWrite]) in
                 let round = WriteRound(state: state)
                 let completions = jobs.map { $0(round) }
                 return (completions, round.finish())
             }
             var syncError: Error?
-            if syncAlways {
-                do {
-                    try db.sync()
-                } catch {
-                    syncError = error
-                    // Whether the round's writes survive the store's reopen is not known: plan
-                    // the next ones from the store, not from what the writer remembers.
-                    state.withLock { $0.shapes.removeAll() }
-                }
+            do {
+                try db.sync()
+            } catch {
+                syncError = error
+                // Whether the round's writes survive the store's reopen is not known: plan
+                // the next ones from the store, not from what the writer remembers.
+                state.withLock { $0.shapes.removeAll() }
             }
-            if !commits.isEmpty {
-                commitLog?.committed()
-                let observers = observers.withLock { $0 }
-                for commit in commits {
-                    for observer in observers { observer(commit) }
-                }
-            }
+            tell(commits)
             for completion in completions { completion(syncError) }
+        }
+    }
+
+    /// One round of `jobs`, its commits told to the observers before the lock on the writer's
+    /// state is released (rounds may run on several threads, one at a time; the observers
+    /// hear their commits in order).
+    private func run(_ jobs: [Job], in state: WriterState) -> [Completion] {
+        let start = CallerDrains.now()
+        let round = WriteRound(state: state)
+        let completions = jobs.map { $0(round) }
+        tell(round.finish())
+        if !jobs.isEmpty {
+            let perJob = (CallerDrains.now() &- start) / UInt64(jobs.count)
+            var average = jobNanoseconds.load(ordering: .relaxed)
+            average = average - average / 16 + perJob / 16
+            jobNanoseconds.store(average, ordering: .relaxed)
+            if average > loopJobLimit {
+                jobsAreCheap.store(false, ordering: .relaxed)
+            } else if average < loopJobLimit / 2 {
+                jobsAreCheap.store(true, ordering: .relaxed)
+            }
+        }
+        return completions
+    }
+
+    private func tell(_ commits: [CommittedWrite]) {
+        guard !commits.isEmpty else { return }
+        commitLog?.committed()
+        let observers = observers.withLock { $0 }
+        for commit in commits {
+            for observer in observers { observer(commit) }
         }
     }
 }

@@ -1,0 +1,83 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Lets event loops run namespace writers' rounds instead of the writers' queues: a loop hands
+/// the writes its connections started in one pass over inside `collect(from:)`, and each writer
+/// runs them in a round on its home loop (the first loop that handed it jobs): at once when
+/// that is the caller, with no hop to the writer's thread and back, else in a task there.
+/// Writers whose jobs turned expensive (`StoreConfiguration.loopJobLimit`) and `--sync always`
+/// keep their rounds on the queue. docs/design.md, "Where a round runs".
+public enum CallerDrains {
+    /// A thread that runs rounds (an event loop): its identity, and how to run work on it.
+    public struct Home: Sendable {
+        let id: ObjectIdentifier
+        let execute: @Sendable (@escaping @Sendable () -> Void) -> Void
+
+        public init(id: ObjectIdentifier, execute: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
+            self.id = id
+            self.execute = execute
+        }
+    }
+
+    /// The jobs handed to each writer inside `collect` on this thread.
+    final class Owed {
+        var writers: [NamespaceWriter] = []
+        var jobs: [[NamespaceWriter.Job]] = []
+
+        func add(_ job: @escaping NamespaceWriter.Job, for writer: NamespaceWriter) {
+            if let index = writers.firstIndex(where: { $0 === writer }) {
+                jobs[index].append(job)
+            } else {
+                writers.append(writer)
+                jobs.append([job])
+            }
+        }
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key, nil)
+        precondition(status == 0, "pthread_key_create failed (\(status))")
+        return key
+    }()
+
+    /// `HEARTH_CALLER_DRAINS=0` keeps every round on the writers' queues, for experiments.
+    public static let enabled: Bool = {
+        guard let value = getenv("HEARTH_CALLER_DRAINS") else { return true }
+        return String(cString: value) != "0"
+    }()
+
+    /// `StoreConfiguration.loopJobLimit`'s default: 50 µs, or `HEARTH_LOOP_JOB_NS`.
+    public static let defaultLoopJobLimit: UInt64 = {
+        guard let value = getenv("HEARTH_LOOP_JOB_NS") else { return 50_000 }
+        return UInt64(String(cString: value)) ?? 50_000
+    }()
+
+    static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+
+    /// The collector of the current thread, if it is inside `collect`.
+    static var current: Owed? {
+        guard let pointer = pthread_getspecific(key) else { return nil }
+        return Unmanaged<Owed>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    /// Runs `body`, keeping the writes it hands to namespace writers; then each writer runs
+    /// its share in one round on its home loop (here, when this is the home).
+    public static func collect(from caller: Home, _ body: () -> Void) {
+        guard enabled, pthread_getspecific(key) == nil else { return body() }
+        let owed = Owed()
+        let pointer = Unmanaged.passRetained(owed).toOpaque()
+        pthread_setspecific(key, pointer)
+        body()
+        pthread_setspecific(key, nil)
+        Unmanaged<Owed>.fromOpaque(pointer).release()
+        for (writer, jobs) in zip(owed.writers, owed.jobs) { writer.runOnCaller(jobs, from: caller) }
+    }
+}

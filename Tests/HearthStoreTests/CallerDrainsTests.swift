@@ -1,0 +1,197 @@
+import Dispatch
+import HearthCore
+import Synchronization
+import Testing
+
+@testable import HearthStore
+
+/// Event loops run the rounds of the cheap writes they hand over (`CallerDrains`): the first
+/// loop to hand a namespace writer jobs becomes its home, other loops' jobs run there, and a
+/// writer whose jobs turned expensive runs them on its own queue again.
+@Suite struct CallerDrainsTests {
+    /// Stands in for an event loop: a serial queue, known by a queue-specific value.
+    final class Loop: Sendable {
+        static let key = DispatchSpecificKey<String>()
+        let name: String
+        let queue: DispatchQueue
+
+        init(_ name: String) {
+            self.name = name
+            queue = DispatchQueue(label: "test.loop.\(name)")
+            queue.setSpecific(key: Self.key, value: name)
+        }
+
+        var home: CallerDrains.Home {
+            CallerDrains.Home(id: ObjectIdentifier(self)) { work in self.queue.async(execute: work) }
+        }
+
+        /// Runs `body` on the loop, waiting for it.
+        func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+            await withCheckedContinuation { continuation in
+                queue.async { continuation.resume(returning: body()) }
+            }
+        }
+    }
+
+    /// Where and when a write's completion ran.
+    struct Seen: Sendable {
+        var loop: String?
+        var beforeCollectReturned: Bool
+        var committed: Bool
+    }
+
+    /// Hands `write` over from `loop` inside `collect`; returns once its completion ran.
+    private func write(_ write: Write, to ns: NamespaceStore, from loop: Loop) async -> Seen {
+        let seen = Mutex<Seen?>(nil)
+        let collected = Atomic<Bool>(false)
+        let done = AsyncFlag()
+        await loop.run {
+            CallerDrains.collect(from: loop.home) {
+                ns.write(write) { result in
+                    let committed = if case .success(.committed) = result { true } else { false }
+                    seen.withLock {
+                        $0 = Seen(
+                            loop: DispatchQueue.getSpecific(key: Loop.key),
+                            beforeCollectReturned: !collected.load(ordering: .acquiring),
+                            committed: committed
+                        )
+                    }
+                    done.set()
+                }
+            }
+            collected.store(true, ordering: .releasing)
+        }
+        await done.wait()
+        return seen.withLock { $0! }
+    }
+
+    private func set(_ where_: String, _ json: String) throws -> Write {
+        Write(.set(path(where_), try value(json)))
+    }
+
+    /// A store whose writers never find their jobs expensive (a debug build on a busy machine
+    /// can take 50 µs for a small write).
+    private func store() throws -> TemporaryStore {
+        var configuration = StoreConfiguration()
+        configuration.loopJobLimit = 10_000_000_000
+        return try TemporaryStore(configuration: configuration)
+    }
+
+    @Test func theFirstLoopRunsTheRoundItselfBeforeItsHandOverReturns() async throws {
+        let temp = try store()
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        let loop = Loop("a")
+
+        let seen = await write(try set("rooms/r1", #"{"n":1}"#), to: ns, from: loop)
+
+        #expect(seen.committed)
+        #expect(seen.loop == "a")
+        #expect(seen.beforeCollectReturned)
+        #expect(try await ns.json("rooms/r1") == #"{"n":1}"#)
+    }
+
+    @Test func anotherLoopsWritesRunOnTheHomeLoopInOrder() async throws {
+        let temp = try store()
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        let (home, other) = (Loop("home"), Loop("other"))
+        _ = await write(try set("first", "1"), to: ns, from: home)
+
+        let seen = await write(try set("counter", "1"), to: ns, from: other)
+        #expect(seen.committed)
+        #expect(seen.loop == "home")
+        // The other loop's writes keep their order: each sees the one before it.
+        for n in 2...20 {
+            let step = await write(try set("counter", "\(n)"), to: ns, from: other)
+            #expect(step.loop == "home")
+        }
+        #expect(try await ns.json("counter") == "20")
+    }
+
+    @Test func aWriterWhoseJobsTurnedExpensiveRunsThemOnItsQueueUntilTheyAreCheapAgain() async throws {
+        var configuration = StoreConfiguration()
+        configuration.loopJobLimit = 2_000_000  // 2 ms
+        let temp = try TemporaryStore(configuration: configuration)
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        let loop = Loop("a")
+        // One write of 40,000 leaves takes far more than 16 × 2 ms: the average passes the limit.
+        let big = "{" + (0..<40_000).map { #""k\#($0)":\#($0)"# }.joined(separator: ",") + "}"
+        let first = await write(try set("big", big), to: ns, from: loop)
+        #expect(first.committed && first.loop == "a")
+
+        let next = await write(try set("small", "1"), to: ns, from: loop)
+        #expect(next.committed)
+        #expect(next.loop == nil, "an expensive writer's jobs leave the loop")
+        #expect(!next.beforeCollectReturned)
+
+        // Cheap jobs bring the average down again, and the loop takes the rounds back.
+        var back: Seen?
+        for n in 0..<2_000 {
+            let seen = await write(try set("small", "\(n)"), to: ns, from: loop)
+            if seen.loop == "a" {
+                back = seen
+                break
+            }
+        }
+        #expect(back?.beforeCollectReturned == true)
+    }
+
+    @Test func withSyncAlwaysEveryRoundStaysOnTheQueue() async throws {
+        let temp = try TemporaryStore(configuration: StoreConfiguration(syncMode: .always))
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+
+        let seen = await write(try set("x", "1"), to: ns, from: Loop("a"))
+
+        #expect(seen.committed)
+        #expect(seen.loop == nil)
+        #expect(try await ns.json("x") == "1")
+    }
+
+    @Test func writesOutsideACollectGoToTheQueue() async throws {
+        let temp = try store()
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        let loop = Loop("a")
+        let write = try set("y", "1")
+
+        let seen = await loop.run {
+            let ran = Mutex<String?>(nil)
+            let finished = DispatchSemaphore(value: 0)
+            ns.write(write) { _ in
+                ran.withLock { $0 = DispatchQueue.getSpecific(key: Loop.key) ?? "queue" }
+                finished.signal()
+            }
+            finished.wait()
+            return ran.withLock { $0 }
+        }
+        #expect(seen == "queue")
+    }
+}
+
+/// Set once; waited for by one task.
+private final class AsyncFlag: Sendable {
+    private let state = Mutex<(set: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    func set() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.set = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let resumeNow = state.withLock { state -> Bool in
+                if state.set { return true }
+                state.waiter = continuation
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+}
