@@ -16,13 +16,12 @@ final class NamespaceWriter: Sendable {
     typealias Job = @Sendable (WriteRound) -> Completion
 
     private struct Queue {
+        /// Jobs waiting for a round: the queue's, and other loops' for the home loop.
         var jobs: [Job] = []
+        /// A drain on the queue is scheduled or under way: it takes `jobs` until none are left.
         var scheduled = false
-        /// A caller's round runs, or the baton is on its way to a parked caller.
-        var callerRunning = false
-        /// Callers' jobs that wait for the running caller's round, in the order the callers
-        /// came.
-        var parked: [(home: CallerDrains.Home, jobs: [Job])] = []
+        /// A task on the home loop is scheduled to run `jobs`.
+        var homeAsked = false
     }
 
     private let queue: DispatchQueue
@@ -149,7 +148,9 @@ final class NamespaceWriter: Sendable {
     private let jobsAreCheap = Atomic<Bool>(true)
 
     /// Runs `jobs`, handed over by `caller` (`CallerDrains`), on the writer's home loop: at
-    /// once when `caller` is (or becomes) the home, else in a task there.
+    /// once when `caller` is (or becomes) the home; else they wait with the queue's jobs for
+    /// the home's next round (one task there is asked for, unless one is already, or the
+    /// queue's drain will take them).
     func runOnCaller(_ jobs: [Job], from caller: CallerDrains.Home) {
         let home = self.home.withLock { home -> CallerDrains.Home in
             if let home { return home }
@@ -157,7 +158,19 @@ final class NamespaceWriter: Sendable {
             return caller
         }
         if home.id == caller.id { return runHere(jobs) }
-        home.execute { self.runHere(jobs) }
+        // They join the waiting jobs: the home's next round takes them, its own or the task's.
+        let ask = pending.withLock { state -> Bool in
+            state.jobs.append(contentsOf: jobs)
+            if state.homeAsked || state.scheduled { return false }
+            state.homeAsked = true
+            return true
+        }
+        if ask {
+            home.execute {
+                self.pending.withLock { $0.homeAsked = false }
+                self.runHere([])
+            }
+        }
     }
 
     /// Runs `jobs` in a round on this thread, after the jobs queued before them. While the
@@ -173,7 +186,14 @@ final class NamespaceWriter: Sendable {
             return run(queued, in: state)
         }
         guard let completions else {
-            for job in jobs { enqueueOnQueue(job) }
+            // The queue's round holds the state: its drain takes these after the waiting ones.
+            let start = pending.withLock { state -> Bool in
+                state.jobs.append(contentsOf: jobs)
+                if state.scheduled || state.jobs.isEmpty { return false }
+                state.scheduled = true
+                return true
+            }
+            if start { queue.async { self.drain() } }
             return
         }
         for completion in completions { completion(nil) }
