@@ -37,6 +37,9 @@ final class SubtreeShapes {
         /// staged group (see `StagedWrites`), since each staged write updates what is
         /// remembered. Empty: none.
         var fromMemory: [Bool] = []
+        /// New children the planner's seek found nothing at or after under their parent, in a
+        /// round with nothing staged (`SubtreeShapes.isPastTail`).
+        var tails: [[UInt8]] = []
 
         init() {}
 
@@ -103,6 +106,19 @@ final class SubtreeShapes {
     /// have made it or an ancestor a leaf: so none of them is a leaf.
     private var objects: [UInt64: [UInt8]] = [:]
 
+    /// Lists whose end the writer knows, by the hash of the list node's data key: no key under
+    /// `parent` sorts after the subtree of its child `last`. Learned from a planner's seek that
+    /// found nothing at or after a new child (`Change.tails`); moved on by every later write
+    /// below the node that leaves data after `last` (found in `apply`'s walk of a written key's
+    /// ancestors); forgotten with everything when a write lands at or above the node (the node
+    /// and its ancestors are in `ancestors`). A write of a child after `last` then needs no
+    /// seek to find what it replaces: nothing (a chat's new message, a pushed child, a counter
+    /// of a new sequence number).
+    private var tails: [UInt64: (parent: [UInt8], last: [UInt8])] = [:]
+    /// `hasTail[n]`: some node in `tails` has a data key of `n` bytes (the ancestors of a
+    /// written key at other lengths are not looked up).
+    private var hasTail: [Bool] = []
+
     var count: Int { shapes.count }
 
     /// Shallow listings triggers read, kept exact with the shapes (`apply`, `removeAll`).
@@ -128,6 +144,27 @@ final class SubtreeShapes {
         return remembered.shape
     }
 
+    /// True when the writer knows nothing is stored at or under `dataKey`: its parent's last
+    /// child sorts before it (`tails`).
+    func isPastTail(_ dataKey: [UInt8]) -> Bool {
+        guard !tails.isEmpty else { return false }
+        var parent: (hash: UInt64, length: Int)?
+        guard Self.forEachAncestor(of: dataKey, { parent = ($0, $1) }) != nil, let parent,
+            let tail = tails[parent.hash], tail.parent.count == parent.length,
+            KeyBytes.hasPrefix(dataKey, tail.parent)
+        else { return false }
+        // Children of one node: their segments are prefix-free, so a child that sorts after
+        // `last` sorts after all of `last`'s subtree, and so does all of its own.
+        return KeyBytes.precedes(tail.last, dataKey)
+    }
+
+    /// The length of the data key of `dataKey`'s parent (nil: not a data key below the root).
+    static func parentLength(of dataKey: [UInt8]) -> Int? {
+        var length: Int?
+        guard forEachAncestor(of: dataKey, { length = $1 }) != nil else { return nil }
+        return length
+    }
+
     /// True when neither the parent of the node at `dataKey` nor any ancestor of it is a leaf,
     /// as far as the writer knows (false: unknown). Then a write there turns no leaf into an
     /// object, and the planner skips the seek that would find out.
@@ -147,6 +184,8 @@ final class SubtreeShapes {
     /// the children of its owner, for which the order only decides what is forgotten.
     func apply(_ change: Change) {
         if !listings.isEmpty { listings.forget(touchedBy: change.written, hashes: change.hashes) }
+        // Learned before the walks below, which move them on past this change's other writes.
+        for child in change.tails { learnTail(child) }
         for (index, written) in change.written.enumerated() {
             let hash = change.hashes[index]
             let recorded = index < change.recorded.count ? change.recorded[index] : nil
@@ -159,13 +198,16 @@ final class SubtreeShapes {
                 }
                 continue
             }
-            if !shapes.isEmpty || !objects.isEmpty { forget(relatedTo: written, hash: hash) }
+            if !shapes.isEmpty || !objects.isEmpty || !tails.isEmpty { forget(relatedTo: written, hash: hash) }
             guard recorded != nil || change.present[index] else { continue }
-            if shapes.count >= Self.capacity || objects.count >= Self.capacity { removeAll() }
+            if shapes.count >= Self.capacity || objects.count >= Self.capacity || tails.count >= Self.capacity {
+                removeAll()
+            }
             var parent: (hash: UInt64, length: Int)?
             let parsed = Self.forEachAncestor(of: written) { ancestor, length in
                 ancestors.insert(ancestor)
                 parent = (ancestor, length)
+                if length < hasTail.count, hasTail[length] { moveTail(of: ancestor, length: length, past: written) }
             }
             guard parsed != nil else { continue }
             if let recorded { shapes[hash] = (written, recorded) }
@@ -173,7 +215,48 @@ final class SubtreeShapes {
         }
     }
 
+    /// `child`'s parent has nothing stored after it: remembered, unless a later child is.
+    private func learnTail(_ child: [UInt8]) {
+        var parent: (hash: UInt64, length: Int)?
+        let parsed = Self.forEachAncestor(of: child) { ancestor, length in
+            ancestors.insert(ancestor)
+            parent = (ancestor, length)
+        }
+        guard parsed != nil, let parent else { return }
+        if let tail = tails[parent.hash] {
+            guard KeyBytes.equal(tail.parent, Array(child[0..<parent.length])) else {
+                // Two nodes with one hash: neither is known.
+                tails[parent.hash] = nil
+                return
+            }
+            if KeyBytes.precedes(tail.last, child) { tails[parent.hash]!.last = child }
+            return
+        }
+        tails[parent.hash] = (Array(child[0..<parent.length]), child)
+        if parent.length >= hasTail.count {
+            hasTail += Array(repeating: false, count: parent.length + 1 - hasTail.count)
+        }
+        hasTail[parent.length] = true
+    }
+
+    /// A write leaves data at `written`, below the node of `length` bytes and `hash`: when that
+    /// node's end is known and `written` lies after it, `written`'s child of the node is the
+    /// new end.
+    private func moveTail(of hash: UInt64, length: Int, past written: [UInt8]) {
+        guard let tail = tails[hash], tail.parent.count == length, KeyBytes.hasPrefix(written, tail.parent) else {
+            return
+        }
+        guard let end = written.withUnsafeBytes({ KeyEncoding.segmentEnd($0, from: length) }) else {
+            tails[hash] = nil
+            return
+        }
+        let child = Array(written[0..<end])
+        if KeyBytes.precedes(tail.last, child) { tails[hash]!.last = child }
+    }
+
     func removeAll() {
+        tails.removeAll(keepingCapacity: true)
+        hasTail.removeAll(keepingCapacity: true)
         listings.removeAll()
         shapes.removeAll(keepingCapacity: true)
         ancestors.removeAll(keepingCapacity: true)

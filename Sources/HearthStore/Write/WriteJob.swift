@@ -57,8 +57,14 @@ struct WriteJob {
         var batch = WriteBatch()
         let now = clock()
         var indexNotes = indexes.isEmpty ? nil : IndexPlanNotes(staged: round.stagedReverseEntry)
-        let result = try WritePlanner(reader: reader, batch: batch, shapes: round.shapes, indexNotes: indexNotes)
-            .plan(write, now: now, locations: locations)
+        let result = try WritePlanner(
+            reader: reader,
+            batch: batch,
+            shapes: round.shapes,
+            indexNotes: indexNotes,
+            learnsTails: !round.hasStaged
+        )
+        .plan(write, now: now, locations: locations)
         guard case .committed(_, let values) = result else {
             try judgeFailedCondition(reader: reader, now: now, locations: locations)
             return result
@@ -100,7 +106,8 @@ struct WriteJob {
                     reader: reader,
                     batch: batch,
                     shapes: round.shapes,
-                    indexNotes: indexNotes
+                    indexNotes: indexNotes,
+                    learnsTails: !round.hasStaged
                 )
                 .plan(write, now: now, locations: combined.locations)
                 guard case .committed(_, let all) = planned else { preconditionFailure("an unconditional write") }

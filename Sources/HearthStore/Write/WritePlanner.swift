@@ -10,6 +10,10 @@ struct WritePlanner {
     var shapes: SubtreeShapes? = nil
     /// What index maintenance reads and writes, for staging; nil: not noted.
     var indexNotes: IndexPlanNotes? = nil
+    /// Whether a seek that finds nothing at or after a new child teaches `shapes` its parent's
+    /// end (`SubtreeShapes.isPastTail`): only when the snapshot holds every write the writer
+    /// remembers (nothing staged in the round).
+    var learnsTails = false
     var keys: KeySpace { reader.keys }
 
     /// Adds the write to the batch. Returns the resolved values, or the current value and ETag
@@ -18,6 +22,7 @@ struct WritePlanner {
     func plan(_ write: Write, now: Double, locations: WriteLocations? = nil) throws -> WriteResult {
         let locations = try locations ?? WriteLocations(of: write, keys: keys)
         let located = locations.located
+        shapes?.staged.tails.removeAll()
         // The locations in the byte order of their keys, the order they are put in.
         let order = locations.order
         let target: DataPath
@@ -83,6 +88,7 @@ struct WritePlanner {
             change.recorded = recorded
             change.present = present
             if !readsAroundUnnoted { change.fromMemory = fromMemory }
+            change.tails = shapes.staged.tails
             shapes.staged = change
         }
         if readsAroundUnnoted || RegisteredIndex.mayChange(reader.indexes, at: locations, keys: keys) {
@@ -169,7 +175,19 @@ struct WritePlanner {
                 probe = ancestor.parent
             }
         }
+        // A child after its list's known end: nothing there to replace.
+        if let shapes, shapes.isPastTail(dataKey) {
+            batch.noteCleared(prefix: dataKey, deletedKeys: 0)
+            return false
+        }
         cursor.seek(dataKey)
+        if learnsTails, let shapes, !cursor.hasPrefix(dataKey),
+            let parentLength = SubtreeShapes.parentLength(of: dataKey),
+            !cursor.hasPrefix(Array(dataKey[0..<parentLength]))
+        {
+            // Nothing under the parent at or after this child.
+            shapes.staged.tails.append(dataKey)
+        }
         var deleted = 0
         if cursor.hasPrefix(dataKey) && cursor.keyBytes.count == dataKey.count {
             // A leaf: only its priority can be below it. A point read, not `next()`, which would
