@@ -1,9 +1,10 @@
 import Dispatch
 import Synchronization
 
-/// The one serial writer of a namespace. Jobs run in order on its queue; each round applies
-/// every queued job, then (with `--sync always`) one fsync covers them all before any of them
-/// is acknowledged: group commit.
+/// The one serial writer of a namespace. Jobs run in rounds, one round at a time: on its queue,
+/// or, for the cheap writes event loops hand over (`CallerDrains`), on its home loop. Each
+/// round applies every waiting job, then (with `--sync always`, queue only) one fsync covers
+/// them all before any of them is acknowledged: group commit.
 ///
 /// Within a round, writes that cannot see one another (see `WriteJob`) are *staged*: each
 /// gets its sequence number at once, but their batches are applied to LevelDB together, as one
@@ -31,7 +32,8 @@ final class NamespaceWriter: Sendable {
     /// `StoreConfiguration.loopJobLimit`.
     private let loopJobLimit: UInt64
     private let commitLog: CommitLog?
-    /// Held by the running round for as long as it runs (so, uncontended, by the queue only).
+    /// Held by the running round for as long as it runs: the queue's or the home loop's (which
+    /// never waits for it, `runHere`).
     private let state: Mutex<WriterState>
     /// Told about every commit, in order, once it is as durable as the sync mode promises.
     private let observers = Mutex<[@Sendable (CommittedWrite) -> Void]>([])
@@ -183,7 +185,7 @@ final class NamespaceWriter: Sendable {
                 return jobs
             }
             queued.append(contentsOf: jobs)
-            return run(queued, in: state)
+            return queued.isEmpty ? [] : run(queued, in: state)
         }
         guard let completions else {
             // The queue's round holds the state: its drain takes these after the waiting ones.
