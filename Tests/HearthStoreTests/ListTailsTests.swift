@@ -11,7 +11,7 @@ import Testing
 @Suite struct ListTailsTests {
     private func knowsNothingIsAt(_ where_: String, in ns: NamespaceStore) -> Bool {
         let key = ns.keys.dataKey(path(where_))
-        return ns.writer.inspect { $0.shapes.isPastTail(key) }
+        return ns.writer.inspect { $0.shapes.isPastTail(key, parent: SubtreeShapes.parent(of: key)) }
     }
 
     @Test func appendedChildrenNeedNoSeekAndReadBackAsWritten() async throws {

@@ -81,9 +81,9 @@ import Testing
         defer { temp.destroy() }
         let ns = try temp.store.namespace("default")
         let sibling = ns.keys.dataKey(path("a/b/x"))
-        #expect(!ns.writer.inspect { $0.shapes.noLeafAbove(sibling) })
+        #expect(!ns.writer.inspect { $0.shapes.noLeafAbove(sibling, parent: SubtreeShapes.parent(of: sibling)) })
         try await ns.set("a/b/c", "1")
-        #expect(ns.writer.inspect { $0.shapes.noLeafAbove(sibling) })
+        #expect(ns.writer.inspect { $0.shapes.noLeafAbove(sibling, parent: SubtreeShapes.parent(of: sibling)) })
         // The parent, then the grandparent, becomes a leaf.
         try await ns.set("a/b", "5")
         try await ns.set("a/b/d", "2")

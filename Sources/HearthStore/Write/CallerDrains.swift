@@ -24,15 +24,13 @@ public enum CallerDrains {
 
     /// The jobs handed to each writer inside `collect` on this thread.
     final class Owed {
-        var writers: [NamespaceWriter] = []
-        var jobs: [[NamespaceWriter.Job]] = []
+        var shares: [(writer: NamespaceWriter, jobs: [NamespaceWriter.Job])] = []
 
         func add(_ job: @escaping NamespaceWriter.Job, for writer: NamespaceWriter) {
-            if let index = writers.firstIndex(where: { $0 === writer }) {
-                jobs[index].append(job)
+            if let index = shares.firstIndex(where: { $0.writer === writer }) {
+                shares[index].jobs.append(job)
             } else {
-                writers.append(writer)
-                jobs.append([job])
+                shares.append((writer, [job]))
             }
         }
     }
@@ -78,6 +76,6 @@ public enum CallerDrains {
         body()
         pthread_setspecific(key, nil)
         Unmanaged<Owed>.fromOpaque(pointer).release()
-        for (writer, jobs) in zip(owed.writers, owed.jobs) { writer.runOnCaller(jobs, from: caller) }
+        for (writer, jobs) in owed.shares { writer.runOnCaller(jobs, from: caller) }
     }
 }

@@ -185,7 +185,10 @@ final class NamespaceWriter: Sendable {
                 return jobs
             }
             queued.append(contentsOf: jobs)
-            return queued.isEmpty ? [] : run(queued, in: state)
+            guard !queued.isEmpty else { return [] }
+            let round = run(queued, in: state)
+            tell(round.commits)
+            return round.completions
         }
         guard let completions else {
             // The queue's round holds the state: its drain takes these after the waiting ones.
@@ -210,40 +213,44 @@ final class NamespaceWriter: Sendable {
                 return jobs
             }
             if jobs.isEmpty { return }
-            guard syncAlways else {
-                let completions = state.withLock { run(jobs, in: $0) }
-                for completion in completions { completion(nil) }
-                continue
-            }
-            // `--sync always`: the queue runs every round (no `CallerDrains`), so the observers
-            // are told in order after the round's fsync, outside the lock.
+            // Without `--sync always` the observers hear the round's commits under the lock, as
+            // after a loop's round; with it (the queue runs every round then) after the fsync.
             let (completions, commits) = state.withLock { state -> ([Completion], [CommittedWrite]) in
-                let round = WriteRound(state: state)
-                let completions = jobs.map { $0(round) }
-                return (completions, round.finish())
+                let round = run(jobs, in: state)
+                guard syncAlways else {
+                    tell(round.commits)
+                    return (round.completions, [])
+                }
+                return round
             }
             var syncError: Error?
-            do {
-                try db.sync()
-            } catch {
-                syncError = error
-                // Whether the round's writes survive the store's reopen is not known: plan
-                // the next ones from the store, not from what the writer remembers.
-                state.withLock { $0.shapes.removeAll() }
+            if syncAlways {
+                do {
+                    try db.sync()
+                } catch {
+                    syncError = error
+                    // Whether the round's writes survive the store's reopen is not known: plan
+                    // the next ones from the store, not from what the writer remembers.
+                    state.withLock { $0.shapes.removeAll() }
+                }
+                tell(commits)
             }
-            tell(commits)
             for completion in completions { completion(syncError) }
         }
     }
 
-    /// One round of `jobs`, its commits told to the observers before the lock on the writer's
-    /// state is released (rounds may run on several threads, one at a time; the observers
-    /// hear their commits in order).
-    private func run(_ jobs: [Job], in state: WriterState) -> [Completion] {
+    /// One round of `jobs`: their completions and the round's commits, which the caller tells
+    /// the observers (before releasing the lock on the writer's state, unless `--sync always`
+    /// makes them wait for the fsync: rounds may run on several threads, one at a time, and the
+    /// observers hear commits in order).
+    private func run(
+        _ jobs: [Job],
+        in state: WriterState
+    ) -> (completions: [Completion], commits: [CommittedWrite]) {
         let start = CallerDrains.now()
         let round = WriteRound(state: state)
         let completions = jobs.map { $0(round) }
-        tell(round.finish())
+        let commits = round.finish()
         if !jobs.isEmpty {
             let perJob = (CallerDrains.now() &- start) / UInt64(jobs.count)
             var average = jobNanoseconds.load(ordering: .relaxed)
@@ -255,7 +262,7 @@ final class NamespaceWriter: Sendable {
                 jobsAreCheap.store(true, ordering: .relaxed)
             }
         }
-        return completions
+        return (completions, commits)
     }
 
     private func tell(_ commits: [CommittedWrite]) {

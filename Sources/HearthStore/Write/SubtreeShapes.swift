@@ -144,13 +144,19 @@ final class SubtreeShapes {
         return remembered.shape
     }
 
-    /// True when the writer knows nothing is stored at or under `dataKey`: its parent's last
-    /// child sorts before it (`tails`).
-    func isPastTail(_ dataKey: [UInt8]) -> Bool {
-        guard !tails.isEmpty else { return false }
+    /// Where the parent of the node at `dataKey` lies in it: the hash and length of its data
+    /// key (nil: `dataKey` is not a data key below the root). What the writer knows of the
+    /// parent (`noLeafAbove`, `isPastTail`) is looked up by it.
+    static func parent(of dataKey: [UInt8]) -> (hash: UInt64, length: Int)? {
         var parent: (hash: UInt64, length: Int)?
-        guard Self.forEachAncestor(of: dataKey, { parent = ($0, $1) }) != nil, let parent,
-            let tail = tails[parent.hash], tail.parent.count == parent.length,
+        guard forEachAncestor(of: dataKey, { parent = ($0, $1) }) != nil else { return nil }
+        return parent
+    }
+
+    /// True when the writer knows nothing is stored at or under `dataKey`: its parent (at
+    /// `parent`, `SubtreeShapes.parent(of:)`) has a last child that sorts before it (`tails`).
+    func isPastTail(_ dataKey: [UInt8], parent: (hash: UInt64, length: Int)?) -> Bool {
+        guard !tails.isEmpty, let parent, let tail = tails[parent.hash], tail.parent.count == parent.length,
             KeyBytes.hasPrefix(dataKey, tail.parent)
         else { return false }
         // Children of one node: their segments are prefix-free, so a child that sorts after
@@ -158,22 +164,14 @@ final class SubtreeShapes {
         return KeyBytes.precedes(tail.last, dataKey)
     }
 
-    /// The length of the data key of `dataKey`'s parent (nil: not a data key below the root).
-    static func parentLength(of dataKey: [UInt8]) -> Int? {
-        var length: Int?
-        guard forEachAncestor(of: dataKey, { length = $1 }) != nil else { return nil }
-        return length
-    }
-
-    /// True when neither the parent of the node at `dataKey` nor any ancestor of it is a leaf,
-    /// as far as the writer knows (false: unknown). Then a write there turns no leaf into an
-    /// object, and the planner skips the seek that would find out.
-    func noLeafAbove(_ dataKey: [UInt8]) -> Bool {
-        guard !objects.isEmpty else { return false }
-        var parent: (hash: UInt64, length: Int)?
-        guard Self.forEachAncestor(of: dataKey, { parent = ($0, $1) }) != nil, let parent,
-            let known = objects[parent.hash], known.count == parent.length
-        else { return false }
+    /// True when neither the parent of the node at `dataKey` (at `parent`,
+    /// `SubtreeShapes.parent(of:)`) nor any ancestor of it is a leaf, as far as the writer knows
+    /// (false: unknown). Then a write there turns no leaf into an object, and the planner skips
+    /// the seek that would find out.
+    func noLeafAbove(_ dataKey: [UInt8], parent: (hash: UInt64, length: Int)?) -> Bool {
+        guard !objects.isEmpty, let parent, let known = objects[parent.hash], known.count == parent.length else {
+            return false
+        }
         return KeyBytes.hasPrefix(dataKey, known)
     }
 
@@ -224,7 +222,7 @@ final class SubtreeShapes {
         }
         guard parsed != nil, let parent else { return }
         if let tail = tails[parent.hash] {
-            guard KeyBytes.equal(tail.parent, Array(child[0..<parent.length])) else {
+            guard tail.parent.count == parent.length, KeyBytes.hasPrefix(child, tail.parent) else {
                 // Two nodes with one hash: neither is known.
                 tails[parent.hash] = nil
                 return

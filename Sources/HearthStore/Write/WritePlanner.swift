@@ -161,11 +161,13 @@ struct WritePlanner {
             return true
         }
         let cursor = reader.snapshot.sharedCursor()
+        // The parent's data key within `dataKey`, for what the writer knows of the parent.
+        let parentKey = shapes == nil ? nil : SubtreeShapes.parent(of: dataKey)
         // A leaf ancestor turns into an object: its value goes (its priority stays). When the
         // writer knows no ancestor is a leaf (it wrote a sibling since anything was written
         // above), nothing to do; when the parent already has a child, it and every ancestor are
         // objects: one seek instead of a point read per ancestor.
-        if node != nil, let parent = path().parent, !(shapes?.noLeafAbove(dataKey) ?? false),
+        if node != nil, let parent = path().parent, !(shapes?.noLeafAbove(dataKey, parent: parentKey) ?? false),
             !hasChild(parent, cursor)
         {
             var probe = Optional(parent)
@@ -176,14 +178,13 @@ struct WritePlanner {
             }
         }
         // A child after its list's known end: nothing there to replace.
-        if let shapes, shapes.isPastTail(dataKey) {
+        if let shapes, shapes.isPastTail(dataKey, parent: parentKey) {
             batch.noteCleared(prefix: dataKey, deletedKeys: 0)
             return false
         }
         cursor.seek(dataKey)
-        if learnsTails, let shapes, !cursor.hasPrefix(dataKey),
-            let parentLength = SubtreeShapes.parentLength(of: dataKey),
-            !cursor.hasPrefix(Array(dataKey[0..<parentLength]))
+        if learnsTails, let shapes, let parentKey, !cursor.hasPrefix(dataKey),
+            !cursor.hasPrefix(Array(dataKey[0..<parentKey.length]))
         {
             // Nothing under the parent at or after this child.
             shapes.staged.tails.append(dataKey)
