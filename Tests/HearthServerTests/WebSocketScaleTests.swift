@@ -69,28 +69,33 @@ struct WebSocketPingTests {
     @Test func silentPeerIsDroppedAndAnsweringPeerStays() async throws {
         try await TestServer.with(prepare: { configuration, _ in
             configuration.realtime.tickInterval = .milliseconds(50)
-            configuration.realtime.webSocketPingInterval = .milliseconds(750)
+            configuration.realtime.webSocketPingInterval = .milliseconds(500)
         }) { server in
             let port = server.port
-            // RawWebSocket never answers pings.
+            // Two raw sockets (they never answer pings on their own): one stays silent, the
+            // other answers each ping with a pong, on a thread of its own.
             let silent = try await onThread { () -> RawWebSocket in
                 let socket = try RawWebSocket(port: port)
                 _ = try socket.readText()
                 return socket
             }
-            // The Hummingbird client answers them.
-            let client = try await RealtimeTestClient.connect(port: port)
+            let answering = try await onThread { () -> RawWebSocket in
+                let socket = try RawWebSocket(port: port)
+                _ = try socket.readText()
+                return socket
+            }
+            async let answered = onThread { try answering.answerPings(3) }
             // Bounded by the raw socket's 10 s read timeout (the drop comes after two ping
             // intervals).
             let code = try await onThread { try silent.readUntilDisconnected() }
             #expect(code == nil)
-            // The answering peer is NOT dropped: nothing signals that, so wait past the two
-            // ping intervals that dropped the silent one, then check.
-            try await Task.sleep(for: .milliseconds(1600))
-            #expect(!client.isEnded)
-            client.send(#"{"t":"c","d":{"t":"p","d":{}}}"#)
-            #expect(try await client.nextMessage() == #"{"t":"c","d":{"t":"o","d":{}}}"#)
-            await client.close()
+            // The server pings a connection only after a silent interval, and drops instead of
+            // pinging when the last ping went unanswered: a third ping means the first two
+            // answers were taken. No clock in the assertion; each wait is for a frame.
+            _ = try await answered
+            try answering.sendText(#"{"t":"c","d":{"t":"p","d":{}}}"#)
+            #expect(try answering.readText() == #"{"t":"c","d":{"t":"o","d":{}}}"#)
+            answering.abort()
         }
     }
 }

@@ -119,6 +119,36 @@ public final class RawWebSocket: @unchecked Sendable {
         }
     }
 
+    /// Reads frames, answering each ping with a pong of the same payload, until `count` pings
+    /// have been answered; returns the text frames read meanwhile. Throws when the server
+    /// closes or drops the connection, or sends nothing for the read timeout.
+    @discardableResult
+    public func answerPings(_ count: Int) throws -> [String] {
+        var answered = 0
+        var texts: [String] = []
+        while answered < count {
+            let first = try readByte()
+            var length = Int(try readByte() & 0x7F)
+            if length == 126 {
+                length = Int(try readByte()) << 8 | Int(try readByte())
+            } else if length == 127 {
+                length = 0
+                for _ in 0..<8 { length = length << 8 | Int(try readByte()) }
+            }
+            var payload: [UInt8] = []
+            for _ in 0..<length { payload.append(try readByte()) }
+            switch first & 0x0F {
+            case 0x1: texts.append(String(decoding: payload, as: UTF8.self))
+            case 0x8: throw RawWebSocketError("closed by the server")
+            case 0x9:
+                try sendFrame(firstByte: 0x8A, payload)
+                answered += 1
+            default: break
+            }
+        }
+        return texts
+    }
+
     /// Reads text frames until the response to request `id` arrives.
     public func awaitResponse(to id: Int) throws -> String {
         while true {
