@@ -28,8 +28,11 @@ final class RealtimeLoopCompletions: Sendable {
     /// outside the lock, swapped in under it).
     private let spare = Mutex<[Completion]>([])
 
-    init(eventLoop: any EventLoop) {
+    private let urgent: UrgentWork
+
+    init(eventLoop: any EventLoop, urgent: UrgentWork) {
         self.eventLoop = eventLoop
+        self.urgent = urgent
     }
 
     /// From any thread: `handler`'s write `requestID` finished with `outcome`.
@@ -44,7 +47,10 @@ final class RealtimeLoopCompletions: Sendable {
             pending.scheduled = true
             return true
         }
-        if schedule { eventLoop.execute { self.handOver() } }
+        if schedule {
+            urgent.raise()
+            eventLoop.execute { self.handOver() }
+        }
     }
 
     /// On the loop: every outcome that arrived, in order.

@@ -66,7 +66,9 @@ final class RealtimeLoopInbox: Sendable {
     /// Arrays that grew past this in a burst are not kept for the next one.
     private static let keptCapacity = 16_384
     /// How long one slice of a drain may run before the loop serves its sockets.
-    static let sliceNanoseconds: Int64 = 250_000
+    static let sliceNanoseconds: Int64 =
+        Int64(ProcessInfo.processInfo.environment["HEARTH_SLICE_NS"] ?? "100000") ?? 100_000
+    static let yieldsToUrgent = ProcessInfo.processInfo.environment["HEARTH_URGENT"] != "0"
     /// How long a drain waits for more commits when fan-out is sustained…
     static let coalesceNanoseconds: Int64 =
         Int64(ProcessInfo.processInfo.environment["HEARTH_COALESCE_NS"] ?? "1000000") ?? 0
@@ -93,13 +95,21 @@ final class RealtimeLoopInbox: Sendable {
 
     /// This loop, as a thread that runs namespace writers' rounds.
     private let home: CallerDrains.Home
+    /// Set when a write's round or outcomes were handed to this loop: a drain then ends its
+    /// slice at its next check, so the write is not kept waiting behind the fan-out.
+    private let urgent: UrgentWork
 
     init(eventLoop: any EventLoop, all: RealtimeLoopInboxes) {
+        let urgent = UrgentWork()
         self.eventLoop = eventLoop
         self.executor = EventLoopTaskExecutor(eventLoop: eventLoop)
-        self.completions = RealtimeLoopCompletions(eventLoop: eventLoop)
+        self.completions = RealtimeLoopCompletions(eventLoop: eventLoop, urgent: urgent)
         self.all = all
-        home = CallerDrains.Home(id: ObjectIdentifier(eventLoop)) { work in eventLoop.execute(work) }
+        self.urgent = urgent
+        home = CallerDrains.Home(id: ObjectIdentifier(eventLoop)) { work in
+            urgent.raise()
+            eventLoop.execute(work)
+        }
     }
 
     /// From the engine's delivery queue; never blocks.
@@ -184,6 +194,8 @@ final class RealtimeLoopInbox: Sendable {
     private func drain() {
         let state = self.state
         let sliceEnd = NIODeadline.now().uptimeNanoseconds + UInt64(Self.sliceNanoseconds)
+        // Raised for work queued before this slice began (and so run before it): not urgent now.
+        _ = urgent.take()
         var steps = 0
         while true {
             if state.grouped < state.items.count {
@@ -198,7 +210,7 @@ final class RealtimeLoopInbox: Sendable {
             steps += 1
             if steps >= 16 {
                 steps = 0
-                if NIODeadline.now().uptimeNanoseconds >= sliceEnd {
+                if urgent.take() || NIODeadline.now().uptimeNanoseconds >= sliceEnd {
                     eventLoop.scheduleTask(in: .nanoseconds(Self.yieldNanoseconds)) { self.drain() }
                     return
                 }
@@ -267,6 +279,21 @@ final class RealtimeLoopInbox: Sendable {
             swap(&state.items, &pending.items)
             return true
         }
+    }
+}
+
+/// A flag raised from any thread when work that a write waits for was handed to a loop.
+final class UrgentWork: Sendable {
+    private let flag = Atomic<Bool>(false)
+
+    func raise() {
+        guard RealtimeLoopInbox.yieldsToUrgent else { return }
+        flag.store(true, ordering: .relaxed)
+    }
+
+    /// Whether it was raised since the last `take`; lowers it.
+    func take() -> Bool {
+        flag.load(ordering: .relaxed) && flag.exchange(false, ordering: .relaxed)
     }
 }
 
