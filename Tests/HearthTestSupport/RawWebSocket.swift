@@ -68,19 +68,9 @@ public final class RawWebSocket: @unchecked Sendable {
     /// The next text frame from the server (control frames skipped).
     public func readText() throws -> String {
         while true {
-            let first = try readByte()
-            var length = Int(try readByte() & 0x7F)
-            if length == 126 {
-                length = Int(try readByte()) << 8 | Int(try readByte())
-            } else if length == 127 {
-                length = 0
-                for _ in 0..<8 { length = length << 8 | Int(try readByte()) }
-            }
-            var payload: [UInt8] = []
-            payload.reserveCapacity(length)
-            for _ in 0..<length { payload.append(try readByte()) }
-            if first & 0x0F == 0x1 { return String(decoding: payload, as: UTF8.self) }
-            if first & 0x0F == 0x8 { throw RawWebSocketError("closed by the server") }
+            let (opcode, payload) = try readFrame()
+            if opcode == 0x1 { return String(decoding: payload, as: UTF8.self) }
+            if opcode == 0x8 { throw RawWebSocketError("closed by the server") }
         }
     }
 
@@ -94,17 +84,8 @@ public final class RawWebSocket: @unchecked Sendable {
     /// Reads (and drops) frames until the server's close frame; returns its code.
     public func readUntilClose() throws -> Int {
         while true {
-            let first = try readByte()
-            var length = Int(try readByte() & 0x7F)
-            if length == 126 {
-                length = Int(try readByte()) << 8 | Int(try readByte())
-            } else if length == 127 {
-                length = 0
-                for _ in 0..<8 { length = length << 8 | Int(try readByte()) }
-            }
-            var payload: [UInt8] = []
-            for _ in 0..<length { payload.append(try readByte()) }
-            if first & 0x0F == 0x8 { return payload.count >= 2 ? Int(payload[0]) << 8 | Int(payload[1]) : 1005 }
+            let (opcode, payload) = try readFrame()
+            if opcode == 0x8 { return payload.count >= 2 ? Int(payload[0]) << 8 | Int(payload[1]) : 1005 }
         }
     }
 
@@ -127,17 +108,8 @@ public final class RawWebSocket: @unchecked Sendable {
         var answered = 0
         var texts: [String] = []
         while answered < count {
-            let first = try readByte()
-            var length = Int(try readByte() & 0x7F)
-            if length == 126 {
-                length = Int(try readByte()) << 8 | Int(try readByte())
-            } else if length == 127 {
-                length = 0
-                for _ in 0..<8 { length = length << 8 | Int(try readByte()) }
-            }
-            var payload: [UInt8] = []
-            for _ in 0..<length { payload.append(try readByte()) }
-            switch first & 0x0F {
+            let (opcode, payload) = try readFrame()
+            switch opcode {
             case 0x1: texts.append(String(decoding: payload, as: UTF8.self))
             case 0x8: throw RawWebSocketError("closed by the server")
             case 0x9:
@@ -171,6 +143,22 @@ public final class RawWebSocket: @unchecked Sendable {
             guard n > 0 else { throw RawWebSocketError("write failed") }
             offset += n
         }
+    }
+
+    /// The next frame from the server: its opcode and (unmasked) payload.
+    private func readFrame() throws -> (opcode: UInt8, payload: [UInt8]) {
+        let first = try readByte()
+        var length = Int(try readByte() & 0x7F)
+        if length == 126 {
+            length = Int(try readByte()) << 8 | Int(try readByte())
+        } else if length == 127 {
+            length = 0
+            for _ in 0..<8 { length = length << 8 | Int(try readByte()) }
+        }
+        var payload: [UInt8] = []
+        payload.reserveCapacity(length)
+        for _ in 0..<length { payload.append(try readByte()) }
+        return (first & 0x0F, payload)
     }
 
     private func readByte() throws -> UInt8 {
