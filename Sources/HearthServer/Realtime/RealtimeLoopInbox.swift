@@ -68,6 +68,8 @@ final class RealtimeLoopInbox: Sendable {
     /// How long one slice of a drain may run before the loop serves its sockets.
     static let sliceNanoseconds: Int64 =
         Int64(ProcessInfo.processInfo.environment["HEARTH_SLICE_NS"] ?? "100000") ?? 100_000
+    /// Whether a slice ends early for a write's round or outcomes (`UrgentWork`);
+    /// `HEARTH_URGENT=0` turns that off, for experiments.
     static let yieldsToUrgent = ProcessInfo.processInfo.environment["HEARTH_URGENT"] != "0"
     /// How long a drain waits for more commits when fan-out is sustained…
     static let coalesceNanoseconds: Int64 =

@@ -65,10 +65,17 @@ final class Cursor {
 
     /// True when the cursor is valid and its key starts with `prefix`.
     func hasPrefix(_ prefix: [UInt8]) -> Bool {
+        hasPrefix(prefix, count: prefix.count)
+    }
+
+    /// True when the cursor is valid and its key starts with the first `count` bytes of `key`
+    /// (an ancestor's data key within a descendant's, without copying it out).
+    func hasPrefix(_ key: [UInt8], count: Int) -> Bool {
+        precondition(count <= key.count, "a prefix longer than its key")
         guard isValid else { return false }
-        let key = keyBytes
-        guard key.count >= prefix.count else { return false }
-        return prefix.withUnsafeBytes { p in memcmp(key.baseAddress!, p.baseAddress!, prefix.count) == 0 }
+        let current = keyBytes
+        guard current.count >= count else { return false }
+        return key.withUnsafeBytes { p in memcmp(current.baseAddress!, p.baseAddress!, count) == 0 }
     }
 
     /// Positions at the last key that starts with `prefix` (invalid when none).

@@ -57,14 +57,17 @@ struct WriteJob {
         var batch = WriteBatch()
         let now = clock()
         var indexNotes = indexes.isEmpty ? nil : IndexPlanNotes(staged: round.stagedReverseEntry)
-        let result = try WritePlanner(
-            reader: reader,
-            batch: batch,
-            shapes: round.shapes,
-            indexNotes: indexNotes,
-            learnsTails: !round.hasStaged
-        )
-        .plan(write, now: now, locations: locations)
+        // The planner of this round's snapshot, for the write and again for its combined form.
+        func planner() -> WritePlanner {
+            WritePlanner(
+                reader: reader,
+                batch: batch,
+                shapes: round.shapes,
+                indexNotes: indexNotes,
+                learnsTails: !round.hasStaged
+            )
+        }
+        let result = try planner().plan(write, now: now, locations: locations)
         guard case .committed(_, let values) = result else {
             try judgeFailedCondition(reader: reader, now: now, locations: locations)
             return result
@@ -102,14 +105,7 @@ struct WriteJob {
                 let write = combined.write
                 batch = WriteBatch()
                 indexNotes = indexes.isEmpty ? nil : IndexPlanNotes(staged: round.stagedReverseEntry)
-                let planned = try WritePlanner(
-                    reader: reader,
-                    batch: batch,
-                    shapes: round.shapes,
-                    indexNotes: indexNotes,
-                    learnsTails: !round.hasStaged
-                )
-                .plan(write, now: now, locations: combined.locations)
+                let planned = try planner().plan(write, now: now, locations: combined.locations)
                 guard case .committed(_, let all) = planned else { preconditionFailure("an unconditional write") }
                 committed = (write, all, combined.describe ?? Self.describe(write, values: all))
                 committedLocations = combined.locations

@@ -184,7 +184,7 @@ struct WritePlanner {
         }
         cursor.seek(dataKey)
         if learnsTails, let shapes, let parentKey, !cursor.hasPrefix(dataKey),
-            !cursor.hasPrefix(Array(dataKey[0..<parentKey.length]))
+            !cursor.hasPrefix(dataKey, count: parentKey.length)
         {
             // Nothing under the parent at or after this child.
             shapes.staged.tails.append(dataKey)
