@@ -60,4 +60,37 @@ import Testing
         #expect(compacted?.operations.map(\.key) == [Array("other".utf8), key])
         #expect(compacted?.operations.last?.value == Array("3".utf8))
     }
+
+    /// Appended batches keep each operation's bytes (keys and values of any length, empty ones
+    /// too), and the compacted copy of the whole writes them as put.
+    @Test func appendedBatchesKeepEveryKeyAndValue() throws {
+        let directory = try TemporaryDirectory(prefix: "hearth-batch").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let db = try LevelDB(path: directory, writeBufferSize: 1 << 20)
+        defer { db.close() }
+        let long = [UInt8](repeating: 7, count: 70_000)
+        let first = WriteBatch()
+        first.put(Array("a".utf8), [])
+        first.put(Array("long".utf8), long)
+        let second = WriteBatch()
+        second.put(Array("b".utf8), Array("2".utf8))
+        Array("a".utf8).withUnsafeBytes { key in Array("again".utf8).withUnsafeBytes { second.put(key, $0) } }
+        second.delete(Array("long".utf8))
+        first.append(second)
+        #expect(first.count == 5)
+        #expect(first.byteSize == 1 + 4 + 70_000 + 1 + 1 + 1 + 5 + 4 + 5 * 8)
+        #expect(first.operations.map(\.key) == ["a", "long", "b", "a", "long"].map { Array($0.utf8) })
+        #expect(first.operations[1].value == long)
+        let compacted = try #require(first.keepingLastWriteOfEachKey())
+        #expect(compacted.operations.map(\.key) == ["b", "a", "long"].map { Array($0.utf8) })
+        try db.write(first, sync: false)
+        let read = { (key: String) in try db.withSnapshot { $0.get(Array(key.utf8)) } }
+        #expect(try read("a") == Array("again".utf8))
+        #expect(try read("b") == Array("2".utf8))
+        #expect(try read("long") == nil)
+        let empty = WriteBatch()
+        empty.put([], [])
+        try db.write(empty, sync: false)
+        #expect(try db.withSnapshot { $0.get([]) } == [])
+    }
 }

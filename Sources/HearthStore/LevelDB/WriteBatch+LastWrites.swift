@@ -3,27 +3,22 @@ extension WriteBatch {
     /// were made, or nil when there is nothing to drop (or, rarely, two keys' hashes collide).
     /// Applied atomically, it leaves LevelDB in the same state with fewer memtable entries.
     func keepingLastWriteOfEachKey() -> WriteBatch? {
-        let operations = operations
-        var hashes: [UInt64] = []
-        hashes.reserveCapacity(operations.count)
-        var last = LastIndexes(capacity: operations.count)
+        let hashes = keyHashes()
+        var last = LastIndexes(capacity: hashes.count)
         var overridden = 0
-        for (index, operation) in operations.enumerated() {
-            let hash = operation.hash != 0 ? operation.hash : SubtreeShapes.hash(operation.key)
-            hashes.append(hash)
+        for (index, hash) in hashes.enumerated() {
             if let earlier = last.update(hash, to: index) {
-                guard KeyBytes.equal(operations[earlier].key, operation.key) else { return nil }
+                guard sameKey(earlier, index) else { return nil }
                 overridden += 1
             }
         }
         guard overridden > 0 else { return nil }
-        var kept: [Operation] = []
-        kept.reserveCapacity(operations.count - overridden)
-        for (index, operation) in operations.enumerated() where last.index(of: hashes[index]) == index {
-            kept.append(operation)
+        var kept: [Int] = []
+        kept.reserveCapacity(hashes.count - overridden)
+        for (index, hash) in hashes.enumerated() where last.index(of: hash) == index {
+            kept.append(index)
         }
-        let copy = WriteBatch()
-        copy.replaceOperations(kept)
+        let copy = keeping(kept)
         copy.inheritRanges(of: self)
         return copy
     }

@@ -1,18 +1,35 @@
 import CLevelDB
+import Glibc
 
 /// A LevelDB write batch: every put and delete in it is applied atomically.
 ///
-/// The puts and deletes are kept as Swift arrays and handed to LevelDB only when the batch is
-/// written (`withHandle`): a round's staged writes append their batches to one group's, which
-/// drops each hot key's earlier writes before it is written, so a key is copied into LevelDB's
-/// own batch once, not once per write and again for the group.
+/// The puts and deletes are kept in Swift and handed to LevelDB only when the batch is written
+/// (`withHandle`): a round's staged writes append their batches to one group's, which drops each
+/// hot key's earlier writes before it is written, so a key is copied into LevelDB's own batch
+/// once, not once per write and again for the group.
+///
+/// Keys and values sit back to back in one buffer, as in LevelDB's own batch, with one small
+/// entry per operation: a put copies its bytes in and keeps no reference to the caller's
+/// arrays. (Holding each put's arrays instead cost a big PUT one heap allocation per leaf, kept
+/// to the end of the round, and made the planner's shared key buffer copy itself per leaf.)
 final class WriteBatch {
-    /// The puts (a value) and deletes (nil), in order; `hash`: the key's FNV-1a hash
-    /// (`SubtreeShapes.hash`) when the writer knew it, else 0.
-    private(set) var operations: [Operation] = []
-    typealias Operation = (key: [UInt8], value: [UInt8]?, hash: UInt64)
-    var count: Int { operations.count }
-    private(set) var byteSize = 0
+    /// Every key and value, in the order they were put.
+    private var bytes: [UInt8] = []
+    private var entries: [Entry] = []
+
+    /// One put or delete: its key at `start`, its value (none for a delete) right after it.
+    private struct Entry {
+        var start: Int
+        var keyCount: Int
+        /// -1 for a delete.
+        var valueCount: Int
+        /// The key's FNV-1a hash (`SubtreeShapes.hash`) when the writer knew it, else 0.
+        var hash: UInt64
+    }
+
+    var count: Int { entries.count }
+    /// The bytes of every key and value, plus 8 per operation.
+    var byteSize: Int { bytes.count + 8 * entries.count }
     /// Key ranges (as prefixes) this batch cleared in bulk; compacted after commit so that
     /// later seeks do not step over their tombstones one by one.
     private(set) var clearedRanges: [[UInt8]] = []
@@ -36,17 +53,26 @@ final class WriteBatch {
 
     /// - Parameter hash: `SubtreeShapes.hash(key)` when known (0: not known).
     func put(_ key: [UInt8], _ value: [UInt8], hash: UInt64 = 0) {
-        operations.append((key, value, hash))
-        byteSize += key.count + value.count + 8
+        entries.append(Entry(start: bytes.count, keyCount: key.count, valueCount: value.count, hash: hash))
+        bytes.append(contentsOf: key)
+        bytes.append(contentsOf: value)
     }
 
     /// Puts a copy of bytes that live elsewhere.
     func put(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) {
-        put(Array(key), Array(value))
+        entries.append(Entry(start: bytes.count, keyCount: key.count, valueCount: value.count, hash: 0))
+        bytes.append(contentsOf: key)
+        bytes.append(contentsOf: value)
+    }
+
+    func delete(_ key: [UInt8]) {
+        entries.append(Entry(start: bytes.count, keyCount: key.count, valueCount: -1, hash: 0))
+        bytes.append(contentsOf: key)
     }
 
     func delete(_ key: UnsafeRawBufferPointer) {
-        delete(Array(key))
+        entries.append(Entry(start: bytes.count, keyCount: key.count, valueCount: -1, hash: 0))
+        bytes.append(contentsOf: key)
     }
 
     /// Takes the ranges `other` cleared and deleted, to compact after this batch is applied.
@@ -55,39 +81,79 @@ final class WriteBatch {
         deletedRanges += other.deletedRanges
     }
 
-    func delete(_ key: [UInt8]) {
-        operations.append((key, nil, 0))
-        byteSize += key.count + 8
-    }
-
     /// Adds every put and delete of `other` after this batch's own (`other` is unchanged).
     func append(_ other: WriteBatch) {
-        operations += other.operations
-        byteSize += other.byteSize
-        clearedRanges += other.clearedRanges
-        deletedRanges += other.deletedRanges
+        let shift = bytes.count
+        bytes += other.bytes
+        entries.reserveCapacity(entries.count + other.entries.count)
+        for var entry in other.entries {
+            entry.start += shift
+            entries.append(entry)
+        }
+        inheritRanges(of: other)
     }
 
-    /// Replaces the puts and deletes (with the same effect, fewer of them).
-    func replaceOperations(_ kept: [Operation]) {
-        operations = kept
-        byteSize = kept.reduce(0) { $0 + $1.key.count + ($1.value?.count ?? 0) + 8 }
+    /// A copy of the puts and deletes (nil value: a delete), in order, for inspection.
+    var operations: [(key: [UInt8], value: [UInt8]?)] {
+        entries.map { entry in
+            let key = Array(bytes[entry.start..<entry.start + entry.keyCount])
+            guard entry.valueCount >= 0 else { return (key, nil) }
+            let valueStart = entry.start + entry.keyCount
+            return (key, Array(bytes[valueStart..<valueStart + entry.valueCount]))
+        }
+    }
+
+    /// The hash of each operation's key (the one it was put with, else computed), in order.
+    func keyHashes() -> [UInt64] {
+        bytes.withUnsafeBytes { all in
+            entries.map { entry in
+                guard entry.hash == 0 else { return entry.hash }
+                let key = UnsafeRawBufferPointer(rebasing: all[entry.start..<entry.start + entry.keyCount])
+                return SubtreeShapes.hash(key)
+            }
+        }
+    }
+
+    /// True when operations `a` and `b` have the same key.
+    func sameKey(_ a: Int, _ b: Int) -> Bool {
+        let first = entries[a]
+        let second = entries[b]
+        guard first.keyCount == second.keyCount else { return false }
+        guard first.keyCount > 0 else { return true }
+        return bytes.withUnsafeBytes { all in
+            memcmp(all.baseAddress! + first.start, all.baseAddress! + second.start, first.keyCount) == 0
+        }
+    }
+
+    /// A batch of the operations at `indexes` (ascending), in that order, with no ranges.
+    func keeping(_ indexes: [Int]) -> WriteBatch {
+        let kept = WriteBatch()
+        kept.entries.reserveCapacity(indexes.count)
+        for index in indexes {
+            var entry = entries[index]
+            let length = entry.keyCount + max(entry.valueCount, 0)
+            let start = kept.bytes.count
+            kept.bytes.append(contentsOf: bytes[entry.start..<entry.start + length])
+            entry.start = start
+            kept.entries.append(entry)
+        }
+        return kept
     }
 
     /// Runs `body` with LevelDB's batch of these puts and deletes.
     func withHandle<Result>(_ body: (OpaquePointer) throws -> Result) rethrows -> Result {
         let handle = leveldb_writebatch_create()!
         defer { leveldb_writebatch_destroy(handle) }
-        for operation in operations {
-            operation.key.withUnsafeBufferPointer { key in
-                let keyBytes = UnsafeRawPointer(key.baseAddress)?.assumingMemoryBound(to: CChar.self)
-                if let value = operation.value {
-                    value.withUnsafeBufferPointer { value in
-                        let valueBytes = UnsafeRawPointer(value.baseAddress)?.assumingMemoryBound(to: CChar.self)
-                        leveldb_writebatch_put(handle, keyBytes, key.count, valueBytes, value.count)
-                    }
+        // An empty buffer may have no address; then every key and value is empty.
+        let bytes = self.bytes.isEmpty ? [0] : self.bytes
+        bytes.withUnsafeBytes { all in
+            let base = all.baseAddress!.assumingMemoryBound(to: CChar.self)
+            for entry in entries {
+                let key = base + entry.start
+                if entry.valueCount >= 0 {
+                    leveldb_writebatch_put(handle, key, entry.keyCount, key + entry.keyCount, entry.valueCount)
                 } else {
-                    leveldb_writebatch_delete(handle, keyBytes, key.count)
+                    leveldb_writebatch_delete(handle, key, entry.keyCount)
                 }
             }
         }
@@ -95,8 +161,8 @@ final class WriteBatch {
     }
 
     func clear() {
-        operations = []
-        byteSize = 0
+        bytes = []
+        entries = []
         clearedRanges = []
         deletedRanges = []
     }
