@@ -84,13 +84,19 @@ enum KeyEncoding {
         return ChildKey(CESU8.decode(text))
     }
 
-    /// The key's UTF-8 bytes (for rendering) appended to `out` without building a String.
-    static func appendKeyUTF8(_ bytes: UnsafeRawBufferPointer, start: Int, end: Int, to out: inout [UInt8]) {
-        if bytes[start] == intTag {
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[(start + 6)..<end]))
-        } else {
-            CESU8.appendUTF8(UnsafeRawBufferPointer(rebasing: bytes[(start + 1)..<(end - 1)]), to: &out)
-        }
+    /// Runs `body` with the UTF-8 bytes of the key spelled by the segment `bytes[start..<end]`
+    /// (for rendering, without building a String): the stored bytes themselves, unless the key
+    /// holds a character outside the BMP (stored as CESU-8).
+    static func withKeyUTF8<Result>(
+        _ bytes: UnsafeRawBufferPointer,
+        start: Int,
+        end: Int,
+        _ body: (UnsafeRawBufferPointer) -> Result
+    ) -> Result {
+        if bytes[start] == intTag { return body(UnsafeRawBufferPointer(rebasing: bytes[(start + 6)..<end])) }
+        let stored = UnsafeRawBufferPointer(rebasing: bytes[(start + 1)..<(end - 1)])
+        guard CESU8.hasSurrogates(stored) else { return body(stored) }
+        return Array(CESU8.decode(stored).utf8).withUnsafeBytes(body)
     }
 
     /// When the segment is an array index as Firebase's `val()` sees it (`0|[1-9]\d*`), its value.
@@ -179,13 +185,5 @@ enum CESU8 {
             }
         }
         return String(decoding: units, as: UTF16.self)
-    }
-
-    static func appendUTF8(_ bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
-        if !hasSurrogates(bytes) {
-            out.append(contentsOf: bytes)
-        } else {
-            out.append(contentsOf: decode(bytes).utf8)
-        }
     }
 }

@@ -48,10 +48,12 @@ public struct NamespaceReader {
     /// Appends the JSON of the subtree at `path` (`null` when absent), compact.
     public func renderJSON(at path: DataPath, format: RenderFormat, into output: inout [UInt8]) {
         let prefix = keys.dataKey(path)
-        var renderer = SubtreeRenderer(baseLength: prefix.count, format: format)
+        // The renderer writes after `output`'s bytes, in its buffer: no copy of the document.
+        var renderer = SubtreeRenderer(baseLength: prefix.count, format: format, after: output)
+        output = []
         scanSubtree(prefix) { renderer.add(key: $0, value: $1) }
         renderer.finish()
-        output.append(contentsOf: renderer.takeAll())
+        output = renderer.takeAll()
     }
 
     /// Streams the JSON of the subtree at `path` in chunks of about `chunkSize` bytes.

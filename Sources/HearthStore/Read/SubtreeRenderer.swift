@@ -25,9 +25,11 @@ struct SubtreeRenderer {
     /// The depth of the leaf written by the previous entry, if it was a leaf.
     private var lastLeafDepth: Int?
 
-    init(baseLength: Int, format: RenderFormat) {
+    /// - Parameter output: bytes the document follows (it is appended to them).
+    init(baseLength: Int, format: RenderFormat, after output: [UInt8] = []) {
         self.format = format
         splitter = SegmentSplitter(baseLength: baseLength)
+        out = output
     }
 
     /// Consumes one stored entry (key below the base prefix, in order).
@@ -148,9 +150,7 @@ struct SubtreeRenderer {
                 frames[top].members = []
             }
         }
-        var keyUTF8: [UInt8] = []
-        KeyEncoding.appendKeyUTF8(key, start: start, end: end, to: &keyUTF8)
-        keyUTF8.withUnsafeBytes { JSONBytes.appendString($0, to: &out) }
+        KeyEncoding.withKeyUTF8(key, start: start, end: end) { JSONBytes.appendString($0, to: &out) }
         out.append(UInt8(ascii: ":"))
         if frames[top].arrayEligible {
             frames[top].members[frames[top].members.count - 1].start = position
