@@ -241,7 +241,7 @@ struct SimulationValuesTests {
                 evaluator.locationKeys = target.keys
                 if known { evaluator.newNodeAtLocation = .known(tree(optimizerNewNode)) }
                 var log = RuleTraceLog(recorder: RuleValueRecorder(limit: 10_000))
-                let entry = log.run(rule, evaluator: evaluator)
+                let (_, entry) = log.run(rule, evaluator: evaluator)
                 let context = "uid \(uid ?? "nil"), known new node \(known)"
                 #expect(entry.outcome == evaluator.run(rule.expression), "\(context)")
                 // Only a literal rule has nothing to show.

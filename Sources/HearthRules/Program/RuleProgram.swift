@@ -38,18 +38,21 @@ public struct RuleProgram: Sendable {
         query: RuleQuery? = nil,
         trace: Bool = false
     ) -> RuleDecision {
-        canRead(path: path, auth: auth, root: root, now: now, query: query, log: trace ? RuleTraceLog() : nil)
+        guard trace else {
+            return canRead(path: path, auth: auth, root: root, now: now, query: query, tracing: UntracedRules())
+        }
+        return canRead(path: path, auth: auth, root: root, now: now, query: query, tracing: RuleTraceLog())
     }
 
-    /// `canRead`, tracing into `log` when there is one.
+    /// `canRead`, keeping what `tracing` keeps of the rules that run.
     @inline(__always)
-    func canRead(
+    func canRead<Tracing: RuleTracing>(
         path: DataPath,
         auth: RuleAuth?,
         root: some RuleDataSource,
         now: Double,
         query: RuleQuery?,
-        log initialLog: RuleTraceLog?
+        tracing initialTracing: Tracing
     ) -> RuleDecision {
         var evaluator = RuleEvaluator(
             auth: auth,
@@ -58,11 +61,11 @@ public struct RuleProgram: Sendable {
             now: now,
             query: query ?? .plainRead
         )
-        var log = initialLog
-        if let grant = cascade(.read, to: path, evaluator: &evaluator, log: &log) {
-            return Self.decision(true, log: log, decidedBy: grant)
+        var tracing = initialTracing
+        if let grant = cascade(.read, to: path, evaluator: &evaluator, tracing: &tracing) {
+            return tracing.decision(true, decidedBy: grant)
         }
-        return Self.decision(false, log: log, decidedBy: nil)
+        return tracing.decision(false, decidedBy: nil)
     }
 
     /// Whether `auth` may write at `path`.
@@ -82,53 +85,64 @@ public struct RuleProgram: Sendable {
         changedPaths: [DataPath] = [],
         trace: Bool = false
     ) -> RuleDecision {
-        canWrite(
+        guard trace else {
+            return canWrite(
+                path: path,
+                auth: auth,
+                root: root,
+                newRoot: newRoot,
+                now: now,
+                changedPaths: changedPaths,
+                tracing: UntracedRules()
+            )
+        }
+        return canWrite(
             path: path,
             auth: auth,
             root: root,
             newRoot: newRoot,
             now: now,
             changedPaths: changedPaths,
-            log: trace ? RuleTraceLog() : nil
+            tracing: RuleTraceLog()
         )
     }
 
-    /// `canWrite`, tracing into `log` when there is one.
+    /// `canWrite`, keeping what `tracing` keeps of the rules that run.
     @inline(__always)
-    func canWrite(
+    func canWrite<Tracing: RuleTracing>(
         path: DataPath,
         auth: RuleAuth?,
         root: some RuleDataSource,
         newRoot: some RuleDataSource,
         now: Double,
         changedPaths: [DataPath],
-        log initialLog: RuleTraceLog?
+        tracing initialTracing: Tracing
     ) -> RuleDecision {
         var evaluator = RuleEvaluator(auth: auth, current: root, new: newRoot, now: now, query: RuleQuery())
-        var log = initialLog
+        var tracing = initialTracing
         if changedPaths.count <= 1 {
             // One written path (a set): no ancestor is shared with another path.
             let target = changedPaths.first ?? path
-            guard let grant = cascade(.write, to: target, evaluator: &evaluator, log: &log) else {
-                return Self.decision(false, log: log, decidedBy: nil)
+            guard let grant = cascade(.write, to: target, evaluator: &evaluator, tracing: &tracing) else {
+                return tracing.decision(false, decidedBy: nil)
             }
             var validatedAncestors = Set<DataPath>()
             if let failure = validate(
                 target,
                 newRoot: newRoot,
                 evaluator: &evaluator,
-                log: &log,
+                tracing: &tracing,
                 done: &validatedAncestors
             ) {
-                return Self.decision(false, log: log, decidedBy: failure)
+                return tracing.decision(false, decidedBy: failure)
             }
-            return Self.decision(true, log: log, decidedBy: grant)
+            return tracing.decision(true, decidedBy: grant)
         }
         let changed = changedPaths
-        var grant: RuleTraceEntry?
+        var grant: Tracing.Entry?
         for target in changed {
-            guard let g = cascade(.write, to: target, evaluator: &evaluator, log: &log) else {
-                return Self.decision(false, log: log, decidedBy: nil)
+            guard let g = cascade(.write, to: target, evaluator: &evaluator, tracing: &tracing) else {
+                return tracing.decision(false, decidedBy: nil)
             }
             grant = grant ?? g
         }
@@ -138,53 +152,25 @@ public struct RuleProgram: Sendable {
                 target,
                 newRoot: newRoot,
                 evaluator: &evaluator,
-                log: &log,
+                tracing: &tracing,
                 done: &validatedAncestors
             ) {
-                return Self.decision(false, log: log, decidedBy: failure)
+                return tracing.decision(false, decidedBy: failure)
             }
         }
-        return Self.decision(true, log: log, decidedBy: grant)
+        return tracing.decision(true, decidedBy: grant)
     }
 
     // MARK: Evaluation
 
-    /// Runs `rule`; records it when tracing. Returns the outcome and, when tracing, its entry.
-    /// Without a log this is all an ordinary decision runs: the optimized expression.
-    @inline(__always)
-    private func run(
-        _ rule: CompiledRule,
-        evaluator: RuleEvaluator,
-        log: inout RuleTraceLog?
-    ) -> (Bool, RuleTraceEntry?) {
-        guard log != nil else {
-            if let constant = rule.constant { return (constant, nil) }
-            return (evaluator.run(rule.expression) == .true, nil)
-        }
-        let entry = log!.run(rule, evaluator: evaluator)
-        return (entry.outcome == .true, entry)
-    }
-
-    /// The decision; without a log, one that holds nothing more (no trace, no entry).
-    @inline(__always)
-    private static func decision(_ allowed: Bool, log: RuleTraceLog?, decidedBy: RuleTraceEntry?) -> RuleDecision {
-        guard let log else { return RuleDecision(allowed: allowed) }
-        return RuleDecision(
-            allowed: allowed,
-            trace: log.entries,
-            decidedBy: decidedBy,
-            evaluationTruncated: log.recorder?.truncated ?? false
-        )
-    }
-
     /// The `.read`/`.write` cascade from the root to `target`: the first true rule grants.
-    /// Returns the granting entry (a placeholder when not tracing), or nil when none grants.
-    private func cascade(
+    /// Returns the granting entry (`()` when not tracing), or nil when none grants.
+    private func cascade<Tracing: RuleTracing>(
         _ kind: RuleKind,
         to target: DataPath,
         evaluator: inout RuleEvaluator,
-        log: inout RuleTraceLog?
-    ) -> RuleTraceEntry?? {
+        tracing: inout Tracing
+    ) -> Tracing.Entry? {
         var node = root
         evaluator.wildcards.removeAll(keepingCapacity: true)
         evaluator.locationKeys.removeAll(keepingCapacity: true)
@@ -192,8 +178,8 @@ public struct RuleProgram: Sendable {
         var depth = 0
         while true {
             if let rule = node.rule(kind) {
-                let (granted, entry) = run(rule, evaluator: evaluator, log: &log)
-                if granted { return .some(entry) }
+                let (granted, entry) = tracing.run(rule, evaluator: evaluator)
+                if granted { return entry }
             }
             if depth == target.depth { return nil }
             let key = target.keys[depth]
@@ -206,14 +192,14 @@ public struct RuleProgram: Sendable {
     }
 
     /// Every `.validate` that applies to a write at `target`; returns the first failure's entry
-    /// (a placeholder when not tracing) or nil when all pass.
-    private func validate(
+    /// (`()` when not tracing) or nil when all pass.
+    private func validate<Tracing: RuleTracing>(
         _ target: DataPath,
         newRoot: some RuleDataSource,
         evaluator: inout RuleEvaluator,
-        log: inout RuleTraceLog?,
+        tracing: inout Tracing,
         done: inout Set<DataPath>
-    ) -> RuleTraceEntry?? {
+    ) -> Tracing.Entry? {
         var node = root
         evaluator.wildcards.removeAll(keepingCapacity: true)
         evaluator.locationKeys.removeAll(keepingCapacity: true)
@@ -223,8 +209,8 @@ public struct RuleProgram: Sendable {
             if let rule = node.validate {
                 let location = DataPath(keys: evaluator.locationKeys)
                 if done.insert(location).inserted, newRoot.summary(at: location) != .absent {
-                    let (ok, entry) = run(rule, evaluator: evaluator, log: &log)
-                    if !ok { return .some(entry) }
+                    let (ok, entry) = tracing.run(rule, evaluator: evaluator)
+                    if !ok { return entry }
                 }
             }
             let key = target.keys[depth]
@@ -234,23 +220,23 @@ public struct RuleProgram: Sendable {
             node = next.node
         }
         guard node.hasValidate else { return nil }
-        return validateSubtree(node, newNode: newRoot.node(at: target), evaluator: &evaluator, log: &log)
+        return validateSubtree(node, newNode: newRoot.node(at: target), evaluator: &evaluator, tracing: &tracing)
     }
 
     /// `.validate` at the evaluator's location and at every node of the new data below it
     /// (null is skipped).
-    private func validateSubtree(
+    private func validateSubtree<Tracing: RuleTracing>(
         _ node: RuleNode,
         newNode: Node?,
         evaluator: inout RuleEvaluator,
-        log: inout RuleTraceLog?
-    ) -> RuleTraceEntry?? {
+        tracing: inout Tracing
+    ) -> Tracing.Entry? {
         guard let newNode else { return nil }
         if let rule = node.validate {
             evaluator.newNodeAtLocation = .known(newNode)
-            let (ok, entry) = run(rule, evaluator: evaluator, log: &log)
+            let (ok, entry) = tracing.run(rule, evaluator: evaluator)
             evaluator.newNodeAtLocation = .unknown
-            if !ok { return .some(entry) }
+            if !ok { return entry }
         }
         guard case .children(let children, _) = newNode else { return nil }
         let wildcard = node.wildcard.flatMap { $0.hasValidate ? $0 : nil }
@@ -270,7 +256,7 @@ public struct RuleProgram: Sendable {
             }
             if isWildcard { evaluator.wildcards.append(key) }
             evaluator.locationKeys.append(key)
-            let failure = validateSubtree(target, newNode: child, evaluator: &evaluator, log: &log)
+            let failure = validateSubtree(target, newNode: child, evaluator: &evaluator, tracing: &tracing)
             evaluator.locationKeys.removeLast()
             if isWildcard { evaluator.wildcards.removeLast() }
             if let failure { return failure }

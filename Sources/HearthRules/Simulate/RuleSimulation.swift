@@ -96,7 +96,7 @@ public struct RuleSimulation: Sendable {
         let log = RuleTraceLog(recorder: RuleValueRecorder(limit: RuleSubexpression.limitPerSimulation))
         switch operation {
         case .read:
-            return program.canRead(path: path, auth: auth, root: root, now: now, query: query, log: log)
+            return program.canRead(path: path, auth: auth, root: root, now: now, query: query, tracing: log)
         case .write, .update:
             var writes: [(path: DataPath, node: Node?)] = []
             if operation == .write {
@@ -119,7 +119,7 @@ public struct RuleSimulation: Sendable {
                 newRoot: RuleOverlaySource(base: root, writes: writes),
                 now: now,
                 changedPaths: writes.map(\.path),
-                log: log
+                tracing: log
             )
         }
     }
