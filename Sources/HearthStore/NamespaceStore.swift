@@ -55,6 +55,7 @@ public final class NamespaceStore: Sendable {
             sequence: sequence,
             syncAlways: configuration.syncMode == .always,
             loopJobLimit: configuration.loopJobLimit,
+            homeIdleLimit: configuration.homeIdleLimit,
             registration: registration,
             output: configuration.batchWriter(db),
             commitLog: commitLog,

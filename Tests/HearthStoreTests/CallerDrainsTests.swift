@@ -70,10 +70,12 @@ import Testing
     }
 
     /// A store whose writers never find their jobs expensive (a debug build on a busy machine
-    /// can take 50 µs for a small write).
-    private func store() throws -> TemporaryStore {
+    /// can take 50 µs for a small write), and whose home loops keep their place however long
+    /// they hand nothing (`homeIdleLimit`, nanoseconds).
+    private func store(homeIdleLimit: UInt64 = .max) throws -> TemporaryStore {
         var configuration = StoreConfiguration()
         configuration.loopJobLimit = 10_000_000_000
+        configuration.homeIdleLimit = homeIdleLimit
         return try TemporaryStore(configuration: configuration)
     }
 
@@ -105,6 +107,25 @@ import Testing
         for n in 2...20 {
             let step = await write(try set("counter", "\(n)"), to: ns, from: other)
             #expect(step.loop == "home")
+        }
+        #expect(try await ns.json("counter") == "20")
+    }
+
+    /// A home that handed nothing for `homeIdleLimit` (here: none at all) gives way to the loop
+    /// that hands jobs now, which runs them itself; writes keep their order across the moves.
+    @Test func anIdleHomeGivesWayToTheLoopThatWrites() async throws {
+        let temp = try store(homeIdleLimit: 0)
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        let (first, second) = (Loop("first"), Loop("second"))
+        _ = await write(try set("counter", "0"), to: ns, from: first)
+
+        for n in 1...20 {
+            let loop = n % 3 == 0 ? first : second
+            let seen = await write(try set("counter", "\(n)"), to: ns, from: loop)
+            #expect(seen.committed)
+            #expect(seen.loop == loop.name, "write \(n) ran where it was handed over")
+            #expect(seen.beforeCollectReturned)
         }
         #expect(try await ns.json("counter") == "20")
     }

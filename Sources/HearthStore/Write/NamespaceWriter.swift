@@ -31,6 +31,8 @@ final class NamespaceWriter: Sendable {
     private let syncAlways: Bool
     /// `StoreConfiguration.loopJobLimit`.
     private let loopJobLimit: UInt64
+    /// `StoreConfiguration.homeIdleLimit`.
+    private let homeIdleLimit: UInt64
     private let commitLog: CommitLog?
     /// Held by the running round for as long as it runs: the queue's or the home loop's (which
     /// never waits for it, `runHere`).
@@ -45,6 +47,7 @@ final class NamespaceWriter: Sendable {
         sequence: UInt64,
         syncAlways: Bool,
         loopJobLimit: UInt64,
+        homeIdleLimit: UInt64,
         registration: NamespaceRegistration?,
         output: BatchWriter,
         commitLog: CommitLog?,
@@ -54,6 +57,7 @@ final class NamespaceWriter: Sendable {
         self.db = db
         self.syncAlways = syncAlways
         self.loopJobLimit = loopJobLimit
+        self.homeIdleLimit = homeIdleLimit
         self.commitLog = commitLog
         state = Mutex(
             WriterState(
@@ -140,10 +144,11 @@ final class NamespaceWriter: Sendable {
     }
 
     /// The loop that runs this writer's rounds for every loop (`CallerDrains`): the first one
-    /// to hand it jobs.
-    private let home = Mutex<CallerDrains.Home?>(nil)
-    /// What a job of this writer's recent rounds took, on average (a moving average, in
-    /// nanoseconds; written under the state's lock).
+    /// to hand it jobs, until it hands none for `homeIdleLimit`; and when it last handed some
+    /// (`CallerDrains.now()`).
+    private let home = Mutex<(loop: CallerDrains.Home?, handedAt: UInt64)>((nil, 0))
+    /// What a job of this writer's recent rounds took, on average (a moving average of the
+    /// running thread's CPU time, in nanoseconds; written under the state's lock).
     private let jobNanoseconds = Atomic<UInt64>(0)
     /// Callers hand their jobs to the home loop only while jobs are cheap: not after the
     /// average rose above `loopJobLimit`, again once it fell below half of it.
@@ -153,10 +158,21 @@ final class NamespaceWriter: Sendable {
     /// once when `caller` is (or becomes) the home; else they wait with the queue's jobs for
     /// the home's next round (one task there is asked for, unless one is already, or the
     /// queue's drain will take them).
+    ///
+    /// `caller` becomes the home when there is none yet, or when the home handed no jobs of
+    /// its own for `homeIdleLimit`: with one busy loop (one writer, or every writer's
+    /// connections on it), that loop runs the rounds with no wake-up of another. Any thread may
+    /// run a round (they are serialized by the lock on the state), so a move needs nothing more:
+    /// a task already asked of the old home runs whatever waits then, or nothing.
     func runOnCaller(_ jobs: [Job], from caller: CallerDrains.Home) {
+        let now = CallerDrains.now()
         let home = self.home.withLock { home -> CallerDrains.Home in
-            if let home { return home }
-            home = caller
+            if let loop = home.loop, loop.id != caller.id,
+                now <= home.handedAt || now - home.handedAt < homeIdleLimit
+            {
+                return loop
+            }
+            home = (caller, now)
             return caller
         }
         if home.id == caller.id { return runHere(jobs) }
@@ -247,12 +263,12 @@ final class NamespaceWriter: Sendable {
         _ jobs: [Job],
         in state: WriterState
     ) -> (completions: [Completion], commits: [CommittedWrite]) {
-        let start = CallerDrains.now()
+        let start = CallerDrains.threadCPUTime()
         let round = WriteRound(state: state)
         let completions = jobs.map { $0(round) }
         let commits = round.finish()
         if !jobs.isEmpty {
-            let perJob = (CallerDrains.now() &- start) / UInt64(jobs.count)
+            let perJob = (CallerDrains.threadCPUTime() &- start) / UInt64(jobs.count)
             var average = jobNanoseconds.load(ordering: .relaxed)
             average = average - average / 16 + perJob / 16
             jobNanoseconds.store(average, ordering: .relaxed)
