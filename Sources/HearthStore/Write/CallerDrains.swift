@@ -64,9 +64,9 @@ public enum CallerDrains {
         return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
 
-    /// The CPU time the calling thread has used, in nanoseconds: what a round costs, without
-    /// the time it spent preempted (on a busy 2-core machine a 10 µs round was often measured
-    /// at over 50 µs of wall time, and writers' rounds left the loops for no reason).
+    /// The CPU time the calling thread has used, in nanoseconds: what a round costs the thread
+    /// that runs it, without the time it spent preempted (wall time also counts other threads
+    /// holding the core, which on a shared 2-core machine can be most of it).
     static func threadCPUTime() -> UInt64 {
         var time = timespec()
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
