@@ -53,26 +53,27 @@ final class WriteBatch {
 
     /// - Parameter hash: `SubtreeShapes.hash(key)` when known (0: not known).
     func put(_ key: [UInt8], _ value: [UInt8], hash: UInt64 = 0) {
-        entries.append(Entry(start: bytes.count, keyCount: key.count, valueCount: value.count, hash: hash))
-        bytes.append(contentsOf: key)
-        bytes.append(contentsOf: value)
+        add(key, value, hash: hash)
     }
 
     /// Puts a copy of bytes that live elsewhere.
     func put(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) {
-        entries.append(Entry(start: bytes.count, keyCount: key.count, valueCount: value.count, hash: 0))
-        bytes.append(contentsOf: key)
-        bytes.append(contentsOf: value)
+        add(key, value, hash: 0)
     }
 
     func delete(_ key: [UInt8]) {
-        entries.append(Entry(start: bytes.count, keyCount: key.count, valueCount: -1, hash: 0))
-        bytes.append(contentsOf: key)
+        add(key, nil as [UInt8]?, hash: 0)
     }
 
     func delete(_ key: UnsafeRawBufferPointer) {
-        entries.append(Entry(start: bytes.count, keyCount: key.count, valueCount: -1, hash: 0))
+        add(key, nil as [UInt8]?, hash: 0)
+    }
+
+    /// Copies `key` and `value` (nil: a delete) to the end of the buffer, with their entry.
+    private func add(_ key: some Collection<UInt8>, _ value: (some Collection<UInt8>)?, hash: UInt64) {
+        entries.append(Entry(start: bytes.count, keyCount: key.count, valueCount: value?.count ?? -1, hash: hash))
         bytes.append(contentsOf: key)
+        if let value { bytes.append(contentsOf: value) }
     }
 
     /// Takes the ranges `other` cleared and deleted, to compact after this batch is applied.

@@ -315,19 +315,15 @@ final class SubtreeShapes {
         hash(key, from: 0, continuing: offsetBasis)
     }
 
-    /// FNV-1a of the whole key, for a key that lives elsewhere.
-    static func hash(_ key: UnsafeRawBufferPointer) -> UInt64 {
-        var hash = offsetBasis
-        for byte in key { hash = (hash ^ UInt64(byte)) &* prime }
-        return hash
-    }
-
     /// The hash of `key` given `hash`, that of its first `start` bytes.
     static func hash(_ key: [UInt8], from start: Int, continuing hash: UInt64) -> UInt64 {
-        key.withUnsafeBufferPointer { bytes in
-            var hash = hash
-            for byte in bytes[start...] { hash = (hash ^ UInt64(byte)) &* prime }
-            return hash
-        }
+        key.withUnsafeBytes { self.hash(UnsafeRawBufferPointer(rebasing: $0[start...]), continuing: hash) }
+    }
+
+    /// FNV-1a of bytes that live elsewhere, continuing `hash` (that of the bytes before them).
+    static func hash(_ bytes: UnsafeRawBufferPointer, continuing hash: UInt64 = offsetBasis) -> UInt64 {
+        var hash = hash
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* prime }
+        return hash
     }
 }
