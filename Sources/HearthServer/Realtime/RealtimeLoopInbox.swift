@@ -16,7 +16,9 @@ import Synchronization
 ///
 /// A drain runs in slices of about `sliceNanoseconds`: between slices the loop serves its
 /// sockets, so a publisher's next write and its acknowledgement do not wait for a whole fan-out;
-/// deliveries arriving meanwhile form the next batch. Writers are held back when fan-out falls
+/// deliveries arriving meanwhile form the next batch. `DeliveryPacing` decides when a drain
+/// starts (at once, or after a short wait under sustained fan-out) and lets a lone burst run in
+/// longer slices, until a write's round or outcomes cut one short. Writers are held back when fan-out falls
 /// behind: while more than `RealtimeLoopInboxes.holdAbove` deliveries wait on all loops,
 /// connections stop reading their sockets, until fewer than `resumeBelow` wait.
 final class RealtimeLoopInbox: Sendable {
@@ -35,6 +37,12 @@ final class RealtimeLoopInbox: Sendable {
         var items: [Item] = []
         /// A drain is scheduled or under way.
         var scheduled = false
+        var pacing = DeliveryPacing(
+            burstWindow: RealtimeLoopInbox.burstWindowNanoseconds,
+            sustainedGap: RealtimeLoopInbox.busyWindowNanoseconds,
+            coalesce: RealtimeLoopInbox.coalesceNanoseconds,
+            quietSlice: RealtimeLoopInbox.quietSliceNanoseconds
+        )
     }
 
     /// What only the loop touches.
@@ -65,18 +73,24 @@ final class RealtimeLoopInbox: Sendable {
     private static let frameSlots = 8
     /// Arrays that grew past this in a burst are not kept for the next one.
     private static let keptCapacity = 16_384
-    /// How long one slice of a drain may run before the loop serves its sockets.
+    /// How long one slice of a drain may run before the loop serves its sockets…
     static let sliceNanoseconds: Int64 =
         Int64(ProcessInfo.processInfo.environment["HEARTH_SLICE_NS"] ?? "100000") ?? 100_000
+    /// … and how long when the drain began after a quiet spell, until a write cuts a slice short.
+    static let quietSliceNanoseconds: Int64 =
+        Int64(ProcessInfo.processInfo.environment["HEARTH_QUIET_SLICE_NS"] ?? "500000") ?? 500_000
     /// Whether a slice ends early for a write's round or outcomes (`UrgentWork`);
     /// `HEARTH_URGENT=0` turns that off, for experiments.
     static let yieldsToUrgent = ProcessInfo.processInfo.environment["HEARTH_URGENT"] != "0"
     /// How long a drain waits for more commits when fan-out is sustained…
     static let coalesceNanoseconds: Int64 =
         Int64(ProcessInfo.processInfo.environment["HEARTH_COALESCE_NS"] ?? "1000000") ?? 0
-    /// … that is, when the previous drain ended less than this ago.
+    /// … that is, when the last two bursts of pushes began less than this apart…
     static let busyWindowNanoseconds: UInt64 =
         UInt64(ProcessInfo.processInfo.environment["HEARTH_BUSY_NS"] ?? "1000000") ?? 0
+    /// … a burst being the pushes of updates that arrive within this of its first.
+    static let burstWindowNanoseconds: UInt64 =
+        UInt64(ProcessInfo.processInfo.environment["HEARTH_BURST_NS"] ?? "250000") ?? 250_000
     /// Whether writes wait for the end of the loop iteration (`submitWrite`); `HEARTH_WRITE_BATCH=0`
     /// hands each to its writer at once, for experiments.
     static let batchesWrites = ProcessInfo.processInfo.environment["HEARTH_WRITE_BATCH"] != "0"
@@ -91,8 +105,6 @@ final class RealtimeLoopInbox: Sendable {
     private let all: RealtimeLoopInboxes
     private let allocator = ByteBufferAllocator()
     private let pending = Mutex(Pending())
-    /// When the last drain found nothing more to do (uptime nanoseconds).
-    private let lastDrainEnd = Atomic<UInt64>(0)
     private let state = LoopState()
 
     /// This loop, as a thread that runs namespace writers' rounds.
@@ -117,22 +129,22 @@ final class RealtimeLoopInbox: Sendable {
     /// From the engine's delivery queue; never blocks.
     func append(_ handler: RealtimeChannelHandler, _ delivery: Delivery) {
         all.waiting.add(1, ordering: .relaxed)
-        let schedule = pending.withLock { pending -> Bool in
+        let start = pending.withLock { pending -> DeliveryPacing.Start? in
             pending.items.append(Item(handler: handler, delivery: delivery))
-            if pending.scheduled { return false }
-            pending.scheduled = true
-            return true
-        }
-        if schedule {
-            // Under sustained fan-out (the last drain ended moments ago) wait a little, so that
-            // the next batch holds several commits and each connection gets them in one write;
-            // after a quiet spell, drain at once.
-            let now = NIODeadline.now().uptimeNanoseconds
-            if now &- lastDrainEnd.load(ordering: .relaxed) < Self.busyWindowNanoseconds {
-                eventLoop.scheduleTask(in: .nanoseconds(Self.coalesceNanoseconds)) { self.drain() }
-            } else {
-                eventLoop.execute { self.drain() }
+            if case .update(let update, _, _) = delivery {
+                pending.pacing.arrived(ObjectIdentifier(update)) { NIODeadline.now().uptimeNanoseconds }
             }
+            if pending.scheduled { return nil }
+            pending.scheduled = true
+            return pending.pacing.start
+        }
+        switch start {
+        case nil:
+            break
+        case .now(let slice):
+            eventLoop.execute { self.drain(slice: slice) }
+        case .after(let wait):
+            eventLoop.scheduleTask(in: .nanoseconds(wait)) { self.drain(slice: Self.sliceNanoseconds) }
         }
     }
 
@@ -193,9 +205,11 @@ final class RealtimeLoopInbox: Sendable {
         for handler in held { handler.resumeReading() }
     }
 
-    private func drain() {
+    /// Drains for at most `slice` nanoseconds, then lets the loop serve its sockets and goes on
+    /// (in short slices once a write's round or outcomes cut one short).
+    private func drain(slice: Int64) {
         let state = self.state
-        let sliceEnd = NIODeadline.now().uptimeNanoseconds + UInt64(Self.sliceNanoseconds)
+        let sliceEnd = NIODeadline.now().uptimeNanoseconds + UInt64(slice)
         // Raised for work queued before this slice began (and so run before it): not urgent now.
         _ = urgent.take()
         var steps = 0
@@ -212,8 +226,10 @@ final class RealtimeLoopInbox: Sendable {
             steps += 1
             if steps >= 16 {
                 steps = 0
-                if urgent.take() || NIODeadline.now().uptimeNanoseconds >= sliceEnd {
-                    eventLoop.scheduleTask(in: .nanoseconds(Self.yieldNanoseconds)) { self.drain() }
+                let cut = urgent.take()
+                if cut || NIODeadline.now().uptimeNanoseconds >= sliceEnd {
+                    let next = cut ? Self.sliceNanoseconds : slice
+                    eventLoop.scheduleTask(in: .nanoseconds(Self.yieldNanoseconds)) { self.drain(slice: next) }
                     return
                 }
             }
@@ -275,7 +291,6 @@ final class RealtimeLoopInbox: Sendable {
         return pending.withLock { pending -> Bool in
             guard !pending.items.isEmpty else {
                 pending.scheduled = false
-                lastDrainEnd.store(NIODeadline.now().uptimeNanoseconds, ordering: .relaxed)
                 return false
             }
             swap(&state.items, &pending.items)

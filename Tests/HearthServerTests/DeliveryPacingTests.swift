@@ -1,0 +1,86 @@
+import Testing
+
+@testable import HearthServer
+
+/// When a loop's inbox drains: at once after a quiet spell (long slices), after a short wait
+/// while bursts of pushes keep coming. Times are given, no clock is read.
+struct DeliveryPacingTests {
+    static let quiet = DeliveryPacing.Start.now(sliceNanoseconds: 500_000)
+    static let wait = DeliveryPacing.Start.after(nanoseconds: 1_000_000)
+
+    /// Updates to hand out: distinct objects, kept alive so their identities stay distinct.
+    final class Update {}
+
+    static func pacing() -> DeliveryPacing {
+        DeliveryPacing(burstWindow: 250_000, sustainedGap: 1_000_000, coalesce: 1_000_000, quietSlice: 500_000)
+    }
+
+    @Test func theFirstPushDrainsAtOnce() {
+        var pacing = Self.pacing()
+        let update = Update()
+        pacing.arrived(ObjectIdentifier(update)) { 7 }
+        #expect(pacing.start == Self.quiet)
+    }
+
+    @Test func burstsFurtherApartThanTheGapDrainAtOnce() {
+        var pacing = Self.pacing()
+        let updates = (0..<5).map { _ in Update() }
+        for (i, update) in updates.enumerated() {
+            pacing.arrived(ObjectIdentifier(update)) { UInt64(i) * 2_000_000 }
+            #expect(pacing.start == Self.quiet, "burst \(i)")
+        }
+    }
+
+    @Test func burstsCloserThanTheGapWait() {
+        var pacing = Self.pacing()
+        let first = Update()
+        let second = Update()
+        let third = Update()
+        pacing.arrived(ObjectIdentifier(first)) { 10_000_000 }
+        pacing.arrived(ObjectIdentifier(second)) { 10_400_000 }
+        #expect(pacing.start == Self.wait)
+        // Then a quiet spell: the next burst drains at once again.
+        pacing.arrived(ObjectIdentifier(third)) { 12_000_000 }
+        #expect(pacing.start == Self.quiet)
+    }
+
+    /// More pushes of an update already seen, however late, belong to its burst: a drain that
+    /// caught up with a fan-out still under way does not make the rest of it wait.
+    @Test func morePushesOfTheSameUpdateKeepTheBurstsPace() {
+        var pacing = Self.pacing()
+        let update = Update()
+        var reads = 0
+        for time: UInt64 in [5_000_000, 5_600_000, 5_900_000] {
+            pacing.arrived(ObjectIdentifier(update)) {
+                reads += 1
+                return time
+            }
+            #expect(pacing.start == Self.quiet)
+        }
+        #expect(reads == 1, "the clock is read once per update")
+    }
+
+    /// A commit's default listens and then its query listens (other updates, a read later) are
+    /// one burst; so a pass that lands in two drains does not wait.
+    @Test func updatesWithinTheBurstWindowAreOneBurst() {
+        var pacing = Self.pacing()
+        let updates = (0..<3).map { _ in Update() }
+        pacing.arrived(ObjectIdentifier(updates[0])) { 20_000_000 }
+        pacing.arrived(ObjectIdentifier(updates[1])) { 20_100_000 }
+        pacing.arrived(ObjectIdentifier(updates[2])) { 20_240_000 }
+        #expect(pacing.start == Self.quiet)
+    }
+
+    /// A wait does not feed itself: with bursts 2 ms apart, every drain starts at once however
+    /// late the previous one ended (drain ends are not an input).
+    @Test func aSteadyRateSlowerThanTheGapNeverWaits() {
+        var pacing = Self.pacing()
+        let updates = (0..<50).map { _ in Update() }
+        var waits = 0
+        for (i, update) in updates.enumerated() {
+            pacing.arrived(ObjectIdentifier(update)) { 1_000_000 + UInt64(i) * 2_000_000 }
+            if pacing.start == Self.wait { waits += 1 }
+        }
+        #expect(waits == 0)
+    }
+}
