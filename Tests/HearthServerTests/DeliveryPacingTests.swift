@@ -2,32 +2,31 @@ import Testing
 
 @testable import HearthServer
 
-/// When a loop's inbox drains: at once after a quiet spell (long slices), after a short wait
+/// When a loop's inbox drains: at once after a quiet spell (a lone burst), after a short wait
 /// while bursts of pushes keep coming. Times are given, no clock is read.
 struct DeliveryPacingTests {
-    static let quiet = DeliveryPacing.Start.now(sliceNanoseconds: 500_000)
     static let wait = DeliveryPacing.Start.after(nanoseconds: 1_000_000)
 
     /// Updates to hand out: distinct objects, kept alive so their identities stay distinct.
     final class Update {}
 
     static func pacing() -> DeliveryPacing {
-        DeliveryPacing(burstWindow: 250_000, sustainedGap: 1_000_000, coalesce: 1_000_000, quietSlice: 500_000)
+        DeliveryPacing(burstWindow: 250_000, sustainedGap: 1_000_000, coalesce: 1_000_000)
     }
 
     @Test func theFirstPushDrainsAtOnce() {
         var pacing = Self.pacing()
         let update = Update()
-        pacing.arrived(ObjectIdentifier(update)) { 7 }
-        #expect(pacing.start == Self.quiet)
+        #expect(pacing.arrived(ObjectIdentifier(update)) { 7 })
+        #expect(pacing.start == .now(lone: 1))
     }
 
     @Test func burstsFurtherApartThanTheGapDrainAtOnce() {
         var pacing = Self.pacing()
         let updates = (0..<5).map { _ in Update() }
         for (i, update) in updates.enumerated() {
-            pacing.arrived(ObjectIdentifier(update)) { UInt64(i) * 2_000_000 }
-            #expect(pacing.start == Self.quiet, "burst \(i)")
+            #expect(pacing.arrived(ObjectIdentifier(update)) { UInt64(i) * 2_000_000 })
+            #expect(pacing.start == .now(lone: UInt64(i + 1)), "burst \(i)")
         }
     }
 
@@ -41,7 +40,7 @@ struct DeliveryPacingTests {
         #expect(pacing.start == Self.wait)
         // Then a quiet spell: the next burst drains at once again.
         pacing.arrived(ObjectIdentifier(third)) { 12_000_000 }
-        #expect(pacing.start == Self.quiet)
+        #expect(pacing.start == .now(lone: 3))
     }
 
     /// More pushes of an update already seen, however late, belong to its burst: a drain that
@@ -50,12 +49,13 @@ struct DeliveryPacingTests {
         var pacing = Self.pacing()
         let update = Update()
         var reads = 0
-        for time: UInt64 in [5_000_000, 5_600_000, 5_900_000] {
-            pacing.arrived(ObjectIdentifier(update)) {
+        for (i, time): (Int, UInt64) in [5_000_000, 5_600_000, 5_900_000].enumerated() {
+            let began = pacing.arrived(ObjectIdentifier(update)) {
                 reads += 1
                 return time
             }
-            #expect(pacing.start == Self.quiet)
+            #expect(began == (i == 0))
+            #expect(pacing.start == .now(lone: 1))
         }
         #expect(reads == 1, "the clock is read once per update")
     }
@@ -65,10 +65,10 @@ struct DeliveryPacingTests {
     @Test func updatesWithinTheBurstWindowAreOneBurst() {
         var pacing = Self.pacing()
         let updates = (0..<3).map { _ in Update() }
-        pacing.arrived(ObjectIdentifier(updates[0])) { 20_000_000 }
-        pacing.arrived(ObjectIdentifier(updates[1])) { 20_100_000 }
-        pacing.arrived(ObjectIdentifier(updates[2])) { 20_240_000 }
-        #expect(pacing.start == Self.quiet)
+        #expect(pacing.arrived(ObjectIdentifier(updates[0])) { 20_000_000 })
+        #expect(!pacing.arrived(ObjectIdentifier(updates[1])) { 20_100_000 })
+        #expect(!pacing.arrived(ObjectIdentifier(updates[2])) { 20_240_000 })
+        #expect(pacing.start == .now(lone: 1))
     }
 
     /// A wait does not feed itself: with bursts 2 ms apart, every drain starts at once however

@@ -17,8 +17,9 @@ import Synchronization
 /// A drain runs in slices of about `sliceNanoseconds`: between slices the loop serves its
 /// sockets, so a publisher's next write and its acknowledgement do not wait for a whole fan-out;
 /// deliveries arriving meanwhile form the next batch. `DeliveryPacing` decides when a drain
-/// starts (at once, or after a short wait under sustained fan-out) and lets a lone burst run in
-/// longer slices, until a write's round or outcomes cut one short. Writers are held back when fan-out falls
+/// starts (at once, or after a short wait under sustained fan-out); a drain of a lone burst
+/// runs in longer slices, until another burst arrives or a write's round or outcomes cut one
+/// short. Writers are held back when fan-out falls
 /// behind: while more than `RealtimeLoopInboxes.holdAbove` deliveries wait on all loops,
 /// connections stop reading their sockets, until fewer than `resumeBelow` wait.
 final class RealtimeLoopInbox: Sendable {
@@ -40,8 +41,7 @@ final class RealtimeLoopInbox: Sendable {
         var pacing = DeliveryPacing(
             burstWindow: RealtimeLoopInbox.burstWindowNanoseconds,
             sustainedGap: RealtimeLoopInbox.busyWindowNanoseconds,
-            coalesce: RealtimeLoopInbox.coalesceNanoseconds,
-            quietSlice: RealtimeLoopInbox.quietSliceNanoseconds
+            coalesce: RealtimeLoopInbox.coalesceNanoseconds
         )
     }
 
@@ -76,7 +76,7 @@ final class RealtimeLoopInbox: Sendable {
     /// How long one slice of a drain may run before the loop serves its sockets…
     static let sliceNanoseconds: Int64 =
         Int64(ProcessInfo.processInfo.environment["HEARTH_SLICE_NS"] ?? "100000") ?? 100_000
-    /// … and how long when the drain began after a quiet spell, until a write cuts a slice short.
+    /// … and how long while the drain serves a lone burst (`DeliveryPacing`).
     static let quietSliceNanoseconds: Int64 =
         Int64(ProcessInfo.processInfo.environment["HEARTH_QUIET_SLICE_NS"] ?? "500000") ?? 500_000
     /// Whether a slice ends early for a write's round or outcomes (`UrgentWork`);
@@ -105,6 +105,8 @@ final class RealtimeLoopInbox: Sendable {
     private let all: RealtimeLoopInboxes
     private let allocator = ByteBufferAllocator()
     private let pending = Mutex(Pending())
+    /// `pending.pacing.burst`, for a drain to see without the lock whether its burst is lone.
+    private let burst = Atomic<UInt64>(0)
     private let state = LoopState()
 
     /// This loop, as a thread that runs namespace writers' rounds.
@@ -131,8 +133,10 @@ final class RealtimeLoopInbox: Sendable {
         all.waiting.add(1, ordering: .relaxed)
         let start = pending.withLock { pending -> DeliveryPacing.Start? in
             pending.items.append(Item(handler: handler, delivery: delivery))
-            if case .update(let update, _, _) = delivery {
-                pending.pacing.arrived(ObjectIdentifier(update)) { NIODeadline.now().uptimeNanoseconds }
+            if case .update(let update, _, _) = delivery,
+                pending.pacing.arrived(ObjectIdentifier(update), now: { NIODeadline.now().uptimeNanoseconds })
+            {
+                burst.store(pending.pacing.burst, ordering: .relaxed)
             }
             if pending.scheduled { return nil }
             pending.scheduled = true
@@ -141,10 +145,10 @@ final class RealtimeLoopInbox: Sendable {
         switch start {
         case nil:
             break
-        case .now(let slice):
-            eventLoop.execute { self.drain(slice: slice) }
+        case .now(let lone):
+            eventLoop.execute { self.drain(lone: lone) }
         case .after(let wait):
-            eventLoop.scheduleTask(in: .nanoseconds(wait)) { self.drain(slice: Self.sliceNanoseconds) }
+            eventLoop.scheduleTask(in: .nanoseconds(wait)) { self.drain(lone: nil) }
         }
     }
 
@@ -205,11 +209,13 @@ final class RealtimeLoopInbox: Sendable {
         for handler in held { handler.resumeReading() }
     }
 
-    /// Drains for at most `slice` nanoseconds, then lets the loop serve its sockets and goes on
-    /// (in short slices once a write's round or outcomes cut one short).
-    private func drain(slice: Int64) {
+    /// Drains for one slice, then lets the loop serve its sockets and goes on. The slice is long
+    /// while `lone` is the number of the last burst to arrive and no write's round or outcomes
+    /// cut a slice short; short from then on.
+    private func drain(lone: UInt64?) {
         let state = self.state
-        let sliceEnd = NIODeadline.now().uptimeNanoseconds + UInt64(slice)
+        let sliceStart = NIODeadline.now().uptimeNanoseconds
+        var lone = lone
         // Raised for work queued before this slice began (and so run before it): not urgent now.
         _ = urgent.take()
         var steps = 0
@@ -227,9 +233,12 @@ final class RealtimeLoopInbox: Sendable {
             if steps >= 16 {
                 steps = 0
                 let cut = urgent.take()
-                if cut || NIODeadline.now().uptimeNanoseconds >= sliceEnd {
-                    let next = cut ? Self.sliceNanoseconds : slice
-                    eventLoop.scheduleTask(in: .nanoseconds(Self.yieldNanoseconds)) { self.drain(slice: next) }
+                if let number = lone, cut || burst.load(ordering: .relaxed) != number { lone = nil }
+                let slice = lone == nil ? Self.sliceNanoseconds : Self.quietSliceNanoseconds
+                if cut || NIODeadline.now().uptimeNanoseconds &- sliceStart >= UInt64(slice) {
+                    eventLoop.scheduleTask(in: .nanoseconds(Self.yieldNanoseconds)) { [lone] in
+                        self.drain(lone: lone)
+                    }
                     return
                 }
             }
