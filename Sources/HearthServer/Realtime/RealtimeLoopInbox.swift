@@ -19,9 +19,11 @@ import Synchronization
 /// deliveries arriving meanwhile form the next batch. `DeliveryPacing` decides when a drain
 /// starts (at once, or after a short wait under sustained fan-out); a drain of a lone burst
 /// runs in longer slices, until another burst arrives or a write's round or outcomes cut one
-/// short. Writers are held back when fan-out falls
-/// behind: while more than `RealtimeLoopInboxes.holdAbove` deliveries wait on all loops,
-/// connections stop reading their sockets, until fewer than `resumeBelow` wait.
+/// short.
+///
+/// Writers are held back when fan-out falls behind: while more than
+/// `RealtimeLoopInboxes.holdAbove` deliveries wait on all loops, connections stop reading their
+/// sockets, until fewer than `resumeBelow` wait.
 final class RealtimeLoopInbox: Sendable {
     /// A push or a revocation for one listen (its registration's id and key).
     enum Delivery: Sendable {
