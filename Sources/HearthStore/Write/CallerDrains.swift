@@ -58,18 +58,16 @@ public enum CallerDrains {
     /// `StoreConfiguration.homeIdleLimit`'s default: 100 ms.
     public static let defaultHomeIdleLimit: UInt64 = 100_000_000
 
-    static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
-    }
+    static func now() -> UInt64 { nanoseconds(CLOCK_MONOTONIC) }
 
     /// The CPU time the calling thread has used, in nanoseconds: what a round costs the thread
     /// that runs it, without the time it spent preempted (wall time also counts other threads
     /// holding the core, which on a shared 2-core machine can be most of it).
-    static func threadCPUTime() -> UInt64 {
+    static func threadCPUTime() -> UInt64 { nanoseconds(CLOCK_THREAD_CPUTIME_ID) }
+
+    private static func nanoseconds(_ clock: clockid_t) -> UInt64 {
         var time = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        clock_gettime(clock, &time)
         return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
 
