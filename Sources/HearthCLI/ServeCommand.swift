@@ -44,7 +44,20 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "PEM private key for HTTPS and wss:// (env HEARTH_TLS_KEY).")
     var tlsKey: String?
 
-    @Flag(help: "Firebase-emulator conventions: bearer 'owner' is admin, unsigned ID tokens (env HEARTH_EMULATOR).")
+    @Option(
+        help: ArgumentHelp(
+            "The Firebase project ID: ID tokens must name it in aud/iss (any project under --emulator) "
+                + "(env HEARTH_PROJECT_ID; default hearth)."
+        )
+    )
+    var projectId: String?
+
+    @Flag(
+        help: ArgumentHelp(
+            "Firebase-emulator conventions: bearer 'owner' is admin, unsigned ID tokens (the SDKs' mockUserToken) "
+                + "and ID tokens of any project (env HEARTH_EMULATOR)."
+        )
+    )
     var emulator = false
 
     @Option(help: "When writes are fsynced: periodic (every 100 ms) or always (before each ack) (env HEARTH_SYNC).")
@@ -72,6 +85,14 @@ struct ServeCommand: AsyncParsableCommand {
         )
     )
     var websocketAuthTimeout: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a WebSocket may stay silent (the SDKs send a keep-alive every 45) before it is closed and its "
+                + "onDisconnect operations run; a ping goes out halfway (env HEARTH_LIVENESS_TIMEOUT; default 90)."
+        )
+    )
+    var livenessTimeout: Int?
 
     @Option(
         help: ArgumentHelp(

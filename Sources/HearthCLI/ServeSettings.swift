@@ -19,6 +19,8 @@ struct ServeSettings: Equatable, Sendable {
     var jwtSecretGenerated: Bool
     var tlsCertificatePath: String?
     var tlsKeyPath: String?
+    /// The Firebase project ID ID tokens must name (any under `emulator`).
+    var projectID = "hearth"
     var emulator = false
     var syncMode: StoreConfiguration.SyncMode = .periodic(milliseconds: 100)
     var corsAllowedOrigin = "*"
@@ -29,6 +31,8 @@ struct ServeSettings: Equatable, Sendable {
     var idleTimeoutSeconds = 75
     /// Seconds an anonymous WebSocket with no listen or onDisconnect may stay silent (0: no limit).
     var webSocketAuthTimeoutSeconds = 60
+    /// Seconds any WebSocket may stay silent before it is closed as gone.
+    var livenessTimeoutSeconds = 90
     /// Open connections at once; nil: 10,000 or three quarters of the open-file limit.
     var maxConnections: Int?
     /// Open connections one (non-loopback) client address may hold; 0: no limit.
@@ -63,6 +67,7 @@ struct ServeSettings: Equatable, Sendable {
             corsAllowedOrigin: corsAllowedOrigin,
             maxRequestBodyBytes: maxBodyBytes
         )
+        configuration.accounts.projectID = projectID
         configuration.maxBodyMemoryBytes = maxBodyMemoryBytes
         configuration.connections.headerTimeout = .seconds(headerTimeoutSeconds)
         configuration.connections.idleTimeout = .seconds(idleTimeoutSeconds)
@@ -75,6 +80,7 @@ struct ServeSettings: Equatable, Sendable {
         configuration.realtime.maxListensPerConnection = maxListensPerConnection
         configuration.realtime.authOrListenTimeout =
             webSocketAuthTimeoutSeconds == 0 ? nil : .seconds(webSocketAuthTimeoutSeconds)
+        configuration.realtime.livenessTimeout = .seconds(livenessTimeoutSeconds)
         // The chat app in its namespaces: its callables (distinct valid names) and its write
         // triggers (valid patterns), so registering them cannot fail.
         try! ChatApp.register(
@@ -117,6 +123,12 @@ extension ServeSettings {
             throw ValidationError(
                 "TLS needs both a certificate and a key: give '--tls-cert' and '--tls-key' "
                     + "(or HEARTH_TLS_CERT and HEARTH_TLS_KEY) together."
+            )
+        }
+        if let projectID = environment.string(flags.projectId, "HEARTH_PROJECT_ID") {
+            settings.projectID = try projectIdentifier(
+                projectID,
+                source: flags.projectId != nil ? "'--project-id'" : "HEARTH_PROJECT_ID"
             )
         }
         settings.emulator = try environment.boolean(flags.emulator, "HEARTH_EMULATOR")
@@ -174,6 +186,23 @@ extension ServeSettings {
         return names
     }
 
+    /// A Firebase project ID: 1 to 63 lowercase letters, digits and '-' (`my-chat-app`,
+    /// `demo-test`), as the Firebase console makes them.
+    static func projectIdentifier(_ text: String, source: String) throws -> String {
+        let valid =
+            (1...63).contains(text.utf8.count)
+            && text.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x7A) || byte == UInt8(ascii: "-")
+            }
+        guard valid else {
+            throw ValidationError(
+                "Invalid project ID '\(text)' for \(source): use the Firebase project ID, 1 to 63 lowercase letters, "
+                    + "digits or '-' (e.g. my-chat-app)."
+            )
+        }
+        return text
+    }
+
     /// The connection timeouts and the connection and body limits.
     static func resolveLimits(
         _ flags: ServeCommand,
@@ -197,6 +226,13 @@ extension ServeSettings {
                 in: 0...86_400,
                 option: "--websocket-auth-timeout"
             ) ?? settings.webSocketAuthTimeoutSeconds
+        settings.livenessTimeoutSeconds =
+            try environment.integer(
+                flags.livenessTimeout,
+                "HEARTH_LIVENESS_TIMEOUT",
+                in: 2...86_400,
+                option: "--liveness-timeout"
+            ) ?? settings.livenessTimeoutSeconds
         settings.maxConnections = try environment.integer(
             flags.maxConnections,
             "HEARTH_MAX_CONNECTIONS",

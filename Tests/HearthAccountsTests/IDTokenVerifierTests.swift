@@ -26,10 +26,10 @@ struct IDTokenVerifierTests {
     }
 
     static func verifier(
-        allowUnsigned: Bool = false,
+        emulator: Bool = false,
         revocations: RevocationRegistry? = nil
     ) -> IDTokenVerifier {
-        IDTokenVerifier(secret: secret, allowUnsigned: allowUnsigned, revocations: revocations, now: { now })
+        IDTokenVerifier(secret: secret, emulator: emulator, revocations: revocations, now: { now })
     }
 
     struct Case: Sendable, CustomTestStringConvertible {
@@ -89,21 +89,85 @@ struct IDTokenVerifierTests {
         #expect(claims["user_id"] as? String == "ada")
     }
 
-    @Test func unsignedTokensNeedTheEmulatorAndStillAnExpAndAnIat() {
-        let verifier = Self.verifier(allowUnsigned: true)
-        #expect((try? verifier.verify(Self.unsigned(Self.claims())))?.uid == "ada")
-        #expect(throws: IDTokenError.malformed) { try verifier.verify(Self.unsigned(Self.claims(["exp": nil]))) }
-        #expect(throws: IDTokenError.malformed) { try verifier.verify(Self.unsigned(Self.claims(["iat": nil]))) }
-        #expect(throws: IDTokenError.expired) {
-            try verifier.verify(Self.unsigned(Self.claims(["exp": Self.now - 5])))
+    /// The SDKs' `mockUserToken` (firebase-js-sdk `createMockUserToken`): header
+    /// `{"alg":"none","type":"JWT"}`, `iat` 0 unless the app gives one, `exp` an hour later,
+    /// `aud`/`iss` the app's project, no signature.
+    static func mockUserToken(project: String = "my-chat-app", _ changes: [String: Any?] = [:]) -> String {
+        var claims: [String: Any] = [
+            "iss": "https://securetoken.google.com/\(project)", "aud": project, "iat": 0, "exp": 3600,
+            "auth_time": 0, "sub": "ada", "user_id": "ada",
+            "firebase": ["sign_in_provider": "custom", "identities": [String: Any]()],
+        ]
+        for (name, value) in changes { claims[name] = value }
+        let header = Base64URL.encode(Array(#"{"alg":"none","type":"JWT"}"#.utf8))
+        let payload = try! JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys])
+        return header + "." + Base64URL.encode(payload) + "."
+    }
+
+    /// Under the emulator an unsigned token needs only its uid: any header fields, any
+    /// project, any or no times; it never expires.
+    @Test func theEmulatorAcceptsUnsignedTokensWhateverTheirTimesAndProject() throws {
+        let verifier = IDTokenVerifier(secret: Self.secret, emulator: true, projectID: "hearth", now: { Self.now })
+        let mock = try verifier.verify(Self.mockUserToken())
+        #expect(mock.uid == "ada")
+        #expect(mock.provider == "custom")
+        #expect(mock.expiresAt == nil)
+        for changes: [String: Any?] in [
+            ["exp": nil, "iat": nil, "auth_time": nil], ["iat": Self.now + 9999], ["nbf": Self.now + 9999], ["aud": 7],
+        ] {
+            #expect((try? verifier.verify(Self.mockUserToken(changes)))?.uid == "ada", "\(changes)")
         }
+        for header in [#"{"alg":"none"}"#, #"{"alg":"none","typ":"JWT"}"#, #"{"alg":"none","kid":"x"}"#] {
+            let parts = Self.mockUserToken().split(separator: ".", omittingEmptySubsequences: false)
+            let token = Base64URL.encode(Array(header.utf8)) + "." + parts[1] + "."
+            #expect((try? verifier.verify(token))?.uid == "ada", "\(header)")
+        }
+        #expect(throws: IDTokenError.malformed) {
+            try verifier.verify(Self.mockUserToken(["sub": nil, "user_id": nil]))
+        }
+        #expect(throws: IDTokenError.malformed) { try verifier.verify(Self.mockUserToken() + "c2ln") }
+        // Without the emulator, none of it.
+        #expect(throws: IDTokenError.malformed) { try Self.verifier().verify(Self.mockUserToken(project: "hearth")) }
+    }
+
+    /// Under the emulator a signed token of any project verifies, and every other check stays.
+    @Test func theEmulatorAcceptsSignedTokensOfAnyProjectAndKeepsTheOtherChecks() {
+        let verifier = IDTokenVerifier(secret: Self.secret, emulator: true, projectID: "hearth", now: { Self.now })
+        let other = IDTokenSigner(secret: Self.secret, projectID: "my-chat-app", lifetime: 3600)
+        #expect((try? verifier.verify(other.sign(Self.claims(["aud": "my-chat-app"]))))?.uid == "ada")
+        #expect(
+            (try? verifier.verify(Self.signer.sign(Self.claims(["iss": "https://securetoken.google.com/x"]))))?.uid
+                == "ada"
+        )
+        #expect(throws: IDTokenError.expired) { try verifier.verify(other.sign(Self.claims(["exp": Self.now - 1]))) }
+        #expect(throws: IDTokenError.malformed) {
+            try verifier.verify(other.sign(Self.claims(["nbf": Self.now + 301])))
+        }
+        #expect(throws: IDTokenError.malformed) {
+            try verifier.verify(other.sign(Self.claims(["iat": Self.now + 301])))
+        }
+        let forged = IDTokenSigner(secret: "other", projectID: "my-chat-app", lifetime: 3600)
+        #expect(throws: IDTokenError.malformed) { try verifier.verify(forged.sign(Self.claims())) }
+    }
+
+    /// An unsigned token is not revoked by time (its `auth_time` is the app's invention), but
+    /// its account's disabling or deletion still refuses it.
+    @Test func unsignedTokensAreRefusedForDisabledAndDeletedAccountsOnly() {
+        let registry = RevocationRegistry()
+        let verifier = Self.verifier(emulator: true, revocations: registry)
+        registry.set("ada", .init(validSince: Int64(Self.now), disabled: false, deleted: false))
+        #expect((try? verifier.verify(Self.mockUserToken()))?.uid == "ada")
+        registry.set("ada", .init(validSince: Int64(Self.now), disabled: true, deleted: false))
+        #expect(throws: IDTokenError.disabled) { try verifier.verify(Self.mockUserToken()) }
+        registry.set("ada", .init(validSince: Int64(Self.now), disabled: false, deleted: true))
+        #expect(throws: IDTokenError.deleted) { try verifier.verify(Self.mockUserToken()) }
     }
 
     /// A token of another project signed with the same key, or not valid yet, is refused.
     @Test func audienceIssuerAndNotBeforeAreChecked() {
         let verifier = IDTokenVerifier(
             secret: Self.secret,
-            allowUnsigned: false,
+            emulator: false,
             projectID: "hearth",
             now: { Self.now }
         )
@@ -127,7 +191,7 @@ struct IDTokenVerifierTests {
     }
 
     @Test func withoutASecretNoSignedTokenVerifies() {
-        let verifier = IDTokenVerifier(secret: nil, allowUnsigned: false, now: { Self.now })
+        let verifier = IDTokenVerifier(secret: nil, emulator: false, now: { Self.now })
         #expect(throws: IDTokenError.malformed) { try verifier.verify(Self.signer.sign(Self.claims())) }
     }
 

@@ -22,7 +22,7 @@ struct RealtimeConnectionTests {
     /// A connection that has sent its hello (and flushed it).
     static func connection(
         maxUnhandledFrames: Int = 3,
-        pingInterval: Duration? = .seconds(30),
+        livenessTimeout: Duration? = .seconds(60),
         authOrListenTimeout: Duration? = .seconds(60)
     ) -> Connection {
         var connection = Connection(
@@ -30,7 +30,7 @@ struct RealtimeConnectionTests {
             limits: RealtimeConnectionLimits(
                 maxUnhandledFrames: maxUnhandledFrames,
                 maxQueuedBytes: 1000,
-                pingInterval: pingInterval,
+                livenessTimeout: livenessTimeout,
                 authOrListenTimeout: authOrListenTimeout
             )
         )
@@ -301,7 +301,7 @@ struct RealtimeConnectionTests {
     // MARK: Timers
 
     @Test func anAnonymousSilentConnectionIsClosedAfterTheAuthTimeout() {
-        var connection = Self.connection(pingInterval: nil)
+        var connection = Self.connection(livenessTimeout: nil)
         connection.tick(now: Self.at(seconds: 59)) { false }
         #expect(Self.actions(&connection) == [])
         connection.tick(now: Self.at(seconds: 60)) { false }
@@ -313,7 +313,7 @@ struct RealtimeConnectionTests {
     }
 
     @Test func keepAlivesDoNotCountAsRequests() {
-        var connection = Self.connection(pingInterval: nil)
+        var connection = Self.connection(livenessTimeout: nil)
         connection.received(Array("0".utf8), now: Self.at(seconds: 30))
         #expect(Self.actions(&connection) == [])
         connection.tick(now: Self.at(seconds: 60)) { false }
@@ -321,7 +321,7 @@ struct RealtimeConnectionTests {
     }
 
     @Test func aRequestMovesTheAuthDeadlineOn() {
-        var connection = Self.connection(pingInterval: nil)
+        var connection = Self.connection(livenessTimeout: nil)
         connection.received(Self.request(1, "s", #"{"c":{}}"#), now: Self.at(seconds: 30))
         #expect(Self.actions(&connection) == [Self.ok(1), "flush"])
         connection.tick(now: Self.at(seconds: 60)) { false }
@@ -334,7 +334,7 @@ struct RealtimeConnectionTests {
     @Test(arguments: ["authenticated", "listening", "onDisconnect", "busy", "no timeout"])
     func aConnectionIsNotClosedForTheAuthTimeout(_ why: String) {
         var connection = Self.connection(
-            pingInterval: nil,
+            livenessTimeout: nil,
             authOrListenTimeout: why == "no timeout" ? nil : .seconds(60)
         )
         switch why {
@@ -376,6 +376,46 @@ struct RealtimeConnectionTests {
         connection.frameArrived()
         connection.tick(now: Self.at(seconds: 90)) { false }
         #expect(Self.actions(&connection) == [], "the pong reset it")
+    }
+
+    /// The SDKs send a keep-alive every 45 s: with the default 90 s timeout, and ticks every
+    /// 5 s, such a client is never pinged or dropped, however long it stays.
+    @Test func aClientSendingTheSDKsKeepAlivesIsNeverDropped() {
+        var connection = Self.connection(livenessTimeout: .seconds(90), authOrListenTimeout: nil)
+        for second in stride(from: Int64(5), through: 3600, by: 5) {
+            if second % 45 == 0 {
+                connection.frameArrived()
+                connection.received(Array("0".utf8), now: Self.at(seconds: second))
+            }
+            connection.tick(now: Self.at(seconds: second)) { false }
+            #expect(Self.actions(&connection) == [], "at \(second) s")
+        }
+        #expect(connection.currentSession.phase == .open)
+    }
+
+    /// Silent for the whole timeout: dropped, not a moment earlier; pinged halfway.
+    @Test func aPeerSilentForTheLivenessTimeoutIsDropped() {
+        var connection = Self.connection(livenessTimeout: .seconds(90), authOrListenTimeout: nil)
+        connection.tick(now: Self.at(seconds: 40)) { false }
+        #expect(Self.actions(&connection) == [])
+        connection.tick(now: Self.at(seconds: 45)) { false }
+        #expect(Self.actions(&connection) == ["ping", "flush"])
+        connection.tick(now: Self.at(seconds: 89)) { false }
+        #expect(Self.actions(&connection) == [], "one ping per silence")
+        connection.tick(now: Self.at(seconds: 90)) { false }
+        #expect(Self.actions(&connection) == ["drop"])
+    }
+
+    /// A connection whose reading is held has frames waiting in its socket: it is not silent.
+    @Test func aConnectionWhoseReadingIsHeldIsNotSilent() {
+        var connection = Self.connection(livenessTimeout: .seconds(90), authOrListenTimeout: nil)
+        connection.holdReading()
+        connection.tick(now: Self.at(seconds: 200)) { false }
+        #expect(Self.actions(&connection) == ["read"], "not dropped; the tick resumes reading")
+        connection.tick(now: Self.at(seconds: 289)) { false }
+        #expect(Self.actions(&connection) == ["ping", "flush"])
+        connection.tick(now: Self.at(seconds: 290)) { false }
+        #expect(Self.actions(&connection) == ["drop"])
     }
 
     @Test func aPingIsAnsweredEvenWhileAnActionIsInFlight() {

@@ -69,7 +69,7 @@ struct WebSocketPingTests {
     @Test func silentPeerIsDroppedAndAnsweringPeerStays() async throws {
         try await TestServer.with(prepare: { configuration, _ in
             configuration.realtime.tickInterval = .milliseconds(50)
-            configuration.realtime.webSocketPingInterval = .milliseconds(500)
+            configuration.realtime.livenessTimeout = .milliseconds(1000)
         }) { server in
             let port = server.port
             // Two raw sockets (they never answer pings on their own): one stays silent, the
@@ -85,13 +85,13 @@ struct WebSocketPingTests {
                 return socket
             }
             async let answered = onThread { try answering.answerPings(3) }
-            // Bounded by the raw socket's 10 s read timeout (the drop comes after two ping
-            // intervals).
+            // Bounded by the raw socket's 10 s read timeout (the drop comes after the liveness
+            // timeout).
             let code = try await onThread { try silent.readUntilDisconnected() }
             #expect(code == nil)
-            // The server pings a connection only after a silent interval, and drops instead of
-            // pinging when the last ping went unanswered: a third ping means the first two
-            // answers were taken. No clock in the assertion; each wait is for a frame.
+            // The server pings a connection only after half the timeout in silence, and drops
+            // one silent for the whole timeout: a third ping means the first two answers were
+            // taken. No clock in the assertion; each wait is for a frame.
             _ = try await answered
             try answering.sendText(#"{"t":"c","d":{"t":"p","d":{}}}"#)
             #expect(try answering.readText() == #"{"t":"c","d":{"t":"o","d":{}}}"#)

@@ -18,6 +18,7 @@ public final class RawConnection: @unchecked Sendable {
     }
 
     private let fd: Int32
+    private var closed = false
     private var received: [UInt8] = []
     /// The server closed (or reset) the connection.
     public private(set) var ended = false
@@ -36,7 +37,42 @@ public final class RawConnection: @unchecked Sendable {
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    deinit { close(fd) }
+    deinit { if !closed { close(fd) } }
+
+    /// Closes the socket as a client that is done does: a FIN (what arrived unread is dropped
+    /// first, so the kernel does not answer it with a reset).
+    public func closeSocket() {
+        guard !closed else { return }
+        discardPending(fd)
+        closed = true
+        close(fd)
+    }
+
+    /// Drops the connection with a TCP reset.
+    public func abortSocket() {
+        guard !closed else { return }
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        closed = true
+        close(fd)
+    }
+
+    /// Half-closes: the server reads the end (FIN) while this side can still read.
+    public func shutdownWrite() {
+        shutdown(fd, Int32(SHUT_WR))
+    }
+
+    /// Reads until what arrived (since the last read of a response) holds `text`; throws after
+    /// `timeout`, or when the connection ends first.
+    public func readUntil(contains text: String, timeout: Duration = .seconds(10)) throws {
+        let deadline = ContinuousClock.now + timeout
+        let needle = Array(text.utf8)
+        while !received.contains(needle) {
+            if ended { throw RawWebSocketError("the connection ended before \(text)") }
+            try fill(until: deadline)
+        }
+        received = []
+    }
 
     /// Sends all of `bytes`; false when the server closed or reset the connection first.
     @discardableResult

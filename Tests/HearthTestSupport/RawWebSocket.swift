@@ -129,6 +129,20 @@ public final class RawWebSocket: @unchecked Sendable {
         }
     }
 
+    /// Ends the TCP connection with a FIN and no close frame, as a process that exits or a
+    /// client that closes its socket after reading does (what arrived unread is dropped first,
+    /// so the kernel does not answer it with a reset).
+    public func closeWithoutCloseFrame() {
+        discardPending(fd)
+        close(fd)
+    }
+
+    /// Half-closes the TCP connection (`shutdown(SHUT_WR)`, a FIN, no close frame): the server
+    /// reads the end while this side can still read what it sends.
+    public func shutdownWrite() {
+        shutdown(fd, Int32(SHUT_WR))
+    }
+
     /// Drops the connection with a TCP reset: no close frame.
     public func abort() {
         var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
@@ -171,6 +185,12 @@ public final class RawWebSocket: @unchecked Sendable {
         }
         return buffer.removeLast()
     }
+}
+
+/// Reads and drops what `fd` has received and not read, without blocking.
+func discardPending(_ fd: Int32) {
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while chunk.withUnsafeMutableBytes({ recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }) > 0 {}
 }
 
 /// Runs blocking socket work on a thread of its own, off the cooperative pool the in-process

@@ -32,11 +32,11 @@ public final class AccountsStore: Sendable {
     /// - Parameters:
     ///   - jwtSecret: HS256 key of ID tokens; nil refuses every operation that issues or
     ///     checks a token (the CLI's admin commands need none).
-    ///   - allowUnsignedTokens: accept `alg: none` ID tokens (`--emulator`).
+    ///   - emulator: accept unsigned (`alg: none`) ID tokens and tokens of any project (`--emulator`).
     public init(
         directory: String,
         jwtSecret: String?,
-        allowUnsignedTokens: Bool = false,
+        emulator: Bool = false,
         configuration: AccountsConfiguration = AccountsConfiguration(),
         logger: Logger
     ) throws(AccountsError) {
@@ -68,7 +68,7 @@ public final class AccountsStore: Sendable {
         self.revocations = revocations
         verifier = IDTokenVerifier(
             secret: jwtSecret,
-            allowUnsigned: allowUnsignedTokens,
+            emulator: emulator,
             projectID: configuration.projectID,
             revocations: revocations,
             now: configuration.now
@@ -135,7 +135,8 @@ public final class AccountsStore: Sendable {
         }
         guard let account = database.account(uid: token.uid) else { throw AccountsError(.userNotFound) }
         if account.disabled { throw AccountsError(.userDisabled) }
-        if token.authTime < account.validSince { throw AccountsError(.tokenExpired) }
+        // An unsigned `--emulator` token's times are not checked (`IDTokenVerifier`).
+        if token.expiresAt != nil, token.authTime < account.validSince { throw AccountsError(.tokenExpired) }
         return (account, token)
     }
 

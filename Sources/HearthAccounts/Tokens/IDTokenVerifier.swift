@@ -2,20 +2,30 @@ import Crypto
 import Foundation
 
 /// The one check of Firebase-style ID tokens, for the database (REST, SSE, WebSocket) and the
-/// accounts endpoints alike: a JWT signed HS256 with the JWT secret (compared in constant
-/// time), or unsigned (`alg: none`) only under `--emulator`; `exp` required and in the future;
-/// `iat` required and at most `allowedClockSkew` ahead; `nbf`, when present, at most
-/// `allowedClockSkew` ahead; `aud` and `iss`, when present, naming this project (a token minted
-/// for another project with the same key is refused); a `user_id` (else `sub`); and not
-/// revoked (`auth_time`, else `iat`, before the account's `validSince`, or the account disabled
-/// or deleted: one in-memory lookup in `revocations`). Never logs or echoes the token.
+/// accounts endpoints alike.
+///
+/// A signed token is a JWT signed HS256 with the JWT secret (compared in constant time);
+/// `exp` required and in the future; `iat` required and at most `allowedClockSkew` ahead;
+/// `nbf`, when present, at most `allowedClockSkew` ahead; `aud` and `iss`, when present, naming
+/// this project (a token minted for another project with the same key is refused); a
+/// `user_id` (else `sub`); and not revoked (`auth_time`, else `iat`, before the account's
+/// `validSince`, or the account disabled or deleted: one in-memory lookup in `revocations`).
+///
+/// Under `--emulator` (`emulator`), as Firebase's emulators do, tokens of any project are
+/// accepted, and so are unsigned ones (`alg: none`, whatever the header's other fields), the
+/// SDKs' `mockUserToken`: only their uid is required. Their times are not checked (the SDK
+/// sets `iat` to 0 unless the app gives one, so its default token "expired" in 1970) and they
+/// never expire; the uid's account being disabled or deleted still refuses them. Never logs or
+/// echoes the token.
 public struct IDTokenVerifier: Sendable {
     /// Seconds an `iat` may lie in the future (clock skew between token issuer and server).
     public static let allowedClockSkew: Double = 300
 
     let key: SymmetricKey?
-    let allowUnsigned: Bool
-    /// The project tokens must name in `aud` (and `iss`) when they carry one; nil: any.
+    /// Firebase-emulator conventions: unsigned tokens, and tokens of any project.
+    let emulator: Bool
+    /// The project tokens must name in `aud` (and `iss`) when they carry one; nil (or
+    /// `emulator`): any.
     let projectID: String?
     let now: @Sendable () -> Double
     /// The accounts' revocation state; nil checks no revocation.
@@ -23,20 +33,20 @@ public struct IDTokenVerifier: Sendable {
 
     /// - Parameters:
     ///   - secret: the HS256 key; nil or empty refuses every signed token.
-    ///   - allowUnsigned: accept `alg: none` tokens (`--emulator`).
-    ///   - projectID: an `aud` or `iss` naming another project is refused.
+    ///   - emulator: accept unsigned (`alg: none`) tokens and any project's (`--emulator`).
+    ///   - projectID: an `aud` or `iss` naming another project is refused (unless `emulator`).
     ///   - revocations: tokens it revokes are refused.
     ///   - now: seconds since 1970; by default the system clock.
     public init(
         secret: String?,
-        allowUnsigned: Bool,
+        emulator: Bool,
         projectID: String? = nil,
         revocations: RevocationRegistry? = nil,
         now: (@Sendable () -> Double)? = nil
     ) {
         self.key = secret.flatMap { $0.isEmpty ? nil : SymmetricKey(data: Array($0.utf8)) }
-        self.allowUnsigned = allowUnsigned
-        self.projectID = projectID
+        self.emulator = emulator
+        self.projectID = emulator ? nil : projectID
         self.revocations = revocations
         self.now = now ?? { Date().timeIntervalSince1970 }
     }
@@ -52,22 +62,24 @@ public struct IDTokenVerifier: Sendable {
             let algorithm = header["alg"] as? String
         else { throw .malformed }
 
+        let payload: [String: Any]
         switch algorithm {
         case "HS256":
             guard let key, let signature = Base64URL.decode(parts[2]) else { throw .malformed }
             let message = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
             // swift-crypto compares the codes in constant time.
-            guard HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: message, using: key) else {
-                throw .malformed
-            }
-        case "none" where allowUnsigned:
-            break
+            guard HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: message, using: key),
+                let claims = Self.object(payloadBytes)
+            else { throw .malformed }
+            payload = claims
+        case "none" where emulator:
+            guard parts[2].isEmpty, let claims = Self.object(payloadBytes) else { throw .malformed }
+            return try verifiedUnsigned(claims, payloadBytes: payloadBytes)
         default:
             throw .malformed
         }
 
-        guard let payload = Self.object(payloadBytes),
-            let expiresAt = Self.number(payload["exp"]),
+        guard let expiresAt = Self.number(payload["exp"]),
             let issuedAt = Self.number(payload["iat"]),
             let issuedAtSeconds = Self.wholeSeconds(issuedAt)
         else { throw .malformed }
@@ -80,27 +92,62 @@ public struct IDTokenVerifier: Sendable {
             }
         }
         if let projectID, !Self.names(projectID, payload) { throw .malformed }
-        let uid = (payload["user_id"] as? String) ?? (payload["sub"] as? String)
-        guard let uid, !uid.isEmpty else { throw .malformed }
+        let uid = try Self.uid(payload)
         var authTime = issuedAtSeconds
         if let claimed = Self.number(payload["auth_time"]) {
             guard let seconds = Self.wholeSeconds(claimed) else { throw .malformed }
             authTime = seconds
         }
-        switch revocations?.status(uid: uid, authTime: authTime) ?? .valid {
-        case .valid: break
-        case .revoked: throw .revoked
-        case .disabled: throw .disabled
-        case .deleted: throw .deleted
-        }
+        try checkRevocation(uid: uid, authTime: authTime)
         return VerifiedIDToken(
             uid: uid,
-            provider: (payload["firebase"] as? [String: Any])?["sign_in_provider"] as? String,
+            provider: Self.provider(payload),
             authTime: authTime,
             issuedAt: issuedAtSeconds,
             expiresAt: expiresAt,
             claimsJSON: payloadBytes
         )
+    }
+
+    /// An unsigned token under `--emulator`: its uid, and its account not disabled or deleted.
+    private func verifiedUnsigned(
+        _ payload: [String: Any],
+        payloadBytes: [UInt8]
+    ) throws(IDTokenError)
+        -> VerifiedIDToken
+    {
+        let uid = try Self.uid(payload)
+        try checkRevocation(uid: uid, authTime: nil)
+        let issuedAt = Self.number(payload["iat"]).flatMap(Self.wholeSeconds) ?? 0
+        return VerifiedIDToken(
+            uid: uid,
+            provider: Self.provider(payload),
+            authTime: Self.number(payload["auth_time"]).flatMap(Self.wholeSeconds) ?? issuedAt,
+            issuedAt: issuedAt,
+            expiresAt: nil,
+            claimsJSON: payloadBytes
+        )
+    }
+
+    /// Refuses a token of a disabled or deleted account, or (given `authTime`) one signed in
+    /// before the account's tokens were revoked.
+    private func checkRevocation(uid: String, authTime: Int64?) throws(IDTokenError) {
+        switch revocations?.status(uid: uid, authTime: authTime ?? .max) ?? .valid {
+        case .valid: break
+        case .revoked: throw .revoked
+        case .disabled: throw .disabled
+        case .deleted: throw .deleted
+        }
+    }
+
+    private static func uid(_ payload: [String: Any]) throws(IDTokenError) -> String {
+        let uid = (payload["user_id"] as? String) ?? (payload["sub"] as? String)
+        guard let uid, !uid.isEmpty else { throw .malformed }
+        return uid
+    }
+
+    private static func provider(_ payload: [String: Any]) -> String? {
+        (payload["firebase"] as? [String: Any])?["sign_in_provider"] as? String
     }
 
     /// Whether the claims' `aud` (a string, or an array holding it) and `iss`, each when present,
@@ -141,8 +188,8 @@ public struct VerifiedIDToken: Sendable, Equatable {
     public var authTime: Int64
     /// `iat` (seconds).
     public var issuedAt: Int64
-    /// `exp` (seconds).
-    public var expiresAt: Double
+    /// `exp` (seconds); nil for an unsigned token (`--emulator`), which never expires.
+    public var expiresAt: Double?
     /// The payload JSON, verbatim: every claim.
     public var claimsJSON: [UInt8]
 }

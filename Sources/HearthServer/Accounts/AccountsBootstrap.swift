@@ -11,7 +11,7 @@ enum AccountsBootstrap {
             return try AccountsStore(
                 directory: directory,
                 jwtSecret: configuration.jwtSecret,
-                allowUnsignedTokens: configuration.emulator,
+                emulator: configuration.emulator,
                 configuration: settings,
                 logger: logger
             )

@@ -10,7 +10,7 @@ struct CredentialResolver: Sendable {
     let verifier: IDTokenVerifier
 
     /// - Parameters:
-    ///   - projectID: tokens whose `aud` or `iss` name another project are refused.
+    ///   - projectID: tokens whose `aud` or `iss` name another project are refused (unless `emulator`).
     ///   - revocations: the accounts' revocation state; tokens it revokes are refused.
     init(
         adminSecret: String,
@@ -23,7 +23,7 @@ struct CredentialResolver: Sendable {
         self.emulator = emulator
         self.verifier = IDTokenVerifier(
             secret: jwtSecret,
-            allowUnsigned: emulator,
+            emulator: emulator,
             projectID: projectID,
             revocations: revocations
         )
@@ -51,7 +51,7 @@ struct CredentialResolver: Sendable {
         if emulator, token == "owner" { return .admin }
         do {
             let verified = try verifier.verify(token)
-            return .user(UserClaims(uid: verified.uid, provider: verified.provider, claimsJSON: verified.claimsJSON))
+            return .user(UserClaims(verified))
         } catch {
             throw CredentialError(refusing: error)
         }

@@ -121,13 +121,18 @@ struct RESTService: Sendable {
             throw RESTError(.unauthorized, "auth_variable_override can only be used with the admin credential.")
         }
         guard case .object = override else { return .anonymous }
+        let token = override["token"] ?? .object([])
         var claims: [UInt8] = []
-        JSONRenderer.render(override["token"] ?? .object([]), into: &claims)
+        JSONRenderer.render(token, into: &claims)
         return .user(
             UserClaims(
                 uid: override["uid"]?.stringValue ?? "",
                 provider: override["provider"]?.stringValue,
-                claimsJSON: claims
+                claimsJSON: claims,
+                expiresAt: token["exp"]?.numberValue,
+                signedInAt: Int64(
+                    exactly: (token["auth_time"]?.numberValue ?? token["iat"]?.numberValue ?? 0).rounded(.towardZero)
+                )
             )
         )
     }

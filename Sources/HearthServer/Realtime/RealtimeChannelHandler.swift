@@ -180,6 +180,18 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
             run()
             return
         }
+        if let event = event as? ChannelEvent, event == .inputClosed {
+            // The client ended TCP (FIN) without a close frame: a process that exited, a socket
+            // closed after reading. The channel allows half-closure (Hummingbird's HTTP needs
+            // it), so NIO would otherwise keep the socket open, its session and slot held, until
+            // a write failed. Closing ends the session (`channelInactive`): onDisconnect
+            // operations run, listens are dropped, the slot is free. After a close frame (either
+            // side's), the close under way hangs up once its frame is written (or times out).
+            guard !connection.closeSent else { return }
+            logger.debug("realtime connection ended by the client (TCP, no close frame)")
+            context.close(promise: nil)
+            return
+        }
         context.fireUserInboundEventTriggered(event)
     }
 

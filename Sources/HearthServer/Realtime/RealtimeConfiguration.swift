@@ -24,9 +24,13 @@ public struct RealtimeConfiguration: Sendable {
     public var drainTimeout: Duration
     /// The host named in the hello (`h`); nil echoes the `Host` header the client used.
     public var publicHost: String?
-    /// A WebSocket silent for this long gets a ping, and is dropped
-    /// when it stays silent (no pong) for as long again (checked on each tick). Nil: no pings.
-    public var webSocketPingInterval: Duration?
+    /// Liveness: a WebSocket from which nothing (no frame, no pong) arrived for this long is a
+    /// peer that vanished without closing TCP (a phone that lost its network): it is dropped, as
+    /// when the client closes it, and its onDisconnect operations run. A ping goes out when it
+    /// has been silent for half as long, so a client that answers pings but sends nothing stays;
+    /// the SDKs send a keep-alive every 45 s. Checked on each tick (`tickInterval`), so the drop
+    /// comes at most one tick later. Nil: never.
+    public var livenessTimeout: Duration?
     /// onDisconnect operations one connection may hold (registered and not cancelled); one
     /// more is refused with `failure` (docs/realtime.md, "Durable onDisconnect").
     public var maxOnDisconnectOperations: Int
@@ -53,11 +57,11 @@ public struct RealtimeConfiguration: Sendable {
         closeTimeout: Duration = .seconds(3),
         drainTimeout: Duration = .seconds(5),
         publicHost: String? = nil,
-        webSocketPingInterval: Duration? = .seconds(30),
+        livenessTimeout: Duration? = .seconds(90),
         maxOnDisconnectOperations: Int = 1_000
     ) {
         self.maxOnDisconnectOperations = maxOnDisconnectOperations
-        self.webSocketPingInterval = webSocketPingInterval
+        self.livenessTimeout = livenessTimeout
         self.maxFrameBytes = maxFrameBytes
         self.maxMessageBytes = maxMessageBytes
         self.maxQueuedBytes = maxQueuedBytes

@@ -9,7 +9,7 @@ extension RealtimeConnection {
     mutating func tick(now: Timestamp, holdsOnDisconnect: () -> Bool) {
         guard !finished else { return }
         let ms = now.millisecondsSince1970
-        if nextPeerCheck > 0, ms >= nextPeerCheck { checkPeer(now) }
+        if checkPeer(ms) { return }
         if authOrListenDeadline > 0, let timeout = limits.authOrListenTimeout {
             let next = ms + Self.milliseconds(timeout)
             if requestSinceTick {
@@ -33,20 +33,28 @@ extension RealtimeConnection {
         receive(.tick(now))
     }
 
-    /// Pings a connection that was silent for a whole interval; drops it when it stays silent
-    /// for another (a peer that vanished without closing TCP).
-    private mutating func checkPeer(_ now: Timestamp) {
-        guard let interval = limits.pingInterval else { return }
-        nextPeerCheck = now.millisecondsSince1970 + Self.milliseconds(interval)
-        if sawInbound {
+    /// Liveness: drops a connection silent for the whole `livenessTimeout` (true: dropped),
+    /// pings one silent for half of it. A connection whose reading is held (its backlog or the
+    /// loop's fan-out) is not silent: its frames wait in the socket.
+    private mutating func checkPeer(_ ms: Int64) -> Bool {
+        guard let timeout = limits.livenessTimeout else { return false }
+        if sawInbound || readHeld {
             sawInbound = false
             pingSent = false
-        } else if pingSent {
+            lastHeard = ms
+            return false
+        }
+        let silent = ms - lastHeard
+        let limit = Self.milliseconds(timeout)
+        if silent >= limit {
             urgent.append(.dropConnection)
-        } else if !closeSent {
+            return true
+        }
+        if silent >= limit / 2, !pingSent, !closeSent {
             pingSent = true
             urgent.append(.sendPing)
             unflushed = true
         }
+        return false
     }
 }

@@ -97,11 +97,12 @@ struct RealtimeConnection<Registration: RealtimeListenHandle> {
     var closeSent = false
     /// `.finish` was returned.
     var finished = false
-    /// Liveness: a frame arrived since the last check; a ping is unanswered; when the next
-    /// check is due (ms since 1970, 0: never).
+    /// Liveness: a frame arrived since the last tick (read on ticks only, so a frame costs no
+    /// clock read); when the peer was last heard (the tick that saw it, ms since 1970); a ping
+    /// went out since then.
     var sawInbound = false
+    var lastHeard: Int64 = 0
     var pingSent = false
-    var nextPeerCheck: Int64 = 0
     /// When a connection that has not authenticated, listened or registered an onDisconnect
     /// operation is closed if it stays silent until then (ms since 1970; 0: never).
     var authOrListenDeadline: Int64 = 0
@@ -130,7 +131,7 @@ struct RealtimeConnection<Registration: RealtimeListenHandle> {
     /// The upgrade is done: sends the hello and starts the timers.
     mutating func start(host: String, now: Timestamp) {
         let ms = now.millisecondsSince1970
-        if let interval = limits.pingInterval { nextPeerCheck = ms + Self.milliseconds(interval) }
+        lastHeard = ms
         if let timeout = limits.authOrListenTimeout { authOrListenDeadline = ms + Self.milliseconds(timeout) }
         insertNext(session.connected(host: host, now: now).map(Step.session))
     }

@@ -5,16 +5,16 @@ final class RealtimeConnectionLimits: Sendable {
     let maxUnhandledFrames: Int
     /// The channel's high watermark (named in the slow-consumer close reason).
     let maxQueuedBytes: Int
-    /// A silent peer gets a ping after this long, and is dropped after as long again.
-    let pingInterval: Duration?
+    /// A peer silent for this long is dropped (pinged halfway); nil: never.
+    let livenessTimeout: Duration?
     /// An anonymous connection with no listen, no onDisconnect operation and no request but
     /// keep-alives for this long is closed; nil: never.
     let authOrListenTimeout: Duration?
 
-    init(maxUnhandledFrames: Int, maxQueuedBytes: Int, pingInterval: Duration?, authOrListenTimeout: Duration?) {
+    init(maxUnhandledFrames: Int, maxQueuedBytes: Int, livenessTimeout: Duration?, authOrListenTimeout: Duration?) {
         self.maxUnhandledFrames = maxUnhandledFrames
         self.maxQueuedBytes = maxQueuedBytes
-        self.pingInterval = pingInterval
+        self.livenessTimeout = livenessTimeout
         self.authOrListenTimeout = authOrListenTimeout
     }
 
@@ -22,7 +22,7 @@ final class RealtimeConnectionLimits: Sendable {
         self.init(
             maxUnhandledFrames: configuration.maxUnhandledFrames,
             maxQueuedBytes: configuration.maxQueuedBytes,
-            pingInterval: configuration.webSocketPingInterval,
+            livenessTimeout: configuration.livenessTimeout,
             authOrListenTimeout: configuration.authOrListenTimeout
         )
     }

@@ -38,12 +38,10 @@ struct RealtimeCredentials: Sendable {
     func identity(for claims: UserClaims) -> AuthIdentity {
         var identity = Self.identity(for: claims)
         if let revocations = resolver.verifier.revocations {
-            let token = (try? JSONParser.parse(claims.claimsJSON)) ?? .object([])
-            let signedInAt = token["auth_time"]?.numberValue ?? token["iat"]?.numberValue ?? 0
             identity.revocation = AccountRevocationProbe(
                 registry: revocations,
                 uid: claims.uid,
-                signedInAt: Int64(signedInAt)
+                signedInAt: claims.signedInAt ?? .max
             )
         }
         return identity
@@ -64,13 +62,16 @@ struct RealtimeCredentials: Sendable {
         }
     }
 
-    /// `auth` = `{uid, provider, token}`, expiring with the token's `exp`.
+    /// `auth` = `{uid, provider, token}`, expiring with the credential.
     static func identity(for claims: UserClaims) -> AuthIdentity {
         let token = (try? JSONParser.parse(claims.claimsJSON)) ?? .object([])
         var members: [(String, JSONValue)] = [("uid", .string(claims.uid))]
         if let provider = claims.provider { members.append(("provider", .string(provider))) }
         members.append(("token", token))
-        let expiresAt = token["exp"]?.numberValue.map { Timestamp(millisecondsSince1970: Int64($0 * 1000)) }
+        // An `exp` past what a timestamp holds (`1e300`) never comes.
+        let expiresAt = claims.expiresAt.flatMap { seconds in
+            Int64(exactly: (seconds * 1000).rounded(.down)).map { Timestamp(millisecondsSince1970: $0) }
+        }
         return .user(authVariable: .object(members), expiresAt: expiresAt)
     }
 }

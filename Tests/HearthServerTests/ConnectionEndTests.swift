@@ -1,0 +1,182 @@
+import Foundation
+import HearthTestSupport
+import Testing
+
+/// A connection ends when its client ends it, whatever way it does: a WebSocket close frame, a
+/// TCP FIN without one (a socket closed after reading, a process that exits, a half-close), a
+/// reset, or silence past the liveness timeout (a peer that vanished). Each time the server
+/// closes its side at once, runs the connection's onDisconnect operations and frees its slot.
+/// Raw sockets (no client library closes this way on purpose); each wait is for an outcome,
+/// bounded by the time the outcome is promised in.
+struct ConnectionEndTests {
+    /// How a client leaves.
+    enum Ending: String, CaseIterable, Sendable {
+        case halfClose = "shutdown(SHUT_WR)"
+        case close = "close() after reading"
+        case reset = "close() with SO_LINGER 0 (RST)"
+    }
+
+    /// A WebSocket signed in as admin with `o` put `"offline"` at `/status/<name>` registered.
+    static func connectWithOnDisconnect(port: Int, name: String) async throws -> RawWebSocket {
+        try await onThread {
+            let socket = try RawWebSocket(port: port)
+            _ = try socket.readText()  // the hello
+            try socket.sendText(#"{"t":"d","d":{"r":1,"a":"auth","b":{"cred":"\#(TestServer.adminSecret)"}}}"#)
+            _ = try socket.awaitResponse(to: 1)
+            try socket.sendText(#"{"t":"d","d":{"r":2,"a":"o","b":{"p":"/status/\#(name)","d":"offline"}}}"#)
+            let registered = try socket.awaitResponse(to: 2)
+            guard registered.contains(#""s":"ok""#) else { throw TestFailure("onDisconnect refused: \(registered)") }
+            return socket
+        }
+    }
+
+    static func end(_ socket: RawWebSocket, _ ending: Ending) {
+        switch ending {
+        case .halfClose: socket.shutdownWrite()
+        case .close: socket.closeWithoutCloseFrame()
+        case .reset: socket.abort()
+        }
+    }
+
+    @Test(arguments: Ending.allCases)
+    func aWebSocketEndedWithoutACloseFrameRunsItsOnDisconnectAtOnce(_ ending: Ending) async throws {
+        try await TestServer.with { server in
+            try await server.put("/status/ada", #""online""#)
+            let socket = try await Self.connectWithOnDisconnect(port: server.port, name: "ada")
+            Self.end(socket, ending)
+            // Within 1 s, as Firebase's server does (the liveness timeout is 90 s: only the end
+            // of TCP can have told the server).
+            let status = try await eventually(timeout: .seconds(1), interval: .milliseconds(10)) {
+                try await server.get("/status/ada")
+            } until: {
+                $0 == #""offline""#
+            }
+            #expect(status == #""offline""#, "\(ending.rawValue)")
+            if ending == .halfClose {
+                // The server closed its side too (no close frame: the client already left).
+                let code = try await onThread { try socket.readUntilDisconnected() }
+                #expect(code == nil)
+                socket.abort()
+            }
+        }
+    }
+
+    /// The WebSocket's slot is free again once its client ends it: `hearth_open_connections`
+    /// is back where it was.
+    @Test(arguments: Ending.allCases)
+    func aWebSocketEndedByItsClientFreesItsSlot(_ ending: Ending) async throws {
+        try await TestServer.with { server in
+            let base = try await Self.openConnections(server)
+            var sockets: [RawWebSocket] = []
+            for index in 0..<20 {
+                sockets.append(try await Self.connectWithOnDisconnect(port: server.port, name: "u\(index)"))
+            }
+            #expect(try await Self.openConnections(server) >= base + 20)
+            for socket in sockets { Self.end(socket, ending) }
+            let open = try await eventually(timeout: .seconds(2), interval: .milliseconds(10)) {
+                try await Self.openConnections(server)
+            } until: {
+                $0 <= base
+            }
+            #expect(open <= base, "\(ending.rawValue): \(open) open, \(base) before")
+            if ending == .halfClose { for socket in sockets { socket.abort() } }
+        }
+    }
+
+    /// An SSE stream whose client ends TCP (FIN, half-close or reset) ends at once and frees its
+    /// slot; a stream whose client stays is kept.
+    @Test(arguments: Ending.allCases)
+    func anEventStreamEndedByItsClientEndsAtOnce(_ ending: Ending) async throws {
+        try await TestServer.with { server in
+            try await server.put("/feed", #"{"a":1}"#)
+            let base = try await Self.openConnections(server)
+            let port = server.port
+            let (leaving, staying) = try await onThread { () -> (RawConnection, RawConnection) in
+                var streams: [RawConnection] = []
+                for _ in 0..<2 {
+                    let stream = try RawConnection(port: port)
+                    stream.send(
+                        "GET /feed.json?auth=\(TestServer.adminSecret) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                            + "Accept: text/event-stream\r\n\r\n"
+                    )
+                    try stream.readUntil(contains: #"data: {"path":"/","data":{"a":1}}"#)
+                    streams.append(stream)
+                }
+                return (streams[0], streams[1])
+            }
+            #expect(try await Self.openConnections(server) >= base + 2)
+            switch ending {
+            case .halfClose: leaving.shutdownWrite()
+            case .close: leaving.closeSocket()
+            case .reset: leaving.abortSocket()
+            }
+            let open = try await eventually(timeout: .seconds(1), interval: .milliseconds(10)) {
+                try await Self.openConnections(server)
+            } until: {
+                $0 <= base + 1
+            }
+            #expect(open == base + 1, "\(ending.rawValue): \(open) open, \(base) before")
+            if ending == .halfClose { try await onThread { try leaving.waitForClose(timeout: .seconds(2)) } }
+            // The other stream still streams.
+            try await server.put("/feed/a", "2")
+            try await onThread { try staying.readUntil(contains: #"data: {"path":"/a","data":2}"#) }
+            staying.closeSocket()
+        }
+    }
+
+    /// A peer that vanished without a FIN (nothing arrives, not even a pong) is dropped after
+    /// the liveness timeout, and its onDisconnect runs; a client that keeps sending the SDK's
+    /// keep-alive stays. (`RealtimeConnectionTests` checks the timing with a clock given by
+    /// hand; this checks the server acts on it.)
+    @Test func aSilentWebSocketIsDroppedAfterTheLivenessTimeoutAndAKeptAliveOneStays() async throws {
+        try await TestServer.with(prepare: { configuration, _ in
+            configuration.realtime.tickInterval = .milliseconds(50)
+            configuration.realtime.livenessTimeout = .milliseconds(600)
+        }) { server in
+            let silent = try await Self.connectWithOnDisconnect(port: server.port, name: "silent")
+            let talking = try await Self.connectWithOnDisconnect(port: server.port, name: "talking")
+            // The talking client sends a keep-alive every 150 ms for 1.8 s (three timeouts), and
+            // reads nothing (its pings wait unread): only what it sends keeps it.
+            let kept = Task {
+                try await onThread {
+                    for _ in 0..<12 {
+                        try talking.sendText("0")
+                        Thread.sleep(forTimeInterval: 0.15)
+                    }
+                }
+            }
+            let code = try await onThread { try silent.readUntilDisconnected() }
+            #expect(code == nil, "dropped without a close frame (the peer is gone)")
+            let status = try await eventually(timeout: .seconds(1), interval: .milliseconds(10)) {
+                try await server.get("/status/silent")
+            } until: {
+                $0 == #""offline""#
+            }
+            #expect(status == #""offline""#)
+            try await kept.value
+            try await onThread {
+                try talking.sendText(#"{"t":"d","d":{"r":3,"a":"p","b":{"p":"/still","d":true}}}"#)
+                let answer = try talking.awaitResponse(to: 3)
+                guard answer.contains(#""s":"ok""#) else { throw TestFailure("not answered: \(answer)") }
+            }
+            #expect(try await server.get("/status/talking") == "null")
+            talking.abort()
+            silent.abort()
+        }
+    }
+
+    /// `hearth_open_connections` from `/metrics` (the metrics request's own connection is not
+    /// counted: it is the shared client's pooled one, open before and after).
+    static func openConnections(_ server: TestServer) async throws -> Int {
+        let reply = try await server.send(
+            "GET",
+            "/metrics",
+            headers: [("Authorization", "Bearer \(TestServer.adminSecret)")]
+        )
+        guard reply.status == 200,
+            let line = reply.body.split(separator: "\n").first(where: { $0.hasPrefix("hearth_open_connections ") }),
+            let value = Double(line.split(separator: " ").last ?? "")
+        else { throw TestFailure("no hearth_open_connections in /metrics: \(reply.status)") }
+        return Int(value)
+    }
+}
