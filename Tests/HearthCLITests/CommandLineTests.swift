@@ -31,6 +31,7 @@ struct CommandLineTests {
             "--header-timeout", "HEARTH_HEADER_TIMEOUT", "--idle-timeout", "HEARTH_IDLE_TIMEOUT",
             "--websocket-auth-timeout", "HEARTH_WEBSOCKET_AUTH_TIMEOUT", "--max-connections", "HEARTH_MAX_CONNECTIONS",
             "--max-body-bytes", "HEARTH_MAX_BODY_BYTES", "--max-body-memory", "HEARTH_MAX_BODY_MEMORY",
+            "--liveness-timeout", "HEARTH_LIVENESS_TIMEOUT", "--project-id", "HEARTH_PROJECT_ID",
         ]
         for word in expected {
             #expect(result.stdout.contains(word), "serve --help lacks '\(word)'")

@@ -72,6 +72,27 @@ struct ServeSettingsTests {
         .init(id: "tls mixed", arguments: ["--tls-cert", "c"], environment: ["HEARTH_TLS_KEY": "k"]) {
             $0.tlsCertificatePath == "c" && $0.tlsKeyPath == "k"
         },
+        .init(id: "project default") {
+            $0.projectID == "hearth" && $0.serverConfiguration.accounts.projectID == "hearth"
+        },
+        .init(id: "project flag", arguments: ["--project-id", "my-chat-app"]) {
+            $0.serverConfiguration.accounts.projectID == "my-chat-app"
+        },
+        .init(
+            id: "project flag beats env",
+            arguments: ["--project-id", "flag-app"],
+            environment: ["HEARTH_PROJECT_ID": "env-app"]
+        ) { $0.projectID == "flag-app" },
+        .init(id: "project env", environment: ["HEARTH_PROJECT_ID": "demo-test"]) { $0.projectID == "demo-test" },
+        .init(id: "liveness default") {
+            $0.livenessTimeoutSeconds == 90 && $0.serverConfiguration.realtime.livenessTimeout == .seconds(90)
+        },
+        .init(id: "liveness flag", arguments: ["--liveness-timeout", "30"]) {
+            $0.serverConfiguration.realtime.livenessTimeout == .seconds(30)
+        },
+        .init(id: "liveness env", environment: ["HEARTH_LIVENESS_TIMEOUT": "120"]) {
+            $0.serverConfiguration.realtime.livenessTimeout == .seconds(120)
+        },
         .init(id: "emulator flag", arguments: ["--emulator"]) { $0.emulator },
         .init(id: "emulator env", environment: ["HEARTH_EMULATOR": "true"]) { $0.emulator },
         .init(id: "emulator env off", environment: ["HEARTH_EMULATOR": "0"]) { !$0.emulator },
@@ -179,6 +200,17 @@ struct ServeSettingsTests {
         ([], ["HEARTH_SYNC": "x"], "Invalid value 'x' for HEARTH_SYNC: expected 'periodic' or 'always'."),
         ([], ["HEARTH_EMULATOR": "maybe"], "Invalid value 'maybe' for HEARTH_EMULATOR: expected 'true' or 'false'."),
         (["--header-timeout", "0"], [:], "Invalid value '0' for '--header-timeout': expected 1...3600."),
+        (["--liveness-timeout", "1"], [:], "Invalid value '1' for '--liveness-timeout': expected 2...86400."),
+        (
+            ["--project-id", "My App"], [:],
+            "Invalid project ID 'My App' for '--project-id': use the Firebase project ID, 1 to 63 lowercase letters, "
+                + "digits or '-' (e.g. my-chat-app)."
+        ),
+        (
+            [], ["HEARTH_PROJECT_ID": "a/b"],
+            "Invalid project ID 'a/b' for HEARTH_PROJECT_ID: use the Firebase project ID, 1 to 63 lowercase letters, "
+                + "digits or '-' (e.g. my-chat-app)."
+        ),
         (
             ["--contact-quota", "0"], [:],
             "Invalid value '0' for '--contact-quota': expected 1...100000000."
