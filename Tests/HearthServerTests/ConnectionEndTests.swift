@@ -165,6 +165,53 @@ struct ConnectionEndTests {
         }
     }
 
+    /// A peer that vanished without a FIN from a connection it sends nothing on (an SSE stream)
+    /// is found by the kernel: the server's sockets give up on data unacknowledged for the
+    /// liveness timeout (`TCP_USER_TIMEOUT`), so keep-alives that go unanswered end the stream.
+    /// The server runs in this process: its side of the connection is found among its sockets.
+    @Test func theServersSocketsGiveUpOnUnacknowledgedDataAfterTheLivenessTimeout() async throws {
+        try await TestServer.with(prepare: { configuration, _ in
+            configuration.realtime.livenessTimeout = .seconds(42)
+        }) { server in
+            let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(client) }
+            #expect(connectLoopback(client, port: server.port))
+            let clientPort = Self.port(of: client, peer: false)
+            let accepted = try await eventually(timeout: .seconds(5), interval: .milliseconds(5)) {
+                Self.descriptors().first { fd in
+                    fd != client && Self.port(of: fd, peer: false) == server.port
+                        && Self.port(of: fd, peer: true) == clientPort
+                }
+            } until: {
+                $0 != nil
+            }
+            let fd = try #require(accepted)
+            var milliseconds: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            #expect(getsockopt(fd, Int32(IPPROTO_TCP), 18 /* TCP_USER_TIMEOUT */, &milliseconds, &length) == 0)
+            #expect(milliseconds == 42_000)
+        }
+    }
+
+    /// This process's open file descriptors.
+    static func descriptors() -> [Int32] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return names.compactMap { Int32($0) }
+    }
+
+    /// The local (or peer) IPv4 port of socket `fd`; nil for anything else.
+    static func port(of fd: Int32, peer: Bool) -> Int? {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                peer ? getpeername(fd, $0, &length) : getsockname(fd, $0, &length)
+            }
+        }
+        guard named == 0, address.sin_family == sa_family_t(AF_INET) else { return nil }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
     /// `hearth_open_connections` from `/metrics` (the metrics request's own connection is not
     /// counted: it is the shared client's pooled one, open before and after).
     static func openConnections(_ server: TestServer) async throws -> Int {

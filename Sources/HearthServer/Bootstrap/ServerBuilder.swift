@@ -24,7 +24,8 @@ enum ServerBuilder {
                 maxFrameBytes: maxFrameBytes,
                 connections: connections,
                 cap: cap,
-                answersRefusals: plain
+                answersRefusals: plain,
+                unacknowledgedTimeout: configuration.realtime.livenessTimeout
             )
         }
         switch (configuration.tlsCertificatePath, configuration.tlsKeyPath) {

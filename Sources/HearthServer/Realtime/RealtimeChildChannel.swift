@@ -43,6 +43,11 @@ struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
     let cap: ConnectionCap
     /// Whether a connection over the cap is answered 503 (plain HTTP) or just closed (TLS).
     let answersRefusals: Bool
+    /// How long sent data may stay unacknowledged before the kernel ends the connection
+    /// (`TCP_USER_TIMEOUT`): a peer that vanished without a FIN, found even where it sends
+    /// nothing (an SSE stream, whose keep-alives then go unanswered); nil: the kernel's default
+    /// (retransmissions for ~15 minutes).
+    let unacknowledgedTimeout: Duration?
 
     init(
         responder: @escaping HTTPChannelHandler.Responder,
@@ -50,7 +55,8 @@ struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
         maxFrameBytes: Int,
         connections: ConnectionConfiguration,
         cap: ConnectionCap,
-        answersRefusals: Bool
+        answersRefusals: Bool,
+        unacknowledgedTimeout: Duration?
     ) {
         self.responder = Self.upgradeAwareResponder(responder)
         self.endpoint = endpoint
@@ -58,6 +64,7 @@ struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
         self.connections = connections
         self.cap = cap
         self.answersRefusals = answersRefusals
+        self.unacknowledgedTimeout = unacknowledgedTimeout
         var http1 = HTTP1Channel.Configuration()
         http1.httpDecoder.maxHeaderFieldSize = connections.maxHeaderBytes
         http1.httpDecoder.maxHeaderListSize = connections.maxHeaderBytes
@@ -71,6 +78,14 @@ struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
             return channel.eventLoop.makeSucceededFuture(Value(upgradeResult: refused, channel: channel))
         }
         return channel.eventLoop.makeCompletedFuture {
+            #if os(Linux)
+            if let unacknowledgedTimeout {
+                let milliseconds =
+                    unacknowledgedTimeout.components.seconds * 1000
+                    + unacknowledgedTimeout.components.attoseconds / 1_000_000_000_000_000
+                try? channel.syncOptions?.setOption(Self.tcpUserTimeout, value: Int(milliseconds))
+            }
+            #endif
             let eventLoop = channel.eventLoop
             let connectionGuard = HTTPConnectionGuard(limits: connections.limits, logger: logger)
             let lineGuard = RequestLineGuard(reportingTo: connectionGuard)
@@ -148,6 +163,14 @@ struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
             return Value(upgradeResult: result, channel: channel)
         }
     }
+
+    #if os(Linux)
+    /// `TCP_USER_TIMEOUT` (Linux's `IPPROTO_TCP` option 18), in milliseconds.
+    static let tcpUserTimeout = ChannelOptions.Types.SocketOption(
+        level: NIOBSDSocket.OptionLevel(rawValue: 6),
+        name: NIOBSDSocket.Option(rawValue: 18)
+    )
+    #endif
 
     func handle(value: Value, logger: Logger) async {
         do {
