@@ -21,6 +21,18 @@ struct DisconnectWaveProcessTests {
         return max(100, min(10_000, Int(clamping: limit.rlim_cur) - 512))
     }
 
+    /// How soon the slots must be free: 2 s, as promised. The test runs the debug build, in
+    /// which NIOExtras' `ChannelCollector` (Hummingbird's quiescing helper) copies its table of
+    /// open channels on every accept and close, which the optimizer elides: 10,000 closes take
+    /// ~1.3 s of an idle 2-core box there, ~3 ms in a release build
+    /// (`scripts/bench/connection-end.py`), so the debug bound leaves room for a busy CI box.
+    /// Before connections ended with their client's FIN, they stayed ~60 s.
+    #if DEBUG
+    static let bound: Duration = .seconds(5)
+    #else
+    static let bound: Duration = .seconds(2)
+    #endif
+
     static func openConnections(_ server: ProcessTestServer) async throws -> Int {
         let reply = try await server.request("GET", "/metrics", admin: true)
         guard reply.status == 200,
@@ -30,7 +42,7 @@ struct DisconnectWaveProcessTests {
         return Int(value)
     }
 
-    @Test func aWaveOfClosedWebSocketsFreesTheWholeCapWithinTwoSeconds() async throws {
+    @Test func aWaveOfClosedWebSocketsFreesTheWholeCapAtOnce() async throws {
         let count = Self.crowdSize()
         if count < 10_000 { print("DisconnectWaveProcessTests: the open-file limit allows \(count) connections") }
         let directory = try TemporaryDirectory()
@@ -48,13 +60,16 @@ struct DisconnectWaveProcessTests {
             #expect(try await Self.openConnections(server) >= base + count)
             first.closeAll()
             let closedAt = ContinuousClock.now
-            let open = try await eventually(timeout: .seconds(2), interval: .milliseconds(20)) {
+            let open = try await eventually(timeout: Self.bound, interval: .milliseconds(20)) {
                 try await Self.openConnections(server)
             } until: {
                 $0 <= base
             }
             let seconds = (ContinuousClock.now - closedAt) / .seconds(1)
-            #expect(open <= base, "\(open) connections still open 2 s after \(count) clients left (\(base) before)")
+            #expect(
+                open <= base,
+                "\(open) connections still open \(Self.bound) after \(count) clients left (\(base) before)"
+            )
             print("DisconnectWaveProcessTests: \(count) connections gone in \(seconds) s")
             // The whole cap is served again.
             let second = try await WebSocketCrowd.open(port: server.port, count: count)

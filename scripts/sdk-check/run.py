@@ -20,6 +20,14 @@ connectFunctionsEmulator, from this page's origin (CORS), against a server with 
 and a small contact quota (`hearth serve --contact-quota 50`):
 
     python3 scripts/sdk-check/run.py --sdk /tmp/sdk --hearth-port 9000 --page functions-check.html
+
+mock-token-check.html connects with the SDK's mockUserToken ({sub: "alice"}: unsigned, iat 0)
+from apps whose projectId is not the server's, sets per-user rules over REST as the emulator
+admin (Bearer owner) and checks that rules see the users; start `hearth serve --emulator` with
+the default project (no rules file needed). Without --emulator the mock tokens are refused and
+the page reports failures:
+
+    python3 scripts/sdk-check/run.py --sdk /tmp/sdk --hearth-port 9000 --page mock-token-check.html
 """
 import argparse, http.server, json, os, subprocess, sys, tempfile, threading, time
 
