@@ -177,6 +177,10 @@ struct ConnectionEndTests {
             defer { close(client) }
             #expect(connectLoopback(client, port: server.port))
             let clientPort = Self.port(of: client, peer: false)
+            // Once a request on it is answered, the server has set the connection up.
+            #expect(sendAll(client, Array("GET /.well-known/hearth/health HTTP/1.1\r\nHost: x\r\n\r\n".utf8)))
+            var answer = [UInt8](repeating: 0, count: 512)
+            #expect(answer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) } > 0)
             let accepted = try await eventually(timeout: .seconds(5), interval: .milliseconds(5)) {
                 Self.descriptors().first { fd in
                     fd != client && Self.port(of: fd, peer: false) == server.port

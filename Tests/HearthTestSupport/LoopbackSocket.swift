@@ -30,7 +30,7 @@ public func connectLoopback(_ fd: Int32, port: Int, from source: String? = nil) 
 }
 
 /// Sends all of `bytes` on `fd`; false when the peer closed or reset the connection first.
-func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+public func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
     var offset = 0
     while offset < bytes.count {
         let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
