@@ -98,11 +98,11 @@ struct RealtimeConnection<Registration: RealtimeListenHandle> {
     /// `.finish` was returned.
     var finished = false
     /// Liveness: a frame arrived since the last tick (read on ticks only, so a frame costs no
-    /// clock read); when the peer was last heard (the tick that saw it, ms since 1970); a ping
-    /// went out since then.
+    /// clock read); a ping went out since the peer was last heard; when that was (the tick that
+    /// saw it, ms since 1970).
     var sawInbound = false
-    var lastHeard: Int64 = 0
     var pingSent = false
+    var lastHeard: Int64 = 0
     /// When a connection that has not authenticated, listened or registered an onDisconnect
     /// operation is closed if it stays silent until then (ms since 1970; 0: never).
     var authOrListenDeadline: Int64 = 0
