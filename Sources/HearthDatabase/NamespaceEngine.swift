@@ -179,6 +179,16 @@ public final class NamespaceEngine: Sendable {
         await delivery.barrier()
     }
 
+    /// Calls `action` once every commit announced before the call has been handed to its
+    /// listeners' subscribers: at once when none is still being fanned out, else on the delivery
+    /// queue. The realtime transport answers a write of a connection that listens this way, so
+    /// the data its listens see arrives before the acknowledgement, as Firebase's server sends
+    /// them (the SDKs drop their pending write on the acknowledgement and show the server's
+    /// data; an acknowledgement first shows the old value for a moment). Never blocks.
+    public func afterDeliveries(_ action: @escaping @Sendable () -> Void) {
+        delivery.enqueue(.after(action))
+    }
+
     // MARK: Reads and writes
 
     /// Writes through the namespace's serial writer; returns once the write is committed

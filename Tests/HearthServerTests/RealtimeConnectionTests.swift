@@ -165,6 +165,34 @@ struct RealtimeConnectionTests {
         )
     }
 
+    /// A write's answer that comes behind the pushes of its commit (`answered`) leaves after
+    /// them, and after every push that arrived while it was in flight; a request that arrived
+    /// meanwhile is handled after it.
+    @Test func anAnswerBehindItsCommitsPushesLeavesAfterThem() {
+        var (connection, key) = Self.listening()
+        connection.received(Self.put(2), now: Self.at(seconds: 2))
+        #expect(Self.actions(&connection) == ["write r2"])
+        connection.beginDeliveries()
+        connection.deliver(Self.update("/a", "2"), id: 7, key: key)
+        connection.received(Self.request(3, "s", #"{"c":{}}"#), now: Self.at(seconds: 2))
+        connection.deliver(Self.update("/a", "3"), id: 7, key: key)
+        #expect(Self.actions(&connection) == [], "all wait for the write's answer")
+        connection.answered(.ok, for: RequestID(2))
+        connection.endDeliveries()
+        #expect(Self.actions(&connection) == ["shared joined", "shared joined", Self.ok(2), Self.ok(3), "flush"])
+    }
+
+    /// `completed` (a write of a connection that holds no listen, or any other action) answers
+    /// first, as before: pushes queued meanwhile follow.
+    @Test func aCompletedActionAnswersBeforeThePushesQueuedMeanwhile() {
+        var (connection, key) = Self.listening()
+        connection.received(Self.put(2), now: Self.at(seconds: 2))
+        #expect(Self.actions(&connection) == ["write r2"])
+        connection.deliver(Self.update("/a", "2"), id: 7, key: key)
+        connection.completed(.ok, for: RequestID(2))
+        #expect(Self.actions(&connection) == [Self.ok(2), "shared", "flush"])
+    }
+
     // MARK: Backpressure
 
     @Test func readingIsHeldWhileTooManyMessagesWaitAndReleasedOnceHandled() {

@@ -23,6 +23,7 @@ final class DeliveryQueue: Sendable {
     }
 
     func enqueue(_ job: FanoutJob) {
+        var idle = false
         let start = inbox.withLock { inbox -> Bool in
             switch job {
             case .commit:
@@ -31,6 +32,12 @@ final class DeliveryQueue: Sendable {
                 inbox.registered.insert(registration.id)
             case .unregister(let id):
                 inbox.registered.remove(id)
+            case .after:
+                // Nothing queued or under way: every earlier job is done.
+                if !inbox.draining {
+                    idle = true
+                    return false
+                }
             case .activate, .barrier:
                 break
             }
@@ -41,6 +48,8 @@ final class DeliveryQueue: Sendable {
         }
         if start {
             Task(priority: .userInitiated) { await self.drain() }
+        } else if idle, case .after(let action) = job {
+            action()
         }
     }
 

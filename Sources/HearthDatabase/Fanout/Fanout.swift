@@ -45,6 +45,9 @@ actor Fanout {
             case .barrier(let continuation):
                 await flushDirty()
                 continuation.resume()
+            case .after(let action):
+                await flushDirty()
+                action()
             }
         }
         await flushDirty()

@@ -13,4 +13,6 @@ enum FanoutJob: Sendable {
     case unregister(id: UInt64)
     /// Resumed once every earlier job is done.
     case barrier(CheckedContinuation<Void, Never>)
+    /// Called once every earlier job is done and its updates handed to their subscribers.
+    case after(@Sendable () -> Void)
 }

@@ -22,12 +22,20 @@ extension RealtimeChannelHandler {
             }
         case .write(let request, let requestID, let identity):
             // No task: the write goes to the writer with the others this loop iteration started,
-            // and its outcome comes back with the others of the writer's round.
+            // and its outcome comes back with the others of the writer's round. A connection that
+            // listens gets a committed write's answer behind the pushes of its commit (Firebase's
+            // order, which the SDKs' local events rely on).
             let eventLoop = self.eventLoop
             let completions = loopInbox.completions
+            let inbox = loopInbox
+            let listens = connection.holdsListens
             loopInbox.submitWrite {
                 work.write(request, identity: identity) { outcome in
-                    if eventLoop.inEventLoop {
+                    if listens, case .ok = outcome {
+                        work.engine.afterDeliveries {
+                            inbox.append(self, .answer(RealtimeLoopInbox.WriteAnswer(outcome, for: requestID)))
+                        }
+                    } else if eventLoop.inEventLoop {
                         self.completed(outcome, for: requestID)
                     } else {
                         completions.complete(self, outcome, for: requestID)

@@ -238,6 +238,7 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
         switch delivery {
         case .update(let update, let id, let key): connection.deliver(update, id: id, key: key)
         case .revoked(let id, let key): connection.revoked(id: id, key: key)
+        case .answer(let answer): connection.answered(answer.outcome, for: answer.requestID)
         }
         run()
     }

@@ -126,6 +126,9 @@ struct RealtimeConnection<Registration: RealtimeListenHandle> {
     /// The engine registrations held, by listen key.
     var heldRegistrations: [ListenKey: Registration] { registrationTable }
 
+    /// The connection holds at least one listen.
+    var holdsListens: Bool { !registrationTable.isEmpty }
+
     // MARK: Socket events
 
     /// The upgrade is done: sends the hello and starts the timers.
@@ -231,6 +234,28 @@ struct RealtimeConnection<Registration: RealtimeListenHandle> {
     mutating func completed(_ outcome: RequestOutcome, for requestID: RequestID) {
         busy = false
         insertNext(session.completed(outcome, for: requestID).map(Step.session))
+    }
+
+    /// The outcome of a write that reached the connection behind the pushes of its commit
+    /// (`NamespaceEngine.afterDeliveries`): the pushes that arrived while it was in flight go
+    /// out first, then its answer, as Firebase's server sends them (the SDKs drop a pending
+    /// write on its answer and show the server's data). Requests that arrived meanwhile stay
+    /// behind the answer, in order.
+    mutating func answered(_ outcome: RequestOutcome, for requestID: RequestID) {
+        var leading: [Step] = []
+        if backlogHead < backlog.count {
+            var rest: [Event] = []
+            for event in backlog[backlogHead...] {
+                switch event {
+                case .update, .revoked: leading += stepsAnswering(event)
+                default: rest.append(event)
+                }
+            }
+            backlog = rest
+            backlogHead = 0
+        }
+        busy = false
+        insertNext(leading + session.completed(outcome, for: requestID).map(Step.session))
     }
 
     /// A listen's outcome, with the engine registration it made (if any).

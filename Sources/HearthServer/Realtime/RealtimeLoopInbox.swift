@@ -25,10 +25,24 @@ import Synchronization
 /// `RealtimeLoopInboxes.holdAbove` deliveries wait on all loops, connections stop reading their
 /// sockets, until fewer than `resumeBelow` wait.
 final class RealtimeLoopInbox: Sendable {
-    /// A push or a revocation for one listen (its registration's id and key).
+    /// A push or a revocation for one listen (its registration's id and key), or the answer to
+    /// a write of a connection that listens, behind the pushes of the commits before it
+    /// (`NamespaceEngine.afterDeliveries`).
     enum Delivery: Sendable {
         case update(EncodedUpdate, id: UInt64, key: ListenKey)
         case revoked(id: UInt64, key: ListenKey)
+        case answer(WriteAnswer)
+    }
+
+    /// A write's outcome for its request (a reference: an item stays two words and a tag).
+    final class WriteAnswer: Sendable {
+        let outcome: RequestOutcome
+        let requestID: RequestID
+
+        init(_ outcome: RequestOutcome, for requestID: RequestID) {
+            self.outcome = outcome
+            self.requestID = requestID
+        }
     }
 
     struct Item: Sendable {
@@ -130,9 +144,11 @@ final class RealtimeLoopInbox: Sendable {
         }
     }
 
-    /// From the engine's delivery queue; never blocks.
+    /// From the engine's delivery queue; never blocks. A write's answer is not paced: a
+    /// drain it schedules starts at once.
     func append(_ handler: RealtimeChannelHandler, _ delivery: Delivery) {
         all.waiting.add(1, ordering: .relaxed)
+        var answerNow = false
         let start = pending.withLock { pending -> DeliveryPacing.Start? in
             pending.items.append(Item(handler: handler, delivery: delivery))
             if case .update(let update, _, _) = delivery,
@@ -142,11 +158,15 @@ final class RealtimeLoopInbox: Sendable {
             }
             if pending.scheduled { return nil }
             pending.scheduled = true
+            if case .answer = delivery {
+                answerNow = true
+                return nil
+            }
             return pending.pacing.start
         }
         switch start {
         case nil:
-            break
+            if answerNow { eventLoop.execute { self.drain(lone: nil) } }
         case .now(let lone):
             eventLoop.execute { self.drain(lone: lone) }
         case .after(let wait):
