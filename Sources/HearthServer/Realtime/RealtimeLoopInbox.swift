@@ -123,6 +123,9 @@ final class RealtimeLoopInbox: Sendable {
     private let pending = Mutex(Pending())
     /// `pending.pacing.burst`, for a drain to see without the lock whether its burst is lone.
     private let burst = Atomic<UInt64>(0)
+    /// The drain scheduled is one that waits (`DeliveryPacing`) and has not begun: a write's
+    /// answer then starts one at once instead of waiting with the pushes.
+    private let drainWaits = Atomic<Bool>(false)
     private let state = LoopState()
 
     /// This loop, as a thread that runs namespace writers' rounds.
@@ -144,32 +147,37 @@ final class RealtimeLoopInbox: Sendable {
         }
     }
 
-    /// From the engine's delivery queue; never blocks. A write's answer is not paced: a
-    /// drain it schedules starts at once.
+    /// From the engine's delivery queue; never blocks. A write's answer is not paced: it starts
+    /// a drain at once, also when the drain scheduled is one that waits (`DeliveryPacing`),
+    /// which then finds the batch drained or goes on with what came since.
     func append(_ handler: RealtimeChannelHandler, _ delivery: Delivery) {
         all.waiting.add(1, ordering: .relaxed)
-        var answerNow = false
-        let start = pending.withLock { pending -> DeliveryPacing.Start? in
+        var isAnswer = false
+        if case .answer = delivery { isAnswer = true }
+        let start = pending.withLock { pending -> DeliveryPacing.Start?? in
             pending.items.append(Item(handler: handler, delivery: delivery))
             if case .update(let update, _, _) = delivery,
                 pending.pacing.arrived(ObjectIdentifier(update), now: { NIODeadline.now().uptimeNanoseconds })
             {
                 burst.store(pending.pacing.burst, ordering: .relaxed)
             }
-            if pending.scheduled { return nil }
-            pending.scheduled = true
-            if case .answer = delivery {
-                answerNow = true
-                return nil
+            if pending.scheduled {
+                return isAnswer && drainWaits.exchange(false, ordering: .relaxed) ? .some(nil) : nil
             }
-            return pending.pacing.start
+            pending.scheduled = true
+            if isAnswer { return .some(nil) }
+            let start = pending.pacing.start
+            if case .after = start { drainWaits.store(true, ordering: .relaxed) }
+            return start
         }
         switch start {
         case nil:
-            if answerNow { eventLoop.execute { self.drain(lone: nil) } }
-        case .now(let lone):
+            break
+        case .some(nil):
+            eventLoop.execute { self.drain(lone: nil) }
+        case .some(.now(let lone)):
             eventLoop.execute { self.drain(lone: lone) }
-        case .after(let wait):
+        case .some(.after(let wait)):
             eventLoop.scheduleTask(in: .nanoseconds(wait)) { self.drain(lone: nil) }
         }
     }
@@ -237,6 +245,7 @@ final class RealtimeLoopInbox: Sendable {
     private func drain(lone: UInt64?) {
         let state = self.state
         let sliceStart = NIODeadline.now().uptimeNanoseconds
+        drainWaits.store(false, ordering: .relaxed)
         var lone = lone
         // Raised for work queued before this slice began (and so run before it): not urgent now.
         _ = urgent.take()
