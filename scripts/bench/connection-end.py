@@ -17,7 +17,10 @@
 
 Loopback only. Every loop is bounded by --wait.
 """
-import argparse, base64, json, os, socket, struct, subprocess, sys, time, urllib.error, urllib.request
+import argparse, json, os, socket, struct, subprocess, sys, time, urllib.error, urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rawws import RawWebSocket  # noqa: E402
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--port", type=int, default=9000)
@@ -49,65 +52,11 @@ def open_connections():
     return None
 
 
-def upgrade(sock):
-    key = base64.b64encode(os.urandom(16)).decode()
-    sock.sendall((f"GET /.ws?v=5&ns={args.ns} HTTP/1.1\r\nHost: 127.0.0.1:{args.port}\r\nUpgrade: websocket\r\n"
-                  f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
-    head = b""
-    while b"\r\n\r\n" not in head:
-        chunk = sock.recv(4096)
-        if not chunk:
-            break
-        head += chunk
-    status = int(head.split(b" ", 2)[1]) if head.startswith(b"HTTP/1.1 ") else None
-    return status, head.split(b"\r\n\r\n", 1)[1] if b"\r\n\r\n" in head else b""
-
-
-class Frames:
-    def __init__(self, sock, pending):
-        self.sock, self.buffer = sock, pending
-
-    def read(self):
-        while True:
-            if len(self.buffer) >= 2:
-                length, start = self.buffer[1] & 0x7F, 2
-                if length == 126:
-                    length, start = struct.unpack(">H", self.buffer[2:4])[0], 4
-                elif length == 127:
-                    length, start = struct.unpack(">Q", self.buffer[2:10])[0], 10
-                if len(self.buffer) >= start + length:
-                    payload = self.buffer[start:start + length]
-                    self.buffer = self.buffer[start + length:]
-                    return payload.decode(errors="replace")
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise EOFError
-            self.buffer += chunk
-
-
-def send_text(sock, text):
-    payload, mask = text.encode(), os.urandom(4)
-    header = bytes([0x81]) + (bytes([0x80 | len(payload)]) if len(payload) < 126
-                              else bytes([0x80 | 126]) + struct.pack(">H", len(payload)))
-    sock.sendall(header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
-
-
-def request(sock, frames, number, action, body):
-    send_text(sock, json.dumps({"t": "d", "d": {"r": number, "a": action, "b": body}}))
-    while True:
-        message = json.loads(frames.read())
-        if message.get("t") == "d" and message["d"].get("r") == number:
-            return message["d"]["b"]
-
-
 def on_disconnect(how):
-    sock = socket.create_connection(("127.0.0.1", args.port))
-    sock.settimeout(args.wait)
-    status, rest = upgrade(sock)
-    frames = Frames(sock, rest)
-    frames.read()  # the hello
-    assert request(sock, frames, 1, "auth", {"cred": args.auth})["s"] == "ok"
-    assert request(sock, frames, 2, "o", {"p": f"/probe/{how}", "d": "offline"})["s"] == "ok"
+    client = RawWebSocket(args.port, args.ns, timeout=args.wait)
+    client.sign_in(args.auth)
+    assert client.request(2, "o", {"p": f"/probe/{how}", "d": "offline"})["s"] == "ok"
+    sock = client.sock
     start = time.monotonic()
     if how == "shutdown":
         sock.shutdown(socket.SHUT_WR)
@@ -142,10 +91,9 @@ def wave():
         time.sleep(0.2)
     output, _ = loadgen.communicate(timeout=60)
     exited = time.monotonic()
-    probe = socket.create_connection(("127.0.0.1", args.port))
-    probe.settimeout(args.wait)
-    new_client_status, _ = upgrade(probe)
-    probe.close()
+    probe = RawWebSocket(args.port, args.ns, timeout=args.wait)
+    new_client_status = probe.status
+    probe.sock.close()
     samples, back_after = {}, None
     while time.monotonic() - exited < args.wait:
         now = open_connections()

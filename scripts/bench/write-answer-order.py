@@ -11,7 +11,10 @@ the fan-out has work to do before the answer.
 
 Loopback only; bounded by --writes and a 10 s timeout per read.
 """
-import argparse, base64, json, os, selectors, socket, struct, threading, time
+import argparse, json, os, selectors, sys, threading, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rawws import RawWebSocket  # noqa: E402
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--port", type=int, default=9000)
@@ -23,59 +26,12 @@ parser.add_argument("--listeners", type=int, default=0)
 args = parser.parse_args()
 
 
-def connect():
-    sock = socket.create_connection(("127.0.0.1", args.port))
-    sock.settimeout(10)
-    key = base64.b64encode(os.urandom(16)).decode()
-    sock.sendall((f"GET /.ws?v=5&ns={args.ns} HTTP/1.1\r\nHost: 127.0.0.1:{args.port}\r\nUpgrade: websocket\r\n"
-                  f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
-    head = b""
-    while b"\r\n\r\n" not in head:
-        head += sock.recv(4096)
-    return sock, head.split(b"\r\n\r\n", 1)[1]
-
-
-class Client:
+class Client(RawWebSocket):
     def __init__(self):
-        self.sock, self.buffer = connect()
-
-    def read(self):
-        while True:
-            if len(self.buffer) >= 2:
-                length, start = self.buffer[1] & 0x7F, 2
-                if length == 126:
-                    length, start = struct.unpack(">H", self.buffer[2:4])[0], 4
-                elif length == 127:
-                    length, start = struct.unpack(">Q", self.buffer[2:10])[0], 10
-                if len(self.buffer) >= start + length:
-                    opcode, payload = self.buffer[0] & 0x0F, self.buffer[start:start + length]
-                    self.buffer = self.buffer[start + length:]
-                    if opcode == 0x1:
-                        return json.loads(payload)
-                    continue
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise EOFError
-            self.buffer += chunk
-
-    def send(self, message):
-        payload, mask = json.dumps(message).encode(), os.urandom(4)
-        if len(payload) < 126:
-            header = bytes([0x81, 0x80 | len(payload)])
-        else:
-            header = bytes([0x81, 0x80 | 126]) + struct.pack(">H", len(payload))
-        self.sock.sendall(header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
-
-    def request(self, number, action, body):
-        self.send({"t": "d", "d": {"r": number, "a": action, "b": body}})
-        while True:
-            message = self.read()
-            if message.get("t") == "d" and message["d"].get("r") == number:
-                return message["d"]["b"]
+        super().__init__(args.port, args.ns)
 
     def setup(self):
-        self.read()  # the hello
-        assert self.request(1, "auth", {"cred": args.auth})["s"] == "ok"
+        self.sign_in(args.auth)
         assert self.request(2, "q", {"p": "/" + args.path, "h": ""})["s"] == "ok"
 
 
