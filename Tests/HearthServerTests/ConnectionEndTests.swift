@@ -131,23 +131,23 @@ struct ConnectionEndTests {
     @Test func aSilentWebSocketIsDroppedAfterTheLivenessTimeoutAndAKeptAliveOneStays() async throws {
         try await TestServer.with(prepare: { configuration, _ in
             configuration.realtime.tickInterval = .milliseconds(50)
-            configuration.realtime.livenessTimeout = .milliseconds(600)
+            configuration.realtime.livenessTimeout = .milliseconds(1500)
         }) { server in
             let silent = try await Self.connectWithOnDisconnect(port: server.port, name: "silent")
             let talking = try await Self.connectWithOnDisconnect(port: server.port, name: "talking")
-            // The talking client sends a keep-alive every 150 ms for 1.8 s (three timeouts), and
+            // The talking client sends a keep-alive every 100 ms for 4.5 s (three timeouts), and
             // reads nothing (its pings wait unread): only what it sends keeps it.
             let kept = Task {
                 try await onThread {
-                    for _ in 0..<12 {
+                    for _ in 0..<45 {
                         try talking.sendText("0")
-                        Thread.sleep(forTimeInterval: 0.15)
+                        Thread.sleep(forTimeInterval: 0.1)
                     }
                 }
             }
             let code = try await onThread { try silent.readUntilDisconnected() }
             #expect(code == nil, "dropped without a close frame (the peer is gone)")
-            let status = try await eventually(timeout: .seconds(1), interval: .milliseconds(10)) {
+            let status = try await eventually(timeout: .seconds(2), interval: .milliseconds(10)) {
                 try await server.get("/status/silent")
             } until: {
                 $0 == #""offline""#
