@@ -76,7 +76,8 @@ public enum HearthServer {
         handleSignals: Bool,
         onPort: @escaping @Sendable (Int) -> Void
     ) async throws -> (ServiceGroup, RESTService) {
-        let endpoint = RealtimeEndpoint()
+        if let problem = configuration.realtime.tuning.problem { throw HearthServerError(problem) }
+        let endpoint = RealtimeEndpoint(tuning: configuration.realtime.tuning)
         let cap = ConnectionCap(
             limit: configuration.connections.connectionLimit(openFileLimit: OpenFileLimit.current()?.soft),
             perAddressLimit: configuration.connections.maxConnectionsPerAddress,

@@ -46,6 +46,9 @@ public struct RealtimeConfiguration: Sendable {
     /// answered `failure` ("Too many listeners on this connection: at most N are allowed.") and
     /// the connection stays open with the listens it has.
     public var maxListensPerConnection = 10_000
+    /// How event loops pace the fan-out they deliver (drain slices, the wait under sustained
+    /// fan-out).
+    public var tuning = RealtimeTuning()
 
     public init(
         maxFrameBytes: Int = 16 * 1024 * 1024 + 64 * 1024,

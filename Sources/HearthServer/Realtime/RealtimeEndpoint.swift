@@ -15,11 +15,13 @@ struct RealtimeEndpoint: Sendable {
     /// Ticks the connections, one repeated task per event loop.
     let ticker = RealtimeTicker()
     /// The engine deliveries, one inbox per event loop.
-    let inboxes = RealtimeLoopInboxes()
+    let inboxes: RealtimeLoopInboxes
 
     /// The endpoint exists before the store is open (the HTTP server is built first, so a bad
     /// TLS setup fails before anything touches the data); `attach` gives it the context.
-    init() {}
+    init(tuning: RealtimeTuning) {
+        inboxes = RealtimeLoopInboxes(tuning: tuning)
+    }
 
     /// Connects the endpoint to the opened store's realtime context.
     func attach(_ context: RealtimeContext) {

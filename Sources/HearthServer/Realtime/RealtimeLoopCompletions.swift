@@ -1,4 +1,3 @@
-import Foundation
 import HearthProtocol
 import NIOCore
 import Synchronization
@@ -19,9 +18,6 @@ final class RealtimeLoopCompletions: Sendable {
         var scheduled = false
     }
 
-    /// `HEARTH_COMPLETION_BATCH=0` hops back once per write, for experiments.
-    static let enabled = ProcessInfo.processInfo.environment["HEARTH_COMPLETION_BATCH"] != "0"
-
     let eventLoop: any EventLoop
     private let pending = Mutex(Pending())
     /// The emptied array of the last hand-over, reused by the next (touched on the loop only
@@ -37,10 +33,6 @@ final class RealtimeLoopCompletions: Sendable {
 
     /// From any thread: `handler`'s write `requestID` finished with `outcome`.
     func complete(_ handler: RealtimeChannelHandler, _ outcome: RequestOutcome, for requestID: RequestID) {
-        guard Self.enabled else {
-            eventLoop.execute { handler.completed(outcome, for: requestID) }
-            return
-        }
         let schedule = pending.withLock { pending -> Bool in
             pending.items.append(Completion(handler: handler, outcome: outcome, requestID: requestID))
             if pending.scheduled { return false }

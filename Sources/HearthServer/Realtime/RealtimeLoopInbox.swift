@@ -1,4 +1,3 @@
-import Foundation
 import HearthDatabase
 import HearthProtocol
 import HearthStore
@@ -14,7 +13,7 @@ import Synchronization
 /// up for a connection leave in one system call. A push sent unchanged to many connections (an
 /// untagged listen) is framed once per batch and the same buffer is written to each of them.
 ///
-/// A drain runs in slices of about `sliceNanoseconds`: between slices the loop serves its
+/// A drain runs in slices of about `RealtimeTuning.slice`: between slices the loop serves its
 /// sockets, so a publisher's next write and its acknowledgement do not wait for a whole fan-out;
 /// deliveries arriving meanwhile form the next batch. `DeliveryPacing` decides when a drain
 /// starts (at once, or after a short wait under sustained fan-out); a drain of a lone burst
@@ -54,11 +53,7 @@ final class RealtimeLoopInbox: Sendable {
         var items: [Item] = []
         /// A drain is scheduled or under way.
         var scheduled = false
-        var pacing = DeliveryPacing(
-            burstWindow: RealtimeLoopInbox.burstWindowNanoseconds,
-            sustainedGap: RealtimeLoopInbox.busyWindowNanoseconds,
-            coalesce: RealtimeLoopInbox.coalesceNanoseconds
-        )
+        var pacing: DeliveryPacing
     }
 
     /// What only the loop touches.
@@ -89,27 +84,10 @@ final class RealtimeLoopInbox: Sendable {
     private static let frameSlots = 8
     /// Arrays that grew past this in a burst are not kept for the next one.
     private static let keptCapacity = 16_384
-    /// How long one slice of a drain may run before the loop serves its sockets…
-    static let sliceNanoseconds: Int64 =
-        Int64(ProcessInfo.processInfo.environment["HEARTH_SLICE_NS"] ?? "100000") ?? 100_000
-    /// … and how long while the drain serves a lone burst (`DeliveryPacing`).
-    static let quietSliceNanoseconds: Int64 =
-        Int64(ProcessInfo.processInfo.environment["HEARTH_QUIET_SLICE_NS"] ?? "500000") ?? 500_000
-    /// Whether a slice ends early for a write's round or outcomes (`UrgentWork`);
-    /// `HEARTH_URGENT=0` turns that off, for experiments.
-    static let yieldsToUrgent = ProcessInfo.processInfo.environment["HEARTH_URGENT"] != "0"
-    /// How long a drain waits for more commits when fan-out is sustained…
-    static let coalesceNanoseconds: Int64 =
-        Int64(ProcessInfo.processInfo.environment["HEARTH_COALESCE_NS"] ?? "1000000") ?? 0
-    /// … that is, when the last two bursts of pushes began less than this apart…
-    static let busyWindowNanoseconds: UInt64 =
-        UInt64(ProcessInfo.processInfo.environment["HEARTH_BUSY_NS"] ?? "1000000") ?? 0
-    /// … a burst being the pushes of updates that arrive within this of its first.
-    static let burstWindowNanoseconds: UInt64 =
-        UInt64(ProcessInfo.processInfo.environment["HEARTH_BURST_NS"] ?? "250000") ?? 250_000
-    /// Whether writes wait for the end of the loop iteration (`submitWrite`); `HEARTH_WRITE_BATCH=0`
-    /// hands each to its writer at once, for experiments.
-    static let batchesWrites = ProcessInfo.processInfo.environment["HEARTH_WRITE_BATCH"] != "0"
+    /// How long one slice of a drain may run before the loop serves its sockets, and how long
+    /// while the drain serves a lone burst (`RealtimeTuning`).
+    private let sliceNanoseconds: Int64
+    private let loneBurstSliceNanoseconds: Int64
     /// The pause that lets the loop poll its sockets between slices.
     static let yieldNanoseconds: Int64 = 20_000
 
@@ -120,7 +98,7 @@ final class RealtimeLoopInbox: Sendable {
     let completions: RealtimeLoopCompletions
     private let all: RealtimeLoopInboxes
     private let allocator = ByteBufferAllocator()
-    private let pending = Mutex(Pending())
+    private let pending: Mutex<Pending>
     /// `pending.pacing.burst`, for a drain to see without the lock whether its burst is lone.
     private let burst = Atomic<UInt64>(0)
     /// The drain scheduled is one that waits (`DeliveryPacing`) and has not begun: a write's
@@ -135,6 +113,18 @@ final class RealtimeLoopInbox: Sendable {
     private let urgent: UrgentWork
 
     init(eventLoop: any EventLoop, all: RealtimeLoopInboxes) {
+        let tuning = all.tuning
+        sliceNanoseconds = RealtimeTuning.nanoseconds(tuning.slice)
+        loneBurstSliceNanoseconds = RealtimeTuning.nanoseconds(tuning.loneBurstSlice)
+        pending = Mutex(
+            Pending(
+                pacing: DeliveryPacing(
+                    burstWindow: UInt64(RealtimeTuning.nanoseconds(tuning.burstWindow)),
+                    sustainedGap: UInt64(RealtimeTuning.nanoseconds(tuning.sustainedGap)),
+                    coalesce: RealtimeTuning.nanoseconds(tuning.coalesceWait)
+                )
+            )
+        )
         let urgent = UrgentWork()
         self.eventLoop = eventLoop
         self.executor = EventLoopTaskExecutor(eventLoop: eventLoop)
@@ -202,7 +192,6 @@ final class RealtimeLoopInbox: Sendable {
     /// write, one wake-up of the writer and one of this loop — instead of being woken for the
     /// first and taking the others one or two at a time. On the loop.
     func submitWrite(_ submit: @escaping () -> Void) {
-        guard Self.batchesWrites else { return submit() }
         let state = self.state
         state.writes.append(submit)
         guard !state.writesScheduled else { return }
@@ -265,7 +254,7 @@ final class RealtimeLoopInbox: Sendable {
                 steps = 0
                 let cut = urgent.take()
                 if let number = lone, cut || burst.load(ordering: .relaxed) != number { lone = nil }
-                let slice = lone == nil ? Self.sliceNanoseconds : Self.quietSliceNanoseconds
+                let slice = lone == nil ? sliceNanoseconds : loneBurstSliceNanoseconds
                 if cut || NIODeadline.now().uptimeNanoseconds &- sliceStart >= UInt64(slice) {
                     eventLoop.scheduleTask(in: .nanoseconds(Self.yieldNanoseconds)) { [lone] in
                         self.drain(lone: lone)
@@ -344,7 +333,6 @@ final class UrgentWork: Sendable {
     private let flag = Atomic<Bool>(false)
 
     func raise() {
-        guard RealtimeLoopInbox.yieldsToUrgent else { return }
         flag.store(true, ordering: .relaxed)
     }
 
@@ -357,6 +345,8 @@ final class UrgentWork: Sendable {
 /// One `RealtimeLoopInbox` per event loop, created with the loop's first connection, and the
 /// count of deliveries waiting on all of them (the hold on reading).
 final class RealtimeLoopInboxes: Sendable {
+    let tuning: RealtimeTuning
+
     /// Connections stop reading while more deliveries than this wait…
     static let holdAbove = 65_536
     /// … and read again once fewer than this do.
@@ -367,6 +357,10 @@ final class RealtimeLoopInboxes: Sendable {
     fileprivate let waiting = Atomic<Int>(0)
     /// Some connection holds its reading.
     fileprivate let holding = Atomic<Bool>(false)
+
+    init(tuning: RealtimeTuning = RealtimeTuning()) {
+        self.tuning = tuning
+    }
 
     func inbox(for eventLoop: any EventLoop) -> RealtimeLoopInbox {
         inboxes.withLock { inboxes in

@@ -43,17 +43,8 @@ public enum CallerDrains {
         return key
     }()
 
-    /// `HEARTH_CALLER_DRAINS=0` keeps every round on the writers' queues, for experiments.
-    public static let enabled: Bool = {
-        guard let value = getenv("HEARTH_CALLER_DRAINS") else { return true }
-        return String(cString: value) != "0"
-    }()
-
-    /// `StoreConfiguration.loopJobLimit`'s default: 50 µs, or `HEARTH_LOOP_JOB_NS`.
-    public static let defaultLoopJobLimit: UInt64 = {
-        guard let value = getenv("HEARTH_LOOP_JOB_NS") else { return 50_000 }
-        return UInt64(String(cString: value)) ?? 50_000
-    }()
+    /// `StoreConfiguration.loopJobLimit`'s default: 50 µs.
+    public static let defaultLoopJobLimit: UInt64 = 50_000
 
     /// `StoreConfiguration.homeIdleLimit`'s default: 100 ms.
     public static let defaultHomeIdleLimit: UInt64 = 100_000_000
@@ -80,7 +71,7 @@ public enum CallerDrains {
     /// Runs `body`, keeping the writes it hands to namespace writers; then each writer runs
     /// its share in one round on its home loop (here, when this is the home).
     public static func collect(from caller: Home, _ body: () -> Void) {
-        guard enabled, pthread_getspecific(key) == nil else { return body() }
+        guard pthread_getspecific(key) == nil else { return body() }
         let owed = Owed()
         let pointer = Unmanaged.passRetained(owed).toOpaque()
         pthread_setspecific(key, pointer)

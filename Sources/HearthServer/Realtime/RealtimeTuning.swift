@@ -1,0 +1,37 @@
+/// How an event loop paces the fan-out it delivers to its WebSocket connections
+/// (`RealtimeLoopInbox`, `DeliveryPacing`; docs/realtime.md, "Transport"). The defaults are the
+/// measured ones (docs/benchmarks.md); a test or an operator with another machine may change
+/// them, and `HearthServer.start` refuses values that cannot work.
+public struct RealtimeTuning: Sendable, Equatable {
+    /// How long one slice of a drain runs before the loop serves its sockets again, so a
+    /// publisher's next write and its answer do not wait for a whole fan-out.
+    public var slice: Duration = .microseconds(100)
+    /// The slice while a drain serves a lone burst (no other burst arrived, no write cut it short).
+    public var loneBurstSlice: Duration = .microseconds(500)
+    /// How long a drain waits for more commits while fan-out is sustained; zero: never waits.
+    public var coalesceWait: Duration = .milliseconds(1)
+    /// Fan-out is sustained when the last two bursts began less than this apart.
+    public var sustainedGap: Duration = .milliseconds(1)
+    /// A burst: the pushes of the updates that arrive within this of its first push.
+    public var burstWindow: Duration = .microseconds(250)
+
+    public init() {}
+
+    /// Why these values cannot work, or nil.
+    public var problem: String? {
+        for (name, value) in [("slice", slice), ("loneBurstSlice", loneBurstSlice), ("burstWindow", burstWindow)]
+        where value <= .zero || value > .seconds(1) {
+            return "RealtimeTuning.\(name) must be more than zero and at most 1 s (it is \(value))."
+        }
+        for (name, value) in [("coalesceWait", coalesceWait), ("sustainedGap", sustainedGap)]
+        where value < .zero || value > .seconds(1) {
+            return "RealtimeTuning.\(name) must be between zero and 1 s (it is \(value))."
+        }
+        return nil
+    }
+
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}
