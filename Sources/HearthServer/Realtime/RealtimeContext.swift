@@ -2,13 +2,28 @@ import HearthDatabase
 import Logging
 
 /// What every realtime connection of a server shares: the engine, credentials,
-/// the hub of live connections and the limits.
-struct RealtimeContext: Sendable {
+/// the hub of live connections and the limits. A reference: each connection holds one pointer
+/// to it, not a copy of the configuration and the logger.
+final class RealtimeContext: Sendable {
     let database: Database
     let credentials: RealtimeCredentials
     let hub: RealtimeHub
     let configuration: RealtimeConfiguration
     let logger: Logger
+
+    init(
+        database: Database,
+        credentials: RealtimeCredentials,
+        hub: RealtimeHub,
+        configuration: RealtimeConfiguration,
+        logger: Logger
+    ) {
+        self.database = database
+        self.credentials = credentials
+        self.hub = hub
+        self.configuration = configuration
+        self.logger = logger
+    }
 
     /// The engine of `name`, with its rules (and indexes) loaded first, as REST does.
     func engine(for name: String) async throws -> NamespaceEngine {
