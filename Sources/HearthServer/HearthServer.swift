@@ -163,29 +163,25 @@ public enum HearthServer {
             bodyMemory: service.bodyMemory,
             logger: logger
         )
-        let app = Application(
-            responder: MetricsRouter(
-                inner: RequestRateRouter(
-                    inner: BackupRouter(
-                        inner: AccountsRouter(
-                            inner: CallableRouter(inner: responder, endpoint: callableEndpoint),
-                            endpoint: accountsEndpoint
-                        ),
-                        endpoint: BackupEndpoint(
-                            database: database,
-                            accounts: accounts,
-                            credentials: credentials,
-                            dataDirectory: configuration.dataDirectory,
-                            logger: logger
-                        )
-                    ),
-                    limiter: configuration.connections.maxRequestRatePerAddress.map {
-                        RequestRateLimiter(rate: Double($0), limitsLoopback: configuration.connections.limitsLoopback)
-                    }
-                ),
-                metrics: metrics,
-                credentials: credentials
+        let router = HearthRouter(
+            metrics: metrics,
+            metricsEndpoint: MetricsEndpoint(metrics: metrics, credentials: credentials),
+            limiter: configuration.connections.maxRequestRatePerAddress.map {
+                RequestRateLimiter(rate: Double($0), limitsLoopback: configuration.connections.limitsLoopback)
+            },
+            backup: BackupEndpoint(
+                database: database,
+                accounts: accounts,
+                credentials: credentials,
+                dataDirectory: configuration.dataDirectory,
+                logger: logger
             ),
+            accounts: accountsEndpoint,
+            callables: callableEndpoint,
+            database: responder
+        )
+        let app = Application(
+            responder: router,
             server: server,
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port),

@@ -5,7 +5,7 @@ import Synchronization
 
 /// The server's metrics, recorded through swift-metrics into a Prometheus registry of its own
 /// (one per server, so servers in one process, as in the tests, keep their figures apart) and
-/// served as the Prometheus text format at `GET /metrics` (`MetricsRouter`). Counters move as
+/// served as the Prometheus text format at `GET /metrics` (`MetricsEndpoint`). Counters move as
 /// requests are answered; gauges (connections, process figures, store size) are read when
 /// scraped.
 final class ServerMetrics: Sendable {

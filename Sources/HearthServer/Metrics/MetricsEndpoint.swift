@@ -1,0 +1,25 @@
+import HTTPTypes
+import Hummingbird
+
+/// `GET /metrics`: the Prometheus text format of `ServerMetrics`, for the admin credential only.
+struct MetricsEndpoint: Sendable {
+    static let path = "/metrics"
+
+    let metrics: ServerMetrics
+    let credentials: CredentialResolver
+
+    func respond(to request: Request, query: Substring?) -> Response {
+        guard credentials.isAdmin(request, query: query) else {
+            return ResponseBuilder.json(
+                #"{"error":"GET /metrics needs the admin credential: 'Authorization: Bearer <admin secret>'."}"#,
+                status: .unauthorized
+            )
+        }
+        let headers: HTTPFields = [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-cache"]
+        return Response(
+            status: .ok,
+            headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.scrape()))
+        )
+    }
+}

@@ -1,0 +1,45 @@
+import Hummingbird
+
+/// The server's routing table: which way in a request takes, decided once from its method and
+/// target, in this order. Preflights (`OPTIONS`) of every path go to the database's responder,
+/// which answers CORS for all of them.
+///
+/// | route | requests | entry point |
+/// | --- | --- | --- |
+/// | `metrics` | `GET`/`HEAD /metrics` | `MetricsEndpoint` (admin) |
+/// | `backup` | `/.backup` | `BackupEndpoint` (admin) |
+/// | `accounts` | `/identitytoolkit.googleapis.com/v1/…`, `/securetoken.googleapis.com/v1/token` | `AccountsEndpoint` |
+/// | `callable` | `/functions/NAME`, `/PROJECT/REGION/NAME` | `CallableEndpoint` |
+/// | `database` | everything else: REST `*.json`, SSE, rules, health, the console | `HearthResponder` |
+///
+/// Every route but `metrics` counts against the client address's request rate first.
+enum HearthRoute: Equatable {
+    case metrics(query: Substring?)
+    case backup(query: Substring?)
+    case accounts(AccountsRoute)
+    case callable(CallableRoute)
+    case database
+
+    /// Whether the request counts against its client address's rate (all but the scrape).
+    var countsAgainstRate: Bool {
+        if case .metrics = self { return false }
+        return true
+    }
+
+    init(_ request: Request, target: (path: Substring, query: Substring?)) {
+        let path = target.path
+        if path == MetricsEndpoint.path, request.method == .get || request.method == .head {
+            self = .metrics(query: target.query)
+        } else if request.method == .options {
+            self = .database
+        } else if path == BackupEndpoint.path {
+            self = .backup(query: target.query)
+        } else if let route = AccountsRoute(target: request.head.path ?? "/") {
+            self = .accounts(route)
+        } else if let route = CallableRoute(target: request.head.path ?? "/") {
+            self = .callable(route)
+        } else {
+            self = .database
+        }
+    }
+}
