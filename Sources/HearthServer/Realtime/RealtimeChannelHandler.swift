@@ -7,6 +7,8 @@ import NIOWebSocket
 
 extension ListenRegistration: RealtimeListenHandle {}
 
+extension RealtimeChannelHandler: RealtimeTickable {}
+
 /// One realtime WebSocket connection on its event loop, after the upgrade: it feeds the
 /// connection's events to its `RealtimeConnection` (which owns the `RealtimeSession` and
 /// decides what happens, in which order) and performs the actions it returns — frames,
