@@ -15,7 +15,7 @@ public struct StoreConfiguration: Sendable {
     /// its keys into the memtable's skip list, a search that chases pointers through all of it:
     /// hot keys (counters, presence, chat lists) rewritten again and again fill it with versions,
     /// and a larger memtable makes every insert slower. 8 MiB ran the 100-member fan-out write
-    /// 1.3–1.6× as fast as 32 MiB (docs/benchmarks.md, "Issue 14, second pass").
+    /// 1.3–1.6× as fast as 32 MiB (docs/decisions/0006-leveldb-write-buffer-8-mib.md).
     public var writeBufferSize: Int
     /// The write triggers and durable commit observers of each namespace (see `WriteTrigger`).
     public var triggers: WriteTriggers

@@ -1,7 +1,7 @@
 /// How an event loop paces the fan-out it delivers to its WebSocket connections
 /// (`RealtimeLoopInbox`, `DeliveryPacing`; docs/realtime.md, "Transport"). The defaults are the
-/// measured ones (docs/benchmarks.md); a test or an operator with another machine may change
-/// them, and `HearthServer.start` refuses values that cannot work.
+/// measured ones (docs/decisions/0008-fan-out-drain-pacing.md); a test or an operator with
+/// another machine may change them, and `HearthServer.start` refuses values that cannot work.
 public struct RealtimeTuning: Sendable, Equatable {
     /// How long one slice of a drain runs before the loop serves its sockets again, so a
     /// publisher's next write and its answer do not wait for a whole fan-out.
