@@ -7,7 +7,7 @@ import NIOWebSocket
 
 extension ListenRegistration: RealtimeListenHandle {}
 
-extension RealtimeChannelHandler: RealtimeTickable {}
+extension RealtimeChannelHandler: RealtimeTickable, RealtimeWriteAnswering {}
 
 /// One realtime WebSocket connection on its event loop, after the upgrade: it feeds the
 /// connection's events to its `RealtimeConnection` (which owns the `RealtimeSession` and

@@ -2,12 +2,19 @@ import HearthProtocol
 import NIOCore
 import Synchronization
 
+/// What a write's answer goes to: a connection confined to its event loop.
+protocol RealtimeWriteAnswering: AnyObject, Sendable {
+    /// Called on the connection's loop.
+    func completed(_ outcome: RequestOutcome, for requestID: RequestID)
+}
+
 /// The outcomes of writes for the WebSocket connections of one event loop, handed over from the
 /// namespace writers' threads: a writer's round completes many writes at once, and they reach
-/// the loop with one `execute` (one task, one wake-up) rather than one each.
-final class RealtimeLoopCompletions: Sendable {
+/// the loop with one `execute` (one task, one wake-up) rather than one each, in the order they
+/// completed.
+final class RealtimeLoopCompletions<Connection: RealtimeWriteAnswering>: Sendable {
     struct Completion: Sendable {
-        let handler: RealtimeChannelHandler
+        let handler: Connection
         let outcome: RequestOutcome
         let requestID: RequestID
     }
@@ -32,7 +39,7 @@ final class RealtimeLoopCompletions: Sendable {
     }
 
     /// From any thread: `handler`'s write `requestID` finished with `outcome`.
-    func complete(_ handler: RealtimeChannelHandler, _ outcome: RequestOutcome, for requestID: RequestID) {
+    func complete(_ handler: Connection, _ outcome: RequestOutcome, for requestID: RequestID) {
         let schedule = pending.withLock { pending -> Bool in
             pending.items.append(Completion(handler: handler, outcome: outcome, requestID: requestID))
             if pending.scheduled { return false }

@@ -95,7 +95,7 @@ final class RealtimeLoopInbox: Sendable {
     /// Runs the tasks of the connections' short database actions on this loop.
     let executor: EventLoopTaskExecutor
     /// Hands the outcomes of this loop's connections' writes over, a writer's round at a time.
-    let completions: RealtimeLoopCompletions
+    let completions: RealtimeLoopCompletions<RealtimeChannelHandler>
     private let all: RealtimeLoopInboxes
     private let allocator = ByteBufferAllocator()
     private let pending: Mutex<Pending>
