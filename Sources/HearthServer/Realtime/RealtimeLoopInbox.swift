@@ -56,8 +56,8 @@ final class RealtimeLoopInbox: Sendable {
         var pacing: DeliveryPacing
     }
 
-    /// What only the loop touches.
-    private final class LoopState: @unchecked Sendable {
+    /// What only the loop touches (reached through `state`, which checks the thread).
+    private final class LoopState {
         /// The batch being drained: `items[grouped...]` still to group by connection, then
         /// `touched[served...]` still to serve.
         var items: [Item] = []
@@ -104,7 +104,10 @@ final class RealtimeLoopInbox: Sendable {
     /// The drain scheduled is one that waits (`DeliveryPacing`) and has not begun: a write's
     /// answer then starts one at once instead of waiting with the pushes.
     private let drainWaits = Atomic<Bool>(false)
-    private let state = LoopState()
+    private let loopState: NIOLoopBound<LoopState>
+    /// The loop's own state; a precondition checks the caller is on the loop. Each method takes
+    /// it once.
+    private var state: LoopState { loopState.value }
 
     /// This loop, as a thread that runs namespace writers' rounds.
     private let home: CallerDrains.Home
@@ -112,7 +115,9 @@ final class RealtimeLoopInbox: Sendable {
     /// slice at its next check, so the write is not kept waiting behind the fan-out.
     private let urgent: UrgentWork
 
+    /// Made on `eventLoop` (with the loop's first connection).
     init(eventLoop: any EventLoop, all: RealtimeLoopInboxes) {
+        loopState = NIOLoopBound(LoopState(), eventLoop: eventLoop)
         let tuning = all.tuning
         sliceNanoseconds = RealtimeTuning.nanoseconds(tuning.slice)
         loneBurstSliceNanoseconds = RealtimeTuning.nanoseconds(tuning.loneBurstSlice)
@@ -241,10 +246,10 @@ final class RealtimeLoopInbox: Sendable {
         var steps = 0
         while true {
             if state.grouped < state.items.count {
-                group(state.grouped)
+                group(state.grouped, in: state)
                 state.grouped += 1
             } else if state.served < state.touched.count {
-                steps += serve(state.served)
+                steps += serve(state.served, in: state)
                 state.served += 1
             } else if !nextBatch() {
                 return
@@ -266,8 +271,7 @@ final class RealtimeLoopInbox: Sendable {
     }
 
     /// Links item `index` behind its connection's earlier items of the batch.
-    private func group(_ index: Int) {
-        let state = self.state
+    private func group(_ index: Int, in state: LoopState) {
         let handler = state.items[index].handler
         let item = Int32(index)
         state.next.append(-1)
@@ -285,8 +289,7 @@ final class RealtimeLoopInbox: Sendable {
 
     /// Hands connection `slot` its deliveries of the batch, in order, and flushes it once.
     /// Returns the number of deliveries.
-    private func serve(_ slot: Int) -> Int {
-        let state = self.state
+    private func serve(_ slot: Int, in state: LoopState) -> Int {
         let handler = state.touched[slot]
         handler.inboxSlot = -1
         handler.beginDeliveries()
