@@ -391,6 +391,8 @@ struct RealtimeConnectionTests {
         connection.tick(now: Self.at(seconds: 30)) { false }
         #expect(Self.actions(&connection) == ["ping", "flush"])
         connection.tick(now: Self.at(seconds: 60)) { false }
+        #expect(Self.actions(&connection) == [], "the first tick past the timeout only notes it")
+        connection.tick(now: Self.at(seconds: 65)) { false }
         #expect(Self.actions(&connection) == ["drop"])
     }
 
@@ -421,7 +423,8 @@ struct RealtimeConnectionTests {
         #expect(connection.currentSession.phase == .open)
     }
 
-    /// Silent for the whole timeout: dropped, not a moment earlier; pinged halfway.
+    /// Silent for the whole timeout: dropped at the next tick that still finds it so, not
+    /// earlier; pinged halfway.
     @Test func aPeerSilentForTheLivenessTimeoutIsDropped() {
         var connection = Self.connection(livenessTimeout: .seconds(90), authOrListenTimeout: nil)
         connection.tick(now: Self.at(seconds: 40)) { false }
@@ -431,7 +434,24 @@ struct RealtimeConnectionTests {
         connection.tick(now: Self.at(seconds: 89)) { false }
         #expect(Self.actions(&connection) == [], "one ping per silence")
         connection.tick(now: Self.at(seconds: 90)) { false }
+        #expect(Self.actions(&connection) == [])
+        connection.tick(now: Self.at(seconds: 95)) { false }
         #expect(Self.actions(&connection) == ["drop"])
+    }
+
+    /// A loop kept busy past a tick runs it before reading what waited in the socket: the
+    /// first tick past the timeout does not drop a client whose frame is read just after it.
+    @Test func aFrameReadJustAfterALateTickKeepsTheConnection() {
+        var connection = Self.connection(livenessTimeout: .seconds(90), authOrListenTimeout: nil)
+        connection.frameArrived()
+        connection.tick(now: Self.at(seconds: 5)) { false }
+        connection.tick(now: Self.at(seconds: 100)) { false }  // late: the loop was busy
+        _ = Self.actions(&connection)
+        connection.frameArrived()  // what waited in the socket, read after the tick
+        connection.tick(now: Self.at(seconds: 105)) { false }
+        #expect(Self.actions(&connection) == [])
+        connection.tick(now: Self.at(seconds: 190)) { false }
+        #expect(Self.actions(&connection) == ["ping", "flush"], "silent again since 105 s: pinged, not dropped")
     }
 
     /// A connection whose reading is held has frames waiting in its socket: it is not silent.
@@ -443,6 +463,7 @@ struct RealtimeConnectionTests {
         connection.tick(now: Self.at(seconds: 289)) { false }
         #expect(Self.actions(&connection) == ["ping", "flush"])
         connection.tick(now: Self.at(seconds: 290)) { false }
+        connection.tick(now: Self.at(seconds: 295)) { false }
         #expect(Self.actions(&connection) == ["drop"])
     }
 

@@ -69,7 +69,7 @@ struct WebSocketPingTests {
     @Test func silentPeerIsDroppedAndAnsweringPeerStays() async throws {
         try await TestServer.with(prepare: { configuration, _ in
             configuration.realtime.tickInterval = .milliseconds(50)
-            configuration.realtime.livenessTimeout = .milliseconds(1000)
+            configuration.realtime.livenessTimeout = .milliseconds(2000)
         }) { server in
             let port = server.port
             // Two raw sockets (they never answer pings on their own): one stays silent, the

@@ -35,18 +35,26 @@ extension RealtimeConnection {
 
     /// Liveness: drops a connection silent for the whole `livenessTimeout` (true: dropped),
     /// pings one silent for half of it. A connection whose reading is held (its backlog or the
-    /// loop's fan-out) is not silent: its frames wait in the socket.
+    /// loop's fan-out) is not silent: its frames wait in the socket. The drop comes at the
+    /// second tick that finds the timeout passed: a loop kept busy past a tick runs that tick
+    /// before it reads what waited in its sockets meanwhile, so one tick alone could take a
+    /// talking client for a silent one.
     private mutating func checkPeer(_ ms: Int64) -> Bool {
         guard let timeout = limits.livenessTimeout else { return false }
         if sawInbound || readHeld {
             sawInbound = false
             pingSent = false
+            silenceSeen = false
             lastHeard = ms
             return false
         }
         let silent = ms - lastHeard
         let limit = Self.milliseconds(timeout)
         if silent >= limit {
+            guard silenceSeen else {
+                silenceSeen = true
+                return false
+            }
             urgent.append(.dropConnection)
             return true
         }

@@ -102,6 +102,8 @@ struct RealtimeConnection<Registration: RealtimeListenHandle> {
     /// saw it, ms since 1970).
     var sawInbound = false
     var pingSent = false
+    /// A tick found the timeout passed (the next one that still does drops the connection).
+    var silenceSeen = false
     var lastHeard: Int64 = 0
     /// When a connection that has not authenticated, listened or registered an onDisconnect
     /// operation is closed if it stays silent until then (ms since 1970; 0: never).
