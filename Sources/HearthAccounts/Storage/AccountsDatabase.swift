@@ -79,6 +79,7 @@ final class AccountsDatabase: Sendable {
                 do throws(AccountsError) {
                     let value = try body(&changes)
                     if !changes.entries.isEmpty { try file.apply(changes.entries, sync: sync) }
+                    for action in changes.committed { action() }
                     continuation.resume(returning: .success(value))
                 } catch {
                     continuation.resume(returning: .failure(error))
@@ -91,6 +92,11 @@ final class AccountsDatabase: Sendable {
     /// The puts and deletes of one batch.
     struct Changes {
         fileprivate(set) var entries: [(key: String, value: [UInt8]?)] = []
+        /// Run on the writer's queue once the batch is applied, before the next batch: what
+        /// must follow the commits in their order (the revocation registry).
+        fileprivate(set) var committed: [@Sendable () -> Void] = []
+
+        mutating func onCommit(_ action: @escaping @Sendable () -> Void) { committed.append(action) }
 
         mutating func put<Value: Encodable>(_ key: String, _ value: Value) throws(AccountsError) {
             do {

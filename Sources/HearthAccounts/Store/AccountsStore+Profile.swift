@@ -94,14 +94,14 @@ extension AccountsStore {
             if reason != nil, !account.disabled, let provider {
                 tokens = try issue(account, provider: provider, authTime: account.validSince, into: &batch)
             }
+            if reason != nil || changes.disabled == false {
+                // The owner got new tokens: give its live connections time to switch to them.
+                let grace = reason != nil && tokens != nil ? configuration.liveSessionGrace : .zero
+                updateRevocation(of: account, liveGrace: grace, in: &batch)
+            }
             return (account, reason, tokens)
         }
-        if let reason {
-            // The owner got new tokens: give its live connections time to switch to them.
-            revoked(updated, reason: reason, liveGrace: tokens == nil ? .zero : configuration.liveSessionGrace)
-        } else if changes.disabled == false {
-            revocations.set(uid, RevocationRegistry.entry(for: updated))
-        }
+        if let reason { revoked(updated, reason: reason) }
         return (updated, tokens)
     }
 
@@ -125,9 +125,11 @@ extension AccountsStore {
                 batch.delete(AccountsDatabase.userRefreshKey(uid, digest))
             }
             try batch.put(AccountsDatabase.tombstoneKey(uid), Tombstone(deletedAt: deletedAt))
+            batch.onCommit { [revocations] in
+                revocations.set(uid, .init(validSince: deletedAt, disabled: false, deleted: true))
+            }
             return account
         }
-        revocations.set(uid, .init(validSince: deletedAt, disabled: false, deleted: true))
         revocations.publish(Revocation(uid: uid, validSince: deletedAt, reason: .deleted))
         logger.info("account deleted", metadata: ["hearth.uid": "\(account.localId)"])
     }

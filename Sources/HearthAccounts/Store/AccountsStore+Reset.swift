@@ -88,6 +88,7 @@ extension AccountsStore {
             account.emailVerified = true
             account.validSince = max(account.validSince, now / 1000 + 1)
             try batch.put(AccountsDatabase.accountKey(account.localId), account)
+            updateRevocation(of: account, in: &batch)
             return account
         }
         revoked(account, reason: .passwordChanged)

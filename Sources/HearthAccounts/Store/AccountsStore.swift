@@ -172,8 +172,21 @@ public final class AccountsStore: Sendable {
 
     /// Applies a revocation to the in-memory registry and tells the observers; live
     /// connections keep their authentication for `liveGrace`.
-    func revoked(_ account: AccountRecord, reason: RevocationReason, liveGrace: Duration = .zero) {
-        revocations.set(account.localId, RevocationRegistry.entry(for: account, liveGrace: liveGrace))
+    /// Sets `account`'s revocation entry once `changes` commit, on the accounts' writer: entries
+    /// reach the registry in commit order (two changes of one account set after their writes
+    /// returned could land in the other order: a delete overwritten by an earlier update left
+    /// the deleted account's tokens good until a restart).
+    func updateRevocation(
+        of account: AccountRecord,
+        liveGrace: Duration = .zero,
+        in changes: inout AccountsDatabase.Changes
+    ) {
+        let entry = RevocationRegistry.entry(for: account, liveGrace: liveGrace)
+        changes.onCommit { [revocations, uid = account.localId] in revocations.set(uid, entry) }
+    }
+
+    /// Tells the revocation's listeners (after `updateRevocation`'s commit).
+    func revoked(_ account: AccountRecord, reason: RevocationReason) {
         revocations.publish(Revocation(uid: account.localId, validSince: account.validSince, reason: reason))
         logger.info(
             "account tokens revoked",
