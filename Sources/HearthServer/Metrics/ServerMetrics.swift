@@ -151,10 +151,3 @@ final class ServerMetrics: Sendable {
         return total
     }
 }
-
-extension Duration {
-    /// The whole nanoseconds of the duration.
-    var nanoseconds: Int64 {
-        components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
-    }
-}

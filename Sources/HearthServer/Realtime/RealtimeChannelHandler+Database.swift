@@ -90,7 +90,7 @@ extension RealtimeChannelHandler {
         frames.write(
             WebSocketFrameBytes.close(code: code.rawValue, reason: reason, allocator: context.channel.allocator)
         )
-        let timeout = TimeAmount.nanoseconds(RealtimeTicker.nanoseconds(configuration.closeTimeout))
+        let timeout = TimeAmount.nanoseconds(configuration.closeTimeout.nanoseconds)
         closeTimer = eventLoop.scheduleTask(in: timeout) { [self] in
             if let context = self.context {
                 logger.debug("realtime close not answered; dropping the connection")

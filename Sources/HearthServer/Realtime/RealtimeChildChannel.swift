@@ -80,10 +80,7 @@ struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
         return channel.eventLoop.makeCompletedFuture {
             #if os(Linux)
             if let unacknowledgedTimeout {
-                let milliseconds =
-                    unacknowledgedTimeout.components.seconds * 1000
-                    + unacknowledgedTimeout.components.attoseconds / 1_000_000_000_000_000
-                try? channel.syncOptions?.setOption(Self.tcpUserTimeout, value: Int(milliseconds))
+                try? channel.syncOptions?.setOption(Self.tcpUserTimeout, value: Int(unacknowledgedTimeout.milliseconds))
             }
             #endif
             let eventLoop = channel.eventLoop

@@ -11,7 +11,7 @@ extension RealtimeConnection {
         let ms = now.millisecondsSince1970
         if checkPeer(ms) { return }
         if authOrListenDeadline > 0, let timeout = limits.authOrListenTimeout {
-            let next = ms + Self.milliseconds(timeout)
+            let next = ms + timeout.milliseconds
             if requestSinceTick {
                 requestSinceTick = false
                 authOrListenDeadline = next
@@ -49,7 +49,7 @@ extension RealtimeConnection {
             return false
         }
         let silent = ms - lastHeard
-        let limit = Self.milliseconds(timeout)
+        let limit = timeout.milliseconds
         if silent >= limit {
             guard silenceSeen else {
                 silenceSeen = true

@@ -137,7 +137,7 @@ struct RealtimeConnection<Registration: RealtimeListenHandle> {
     mutating func start(host: String, now: Timestamp) {
         let ms = now.millisecondsSince1970
         lastHeard = ms
-        if let timeout = limits.authOrListenTimeout { authOrListenDeadline = ms + Self.milliseconds(timeout) }
+        if let timeout = limits.authOrListenTimeout { authOrListenDeadline = ms + timeout.milliseconds }
         insertNext(session.connected(host: host, now: now).map(Step.session))
     }
 
@@ -315,10 +315,5 @@ struct RealtimeConnection<Registration: RealtimeListenHandle> {
         } else {
             steps.insert(contentsOf: next, at: stepIndex)
         }
-    }
-
-    static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }

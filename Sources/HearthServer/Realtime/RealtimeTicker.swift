@@ -39,7 +39,7 @@ final class RealtimeTicker: Sendable {
         member.tickSlot = box.value.members.count
         box.value.members.append(member)
         guard box.value.task == nil else { return }
-        let amount = TimeAmount.nanoseconds(max(1_000_000, Self.nanoseconds(interval)))
+        let amount = TimeAmount.nanoseconds(max(1_000_000, interval.nanoseconds))
         let clock = self.clock
         box.value.task = loop.scheduleRepeatedTask(initialDelay: amount, delay: amount) { _ in
             let now = clock()
@@ -98,9 +98,4 @@ final class RealtimeTicker: Sendable {
 
     /// The loops with members now (tests).
     var loopCount: Int { loops.withLock { $0.count } }
-
-    static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
 }

@@ -29,9 +29,4 @@ public struct RealtimeTuning: Sendable, Equatable {
         }
         return nil
     }
-
-    static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
 }
