@@ -135,8 +135,7 @@ public final class AccountsStore: Sendable {
         }
         guard let account = database.account(uid: token.uid) else { throw AccountsError(.userNotFound) }
         if account.disabled { throw AccountsError(.userDisabled) }
-        // An unsigned `--emulator` token's times are not checked (`IDTokenVerifier`).
-        if token.expiresAt != nil, token.authTime < account.validSince { throw AccountsError(.tokenExpired) }
+        if let signedIn = token.signedInAt, signedIn < account.validSince { throw AccountsError(.tokenExpired) }
         return (account, token)
     }
 

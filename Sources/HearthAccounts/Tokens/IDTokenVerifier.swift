@@ -192,6 +192,11 @@ public struct VerifiedIDToken: Sendable, Equatable {
     public var expiresAt: Double?
     /// The payload JSON, verbatim: every claim.
     public var claimsJSON: [UInt8]
+
+    /// When the user signed in, as revocations compare it (`authTime`); nil for an unsigned
+    /// token (`--emulator`), whose times are not checked: only disabling or deleting its account
+    /// ends it.
+    public var signedInAt: Int64? { expiresAt == nil ? nil : authTime }
 }
 
 /// Why `IDTokenVerifier` refused a token. Each caller words it its own way (the database's

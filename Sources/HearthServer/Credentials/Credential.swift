@@ -35,7 +35,7 @@ extension UserClaims {
             provider: token.provider,
             claimsJSON: token.claimsJSON,
             expiresAt: token.expiresAt,
-            signedInAt: token.expiresAt == nil ? nil : token.authTime
+            signedInAt: token.signedInAt
         )
     }
 }
