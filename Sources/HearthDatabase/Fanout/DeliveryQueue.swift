@@ -38,7 +38,7 @@ final class DeliveryQueue: Sendable {
                     idle = true
                     return false
                 }
-            case .activate, .barrier:
+            case .activate:
                 break
             }
             inbox.jobs.append(job)
@@ -55,7 +55,7 @@ final class DeliveryQueue: Sendable {
 
     /// Returns once every job enqueued before the call is done.
     func barrier() async {
-        await withCheckedContinuation { continuation in enqueue(.barrier(continuation)) }
+        await withCheckedContinuation { continuation in enqueue(.after { continuation.resume() }) }
     }
 
     private func drain() async {

@@ -42,9 +42,6 @@ actor Fanout {
                 await activate(id, sequence: sequence, window: window)
             case .unregister(let id):
                 unregister(id)
-            case .barrier(let continuation):
-                await flushDirty()
-                continuation.resume()
             case .after(let action):
                 await flushDirty()
                 action()

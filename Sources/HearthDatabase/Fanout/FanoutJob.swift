@@ -11,8 +11,7 @@ enum FanoutJob: Sendable {
     case activate(id: UInt64, sequence: UInt64, window: QueryWindow?)
     /// The listener is gone.
     case unregister(id: UInt64)
-    /// Resumed once every earlier job is done.
-    case barrier(CheckedContinuation<Void, Never>)
-    /// Called once every earlier job is done and its updates handed to their subscribers.
+    /// Called once every earlier job is done and its updates handed to their subscribers (at
+    /// once when the queue is idle).
     case after(@Sendable () -> Void)
 }

@@ -119,14 +119,14 @@ final class RealtimeLoopInbox: Sendable {
     init(eventLoop: any EventLoop, all: RealtimeLoopInboxes) {
         loopState = NIOLoopBound(LoopState(), eventLoop: eventLoop)
         let tuning = all.tuning
-        sliceNanoseconds = RealtimeTuning.nanoseconds(tuning.slice)
-        loneBurstSliceNanoseconds = RealtimeTuning.nanoseconds(tuning.loneBurstSlice)
+        sliceNanoseconds = tuning.slice.nanoseconds
+        loneBurstSliceNanoseconds = tuning.loneBurstSlice.nanoseconds
         pending = Mutex(
             Pending(
                 pacing: DeliveryPacing(
-                    burstWindow: UInt64(RealtimeTuning.nanoseconds(tuning.burstWindow)),
-                    sustainedGap: UInt64(RealtimeTuning.nanoseconds(tuning.sustainedGap)),
-                    coalesce: RealtimeTuning.nanoseconds(tuning.coalesceWait)
+                    burstWindow: UInt64(tuning.burstWindow.nanoseconds),
+                    sustainedGap: UInt64(tuning.sustainedGap.nanoseconds),
+                    coalesce: tuning.coalesceWait.nanoseconds
                 )
             )
         )
@@ -149,7 +149,9 @@ final class RealtimeLoopInbox: Sendable {
         all.waiting.add(1, ordering: .relaxed)
         var isAnswer = false
         if case .answer = delivery { isAnswer = true }
-        let start = pending.withLock { pending -> DeliveryPacing.Start?? in
+        /// What this append asks of the loop: nothing (a drain is coming), or a drain.
+        enum Drain { case none, now(lone: UInt64?), after(nanoseconds: Int64) }
+        let drain = pending.withLock { pending -> Drain in
             pending.items.append(Item(handler: handler, delivery: delivery))
             if case .update(let update, _, _) = delivery,
                 pending.pacing.arrived(ObjectIdentifier(update), now: { NIODeadline.now().uptimeNanoseconds })
@@ -157,22 +159,24 @@ final class RealtimeLoopInbox: Sendable {
                 burst.store(pending.pacing.burst, ordering: .relaxed)
             }
             if pending.scheduled {
-                return isAnswer && drainWaits.exchange(false, ordering: .relaxed) ? .some(nil) : nil
+                return isAnswer && drainWaits.exchange(false, ordering: .relaxed) ? .now(lone: nil) : .none
             }
             pending.scheduled = true
-            if isAnswer { return .some(nil) }
-            let start = pending.pacing.start
-            if case .after = start { drainWaits.store(true, ordering: .relaxed) }
-            return start
+            if isAnswer { return .now(lone: nil) }
+            switch pending.pacing.start {
+            case .now(let lone):
+                return .now(lone: lone)
+            case .after(let wait):
+                drainWaits.store(true, ordering: .relaxed)
+                return .after(nanoseconds: wait)
+            }
         }
-        switch start {
-        case nil:
+        switch drain {
+        case .none:
             break
-        case .some(nil):
-            eventLoop.execute { self.drain(lone: nil) }
-        case .some(.now(let lone)):
+        case .now(let lone):
             eventLoop.execute { self.drain(lone: lone) }
-        case .some(.after(let wait)):
+        case .after(let wait):
             eventLoop.scheduleTask(in: .nanoseconds(wait)) { self.drain(lone: nil) }
         }
     }
