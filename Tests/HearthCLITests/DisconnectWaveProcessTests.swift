@@ -35,9 +35,7 @@ struct DisconnectWaveProcessTests {
 
     static func openConnections(_ server: ProcessTestServer) async throws -> Int {
         let reply = try await server.request("GET", "/metrics", admin: true)
-        guard reply.status == 200,
-            let line = reply.body.split(separator: "\n").first(where: { $0.hasPrefix("hearth_open_connections ") }),
-            let value = Double(line.split(separator: " ").last ?? "")
+        guard reply.status == 200, let value = PrometheusText.sample("hearth_open_connections", in: reply.body)
         else { throw TestFailure("no hearth_open_connections in /metrics: \(reply.status)") }
         return Int(value)
     }

@@ -224,9 +224,7 @@ struct ConnectionEndTests {
             "/metrics",
             headers: [("Authorization", "Bearer \(TestServer.adminSecret)")]
         )
-        guard reply.status == 200,
-            let line = reply.body.split(separator: "\n").first(where: { $0.hasPrefix("hearth_open_connections ") }),
-            let value = Double(line.split(separator: " ").last ?? "")
+        guard reply.status == 200, let value = PrometheusText.sample("hearth_open_connections", in: reply.body)
         else { throw TestFailure("no hearth_open_connections in /metrics: \(reply.status)") }
         return Int(value)
     }

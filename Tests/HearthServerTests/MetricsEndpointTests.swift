@@ -5,14 +5,6 @@ import Testing
 /// `GET /metrics`: the admin's Prometheus text, with requests counted by route and status,
 /// sign-ins, connections, the store's size and the process's figures.
 @Suite struct MetricsEndpointTests {
-    /// The value of the sample `name` (with its labels, as written) in `text`.
-    static func sample(_ name: String, in text: String) -> Double? {
-        for line in text.split(separator: "\n") where line.hasPrefix(name + " ") {
-            return Double(line.dropFirst(name.count + 1))
-        }
-        return nil
-    }
-
     @Test func onlyTheAdminReadsThePrometheusText() async throws {
         try await AccountsClient.withServer { accounts in
             let server = accounts.server
@@ -38,7 +30,7 @@ import Testing
                 "/metrics",
                 headers: [("Authorization", "Bearer \(TestServer.adminSecret)")]
             )
-            #expect(Self.sample(#"hearth_listeners{namespace="default"}"#, in: listening.body) == 1)
+            #expect(PrometheusText.sample(#"hearth_listeners{namespace="default"}"#, in: listening.body) == 1)
             await listener.close()
             for _ in 0..<3 { _ = try await server.get("/a") }
             #expect(try await server.send("GET", "/missing.json").status == 401)
@@ -59,27 +51,32 @@ import Testing
             #expect(reply.headers["Content-Type"].first?.hasPrefix("text/plain; version=0.0.4") == true)
             let text = reply.body
             #expect(text.contains("# TYPE hearth_http_requests_total counter"))
-            #expect(Self.sample(#"hearth_http_requests_total{route="rest",status="200"}"#, in: text) == 5)
-            #expect(Self.sample(#"hearth_http_requests_total{route="rest",status="401"}"#, in: text) == 1)
-            #expect(Self.sample(#"hearth_http_requests_total{route="metrics",status="401"}"#, in: text) == 2)
-            #expect(Self.sample(#"hearth_sign_ins_total{result="success"}"#, in: text) == 1)
-            #expect(Self.sample(#"hearth_sign_ins_total{result="failure"}"#, in: text) == 1)
+            #expect(PrometheusText.sample(#"hearth_http_requests_total{route="rest",status="200"}"#, in: text) == 5)
+            #expect(PrometheusText.sample(#"hearth_http_requests_total{route="rest",status="401"}"#, in: text) == 1)
+            #expect(PrometheusText.sample(#"hearth_http_requests_total{route="metrics",status="401"}"#, in: text) == 2)
+            #expect(PrometheusText.sample(#"hearth_sign_ins_total{result="success"}"#, in: text) == 1)
+            #expect(PrometheusText.sample(#"hearth_sign_ins_total{result="failure"}"#, in: text) == 1)
             #expect(text.contains(#"hearth_http_request_duration_seconds_bucket{route="rest",le="0.001"}"#))
-            #expect((Self.sample("hearth_open_connections", in: text) ?? 0) >= 1)
-            #expect(Self.sample(#"hearth_writes_total{namespace="default"}"#, in: text) == 2)
-            #expect(Self.sample(#"hearth_deliveries_total{namespace="default"}"#, in: text) == 2)
-            #expect(Self.sample(#"hearth_rules_denials_total{namespace="default",operation="read"}"#, in: text) == 1)
+            #expect((PrometheusText.sample("hearth_open_connections", in: text) ?? 0) >= 1)
+            #expect(PrometheusText.sample(#"hearth_writes_total{namespace="default"}"#, in: text) == 2)
+            #expect(PrometheusText.sample(#"hearth_deliveries_total{namespace="default"}"#, in: text) == 2)
+            #expect(
+                PrometheusText.sample(#"hearth_rules_denials_total{namespace="default",operation="read"}"#, in: text)
+                    == 1
+            )
             // Each write acknowledged, each commit fanned out to its listener, timed.
-            #expect(Self.sample(#"hearth_write_duration_seconds_count{namespace="default"}"#, in: text) == 2)
-            #expect(Self.sample(#"hearth_delivery_duration_seconds_count{namespace="default"}"#, in: text) == 2)
+            #expect(PrometheusText.sample(#"hearth_write_duration_seconds_count{namespace="default"}"#, in: text) == 2)
+            #expect(
+                PrometheusText.sample(#"hearth_delivery_duration_seconds_count{namespace="default"}"#, in: text) == 2
+            )
             #expect(text.contains(#"hearth_write_duration_seconds_bucket{namespace="default",le="0.00025"}"#))
-            #expect(Self.sample(#"hearth_listeners{namespace="default"}"#, in: text) != nil)
-            #expect((Self.sample("hearth_store_size_bytes", in: text) ?? 0) > 0)
+            #expect(PrometheusText.sample(#"hearth_listeners{namespace="default"}"#, in: text) != nil)
+            #expect((PrometheusText.sample("hearth_store_size_bytes", in: text) ?? 0) > 0)
             // Per namespace: LevelDB's estimate of its table files (0 while all is in the memtable).
-            #expect(Self.sample(#"hearth_namespace_store_bytes{namespace="default"}"#, in: text) != nil)
-            #expect((Self.sample("process_resident_memory_bytes", in: text) ?? 0) > 1_000_000)
-            #expect((Self.sample("process_open_fds", in: text) ?? 0) > 3)
-            #expect((Self.sample("process_cpu_seconds", in: text) ?? 0) > 0)
+            #expect(PrometheusText.sample(#"hearth_namespace_store_bytes{namespace="default"}"#, in: text) != nil)
+            #expect((PrometheusText.sample("process_resident_memory_bytes", in: text) ?? 0) > 1_000_000)
+            #expect((PrometheusText.sample("process_open_fds", in: text) ?? 0) > 3)
+            #expect((PrometheusText.sample("process_cpu_seconds", in: text) ?? 0) > 0)
         }
     }
 }

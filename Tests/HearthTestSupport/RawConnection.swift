@@ -51,10 +51,8 @@ public final class RawConnection: @unchecked Sendable {
     /// Drops the connection with a TCP reset.
     public func abortSocket() {
         guard !closed else { return }
-        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
-        setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
         closed = true
-        close(fd)
+        resetAndClose(fd)
     }
 
     /// Half-closes: the server reads the end (FIN) while this side can still read.

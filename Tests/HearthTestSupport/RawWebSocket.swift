@@ -26,10 +26,7 @@ public final class RawWebSocket: @unchecked Sendable {
             close(fd)
             throw RawWebSocketError("connect failed")
         }
-        let request =
-            "GET /.ws?\(query) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        try writeAll(Array(request.utf8))
+        try writeAll(Self.upgradeRequest(port: port, query: query))
         var head: [UInt8] = []
         while !(head.count >= 4 && Array(head.suffix(4)) == Array("\r\n\r\n".utf8)) {
             head.append(try readByte())
@@ -39,6 +36,14 @@ public final class RawWebSocket: @unchecked Sendable {
             close(fd)
             throw RawWebSocketError("upgrade refused: \(status.prefix(40))")
         }
+    }
+
+    /// The bytes of the upgrade request for `/.ws?query`.
+    static func upgradeRequest(port: Int, query: String = "v=5") -> [UInt8] {
+        Array(
+            ("GET /.ws?\(query) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").utf8
+        )
     }
 
     /// Sends one masked text frame.
@@ -145,9 +150,7 @@ public final class RawWebSocket: @unchecked Sendable {
 
     /// Drops the connection with a TCP reset: no close frame.
     public func abort() {
-        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
-        setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
-        close(fd)
+        resetAndClose(fd)
     }
 
     private func writeAll(_ bytes: [UInt8]) throws {
@@ -185,6 +188,13 @@ public final class RawWebSocket: @unchecked Sendable {
         }
         return buffer.removeLast()
     }
+}
+
+/// Closes `fd` with a TCP reset (`SO_LINGER` 0).
+func resetAndClose(_ fd: Int32) {
+    var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+    setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+    close(fd)
 }
 
 /// Reads and drops what `fd` has received and not read, without blocking.

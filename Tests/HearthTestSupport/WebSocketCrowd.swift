@@ -68,11 +68,7 @@ public final class WebSocketCrowd: @unchecked Sendable {
             close(fd)
             throw RawWebSocketError("connect failed (errno \(errno))")
         }
-        let request = Array(
-            ("GET /.ws?v=5 HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").utf8
-        )
-        guard sendAll(fd, request) else {
+        guard sendAll(fd, RawWebSocket.upgradeRequest(port: port)) else {
             close(fd)
             throw RawWebSocketError("the upgrade request could not be sent")
         }
