@@ -73,7 +73,7 @@ let package = Package(
         // database access, and the registry of which namespaces serve which callables.
         .target(
             name: "HearthFunctions",
-            dependencies: ["HearthCore", "HearthStore", "HearthDatabase", "HearthRules", "HearthAccounts"],
+            dependencies: ["HearthCore", "HearthDatabase", "HearthRules", "HearthAccounts"],
             swiftSettings: strict
         ),
         // The chat app's backend: its callables (createChat, createGroup, ...), its message
@@ -81,7 +81,7 @@ let package = Package(
         .target(
             name: "HearthChat",
             dependencies: [
-                "HearthCore", "HearthStore", "HearthAccounts", "HearthFunctions",
+                "HearthCore", "HearthDatabase", "HearthAccounts", "HearthFunctions",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
@@ -91,7 +91,7 @@ let package = Package(
             dependencies: [
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                "HearthCore", "HearthStore", "HearthProtocol", "HearthDatabase", "HearthRules", "HearthAccounts",
+                "HearthCore", "HearthProtocol", "HearthDatabase", "HearthRules", "HearthAccounts",
                 "HearthFunctions",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -112,7 +112,7 @@ let package = Package(
         .executableTarget(
             name: "HearthCLI",
             dependencies: [
-                "HearthCore", "HearthStore", "HearthServer", "HearthRules", "HearthAccounts",
+                "HearthCore", "HearthStore", "HearthDatabase", "HearthServer", "HearthRules", "HearthAccounts",
                 "HearthFunctions", "HearthChat",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -152,13 +152,13 @@ let package = Package(
         // for the tests that kill it (never part of the `hearth` product).
         .target(
             name: "HearthTriggerFixtures",
-            dependencies: ["HearthStore", "HearthCore"],
+            dependencies: ["HearthDatabase", "HearthCore"],
             path: "Tests/HearthTriggerFixtures"
         ),
         .executableTarget(
             name: "hearth-trigger-server",
             dependencies: [
-                "HearthTriggerFixtures", "HearthServer", "HearthStore", "HearthChat",
+                "HearthTriggerFixtures", "HearthServer", "HearthDatabase", "HearthChat",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/HearthTriggerServer"
@@ -180,7 +180,8 @@ let package = Package(
         .testTarget(
             name: "HearthChatTests",
             dependencies: [
-                "HearthChat", "HearthFunctions", "HearthStore", "HearthServer", "HearthCore", "HearthTestSupport",
+                "HearthChat", "HearthFunctions", "HearthStore", "HearthDatabase", "HearthServer", "HearthCore",
+                "HearthTestSupport",
             ]
         ),
         .testTarget(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthChat
+import HearthDatabase
 import HearthStore
 
 /// `hearth chat`: the chat app's maintenance commands.
@@ -37,8 +38,9 @@ struct ChatCheckCommand: AsyncParsableCommand {
         let directory = DataDirectory.path(data, environment)
         _ = LoggingOptions.bootstrap(level: try logging.resolve(environment))
         // With the chat app's lookup indexes, so they are kept and checked, not dropped.
-        var configuration = StoreConfiguration()
-        try ChatApp.registerLookups(in: &configuration.triggers, namespaces: [ns])
+        var lookups = DatabaseTriggers()
+        try ChatApp.registerLookups(in: &lookups, namespaces: [ns])
+        let configuration = StoreConfiguration(triggers: lookups.registered)
         let store = try DataDirectory.open(directory, create: false, configuration: configuration)
         defer { store.close() }
         let namespace: NamespaceStore
@@ -47,8 +49,10 @@ struct ChatCheckCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("Invalid value '\(ns)' for '--ns': \(error)")
         }
-        var outcome = try await namespace.read { ChatConsistencyCheck(reader: $0).run() }
-        outcome.disagreements += try await ChatConsistencyCheck.lookupDisagreements(in: namespace)
+        var outcome = try await namespace.read { ChatConsistencyCheck(snapshot: NamespaceSnapshot(reader: $0)).run() }
+        outcome.disagreements += try await ChatConsistencyCheck.lookupDisagreements(in: namespace.name) { name in
+            try await namespace.lookupDisagreement(name).map { ($0.missing, $0.extra) }
+        }
         for disagreement in outcome.disagreements { print(disagreement) }
         let summary = "chat check of '\(ns)': \(outcome.chats) chats, \(outcome.users) users"
         if outcome.disagreements.isEmpty {

@@ -1,4 +1,5 @@
 import Foundation
+import HearthCore
 import HearthStore
 
 /// Finds and opens a command's data directory, refusing one that a server is using.

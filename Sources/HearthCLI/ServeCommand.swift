@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthAccounts
+import HearthCore
 import HearthServer
 import HearthStore
 import Logging

@@ -1,3 +1,4 @@
+public import HearthCore
 public import HearthStore
 
 extension Database {
@@ -6,8 +7,8 @@ extension Database {
     public func backup(
         accounts: KeyValueDatabase?,
         files: [(name: String, bytes: [UInt8])] = []
-    ) throws -> BackupStream {
-        try BackupStream(store: store, accounts: accounts, files: files)
+    ) throws -> DatabaseBackup {
+        DatabaseBackup(stream: try BackupStream(store: store, accounts: accounts, files: files))
     }
 }
 
@@ -16,4 +17,29 @@ extension Database {
     public func approximateNamespaceSizes() throws -> [String: Int64] {
         try store.approximateNamespaceSizes()
     }
+}
+
+/// A backup being read (`Database.backup(accounts:files:)`): every namespace at one snapshot,
+/// streamed in chunks while writes go on. Used by one caller at a time; `close()` (or the last
+/// reference going) releases the snapshots.
+public final class DatabaseBackup: Sendable {
+    let stream: BackupStream
+
+    init(stream: BackupStream) {
+        self.stream = stream
+    }
+
+    /// Each namespace's sequence number at the snapshot.
+    public var sequences: [String: UInt64] { stream.header.namespaces }
+
+    /// The next chunk of the backup file, nil at its end. Blocks on the disk: call it off the
+    /// event loops.
+    public func next() -> [UInt8]? { stream.next() }
+
+    /// Set when a snapshot read failed (a damaged block): the stream stopped without its end
+    /// record, so no restore takes what was sent for a whole backup.
+    public var failure: StoreError? { stream.failure }
+
+    /// Releases the snapshots.
+    public func close() { stream.close() }
 }

@@ -1,3 +1,4 @@
+public import HearthCore
 public import HearthStore
 public import Logging
 import Synchronization
@@ -96,8 +97,10 @@ public final class Database: Sendable {
 
     /// The rules documents the namespace had in force, oldest first (at most
     /// `Store.rulesHistoryLimit`; see `Store.recordRules`).
-    public func rulesHistory(for name: String) throws -> [Store.RulesVersion] {
-        try store.rulesHistory(name)
+    public func rulesHistory(for name: String) throws -> [RulesVersion] {
+        try store.rulesHistory(name).map {
+            RulesVersion(version: $0.version, publishedAt: $0.publishedAt, origin: $0.origin, text: $0.text)
+        }
     }
 
     /// Replaces the namespace's rules with `text` (its file rewritten) and makes the namespace

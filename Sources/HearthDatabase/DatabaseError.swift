@@ -7,6 +7,7 @@ public struct DatabaseError: Error, Hashable, Sendable, CustomStringConvertible 
             case tooManyOnDisconnectOperations
             case invalidRules
             case unreadableRules
+            case invalidSeed
         }
 
         let kind: Kind
@@ -17,6 +18,8 @@ public struct DatabaseError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let invalidRules = Code(kind: .invalidRules)
         /// A rules file cannot be read (or is not UTF-8).
         public static let unreadableRules = Code(kind: .unreadableRules)
+        /// The seed file cannot be read or is not JSON the database takes.
+        public static let invalidSeed = Code(kind: .invalidSeed)
 
         public var description: String { "\(kind)" }
     }

@@ -206,16 +206,18 @@ public final class NamespaceEngine: Sendable {
 
     /// `write(_:as:)` without a task: `completion` runs on the store's writer and must only hand
     /// the result on (a connection's event loop resumes from there).
+    /// - Parameter pass: the event loop's pass handing its writes over together (`WritePass`).
     public func write(
         _ write: Write,
         as caller: Caller,
+        in pass: WritePass? = nil,
         completion: @escaping @Sendable (Result<WriteResult, Error>) -> Void
     ) {
         var write = write
         write.author = caller.writeAuthor
         if let hash = write.ifMatch { write.ifMatch = Write.storeETag(forClientHash: hash) }
         let (activity, started) = (self.activity, ContinuousClock.now)
-        store.write(write, authorize: writeAuthorizer(for: caller)) { result in
+        store.write(write, authorize: writeAuthorizer(for: caller), in: pass) { result in
             if case .success(.committed) = result { activity.acknowledged(.now - started) }
             completion(result)
         }

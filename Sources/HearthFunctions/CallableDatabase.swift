@@ -1,6 +1,5 @@
 public import HearthCore
 public import HearthDatabase
-import HearthStore
 
 /// What a callable sees of its namespace: reads in one snapshot and atomic multi-path writes,
 /// both as the server itself (rules do not apply; the callable decides who may do what). A
@@ -24,7 +23,7 @@ public struct CallableDatabase: Sendable {
         _ body: @escaping @Sendable (CallableSnapshot) throws(CallableError) -> T
     ) async throws(CallableError) -> T {
         do {
-            return try await engine.readAsServer { reader in try body(CallableSnapshot(reader: reader, reads: nil)) }
+            return try await engine.readAsServer { snapshot in try body(CallableSnapshot(snapshot: snapshot)) }
         } catch let error as CallableError {
             throw error
         } catch {
@@ -54,9 +53,7 @@ public struct CallableDatabase: Sendable {
             let entries = try updates.map { try UpdateEntry(path: $0.path, value: $0.newValue()) }
             let write = Write(.update(.root, entries))
             let guarded = precondition.map { check in
-                { @Sendable (reader: NamespaceReader, reads: ReadLog?) in
-                    check(CallableSnapshot(reader: reader, reads: reads))
-                }
+                { @Sendable (snapshot: NamespaceSnapshot) in check(CallableSnapshot(snapshot: snapshot)) }
             }
             return try await engine.writeAsServer(write, precondition: guarded) != nil
         } catch {
@@ -68,13 +65,11 @@ public struct CallableDatabase: Sendable {
 /// A read-only view of the namespace at one point (a `read`, or a `commit`'s precondition,
 /// where every read is noted for the writer).
 public struct CallableSnapshot {
-    let reader: NamespaceReader
-    let reads: ReadLog?
+    let snapshot: NamespaceSnapshot
 
     /// The node at `path` (nil: none).
     public func node(at path: DataPath) -> Node? {
-        reads?.note(path)
-        return reader.node(at: path)
+        snapshot.node(at: path)
     }
 
     /// Whether anything is stored at `path`.
@@ -84,8 +79,7 @@ public struct CallableSnapshot {
 
     /// The children of `path`, in key order, at most `limit` of them (a shallow read).
     public func childKeys(of path: DataPath, limit: Int? = nil) -> [ChildKey] {
-        reads?.note(path)
-        guard case .children(let children) = reader.shallow(at: path, limit: limit) else { return [] }
+        guard case .children(let children) = snapshot.shallow(at: path, limit: limit) else { return [] }
         return children.map(\.key)
     }
 }

@@ -3,7 +3,7 @@ import NIOCore
 /// How many event-loop threads serve HTTP and WebSocket connections.
 public enum EventLoops {
     /// One per core. The WebSocket loops run the namespace writers' rounds of cheap writes
-    /// themselves (`CallerDrains`), so a writer's thread is busy only with expensive ones and
+    /// themselves (`WritePass`), so a writer's thread is busy only with expensive ones and
     /// REST's.
     public static var recommended: Int { System.coreCount }
 

@@ -96,7 +96,11 @@ public enum HearthServer {
         )
         let database: Database
         do {
-            database = try await StoreBootstrap.open(configuration, logger: logger, activity: metrics.databaseActivity)
+            database = try await DatabaseBootstrap.open(
+                configuration,
+                logger: logger,
+                activity: metrics.databaseActivity
+            )
         } catch {
             accounts.close()
             throw error

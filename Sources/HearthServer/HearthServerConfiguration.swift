@@ -1,7 +1,7 @@
 public import HearthAccounts
 public import HearthCore
+public import HearthDatabase
 public import HearthFunctions
-public import HearthStore
 
 /// Settings of a Hearth server; the CLI fills it from flags, environment and defaults.
 public struct HearthServerConfiguration: Sendable {
@@ -26,7 +26,7 @@ public struct HearthServerConfiguration: Sendable {
     /// Firebase-emulator conventions: bearer `owner` is admin, unsigned ID tokens accepted.
     public var emulator: Bool
     /// Durability of acknowledged writes.
-    public var syncMode: StoreConfiguration.SyncMode
+    public var syncMode: SyncMode
     /// `Access-Control-Allow-Origin` sent to browsers.
     public var corsAllowedOrigin: String
     /// Largest accepted request body in bytes; a larger one is answered 413 as soon as its
@@ -50,8 +50,8 @@ public struct HearthServerConfiguration: Sendable {
     /// The time of server timestamps (`{".sv": "timestamp"}`) and of the rules' `now`: the
     /// wall clock; a test passes a clock it moves by hand.
     public var clock: ServerClock = .system
-    /// Write triggers and commit observers, per namespace or for all (see `WriteTrigger`).
-    public var triggers = WriteTriggers()
+    /// Triggers, lookup indexes and commit observers, per namespace or for all (see `TreeTrigger`).
+    public var triggers = DatabaseTriggers()
     /// Callable functions, per namespace or for all (`POST /functions/<name>?ns=...`; see
     /// `Callable`). A name not served in a namespace answers `NOT_FOUND` there.
     public var callables = Callables()
@@ -70,7 +70,7 @@ public struct HearthServerConfiguration: Sendable {
         tlsCertificatePath: String? = nil,
         tlsKeyPath: String? = nil,
         emulator: Bool = false,
-        syncMode: StoreConfiguration.SyncMode = .periodic(milliseconds: 100),
+        syncMode: SyncMode = .periodic(milliseconds: 100),
         corsAllowedOrigin: String = "*",
         maxRequestBodyBytes: Int = 256 << 20
     ) {

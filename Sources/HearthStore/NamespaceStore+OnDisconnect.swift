@@ -1,3 +1,5 @@
+public import HearthCore
+
 /// onDisconnect records: each connection's pending onDisconnect operations, encoded by the
 /// caller, kept in a key range of the namespace outside the data tree, so that a process that
 /// stops without running them (a crash, `kill -9`) leaves them for the next start.

@@ -131,12 +131,14 @@ public final class NamespaceStore: Sendable {
 
     /// `write(_:authorize:)` without a task: `completion` gets the result on the writer's thread
     /// (it must only hand it on, never block or write).
+    /// - Parameter pass: the event loop's pass handing the write over (`WritePass`), if any.
     public func write(
         _ write: Write,
         authorize: WriteAuthorizer? = nil,
+        in pass: WritePass? = nil,
         completion: @escaping @Sendable (Result<WriteResult, Error>) -> Void
     ) {
-        self.write(write, authorize: authorize, consuming: nil, completion: completion)
+        self.write(write, authorize: authorize, consuming: nil, in: pass, completion: completion)
     }
 
     /// - Parameter consuming: a key deleted in the same batch as the write (an onDisconnect
@@ -145,6 +147,7 @@ public final class NamespaceStore: Sendable {
         _ write: Write,
         authorize: WriteAuthorizer?,
         consuming: [UInt8]?,
+        in pass: WritePass? = nil,
         completion: @escaping @Sendable (Result<WriteResult, Error>) -> Void
     ) {
         // Worked out here, off the writer; an error is still reported in the write's turn.
@@ -156,6 +159,7 @@ public final class NamespaceStore: Sendable {
             ? Result { try recentLocations.locations(of: write, keys: keys) } : nil
         writer.perform(
             staging: true,
+            in: pass,
             { [self] round in
                 // The indexes in force when the write runs (`setIndexes` changes them on the writer).
                 let job = WriteJob(

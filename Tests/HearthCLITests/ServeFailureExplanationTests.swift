@@ -1,3 +1,4 @@
+import HearthCore
 import HearthServer
 import HearthStore
 import Testing

@@ -371,7 +371,7 @@ struct RulesDriver {
     }
 
     func loadAtStart(_ namespaces: [String]) async throws {
-        try await StoreBootstrap.startingRules { try await database.rules.loadAtStart(namespaces) }
+        try await DatabaseBootstrap.startingRules { try await database.rules.loadAtStart(namespaces) }
     }
 }
 

@@ -1,16 +1,16 @@
 import HearthCore
+import HearthDatabase
 import HearthServer
-import HearthStore
 import Testing
 
 /// A trigger sees who wrote: the admin, a signed-in user (by uid) or an anonymous client, over
 /// REST and over WebSocket, as the database API passes the caller on.
 @Suite struct TriggerAuthorTests {
     /// Records the author of every write of `/signed/<key>` at `/authors/<key>`.
-    struct AuthorRecorder: WriteTrigger {
+    struct AuthorRecorder: TreeTrigger {
         var pattern: String { "/signed/$key" }
 
-        func updates(for change: TriggerChange) throws -> [DerivedUpdate] {
+        func updates(for change: TreeChange) throws -> [DerivedUpdate] {
             guard change.after != nil, let key = change.wildcards["key"] else { return [] }
             let name: String
             switch change.author {
@@ -29,7 +29,7 @@ import Testing
     @Test func restAndWebSocketWritesNameTheirAuthor() async throws {
         try await TestServer.with(
             prepare: { configuration, _ in
-                var triggers = WriteTriggers()
+                var triggers = DatabaseTriggers()
                 try triggers.add(AuthorRecorder())
                 configuration.triggers = triggers
                 try Self.rules.write(toFile: configuration.rulesFile, atomically: true, encoding: .utf8)

@@ -1,7 +1,7 @@
 import Foundation
 import HearthCore
+import HearthDatabase
 import HearthServer
-import HearthStore
 import HearthTriggerFixtures
 import Testing
 
@@ -9,27 +9,27 @@ import Testing
 /// `/lists/<list>/count` equal to the number of the list's items, in the same commit.
 @Suite struct TriggerEndToEndTests {
     /// Refuses any write under `/refused`.
-    struct Refuser: WriteTrigger {
+    struct Refuser: TreeTrigger {
         var pattern: String { "/refused/$key" }
-        func updates(for change: TriggerChange) throws -> [DerivedUpdate] {
+        func updates(for change: TreeChange) throws -> [DerivedUpdate] {
             throw WriteRefusal("refused by the test trigger")
         }
     }
 
     /// Fails on any write under `/broken`, with an error that is not a refusal.
-    struct Breaker: WriteTrigger {
+    struct Breaker: TreeTrigger {
         struct Failure: Error, CustomStringConvertible {
             var description: String { "a secret internal detail" }
         }
 
         var pattern: String { "/broken/$key" }
-        func updates(for change: TriggerChange) throws -> [DerivedUpdate] { throw Failure() }
+        func updates(for change: TreeChange) throws -> [DerivedUpdate] { throw Failure() }
     }
 
     static func withCountingServer(rules: String? = nil, run body: (TestServer) async throws -> Void) async throws {
         try await TestServer.with(
             prepare: { configuration, _ in
-                var triggers = try WriteTriggers.endToEnd()
+                var triggers = try DatabaseTriggers.endToEnd()
                 try triggers.add(Refuser())
                 try triggers.add(Breaker())
                 configuration.triggers = triggers

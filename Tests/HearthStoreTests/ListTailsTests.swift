@@ -88,14 +88,14 @@ import Testing
         // it: it must not teach `s`'s end, `s/z` is there.
         let loop = DispatchQueue(label: "test.loop")
         let done = DispatchGroup()
-        let home = CallerDrains.Home(id: ObjectIdentifier(loop)) { work in loop.async(execute: work) }
+        let home = WritePass.Home(id: ObjectIdentifier(loop)) { work in loop.async(execute: work) }
         loop.sync {
-            CallerDrains.collect(from: home) {
-                for write in [first, later, earlier] {
-                    done.enter()
-                    ns.write(write) { _ in done.leave() }
-                }
+            let pass = WritePass(home: home)
+            for write in [first, later, earlier] {
+                done.enter()
+                ns.write(write, in: pass) { _ in done.leave() }
             }
+            pass.finish()
         }
         done.wait()
         #expect(!knowsNothingIsAt("s/z", in: ns))

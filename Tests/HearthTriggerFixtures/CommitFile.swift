@@ -1,5 +1,6 @@
 import Foundation
-public import HearthStore
+public import HearthCore
+public import HearthDatabase
 
 /// The end-to-end tests' commit observer: appends one line per commit, `<sequence> <paths>`
 /// (each changed path, space-separated), to a file, with one `write(2)` per line, so what it
@@ -44,11 +45,11 @@ struct CommitFileError: Error, CustomStringConvertible {
     var description: String { "Cannot append to the commit file '\(path)'." }
 }
 
-extension WriteTriggers {
+extension DatabaseTriggers {
     /// The end-to-end tests' triggers: `ListChildCounter`, and a `CommitFile` at
     /// `commitFile` when given.
-    public static func endToEnd(commitFile: String? = nil) throws -> WriteTriggers {
-        var triggers = WriteTriggers()
+    public static func endToEnd(commitFile: String? = nil) throws -> DatabaseTriggers {
+        var triggers = DatabaseTriggers()
         try triggers.add(ListChildCounter())
         if let commitFile { try triggers.add(CommitFile(path: commitFile)) }
         return triggers

@@ -1,14 +1,14 @@
 public import HearthCore
-public import HearthStore
+public import HearthDatabase
 
 /// The end-to-end tests' trigger: `/lists/<list>/count` follows the number of children of
 /// `/lists/<list>/items`.
-public struct ListChildCounter: WriteTrigger {
+public struct ListChildCounter: TreeTrigger {
     public init() {}
 
     public var pattern: String { "/lists/$list/items/$item" }
 
-    public func updates(for change: TriggerChange) throws -> [DerivedUpdate] {
+    public func updates(for change: TreeChange) throws -> [DerivedUpdate] {
         let counter = DataPath(keys: [ChildKey("lists"), ChildKey(change.wildcards["list"]!), ChildKey("count")])
         switch (change.before, change.after) {
         case (nil, _?): return [.increment(counter, by: 1)]

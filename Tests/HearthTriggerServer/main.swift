@@ -4,8 +4,8 @@
 // `hearth` binary has no such hook.
 import Foundation
 import HearthChat
+import HearthDatabase
 import HearthServer
-import HearthStore
 import HearthTriggerFixtures
 import Logging
 

@@ -1,5 +1,5 @@
 public import HearthCore
-public import HearthStore
+public import HearthDatabase
 
 /// `hearth chat check`: recomputes the chat app's derived values from its messages and
 /// memberships in one snapshot and lists every disagreement (docs/design.md "Checking the chat
@@ -12,10 +12,10 @@ public struct ChatConsistencyCheck {
         public var disagreements: [String] = []
     }
 
-    let reader: NamespaceReader
+    let reader: NamespaceSnapshot
 
-    public init(reader: NamespaceReader) {
-        self.reader = reader
+    public init(snapshot: NamespaceSnapshot) {
+        reader = snapshot
     }
 
     public func run() -> Outcome {

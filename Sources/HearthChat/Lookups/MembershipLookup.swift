@@ -1,5 +1,4 @@
 import HearthCore
-import HearthStore
 
 /// Every chat a user is a member of: `members/$chatId/$uid` found by the uid, so that deleting
 /// an account leaves each of its chats without reading every chat's member list.

@@ -1,5 +1,4 @@
 import HearthCore
-import HearthStore
 
 /// The index of `searchUsers`: each word of a profile's `displayName`, lower-cased → its uid
 /// (`users/$uid/displayName`), kept in the same batch as the profile's change. Every entry

@@ -1,5 +1,4 @@
 import HearthCore
-import HearthStore
 
 /// The phone-number index of `matchContacts`: each profile's E.164 `phoneNumber` → its uid
 /// (`users/$uid/phoneNumber`), kept by the store in the same batch as the profile's change and

@@ -1,8 +1,9 @@
-public import HearthStore
+public import HearthCore
+public import HearthDatabase
 
 extension ChatApp {
     /// The chat app's write triggers.
-    public static var triggers: [any WriteTrigger] { [MessageTrigger()] }
+    public static var triggers: [any TreeTrigger] { [MessageTrigger()] }
 
     /// The chat app's lookup indexes (server-side, readable by no client): phone numbers for
     /// `matchContacts`, display-name words for `searchUsers`, memberships for account deletion.
@@ -11,7 +12,7 @@ extension ChatApp {
     /// Adds the chat app's triggers and lookup indexes to `triggers` for each of `namespaces` (`default` and those
     /// of `--chat-ns`).
     /// - Throws: `StoreError` `.invalidWrite` if a pattern is refused (never for the shipped ones).
-    public static func register(in triggers: inout WriteTriggers, namespaces: Set<String>) throws {
+    public static func register(in triggers: inout DatabaseTriggers, namespaces: Set<String>) throws {
         for namespace in namespaces.sorted() {
             for trigger in Self.triggers { try triggers.add(trigger, in: .namespace(namespace)) }
         }
@@ -19,7 +20,7 @@ extension ChatApp {
     }
 
     /// Adds only the chat app's lookup indexes (what its callables read) to `triggers`.
-    public static func registerLookups(in triggers: inout WriteTriggers, namespaces: Set<String>) throws {
+    public static func registerLookups(in triggers: inout DatabaseTriggers, namespaces: Set<String>) throws {
         for namespace in namespaces.sorted() {
             for lookup in Self.lookups { try triggers.add(lookup, in: .namespace(namespace)) }
         }

@@ -1,5 +1,5 @@
 import HearthCore
-import HearthStore
+import HearthDatabase
 import Synchronization
 
 /// The locations a chat's new message writes for each member, made once per chat and member
@@ -11,8 +11,8 @@ final class FanoutPaths: Sendable {
     /// One member's locations.
     struct Member: Sendable {
         let unread: DataPath
-        let lastMessageAt: TriggerLocation
-        let name: TriggerLocation
+        let lastMessageAt: TreeLocation
+        let name: TreeLocation
         let unreadTotal: DataPath
     }
 
@@ -35,14 +35,14 @@ final class FanoutPaths: Sendable {
 
     /// The locations of each of `members` in `chat` of `namespace` (the one `snapshot` reads),
     /// in the same order.
-    func paths(namespace: String, chat: ChildKey, members: [ChildKey], snapshot: TriggerSnapshot) -> [Member] {
+    func paths(namespace: String, chat: ChildKey, members: [ChildKey], snapshot: TreeChange.Snapshot) -> [Member] {
         let key = Chat(namespace: namespace, chat: chat)
         if let found = kept.withLock({ $0.chats[key] }), found.members == members { return found.paths }
         let made = members.map { member in
             Member(
                 unread: ChatPaths.entry(member, chat, ChatPaths.Key.unread),
-                lastMessageAt: snapshot.location(ChatPaths.entry(member, chat, ChatPaths.Key.lastMessageAt)),
-                name: snapshot.location(ChatPaths.entry(member, chat, ChatPaths.Key.name)),
+                lastMessageAt: snapshot.prepare(ChatPaths.entry(member, chat, ChatPaths.Key.lastMessageAt)),
+                name: snapshot.prepare(ChatPaths.entry(member, chat, ChatPaths.Key.name)),
                 unreadTotal: ChatPaths.unreadTotal(member)
             )
         }

@@ -1,5 +1,5 @@
-import HearthCore
-public import HearthStore
+public import HearthCore
+public import HearthDatabase
 
 /// The chat app's message trigger, on `/messages/$chatId/$messageId`; its updates commit in
 /// the message's own batch (docs/design.md "The chat app: message triggers").
@@ -15,7 +15,7 @@ public import HearthStore
 ///
 /// A chat without members (or a new message that is not an object) yields no update: the
 /// rules never let such a message in, and it has nobody to count it for.
-public struct MessageTrigger: WriteTrigger {
+public struct MessageTrigger: TreeTrigger {
     /// The members' locations, made once per chat and member list.
     private let paths = FanoutPaths()
 
@@ -23,7 +23,7 @@ public struct MessageTrigger: WriteTrigger {
 
     public var pattern: String { "/messages/$chatId/$messageId" }
 
-    public func updates(for change: TriggerChange) throws -> [DerivedUpdate] {
+    public func updates(for change: TreeChange) throws -> [DerivedUpdate] {
         guard let chatID = change.wildcards["chatId"], let messageID = change.wildcards["messageId"] else { return [] }
         let chat = ChildKey(chatID)
         let messages = ChatPaths.messages(chat)

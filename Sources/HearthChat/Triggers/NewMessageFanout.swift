@@ -1,5 +1,5 @@
 import HearthCore
-import HearthStore
+import HearthDatabase
 
 /// What one new message changes in its members' chat lists: one shallow read of the member
 /// list (done by the caller) and, per member, whether their entry still exists (answered by
@@ -16,7 +16,7 @@ struct NewMessageFanout {
     let sentAt: Double?
     /// The newest message's time, for an entry recreated by a message that is not the newest.
     let newestSentAt: () -> Double
-    let snapshot: TriggerSnapshot
+    let snapshot: TreeChange.Snapshot
     /// The members' locations, made once per chat and member list.
     let paths: FanoutPaths
 
@@ -58,10 +58,10 @@ struct NewMessageFanout {
 struct EntryNames {
     let chat: ChildKey
     let members: [ChildKey]
-    let snapshot: TriggerSnapshot
+    let snapshot: TreeChange.Snapshot
     private var groupName: String??
 
-    init(chat: ChildKey, members: [ChildKey], snapshot: TriggerSnapshot) {
+    init(chat: ChildKey, members: [ChildKey], snapshot: TreeChange.Snapshot) {
         self.chat = chat
         self.members = members
         self.snapshot = snapshot

@@ -1,3 +1,4 @@
+public import HearthCore
 public import HearthStore
 
 extension Caller {

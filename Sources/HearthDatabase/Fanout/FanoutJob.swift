@@ -1,3 +1,4 @@
+import HearthCore
 import HearthStore
 
 /// One step of a namespace's delivery queue, handled strictly in order.

@@ -1,24 +1,25 @@
-public import HearthStore
+public import HearthCore
+import HearthStore
 import Synchronization
 
 extension NamespaceEngine {
     /// Reads as the server itself (no rules): `body` sees one consistent snapshot.
     /// - Throws: `StoreError` when the store cannot be read; what `body` throws.
-    public func readAsServer<T: Sendable>(_ body: @escaping @Sendable (NamespaceReader) throws -> T) async throws -> T {
-        try await store.read(body)
+    public func readAsServer<T: Sendable>(_ body: @escaping @Sendable (NamespaceSnapshot) throws -> T) async throws -> T
+    {
+        try await store.read { reader in try body(NamespaceSnapshot(reader: reader, reads: nil)) }
     }
 
     /// Writes as the server itself (author `.system`, no rules), like any write: through the
     /// namespace's serial writer, with its triggers, announced to every listener as one commit.
     /// When `precondition` is given it is judged on the writer against the state the write
-    /// applies to (nothing commits in between), so a create-if-absent cannot race; it must note
-    /// every path it reads in the `ReadLog` when one is given (writes staged in the same round
-    /// are then checked against them).
+    /// applies to (nothing commits in between), so a create-if-absent cannot race; the snapshot
+    /// notes what it reads (writes staged in the same round are then checked against it).
     /// - Returns: the result, or nil when `precondition` was false (nothing written).
     /// - Throws: `StoreError` or `CoreError` for a write the store refuses.
     public func writeAsServer(
         _ write: Write,
-        precondition: (@Sendable (NamespaceReader, ReadLog?) -> Bool)? = nil
+        precondition: (@Sendable (NamespaceSnapshot) -> Bool)? = nil
     ) async throws -> WriteResult? {
         var write = write
         write.author = .system
@@ -28,7 +29,7 @@ extension NamespaceEngine {
             return try await store.write(
                 write,
                 authorize: { proposal in
-                    let holds = precondition(proposal.reader, proposal.reads)
+                    let holds = precondition(NamespaceSnapshot(reader: proposal.reader, reads: proposal.reads))
                     proposal.reads?.isComplete = true
                     // A later attempt of the same write (after staged writes were applied) decides.
                     refused.store(!holds, ordering: .relaxed)

@@ -1,4 +1,4 @@
-import HearthCore
+public import HearthCore
 public import HearthProtocol
 public import HearthStore
 

@@ -3,14 +3,13 @@ import Foundation
 import HTTPTypes
 import HearthAccounts
 import HearthDatabase
-import HearthStore
 import Hummingbird
 import Logging
 import NIOCore
 import Synchronization
 
 /// `GET /.backup` (the admin credential only): a backup of the running server streamed while
-/// writes go on (`BackupStream`: every namespace at one snapshot, the accounts, the token key),
+/// writes go on (`DatabaseBackup`: every namespace at one snapshot, the accounts, the token key),
 /// the format `hearth restore` reads. One backup runs at a time; another gets 503 meanwhile.
 final class BackupEndpoint: Sendable {
     static let path = "/.backup"
@@ -58,14 +57,14 @@ final class BackupEndpoint: Sendable {
             response.headers[.retryAfter] = "10"
             return response
         }
-        let stream: BackupStream
+        let stream: DatabaseBackup
         do {
             stream = try database.backup(accounts: accounts.databaseForBackup, files: tokenKeyFile())
         } catch {
             running.store(false, ordering: .releasing)
             throw error
         }
-        let namespaces = stream.header.namespaces.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        let namespaces = stream.sequences.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         logger.info("backup started", metadata: ["hearth.namespaces": "\(namespaces.joined(separator: ","))"])
         var headers: HTTPFields = [
             .contentType: "application/octet-stream",
@@ -96,7 +95,7 @@ final class BackupEndpoint: Sendable {
     }
 
     /// The next chunk, read off the event loops and the cooperative pool.
-    private static func nextChunk(of stream: BackupStream) async -> [UInt8]? {
+    private static func nextChunk(of stream: DatabaseBackup) async -> [UInt8]? {
         await withCheckedContinuation { continuation in
             queue.async { continuation.resume(returning: stream.next()) }
         }

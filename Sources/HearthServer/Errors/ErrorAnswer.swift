@@ -3,7 +3,6 @@ import HearthAccounts
 import HearthCore
 import HearthDatabase
 import HearthProtocol
-import HearthStore
 import Hummingbird
 import NIOCore
 import NIOHTTP1

@@ -1,5 +1,5 @@
 import HTTPTypes
-import HearthStore
+import HearthCore
 import Hummingbird
 import Logging
 import NIOCore

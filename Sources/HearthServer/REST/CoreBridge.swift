@@ -1,6 +1,5 @@
 import HearthCore
 import HearthProtocol
-import HearthStore
 
 /// Every call into HearthCore's parsing, rendering and id generation, in one place.
 enum CoreBridge {

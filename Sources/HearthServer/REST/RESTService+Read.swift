@@ -1,6 +1,5 @@
 import HearthCore
 import HearthDatabase
-import HearthStore
 import Hummingbird
 
 extension RESTService {

@@ -29,8 +29,8 @@ extension RealtimeChannelHandler {
             let completions = loopInbox.completions
             let inbox = loopInbox
             let listens = connection.holdsListens
-            loopInbox.submitWrite {
-                work.write(request, identity: identity) { outcome in
+            loopInbox.submitWrite { pass in
+                work.write(request, identity: identity, in: pass) { outcome in
                     if listens, case .ok = outcome {
                         work.engine.afterDeliveries {
                             inbox.append(self, .answer(RealtimeLoopInbox.WriteAnswer(outcome, for: requestID)))

@@ -1,6 +1,6 @@
+import HearthCore
 import HearthDatabase
 import HearthProtocol
-import HearthStore
 import NIOCore
 import Synchronization
 
@@ -76,8 +76,8 @@ final class RealtimeLoopInbox: Sendable {
         /// Connections that stopped reading while fan-out was behind.
         var held: [RealtimeChannelHandler] = []
         /// Writes started during this loop iteration, handed to the writers once its I/O is done.
-        var writes: [() -> Void] = []
-        var spareWrites: [() -> Void] = []
+        var writes: [(WritePass) -> Void] = []
+        var spareWrites: [(WritePass) -> Void] = []
         var writesScheduled = false
     }
 
@@ -110,7 +110,7 @@ final class RealtimeLoopInbox: Sendable {
     private var state: LoopState { loopState.value }
 
     /// This loop, as a thread that runs namespace writers' rounds.
-    private let home: CallerDrains.Home
+    private let home: WritePass.Home
     /// Set when a write's round or outcomes were handed to this loop: a drain then ends its
     /// slice at its next check, so the write is not kept waiting behind the fan-out.
     private let urgent: UrgentWork
@@ -136,7 +136,7 @@ final class RealtimeLoopInbox: Sendable {
         self.completions = RealtimeLoopCompletions(eventLoop: eventLoop, urgent: urgent)
         self.all = all
         self.urgent = urgent
-        home = CallerDrains.Home(id: ObjectIdentifier(eventLoop)) { work in
+        home = WritePass.Home(id: ObjectIdentifier(eventLoop)) { work in
             urgent.raise()
             eventLoop.execute(work)
         }
@@ -195,12 +195,13 @@ final class RealtimeLoopInbox: Sendable {
         return frame
     }
 
-    /// Runs `submit` (which hands a write to its namespace writer) once the loop has handled
-    /// the I/O of this iteration, after the writes its other connections started meanwhile.
-    /// The writer then finds them queued together and commits them in one round — one LevelDB
-    /// write, one wake-up of the writer and one of this loop — instead of being woken for the
-    /// first and taking the others one or two at a time. On the loop.
-    func submitWrite(_ submit: @escaping () -> Void) {
+    /// Runs `submit` (which hands a write to its namespace writer in the `WritePass` it is
+    /// given) once the loop has handled the I/O of this iteration, with the writes its other
+    /// connections started meanwhile, all in one pass. At the pass's end each writer gets its
+    /// share at once and commits it in one round — one LevelDB write, and no wake-up of another
+    /// thread when this loop is the writer's home — instead of being woken for the first and
+    /// taking the others one or two at a time. On the loop.
+    func submitWrite(_ submit: @escaping (WritePass) -> Void) {
         let state = self.state
         state.writes.append(submit)
         guard !state.writesScheduled else { return }
@@ -214,7 +215,9 @@ final class RealtimeLoopInbox: Sendable {
         var writes = state.spareWrites
         swap(&writes, &state.writes)
         state.writesScheduled = false
-        CallerDrains.collect(from: home) { for submit in writes { submit() } }
+        let pass = WritePass(home: home)
+        for submit in writes { submit(pass) }
+        pass.finish()
         writes.removeAll(keepingCapacity: writes.capacity <= Self.keptCapacity)
         state.spareWrites = writes
     }

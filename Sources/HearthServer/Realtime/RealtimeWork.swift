@@ -1,7 +1,6 @@
 import HearthCore
 import HearthDatabase
 import HearthProtocol
-import HearthStore
 import Logging
 
 /// The database side of one WebSocket connection's session actions, without any connection
@@ -51,10 +50,11 @@ struct RealtimeWork: Sendable {
     func write(
         _ request: WriteRequest,
         identity: AuthIdentity,
+        in pass: WritePass? = nil,
         completion: @escaping @Sendable (RequestOutcome) -> Void
     ) {
         if case .merge(let merge) = request, merge.entries.isEmpty { return completion(.ok) }
-        engine.write(Write(request: request), as: identity.caller) { result in
+        engine.write(Write(request: request), as: identity.caller, in: pass) { result in
             switch result {
             case .success(.committed):
                 completion(.ok)

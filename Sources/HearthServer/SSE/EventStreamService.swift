@@ -3,7 +3,6 @@ import HTTPTypes
 import HearthCore
 import HearthDatabase
 import HearthProtocol
-import HearthStore
 import Hummingbird
 import HummingbirdCore
 import Logging

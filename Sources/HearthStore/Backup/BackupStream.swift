@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import HearthCore
+public import HearthCore
 import Synchronization
 
 /// A backup being read: a LevelDB snapshot of the store (every namespace at one moment) and one

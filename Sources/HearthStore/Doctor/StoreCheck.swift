@@ -1,4 +1,5 @@
 import CLevelDB
+public import HearthCore
 
 /// What `hearth doctor` found in one LevelDB database: whether it opens (with LevelDB's
 /// paranoid checks), whether every block of every table reads back with a valid checksum, and,

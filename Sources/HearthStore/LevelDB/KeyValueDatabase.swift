@@ -1,3 +1,5 @@
+public import HearthCore
+
 /// A plain LevelDB database of byte keys and values through the store's own wrapper (`LevelDB`),
 /// for data that is not a JSON tree: the accounts keep theirs in `<data>/accounts/db/`, where no
 /// REST path, rule or listener can reach it. Thread-safe; closing waits for calls in flight.

@@ -1,5 +1,6 @@
 import CLevelDB
 import Foundation
+import HearthCore
 import Logging
 
 /// What a `LevelDB` does when the disk fails it: notes the fault, refuses writes while it lasts,

@@ -1,5 +1,6 @@
 import CLevelDB
 import Dispatch
+import HearthCore
 import Synchronization
 
 #if canImport(Glibc)

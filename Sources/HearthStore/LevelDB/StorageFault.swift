@@ -1,4 +1,5 @@
 import Foundation
+import HearthCore
 
 /// A LevelDB failure in words a user can act on: what went wrong with the disk (full, read-only,
 /// an I/O error, damaged files) and what to do about it. Recognised from LevelDB's status text,

@@ -1,16 +1,5 @@
 public import HearthCore
 
-/// One entry of a lookup index: a term and a location it finds.
-public struct LookupMatch: Sendable, Hashable {
-    public let term: String
-    public let location: DataPath
-    /// The entry's place in the index, to continue a scan after it (`NamespaceReader.lookup`'s
-    /// `after`); opaque bytes.
-    public let position: [UInt8]
-    /// What the entry carries (`LookupIndex.payload`).
-    public let payload: [UInt8]
-}
-
 extension NamespaceReader {
     /// The locations lookup index `name` finds under exactly `term`, in key order, at most
     /// `limit` of them.

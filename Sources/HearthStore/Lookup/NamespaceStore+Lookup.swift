@@ -1,3 +1,5 @@
+public import HearthCore
+
 extension NamespaceStore {
     /// Brings the stored lookup indexes in line with the registered ones; the first job of the
     /// namespace's writer when they are not (`init` waits for it). An index whose definition is missing or of another version

@@ -1,3 +1,5 @@
+public import HearthCore
+
 /// The write triggers and commit observers of a store, each for one namespace or for all
 /// (`StoreConfiguration.triggers`). Registered before the store opens, so no write of a
 /// namespace runs without them.

@@ -1,8 +1,15 @@
 import Dispatch
+import HearthCore
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The one serial writer of a namespace. Jobs run in rounds, one round at a time: on its queue,
-/// or, for the cheap writes event loops hand over (`CallerDrains`), on its home loop. Each
+/// or, for the cheap writes event loops hand over in a `WritePass`, on its home loop. Each
 /// round applies every waiting job, then (with `--sync always`, queue only) one fsync covers
 /// them all before any of them is acknowledged: group commit.
 ///
@@ -12,8 +19,13 @@ import Synchronization
 /// per write. Any other job finds the staged writes applied before it runs; a staged write is
 /// acknowledged only after they are. The round (`WriteRound`) owns what is staged; the
 /// writer's lasting state (`WriterState`) is reached only through it.
-final class NamespaceWriter: Sendable {
+final class NamespaceWriter: Sendable, WritePassMember {
     typealias Completion = @Sendable (Error?) -> Void
+
+    /// `StoreConfiguration.loopJobLimit`'s default: 50 µs.
+    static let defaultLoopJobLimit: UInt64 = 50_000
+    /// `StoreConfiguration.homeIdleLimit`'s default: 100 ms.
+    static let defaultHomeIdleLimit: UInt64 = 100_000_000
     typealias Job = @Sendable (WriteRound) -> Completion
 
     private struct Queue {
@@ -85,12 +97,14 @@ final class NamespaceWriter: Sendable {
     /// - Parameter staging: the job may stage its write (`WriteRound.stage`) and flushes what
     ///   earlier jobs staged itself when it needs to read it; other jobs find every staged
     ///   write applied.
+    /// - Parameter pass: the event loop's pass that hands the job over, if any (`WritePass`).
     func perform<T: Sendable>(
         staging: Bool = false,
+        in pass: WritePass? = nil,
         _ body: @escaping @Sendable (WriteRound) throws -> T,
         completion: @escaping @Sendable (Result<T, Error>) -> Void
     ) {
-        enqueue { round in
+        enqueue(in: pass) { round in
             round.beginJob(staging: staging)
             let result: Result<T, Error>
             do { result = .success(try body(round)) } catch { result = .failure(error) }
@@ -125,9 +139,9 @@ final class NamespaceWriter: Sendable {
         observers.withLock { $0.append(observer) }
     }
 
-    private func enqueue(_ job: @escaping Job) {
-        if !syncAlways, let owed = CallerDrains.current, jobsAreCheap.load(ordering: .relaxed) {
-            owed.add(job, for: self)
+    private func enqueue(in pass: WritePass?, _ job: @escaping Job) {
+        if !syncAlways, let pass, jobsAreCheap.load(ordering: .relaxed) {
+            pass.add(job, for: self)
         } else {
             enqueueOnQueue(job)
         }
@@ -143,10 +157,10 @@ final class NamespaceWriter: Sendable {
         if start { queue.async { self.drain() } }
     }
 
-    /// The loop that runs this writer's rounds for every loop (`CallerDrains`): the first one
+    /// The loop that runs this writer's rounds for every loop (`WritePass`): the first one
     /// to hand it jobs, until it hands none for `homeIdleLimit`; and when it last handed some
-    /// (`CallerDrains.now()`).
-    private let home = Mutex<(loop: CallerDrains.Home?, handedAt: UInt64)>((nil, 0))
+    /// (`Self.now()`).
+    private let home = Mutex<(loop: WritePass.Home?, handedAt: UInt64)>((nil, 0))
     /// What a job of this writer's recent rounds took, on average (a moving average of the
     /// running thread's CPU time, in nanoseconds; written under the state's lock).
     private let jobNanoseconds = Atomic<UInt64>(0)
@@ -154,7 +168,7 @@ final class NamespaceWriter: Sendable {
     /// average rose above `loopJobLimit`, again once it fell below half of it.
     private let jobsAreCheap = Atomic<Bool>(true)
 
-    /// Runs `jobs`, handed over by `caller` (`CallerDrains`), on the writer's home loop: at
+    /// Runs `jobs`, handed over at the end of a pass of `caller` (`WritePass`), on the writer's home loop: at
     /// once when `caller` is (or becomes) the home; else they wait with the queue's jobs for
     /// the home's next round (one task there is asked for, unless one is already, or the
     /// queue's drain will take them).
@@ -164,9 +178,9 @@ final class NamespaceWriter: Sendable {
     /// connections on it), that loop runs the rounds with no wake-up of another. Any thread may
     /// run a round (they are serialized by the lock on the state), so a move needs nothing more:
     /// a task already asked of the old home runs whatever waits then, or nothing.
-    func runOnCaller(_ jobs: [Job], from caller: CallerDrains.Home) {
-        let now = CallerDrains.now()
-        let home = self.home.withLock { home -> CallerDrains.Home in
+    func run(_ jobs: [Job], handedBy caller: WritePass.Home) {
+        let now = Self.now()
+        let home = self.home.withLock { home -> WritePass.Home in
             if let loop = home.loop, loop.id != caller.id,
                 now <= home.handedAt || now - home.handedAt < homeIdleLimit
             {
@@ -263,12 +277,12 @@ final class NamespaceWriter: Sendable {
         _ jobs: [Job],
         in state: WriterState
     ) -> (completions: [Completion], commits: [CommittedWrite]) {
-        let start = CallerDrains.threadCPUTime()
+        let start = Self.threadCPUTime()
         let round = WriteRound(state: state)
         let completions = jobs.map { $0(round) }
         let commits = round.finish()
         if !jobs.isEmpty {
-            let perJob = (CallerDrains.threadCPUTime() &- start) / UInt64(jobs.count)
+            let perJob = (Self.threadCPUTime() &- start) / UInt64(jobs.count)
             var average = jobNanoseconds.load(ordering: .relaxed)
             average = average - average / 16 + perJob / 16
             jobNanoseconds.store(average, ordering: .relaxed)
@@ -279,6 +293,19 @@ final class NamespaceWriter: Sendable {
             }
         }
         return (completions, commits)
+    }
+
+    static func now() -> UInt64 { nanoseconds(CLOCK_MONOTONIC) }
+
+    /// The CPU time the calling thread has used, in nanoseconds: what a round costs the thread
+    /// that runs it, without the time it spent preempted (wall time also counts other threads
+    /// holding the core, which on a shared 2-core machine can be most of it).
+    static func threadCPUTime() -> UInt64 { nanoseconds(CLOCK_THREAD_CPUTIME_ID) }
+
+    private static func nanoseconds(_ clock: clockid_t) -> UInt64 {
+        var time = timespec()
+        clock_gettime(clock, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
 
     private func tell(_ commits: [CommittedWrite]) {

@@ -1,3 +1,5 @@
+import HearthCore
+
 /// Shallow listings (the children of a node, without their subtrees) that write triggers read
 /// on the namespace's writer, kept while nothing changes them: a chat's member list, read by
 /// every message's trigger, costs one LevelDB iterator over all its members otherwise.

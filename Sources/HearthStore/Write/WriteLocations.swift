@@ -1,3 +1,5 @@
+import HearthCore
+
 /// Where a write lands, worked out before it reaches the namespace's writer: its located
 /// entries (data keys encoded once), checked not to contain one another and put in the byte
 /// order of their keys, and the hashes the writer's `SubtreeShapes` looks them up by.

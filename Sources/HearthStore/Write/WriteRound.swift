@@ -1,3 +1,5 @@
+import HearthCore
+
 /// One round of a namespace's writer: the jobs it took from its queue, run one after another
 /// on the writer's thread. The round owns the writes staged in it (applied to LevelDB as one
 /// batch, `flushStaged`), the snapshot its write jobs share while LevelDB is unchanged, and

@@ -1,5 +1,6 @@
 import HearthChat
 import HearthCore
+import HearthDatabase
 import HearthStore
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 /// of corruption reported with its path.
 @Suite(.timeLimit(.minutes(1))) struct ChatConsistencyCheckTests {
     static func check(_ chat: ChatStore) async throws -> ChatConsistencyCheck.Outcome {
-        try await chat.ns.read { ChatConsistencyCheck(reader: $0).run() }
+        try await chat.ns.read { ChatConsistencyCheck(snapshot: NamespaceSnapshot(reader: $0)).run() }
     }
 
     /// Messages, deletions and a chat deleted "for me" (entry removed, its unread subtracted

@@ -1,6 +1,7 @@
 import Foundation
 import HearthChat
 import HearthCore
+import HearthDatabase
 import HearthStore
 import HearthTestSupport
 
@@ -14,11 +15,11 @@ final class ChatStore: @unchecked Sendable {
 
     init() throws {
         directory = try TemporaryDirectory(prefix: "hearth-chat")
-        var triggers = WriteTriggers()
+        var triggers = DatabaseTriggers()
         try ChatApp.register(in: &triggers, namespaces: ["default"])
         store = try Store.open(
             directory: directory.path,
-            configuration: StoreConfiguration(triggers: triggers),
+            configuration: StoreConfiguration(triggers: triggers.registered),
             clock: { ChatStore.now }
         )
         ns = try store.namespace("default")
@@ -88,4 +89,13 @@ final class ChatStore: @unchecked Sendable {
                        "carol": {"g1": {"unread": 0, "name": "Hikers"}}},
          "unreadTotals": {"alice": 0, "bob": 0, "carol": 0}}
         """#
+}
+
+extension ChatConsistencyCheck {
+    /// The lookup indexes' disagreements in `ns`, compared by the store (as `hearth chat check`).
+    static func lookupDisagreements(in ns: NamespaceStore) async throws -> [String] {
+        try await lookupDisagreements(in: ns.name) { name in
+            try await ns.lookupDisagreement(name).map { ($0.missing, $0.extra) }
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import HearthCore
+import HearthDatabase
 import HearthStore
 import HearthTestSupport
 import Synchronization
@@ -12,13 +13,13 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct FanoutPathsTests {
     /// Asks the memo for a chat's locations from inside a trigger run, as the message trigger
     /// does: a write of `/ask/<chat>` with the member names as a space-separated string.
-    struct Asker: WriteTrigger {
+    struct Asker: TreeTrigger {
         let memo: FanoutPaths
         let answers: Answers
 
         var pattern: String { "/ask/$chat" }
 
-        func updates(for change: TriggerChange) throws -> [DerivedUpdate] {
+        func updates(for change: TreeChange) throws -> [DerivedUpdate] {
             guard case .leaf(.string(let names), _)? = change.after else { return [] }
             let members = names.split(separator: " ").map { ChildKey(String($0)) }
             let chat = ChildKey(change.wildcards["chat"]!)
@@ -40,9 +41,12 @@ import Testing
 
         init() throws {
             directory = try TemporaryDirectory(prefix: "hearth-fanout-paths")
-            var triggers = WriteTriggers()
+            var triggers = DatabaseTriggers()
             try triggers.add(Asker(memo: memo, answers: answers))
-            store = try Store.open(directory: directory.path, configuration: StoreConfiguration(triggers: triggers))
+            store = try Store.open(
+                directory: directory.path,
+                configuration: StoreConfiguration(triggers: triggers.registered)
+            )
         }
 
         func ask(

@@ -1,6 +1,5 @@
-public import HearthCore
-
-/// Errors of the store.
+/// Errors of the data store (LevelDB, its writers and triggers), kept here so that every layer
+/// above maps them (REST status, wire `failure`, callable code) without depending on the store.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable {
         private enum Base: Hashable, Sendable {

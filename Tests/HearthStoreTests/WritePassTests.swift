@@ -5,10 +5,10 @@ import Testing
 
 @testable import HearthStore
 
-/// Event loops run the rounds of the cheap writes they hand over (`CallerDrains`): the first
+/// Event loops run the rounds of the cheap writes they hand over (`WritePass`): the first
 /// loop to hand a namespace writer jobs becomes its home, other loops' jobs run there, and a
 /// writer whose jobs turned expensive runs them on its own queue again.
-@Suite struct CallerDrainsTests {
+@Suite struct WritePassTests {
     /// Stands in for an event loop: a serial queue, known by a queue-specific value.
     final class Loop: Sendable {
         static let key = DispatchSpecificKey<String>()
@@ -21,8 +21,8 @@ import Testing
             queue.setSpecific(key: Self.key, value: name)
         }
 
-        var home: CallerDrains.Home {
-            CallerDrains.Home(id: ObjectIdentifier(self)) { work in self.queue.async(execute: work) }
+        var home: WritePass.Home {
+            WritePass.Home(id: ObjectIdentifier(self)) { work in self.queue.async(execute: work) }
         }
 
         /// Runs `body` on the loop, waiting for it.
@@ -36,30 +36,30 @@ import Testing
     /// Where and when a write's completion ran.
     struct Seen: Sendable {
         var loop: String?
-        var beforeCollectReturned: Bool
+        var beforePassFinished: Bool
         var committed: Bool
     }
 
-    /// Hands `write` over from `loop` inside `collect`; returns once its completion ran.
+    /// Hands `write` over from `loop` in a pass; returns once its completion ran.
     private func write(_ write: Write, to ns: NamespaceStore, from loop: Loop) async -> Seen {
         let seen = Mutex<Seen?>(nil)
-        let collected = Atomic<Bool>(false)
+        let finished = Atomic<Bool>(false)
         let done = AsyncFlag()
         await loop.run {
-            CallerDrains.collect(from: loop.home) {
-                ns.write(write) { result in
-                    let committed = if case .success(.committed) = result { true } else { false }
-                    seen.withLock {
-                        $0 = Seen(
-                            loop: DispatchQueue.getSpecific(key: Loop.key),
-                            beforeCollectReturned: !collected.load(ordering: .acquiring),
-                            committed: committed
-                        )
-                    }
-                    done.set()
+            let pass = WritePass(home: loop.home)
+            ns.write(write, in: pass) { result in
+                let committed = if case .success(.committed) = result { true } else { false }
+                seen.withLock {
+                    $0 = Seen(
+                        loop: DispatchQueue.getSpecific(key: Loop.key),
+                        beforePassFinished: !finished.load(ordering: .acquiring),
+                        committed: committed
+                    )
                 }
+                done.set()
             }
-            collected.store(true, ordering: .releasing)
+            pass.finish()
+            finished.store(true, ordering: .releasing)
         }
         await done.wait()
         return seen.withLock { $0! }
@@ -89,7 +89,7 @@ import Testing
 
         #expect(seen.committed)
         #expect(seen.loop == "a")
-        #expect(seen.beforeCollectReturned)
+        #expect(seen.beforePassFinished)
         #expect(try await ns.json("rooms/r1") == #"{"n":1}"#)
     }
 
@@ -125,7 +125,7 @@ import Testing
             let seen = await write(try set("counter", "\(n)"), to: ns, from: loop)
             #expect(seen.committed)
             #expect(seen.loop == loop.name, "write \(n) ran where it was handed over")
-            #expect(seen.beforeCollectReturned)
+            #expect(seen.beforePassFinished)
         }
         #expect(try await ns.json("counter") == "20")
     }
@@ -155,7 +155,7 @@ import Testing
                 break
             }
         }
-        #expect(back?.beforeCollectReturned == true)
+        #expect(back?.beforePassFinished == true)
     }
 
     @Test func aLoopThatFindsTheWriterInTheQueuesRoundLeavesItsJobsToTheQueue() async throws {
@@ -177,14 +177,14 @@ import Testing
         let seen = Mutex<String??>(nil)
         let done = AsyncFlag()
         await loop.run {
-            CallerDrains.collect(from: loop.home) {
-                ns.write(write) { result in
-                    if case .success(.committed) = result {
-                        seen.withLock { $0 = .some(DispatchQueue.getSpecific(key: Loop.key)) }
-                    }
-                    done.set()
+            let pass = WritePass(home: loop.home)
+            ns.write(write, in: pass) { result in
+                if case .success(.committed) = result {
+                    seen.withLock { $0 = .some(DispatchQueue.getSpecific(key: Loop.key)) }
                 }
+                done.set()
             }
+            pass.finish()
         }
         // The loop went on: its write waits for the lock on the queue, not on the loop.
         #expect(seen.withLock { $0 } == nil)

@@ -1,5 +1,3 @@
-public import HearthCore
-
 /// A write as committed, handed to commit observers in sequence order: what changed, with
 /// server values resolved. Listeners, triggers and (later) a change feed follow it.
 public struct CommittedWrite: Sendable, Equatable {

@@ -1,21 +1,26 @@
 import Foundation
 import HearthCore
-import HearthDatabase
 import HearthStore
-import Logging
+public import Logging
 
-/// Opens the store, hands it to the database, loads every namespace's rules (applying their
-/// indexes) and seeds an empty store.
-enum StoreBootstrap {
-    static func open(
-        _ configuration: HearthServerConfiguration,
+extension Database {
+    /// Opens the store in the configuration's data directory, loads every namespace's rules
+    /// (applying their indexes) and seeds an empty database.
+    /// - Throws: `DatabaseError` `.invalidRules` or `.unreadableRules` when the default rules
+    ///   file does not compile or cannot be read, `.invalidSeed` when the seed cannot be
+    ///   imported; `StoreError` when the store cannot be opened (`.locked`: another process
+    ///   holds it).
+    public static func open(
+        _ configuration: DatabaseConfiguration,
         logger: Logger,
         activity: DatabaseActivity = .none
     ) async throws -> Database {
-        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         let store = try Store.open(
             directory: configuration.dataDirectory,
-            configuration: StoreConfiguration(syncMode: configuration.syncMode, triggers: configuration.triggers),
+            configuration: StoreConfiguration(
+                syncMode: configuration.syncMode,
+                triggers: configuration.triggers.registered
+            ),
             clock: configuration.clock
         )
         logger.info("store opened", metadata: ["hearth.data": "\(configuration.dataDirectory)"])
@@ -26,8 +31,10 @@ enum StoreBootstrap {
             activity: activity
         )
         do {
-            try await startingRules { try await database.loadRules() }
-            try await seedIfEmpty(store, configuration: configuration, logger: logger)
+            try await database.loadRules()
+            if let seedFile = configuration.seedFile {
+                try await database.seedIfEmpty(from: seedFile, logger: logger)
+            }
             return database
         } catch {
             store.close()
@@ -35,29 +42,18 @@ enum StoreBootstrap {
         }
     }
 
-    /// Runs `load` (the rules loaded at start): a default rules file that does not compile or
-    /// cannot be read stops the start with its diagnostics.
-    static func startingRules(_ load: () async throws -> Void) async throws {
-        do {
-            try await load()
-        } catch let error as DatabaseError where error.code == .invalidRules || error.code == .unreadableRules {
-            throw HearthServerError(error.message)
-        }
-    }
-
-    static func seedIfEmpty(_ store: Store, configuration: HearthServerConfiguration, logger: Logger) async throws {
-        guard let seedFile = configuration.seedFile, FileManager.default.fileExists(atPath: seedFile),
-            try store.isEmpty()
-        else { return }
+    /// Imports `seedFile` into `default` when the whole database is empty and the file exists.
+    func seedIfEmpty(from seedFile: String, logger: Logger) async throws {
+        guard FileManager.default.fileExists(atPath: seedFile), try store.isEmpty() else { return }
         guard let handle = FileHandle(forReadingAtPath: seedFile) else {
-            throw HearthServerError("Cannot open seed file '\(seedFile)'.")
+            throw DatabaseError(.invalidSeed, "Cannot open seed file '\(seedFile)'.")
         }
         let reader = SeedChunkReader(handle: handle)
         defer { try? handle.close() }
         do {
             try await store.namespace("default").importJSON(at: .root, nextChunk: { try reader.next() })
         } catch let error as CoreError {
-            throw HearthServerError("Seed file '\(seedFile)': \(error.message)")
+            throw DatabaseError(.invalidSeed, "Seed file '\(seedFile)': \(error.message)")
         }
         logger.info("seed imported", metadata: ["hearth.seed": "\(seedFile)", "hearth.ns": "default"])
     }

@@ -1,0 +1,35 @@
+public import HearthCore
+
+/// What `Database.open(_:logger:activity:)` opens: the data directory, how writes reach its
+/// disk, what runs with them, where the rules are and what seeds an empty database.
+public struct DatabaseConfiguration: Sendable {
+    /// The data directory (created when missing).
+    public var dataDirectory: String
+    /// How writes reach the disk before they are acknowledged.
+    public var syncMode: SyncMode
+    /// The triggers, lookup indexes and commit observers of each namespace.
+    public var triggers: DatabaseTriggers
+    /// The server's time (timestamps, rules' `now`); a test passes a clock it moves by hand.
+    public var clock: ServerClock
+    /// The rules file of `default` (other namespaces' files lie beside it).
+    public var rulesFile: String
+    /// JSON imported into `default` when the whole database is empty; nil or a missing file
+    /// skips it.
+    public var seedFile: String?
+
+    public init(
+        dataDirectory: String,
+        syncMode: SyncMode = .periodic(milliseconds: 100),
+        triggers: DatabaseTriggers = DatabaseTriggers(),
+        clock: ServerClock = .system,
+        rulesFile: String,
+        seedFile: String? = nil
+    ) {
+        self.dataDirectory = dataDirectory
+        self.syncMode = syncMode
+        self.triggers = triggers
+        self.clock = clock
+        self.rulesFile = rulesFile
+        self.seedFile = seedFile
+    }
+}

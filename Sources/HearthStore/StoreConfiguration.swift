@@ -1,0 +1,44 @@
+public import HearthCore
+
+/// Settings of a store.
+public struct StoreConfiguration: Sendable {
+    /// How writes reach the disk (`SyncMode`).
+    public typealias SyncMode = HearthCore.SyncMode
+
+    public var syncMode: SyncMode
+    /// Upper bound of one LevelDB write buffer (memtable) in bytes. Every write inserts each of
+    /// its keys into the memtable's skip list, a search that chases pointers through all of it:
+    /// hot keys (counters, presence, chat lists) rewritten again and again fill it with versions,
+    /// and a larger memtable makes every insert slower. 8 MiB ran the 100-member fan-out write
+    /// 1.3–1.6× as fast as 32 MiB (docs/decisions/0006-leveldb-write-buffer-8-mib.md).
+    public var writeBufferSize: Int
+    /// The write triggers and durable commit observers of each namespace (see `WriteTrigger`).
+    public var triggers: WriteTriggers
+    /// Whether opening a namespace brings its lookup indexes in line with `triggers` (rebuilds
+    /// stale ones, drops unregistered ones). Off only for a store that will not be written (an
+    /// export): it then leaves them as they are.
+    public var reconcilesLookups = true
+    /// A namespace writer whose jobs took longer than this on average (nanoseconds of CPU time) lately
+    /// runs every round on its own thread, until they take less than half of it; below it, an
+    /// event loop that hands it writes (`WritePass`) runs their round itself. A round of
+    /// expensive jobs on a loop would hold up its other connections: a small put takes about
+    /// 5–15 µs, a message to a 100-member chat about 600 µs.
+    public var loopJobLimit: UInt64 = NamespaceWriter.defaultLoopJobLimit
+    /// A writer's home loop (`WritePass`) that has handed it no writes of its own for this
+    /// long (nanoseconds) gives way to the next loop that does: a lone writer's loop then runs
+    /// its rounds itself instead of waking the home for each of them. 100 ms by default.
+    public var homeIdleLimit: UInt64 = NamespaceWriter.defaultHomeIdleLimit
+    /// Where the namespace writers' batches go: LevelDB itself, or in tests a wrapper that
+    /// counts or refuses them (`BatchWriter`).
+    var batchWriter: @Sendable (LevelDB) -> BatchWriter = BatchWriter.levelDB
+
+    public init(
+        syncMode: SyncMode = .periodic(milliseconds: 100),
+        writeBufferSize: Int = 8 << 20,
+        triggers: WriteTriggers = WriteTriggers()
+    ) {
+        self.syncMode = syncMode
+        self.writeBufferSize = writeBufferSize
+        self.triggers = triggers
+    }
+}
