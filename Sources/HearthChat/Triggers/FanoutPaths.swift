@@ -3,10 +3,10 @@ import HearthDatabase
 import Synchronization
 
 /// The locations a chat's new message writes for each member, made once per chat and member
-/// list: every message of a chat writes the same few hundred, and handing the writer the very
-/// same paths again lets it recognise them at once (`DerivedLayouts` compares arrays that are
-/// the same storage without reading them). A memo of pure values, shared by the namespaces'
-/// writers.
+/// list: every message of a chat writes the same few hundred, so they are built (and the ones
+/// it reads prepared, `TreeLocation`) once rather than for every message; the writer finds a
+/// list of updates at the same paths as before ready-made. A memo of pure values, shared by the
+/// namespaces' writers.
 final class FanoutPaths: Sendable {
     /// One member's locations.
     struct Member: Sendable {

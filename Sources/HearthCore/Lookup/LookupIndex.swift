@@ -2,9 +2,9 @@
 /// `pattern` is found by (a profile's phone number, the words of a display name). The store
 /// keeps it in step with every write in the same batch as the write (imports included), so it
 /// never disagrees with the data, and it lives outside the data tree: no client request, rule
-/// or export reaches it; only server code reads it (`NamespaceReader.lookup`).
+/// or export reaches it; only server code reads it (`NamespaceSnapshot.lookup` in HearthDatabase).
 ///
-/// Registered with `WriteTriggers.add(_:in:)` before the store opens. At open, an index whose
+/// Registered with `DatabaseTriggers.add(_:in:)` (HearthDatabase) before the database opens. At open, an index whose
 /// stored definition (name and `version`) is missing or different is rebuilt from the tree,
 /// and the entries of an index no longer registered are dropped: change `version` whenever
 /// `terms(of:wildcards:)` or `payload(of:wildcards:)` changes what it returns.

@@ -2,7 +2,7 @@ public import HearthCore
 public import HearthStore
 
 extension Caller {
-    /// Who a write of this caller is by, as write triggers see it (`TriggerChange.author`).
+    /// Who a write of this caller is by, as triggers see it (`TreeChange.author`).
     public var writeAuthor: WriteAuthor {
         switch self {
         case .admin: return .admin
