@@ -8,7 +8,7 @@ import Testing
 /// Event loops run the rounds of the cheap writes they hand over (`WritePass`): the first
 /// loop to hand a namespace writer jobs becomes its home, other loops' jobs run there, and a
 /// writer whose jobs turned expensive runs them on its own queue again.
-@Suite struct WritePassTests {
+@Suite struct WriterHomeLoopTests {
     /// Stands in for an event loop: a serial queue, known by a queue-specific value.
     final class Loop: Sendable {
         static let key = DispatchSpecificKey<String>()
