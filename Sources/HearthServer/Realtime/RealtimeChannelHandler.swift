@@ -7,7 +7,7 @@ import NIOWebSocket
 
 extension ListenRegistration: RealtimeListenHandle {}
 
-extension RealtimeChannelHandler: RealtimeTickable, RealtimeWriteAnswering {}
+extension RealtimeChannelHandler: RealtimeTickable, RealtimeInboxConnection {}
 
 /// One realtime WebSocket connection on its event loop, after the upgrade: it feeds the
 /// connection's events to its `RealtimeConnection` (which owns the `RealtimeSession` and
@@ -52,7 +52,7 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
     /// Whole messages out of data frames (fragments collected, size bounded).
     private var messages: RealtimeMessageAssembler
     /// The deliveries of this loop's connections (one `execute` per burst for all of them).
-    let loopInbox: RealtimeLoopInbox
+    let loopInbox: RealtimeLoopInbox<RealtimeChannelHandler>
 
     init(upgrade: RealtimeUpgrade, eventLoop: any EventLoop) {
         self.upgrade = upgrade
@@ -236,7 +236,7 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
     }
 
     /// One delivery, from the loop inbox, in delivery order.
-    func receive(_ delivery: RealtimeLoopInbox.Delivery) {
+    func receive(_ delivery: RealtimeDelivery) {
         switch delivery {
         case .update(let update, let id, let key): connection.deliver(update, id: id, key: key)
         case .revoked(let id, let key): connection.revoked(id: id, key: key)
