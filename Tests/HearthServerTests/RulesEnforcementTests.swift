@@ -294,7 +294,7 @@ struct RulesEnforcementTests {
             #expect(revoked["a"] as? String == "c")
             #expect((revoked["b"] as? [String: Any])?["p"] as? String == "rooms/r1")
             try await server.put("/rooms/r1/title", #""secret""#)
-            try await alice.expectSilence(for: .milliseconds(300))
+            try await alice.expectNoPushesBeforeFence(at: "/users/alice/fence")
             // Listening again is refused now.
             let again = try await alice.response(to: alice.request("q", #"{"p":"/rooms/r1","h":""}"#))
             #expect(again.body["s"] as? String == "permission_denied")

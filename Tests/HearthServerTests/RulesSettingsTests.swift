@@ -110,11 +110,20 @@ struct RulesSettingsTests {
             #expect(ordered.status == 200)
             #expect(JSONCompare.equal(ordered.body, #"{"y":{"n":1}}"#))
 
-            // Still in force after the watcher has seen the rewritten file: a check that
-            // something does NOT happen, so it waits (a little over two of the watcher's 250 ms
-            // polls) rather than for an event.
-            try await Task.sleep(for: .milliseconds(600))
-            #expect(try await server.send("GET", "/.settings/rules.json?\(admin)").body == document)
+            // The watcher does not reload the file the put wrote. A fence: an edit of the file,
+            // which a later poll installs; nothing was installed between the two (the history
+            // keeps every document installed, newest first).
+            let edit = "// edited\n" + document
+            try edit.write(to: file, atomically: false, encoding: .utf8)
+            let reloaded = try await eventually(timeout: .seconds(10)) {
+                try await server.send("GET", "/.settings/rules.json?\(admin)").body
+            } until: {
+                $0 == edit
+            }
+            #expect(reloaded == edit)
+            let versions = try await RulesHistoryTests.versions(server).prefix(2)
+            #expect(versions.map { $0["text"] as? String } == [edit, document])
+            #expect(versions.map { $0["origin"] as? String } == ["file", "put"])
         }
     }
 

@@ -56,7 +56,7 @@ struct WebSocketScaleTests {
             try await server.put("/many/7/n", "70")
             let push = try await clients[7].nextPush()
             #expect((push["b"] as? [String: Any])?["p"] as? String == "many/7/n")
-            try await clients[8].expectSilence(for: .milliseconds(100))
+            try await clients[8].expectNoPushesBeforeFence(at: "/fence")
             await withTaskGroup(of: Void.self) { group in
                 for client in clients { group.addTask { await client.close() } }
             }

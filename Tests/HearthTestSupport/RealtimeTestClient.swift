@@ -205,12 +205,52 @@ public final class RealtimeTestClient: Sendable {
         }
     }
 
-    /// No message arrives within `duration`. A wait for something NOT to happen has no event
-    /// to wait for: keep `duration` short (the fan-out it guards against comes within
-    /// milliseconds).
-    public func expectSilence(for duration: Duration) async throws {
-        try await Task.sleep(for: duration)
-        if let message = inbox.pending.first { throw TestFailure("unexpected message: \(message)") }
+    /// Waits for the answer to request `id` (returns its body `b`) and fails if any message
+    /// but those `expected` accepts (given the message's `d`) came first. The server answers a
+    /// connection's requests in order, each after everything it sent the connection before, so
+    /// this is a fence for what the connection's earlier frames would have made the server
+    /// send; for pushes of other writes, use `expectNoPushesBeforeFence(at:)`.
+    @discardableResult
+    public func expectNothingBefore(
+        answerTo id: Int,
+        except expected: ([String: Any]) -> Bool = { _ in false }
+    ) async throws -> [String: Any] {
+        while true {
+            let message = try await nextJSON()
+            let data = message["d"] as? [String: Any]
+            if let data, data["r"] as? Int == id, let body = data["b"] as? [String: Any] { return body }
+            if let data, expected(data) { continue }
+            throw TestFailure("unexpected message before the answer to request \(id): \(message)")
+        }
+    }
+
+    /// A fence for pushes: fails if this connection was sent anything (but data at `path`)
+    /// before the answer to a write at `path`, made after every commit that finished before
+    /// the call (a REST write that returned, a realtime write that was answered). It listens
+    /// at `path`, writes `value` there and stops listening. The server sends the answer to a
+    /// committed write of a connection that listens behind the pushes of every commit the
+    /// namespace's delivery queue held before it (`NamespaceEngine.afterDeliveries`; a loop's
+    /// `RealtimeLoopInbox` keeps each connection's order), so what those commits would send
+    /// this connection has arrived by then. The client must be allowed to read and write `path`.
+    public func expectNoPushesBeforeFence(at path: String, value: String = "true") async throws {
+        let bare = path.hasPrefix("/") ? String(path.dropFirst()) : path
+        let atFence = { (data: [String: Any]) -> Bool in
+            guard data["a"] as? String == "d" || data["a"] as? String == "m",
+                let pushed = (data["b"] as? [String: Any])?["p"] as? String
+            else { return false }
+            let trimmed = pushed.hasPrefix("/") ? String(pushed.dropFirst()) : pushed
+            return trimmed == bare || trimmed.hasPrefix(bare + "/")
+        }
+        let listen = try await expectNothingBefore(answerTo: request("q", #"{"p":"\#(path)","h":""}"#), except: atFence)
+        guard listen["s"] as? String == "ok" else { throw TestFailure("the fence's listen was refused: \(listen)") }
+        let write = try await expectNothingBefore(
+            answerTo: request("p", #"{"p":"\#(path)","d":\#(value)}"#),
+            except: atFence
+        )
+        guard write["s"] as? String == "ok" else { throw TestFailure("the fence's write was refused: \(write)") }
+        // Past the fence: what arrives now is not the fence's business.
+        let unlisten = try await response(to: request("n", #"{"p":"\#(path)"}"#)).body
+        guard unlisten["s"] as? String == "ok" else { throw TestFailure("the fence's unlisten failed: \(unlisten)") }
     }
 
     deinit {

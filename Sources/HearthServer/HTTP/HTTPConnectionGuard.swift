@@ -8,6 +8,9 @@ import NIOHTTP1
 /// connection whose response was sent before its request body was read. `RequestLineGuard`,
 /// before the parser, reports raw bytes to it. Removed when the connection upgrades to a
 /// WebSocket.
+///
+/// Time is its event loop's (`EventLoop.now`, the same clock its timers run on): on NIO's
+/// loops that is `NIODeadline.now()`, and a test on an `EmbeddedEventLoop` moves it.
 final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -21,8 +24,9 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var timer: (at: NIODeadline, task: Scheduled<Void>)?
     private var lingerTimer: Scheduled<Void>?
 
-    init(limits: HTTPConnectionState.Limits, logger: Logger) {
-        self.state = HTTPConnectionState(limits: limits, now: .now())
+    /// `now`: when the connection opened, on its event loop's clock.
+    init(limits: HTTPConnectionState.Limits, logger: Logger, now: NIODeadline) {
+        self.state = HTTPConnectionState(limits: limits, now: now)
         self.logger = logger
     }
 
@@ -52,9 +56,9 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let action: HTTPConnectionState.Action
         switch unwrapInboundIn(data) {
-        case .head(let head): action = state.headReceived(keepAlive: head.isKeepAlive, now: .now())
-        case .body(let bytes): action = state.bodyReceived(byteCount: bytes.readableBytes, now: .now())
-        case .end: action = state.requestEnded(now: .now())
+        case .head(let head): action = state.headReceived(keepAlive: head.isKeepAlive, now: context.eventLoop.now)
+        case .body(let bytes): action = state.bodyReceived(byteCount: bytes.readableBytes, now: context.eventLoop.now)
+        case .end: action = state.requestEnded(now: context.eventLoop.now)
         }
         perform(action, context: context)
         if action == .forward { context.fireChannelRead(data) }
@@ -98,7 +102,7 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         if state.closing { return false }
         guard state.measuresRequestLine else { return true }
         let lineEnd = bytes.readableBytesView.firstIndex(of: UInt8(ascii: "\n")).map { $0 - bytes.readerIndex }
-        let action = state.received(byteCount: bytes.readableBytes, lineEnd: lineEnd, now: .now())
+        let action = state.received(byteCount: bytes.readableBytes, lineEnd: lineEnd, now: context.eventLoop.now)
         perform(action, context: context)
         return action == .forward
     }
@@ -118,7 +122,7 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .body:
             context.write(data, promise: promise)
         case .end:
-            guard case .closeAfterWrite(let linger) = state.responseEnded(now: .now()) else {
+            guard case .closeAfterWrite(let linger) = state.responseEnded(now: context.eventLoop.now) else {
                 context.write(data, promise: promise)
                 armTimer()
                 return
@@ -190,7 +194,7 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func deadlineReached() {
         guard let context else { return }
-        perform(state.deadlinePassed(now: .now()), context: context)
+        perform(state.deadlinePassed(now: context.eventLoop.now), context: context)
     }
 }
 

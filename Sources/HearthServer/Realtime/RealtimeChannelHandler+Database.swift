@@ -33,7 +33,7 @@ extension RealtimeChannelHandler {
                 work.write(request, identity: identity, in: pass) { outcome in
                     if listens, case .ok = outcome {
                         work.engine.afterDeliveries {
-                            inbox.append(self, .answer(RealtimeLoopInbox.WriteAnswer(outcome, for: requestID)))
+                            inbox.append(self, .answer(RealtimeDelivery.WriteAnswer(outcome, for: requestID)))
                         }
                     } else if eventLoop.inEventLoop {
                         self.completed(outcome, for: requestID)

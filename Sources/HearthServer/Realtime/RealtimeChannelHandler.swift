@@ -7,7 +7,7 @@ import NIOWebSocket
 
 extension ListenRegistration: RealtimeListenHandle {}
 
-extension RealtimeChannelHandler: RealtimeTickable, RealtimeWriteAnswering {}
+extension RealtimeChannelHandler: RealtimeTickable, RealtimeInboxConnection {}
 
 /// One realtime WebSocket connection on its event loop, after the upgrade: it feeds the
 /// connection's events to its `RealtimeConnection` (which owns the `RealtimeSession` and
@@ -22,10 +22,11 @@ extension RealtimeChannelHandler: RealtimeTickable, RealtimeWriteAnswering {}
 /// channel's write-buffer high watermark is `maxQueuedBytes`, and a close frame that cannot be
 /// flushed within `closeTimeout` drops the TCP connection.
 ///
-/// `@unchecked Sendable`: the engine calls `deliver` from its delivery queue and the tasks of
-/// database actions capture the handler, but they only touch `eventLoop` and the loop inbox;
-/// every other member is used on the event loop only.
-final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unchecked Sendable {
+/// `Sendable`: the engine calls `deliver` from its delivery queue and the tasks of database
+/// actions capture the handler; off the loop they only reach its constants (`eventLoop`, the
+/// upgrade, the loop inbox). Everything that changes lives in `LoopState`, which only the loop
+/// reaches (`LoopConfined`, checked).
+final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, Sendable {
     typealias InboundIn = WebSocketFrame
     typealias InboundOut = Never
     typealias OutboundIn = WebSocketFrame
@@ -36,31 +37,43 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
     var work: RealtimeWork { upgrade.work }
     var configuration: RealtimeConfiguration { upgrade.work.context.configuration }
 
-    /// Every decision of the connection.
-    var connection: RealtimeConnection<ListenRegistration>
-    /// Inside `run` (events arriving meanwhile are queued by the connection, not run re-entrantly).
-    private var running = false
-    var context: ChannelHandlerContext?
-    /// The position in the ticker's list of this loop's connections (-1: not ticked).
-    var tickSlot = -1
-    /// The position in the loop inbox's batch being drained (-1: none).
-    var inboxSlot = -1
-    var hubID: UInt64?
-    /// Encoded frames out, small pushes of a batch joined.
-    let frames = RealtimeFrameWriter()
-    var closeTimer: Scheduled<Void>?
-    /// Whole messages out of data frames (fragments collected, size bounded).
-    private var messages: RealtimeMessageAssembler
     /// The deliveries of this loop's connections (one `execute` per burst for all of them).
-    let loopInbox: RealtimeLoopInbox
+    let loopInbox: RealtimeLoopInbox<RealtimeChannelHandler>
 
+    /// What only the event loop touches.
+    final class LoopState {
+        /// Every decision of the connection.
+        var connection: RealtimeConnection<ListenRegistration>
+        /// Inside `run` (events arriving meanwhile are queued by the connection, not run
+        /// re-entrantly).
+        var running = false
+        var context: ChannelHandlerContext?
+        /// The position in the ticker's list of this loop's connections (-1: not ticked).
+        var tickSlot = -1
+        /// The position in the loop inbox's batch being drained (-1: none).
+        var inboxSlot = -1
+        var hubID: UInt64?
+        /// Encoded frames out, small pushes of a batch joined.
+        let frames = RealtimeFrameWriter()
+        var closeTimer: Scheduled<Void>?
+        /// Whole messages out of data frames (fragments collected, size bounded).
+        var messages: RealtimeMessageAssembler
+
+        init(connection: RealtimeConnection<ListenRegistration>, messages: RealtimeMessageAssembler) {
+            self.connection = connection
+            self.messages = messages
+        }
+    }
+
+    private let loop: LoopConfined<LoopState>
+
+    /// Made on `eventLoop`.
     init(upgrade: RealtimeUpgrade, eventLoop: any EventLoop) {
         self.upgrade = upgrade
         self.eventLoop = eventLoop
         self.loopInbox = upgrade.inboxes.inbox(for: eventLoop)
         let configuration = upgrade.work.context.configuration
-        self.messages = RealtimeMessageAssembler(maxMessageBytes: configuration.maxMessageBytes)
-        self.connection = RealtimeConnection(
+        let connection = RealtimeConnection<ListenRegistration>(
             session: RealtimeSession(
                 sessionID: upgrade.sessionID,
                 configuration: RealtimeSessionConfiguration(
@@ -70,6 +83,40 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
             ),
             limits: upgrade.limits
         )
+        self.loop = LoopConfined(
+            LoopState(
+                connection: connection,
+                messages: RealtimeMessageAssembler(maxMessageBytes: configuration.maxMessageBytes)
+            ),
+            eventLoop: eventLoop
+        )
+    }
+
+    // The loop's state by name (each access checked, `LoopConfined`).
+    var connection: RealtimeConnection<ListenRegistration> {
+        get { loop.value.connection }
+        _modify { yield &loop.value.connection }
+    }
+    var context: ChannelHandlerContext? {
+        get { loop.value.context }
+        set { loop.value.context = newValue }
+    }
+    var tickSlot: Int {
+        get { loop.value.tickSlot }
+        set { loop.value.tickSlot = newValue }
+    }
+    var inboxSlot: Int {
+        get { loop.value.inboxSlot }
+        set { loop.value.inboxSlot = newValue }
+    }
+    var hubID: UInt64? {
+        get { loop.value.hubID }
+        set { loop.value.hubID = newValue }
+    }
+    var frames: RealtimeFrameWriter { loop.value.frames }
+    var closeTimer: Scheduled<Void>? {
+        get { loop.value.closeTimer }
+        set { loop.value.closeTimer = newValue }
     }
 
     var logger: Logger {
@@ -119,7 +166,7 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
         closeTimer?.cancel()
         closeTimer = nil
         upgrade.ticker.unregister(self)
-        messages.reset()
+        loop.value.messages.reset()
         connection.ended()
         run()
         context.fireChannelInactive()
@@ -134,7 +181,7 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
         }
         switch frame.opcode {
         case .text, .binary, .continuation:
-            switch messages.receive(frame, allocator: context.channel.allocator) {
+            switch loop.value.messages.receive(frame, allocator: context.channel.allocator) {
             case .message(let bytes):
                 connection.received(bytes, now: Timestamp.now())
                 run()
@@ -236,7 +283,7 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
     }
 
     /// One delivery, from the loop inbox, in delivery order.
-    func receive(_ delivery: RealtimeLoopInbox.Delivery) {
+    func receive(_ delivery: RealtimeDelivery) {
         switch delivery {
         case .update(let update, let id, let key): connection.deliver(update, id: id, key: key)
         case .revoked(let id, let key): connection.revoked(id: id, key: key)
@@ -262,10 +309,11 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, @unc
 
     /// Performs the connection's actions until it waits.
     func run() {
-        guard !running else { return }
-        running = true
-        while let action = connection.nextAction() { perform(action) }
-        running = false
+        let loop = self.loop.value
+        guard !loop.running else { return }
+        loop.running = true
+        while let action = loop.connection.nextAction() { perform(action) }
+        loop.running = false
     }
 
     private func perform(_ action: RealtimeConnection<ListenRegistration>.Action) {

@@ -84,7 +84,7 @@ struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
             }
             #endif
             let eventLoop = channel.eventLoop
-            let connectionGuard = HTTPConnectionGuard(limits: connections.limits, logger: logger)
+            let connectionGuard = HTTPConnectionGuard(limits: connections.limits, logger: logger, now: eventLoop.now)
             let lineGuard = RequestLineGuard(reportingTo: connectionGuard)
             let upgradeAttempted = NIOLoopBoundBox(false, eventLoop: eventLoop)
             let accepted = NIOLoopBoundBox<RealtimeUpgrade?>(nil, eventLoop: eventLoop)

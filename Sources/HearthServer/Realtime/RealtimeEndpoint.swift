@@ -15,7 +15,7 @@ struct RealtimeEndpoint: Sendable {
     /// Ticks the connections, one repeated task per event loop.
     let ticker = RealtimeTicker()
     /// The engine deliveries, one inbox per event loop.
-    let inboxes: RealtimeLoopInboxes
+    let inboxes: RealtimeLoopInboxes<RealtimeChannelHandler>
 
     /// The endpoint exists before the store is open (the HTTP server is built first, so a bad
     /// TLS setup fails before anything touches the data); `attach` gives it the context.
@@ -113,7 +113,7 @@ struct RealtimeUpgrade: Sendable {
     /// The namespace's engine and context, for the connection `sessionID`.
     let work: RealtimeWork
     let ticker: RealtimeTicker
-    let inboxes: RealtimeLoopInboxes
+    let inboxes: RealtimeLoopInboxes<RealtimeChannelHandler>
     /// Shared by all connections of the server.
     let limits: RealtimeConnectionLimits
 }

@@ -4,6 +4,43 @@ import HearthProtocol
 import NIOCore
 import Synchronization
 
+/// A push or a revocation for one listen (its registration's id and key), or the answer to a
+/// write of a connection that listens, behind the pushes of the commits before it
+/// (`NamespaceEngine.afterDeliveries`).
+enum RealtimeDelivery: Sendable {
+    case update(EncodedUpdate, id: UInt64, key: ListenKey)
+    case revoked(id: UInt64, key: ListenKey)
+    case answer(WriteAnswer)
+
+    /// A write's outcome for its request (a reference: an item stays two words and a tag).
+    final class WriteAnswer: Sendable {
+        let outcome: RequestOutcome
+        let requestID: RequestID
+
+        init(_ outcome: RequestOutcome, for requestID: RequestID) {
+            self.outcome = outcome
+            self.requestID = requestID
+        }
+    }
+}
+
+/// What `RealtimeLoopInbox` hands deliveries to: a connection confined to its event loop. The
+/// inbox is generic over it (specialised for `RealtimeChannelHandler`: no existential on the
+/// per-delivery path); a test gives its own.
+protocol RealtimeInboxConnection: RealtimeWriteAnswering {
+    /// The inbox's bookkeeping: the connection's position in the batch being drained (-1:
+    /// none). On the loop.
+    var inboxSlot: Int { get set }
+    /// Before the connection's deliveries of a batch (its flushes wait until `endDeliveries`).
+    func beginDeliveries()
+    /// One delivery, in delivery order.
+    func receive(_ delivery: RealtimeDelivery)
+    /// After the connection's deliveries of a batch: one flush for them all.
+    func endDeliveries()
+    /// Fan-out caught up after `RealtimeLoopInbox.shouldHoldReading` held the connection.
+    func resumeReading()
+}
+
 /// The engine's deliveries to the WebSocket connections of one event loop.
 ///
 /// The delivery queue appends each push or revocation, with its connection, under a lock; one
@@ -23,29 +60,14 @@ import Synchronization
 /// Writers are held back when fan-out falls behind: while more than
 /// `RealtimeLoopInboxes.holdAbove` deliveries wait on all loops, connections stop reading their
 /// sockets, until fewer than `resumeBelow` wait.
-final class RealtimeLoopInbox: Sendable {
-    /// A push or a revocation for one listen (its registration's id and key), or the answer to
-    /// a write of a connection that listens, behind the pushes of the commits before it
-    /// (`NamespaceEngine.afterDeliveries`).
-    enum Delivery: Sendable {
-        case update(EncodedUpdate, id: UInt64, key: ListenKey)
-        case revoked(id: UInt64, key: ListenKey)
-        case answer(WriteAnswer)
-    }
-
-    /// A write's outcome for its request (a reference: an item stays two words and a tag).
-    final class WriteAnswer: Sendable {
-        let outcome: RequestOutcome
-        let requestID: RequestID
-
-        init(_ outcome: RequestOutcome, for requestID: RequestID) {
-            self.outcome = outcome
-            self.requestID = requestID
-        }
-    }
+///
+/// Time (the pacing's arrivals, a slice's length) is read from `RealtimeLoopInboxes.clock`;
+/// waits are scheduled on the loop.
+final class RealtimeLoopInbox<Connection: RealtimeInboxConnection>: Sendable {
+    typealias Delivery = RealtimeDelivery
 
     struct Item: Sendable {
-        let handler: RealtimeChannelHandler
+        let handler: Connection
         let delivery: Delivery
     }
 
@@ -66,7 +88,7 @@ final class RealtimeLoopInbox: Sendable {
         var next: [Int32] = []
         /// The batch's connections in the order first seen, with the first and last index of
         /// their items (a connection's `inboxSlot` is its index here).
-        var touched: [RealtimeChannelHandler] = []
+        var touched: [Connection] = []
         var first: [Int32] = []
         var last: [Int32] = []
         var served = 0
@@ -74,29 +96,31 @@ final class RealtimeLoopInbox: Sendable {
         var frames: [(update: EncodedUpdate, frame: ByteBuffer)] = []
         var nextSlot = 0
         /// Connections that stopped reading while fan-out was behind.
-        var held: [RealtimeChannelHandler] = []
+        var held: [Connection] = []
         /// Writes started during this loop iteration, handed to the writers once its I/O is done.
         var writes: [(WritePass) -> Void] = []
         var spareWrites: [(WritePass) -> Void] = []
         var writesScheduled = false
     }
 
-    private static let frameSlots = 8
+    private static var frameSlots: Int { 8 }
     /// Arrays that grew past this in a burst are not kept for the next one.
-    private static let keptCapacity = 16_384
+    private static var keptCapacity: Int { 16_384 }
     /// How long one slice of a drain may run before the loop serves its sockets, and how long
     /// while the drain serves a lone burst (`RealtimeTuning`).
     private let sliceNanoseconds: Int64
     private let loneBurstSliceNanoseconds: Int64
     /// The pause that lets the loop poll its sockets between slices.
-    static let yieldNanoseconds: Int64 = 20_000
+    static var yieldNanoseconds: Int64 { 20_000 }
 
     let eventLoop: any EventLoop
     /// Runs the tasks of the connections' short database actions on this loop.
     let executor: EventLoopTaskExecutor
     /// Hands the outcomes of this loop's connections' writes over, a writer's round at a time.
-    let completions: RealtimeLoopCompletions<RealtimeChannelHandler>
-    private let all: RealtimeLoopInboxes
+    let completions: RealtimeLoopCompletions<Connection>
+    private let all: RealtimeLoopInboxes<Connection>
+    /// Uptime nanoseconds (`RealtimeLoopInboxes.clock`).
+    private let clock: @Sendable () -> UInt64
     private let allocator = ByteBufferAllocator()
     private let pending: Mutex<Pending>
     /// `pending.pacing.burst`, for a drain to see without the lock whether its burst is lone.
@@ -116,8 +140,9 @@ final class RealtimeLoopInbox: Sendable {
     private let urgent: UrgentWork
 
     /// Made on `eventLoop` (with the loop's first connection).
-    init(eventLoop: any EventLoop, all: RealtimeLoopInboxes) {
+    init(eventLoop: any EventLoop, all: RealtimeLoopInboxes<Connection>) {
         loopState = NIOLoopBound(LoopState(), eventLoop: eventLoop)
+        clock = all.clock
         let tuning = all.tuning
         sliceNanoseconds = tuning.slice.nanoseconds
         loneBurstSliceNanoseconds = tuning.loneBurstSlice.nanoseconds
@@ -142,19 +167,20 @@ final class RealtimeLoopInbox: Sendable {
         }
     }
 
+    /// What an append asks of the loop: nothing (a drain is coming), or a drain.
+    private enum Drain { case none, now(lone: UInt64?), after(nanoseconds: Int64) }
+
     /// From the engine's delivery queue; never blocks. A write's answer is not paced: it starts
     /// a drain at once, also when the drain scheduled is one that waits (`DeliveryPacing`),
     /// which then finds the batch drained or goes on with what came since.
-    func append(_ handler: RealtimeChannelHandler, _ delivery: Delivery) {
+    func append(_ handler: Connection, _ delivery: Delivery) {
         all.waiting.add(1, ordering: .relaxed)
         var isAnswer = false
         if case .answer = delivery { isAnswer = true }
-        /// What this append asks of the loop: nothing (a drain is coming), or a drain.
-        enum Drain { case none, now(lone: UInt64?), after(nanoseconds: Int64) }
         let drain = pending.withLock { pending -> Drain in
             pending.items.append(Item(handler: handler, delivery: delivery))
             if case .update(let update, _, _) = delivery,
-                pending.pacing.arrived(ObjectIdentifier(update), now: { NIODeadline.now().uptimeNanoseconds })
+                pending.pacing.arrived(ObjectIdentifier(update), now: clock)
             {
                 burst.store(pending.pacing.burst, ordering: .relaxed)
             }
@@ -224,8 +250,8 @@ final class RealtimeLoopInbox: Sendable {
 
     /// Asked by a connection about to read (on the loop): true when fan-out is behind, and the
     /// connection is then told `resumeReading()` once it has caught up.
-    func shouldHoldReading(_ handler: RealtimeChannelHandler) -> Bool {
-        guard all.waiting.load(ordering: .relaxed) > RealtimeLoopInboxes.holdAbove else { return false }
+    func shouldHoldReading(_ handler: Connection) -> Bool {
+        guard all.waiting.load(ordering: .relaxed) > RealtimeLoopInboxes<Connection>.holdAbove else { return false }
         state.held.append(handler)
         all.holding.store(true, ordering: .relaxed)
         return true
@@ -245,7 +271,7 @@ final class RealtimeLoopInbox: Sendable {
     /// cut a slice short; short from then on.
     private func drain(lone: UInt64?) {
         let state = self.state
-        let sliceStart = NIODeadline.now().uptimeNanoseconds
+        let sliceStart = clock()
         drainWaits.store(false, ordering: .relaxed)
         var lone = lone
         // Raised for work queued before this slice began (and so run before it): not urgent now.
@@ -267,7 +293,7 @@ final class RealtimeLoopInbox: Sendable {
                 let cut = urgent.take()
                 if let number = lone, cut || burst.load(ordering: .relaxed) != number { lone = nil }
                 let slice = lone == nil ? sliceNanoseconds : loneBurstSliceNanoseconds
-                if cut || NIODeadline.now().uptimeNanoseconds &- sliceStart >= UInt64(slice) {
+                if cut || clock() &- sliceStart >= UInt64(slice) {
                     eventLoop.scheduleTask(in: .nanoseconds(Self.yieldNanoseconds)) { [lone] in
                         self.drain(lone: lone)
                     }
@@ -354,25 +380,32 @@ final class UrgentWork: Sendable {
 
 /// One `RealtimeLoopInbox` per event loop, created with the loop's first connection, and the
 /// count of deliveries waiting on all of them (the hold on reading).
-final class RealtimeLoopInboxes: Sendable {
+final class RealtimeLoopInboxes<Connection: RealtimeInboxConnection>: Sendable {
     let tuning: RealtimeTuning
+    /// The time the inboxes pace and slice by, in uptime nanoseconds: `NIODeadline.now()`, or
+    /// a test's clock.
+    let clock: @Sendable () -> UInt64
 
     /// Connections stop reading while more deliveries than this wait…
-    static let holdAbove = 65_536
+    static var holdAbove: Int { 65_536 }
     /// … and read again once fewer than this do.
-    static let resumeBelow = 16_384
+    static var resumeBelow: Int { 16_384 }
 
-    private let inboxes = Mutex<[ObjectIdentifier: RealtimeLoopInbox]>([:])
+    private let inboxes = Mutex<[ObjectIdentifier: RealtimeLoopInbox<Connection>]>([:])
     /// Deliveries appended and not yet handed over and flushed, on all loops.
     fileprivate let waiting = Atomic<Int>(0)
     /// Some connection holds its reading.
     fileprivate let holding = Atomic<Bool>(false)
 
-    init(tuning: RealtimeTuning = RealtimeTuning()) {
+    init(
+        tuning: RealtimeTuning = RealtimeTuning(),
+        clock: @escaping @Sendable () -> UInt64 = { NIODeadline.now().uptimeNanoseconds }
+    ) {
         self.tuning = tuning
+        self.clock = clock
     }
 
-    func inbox(for eventLoop: any EventLoop) -> RealtimeLoopInbox {
+    func inbox(for eventLoop: any EventLoop) -> RealtimeLoopInbox<Connection> {
         inboxes.withLock { inboxes in
             let key = ObjectIdentifier(eventLoop)
             if let inbox = inboxes[key] { return inbox }
