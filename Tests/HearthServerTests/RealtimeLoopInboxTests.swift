@@ -293,16 +293,29 @@ struct RealtimeLoopInboxTests {
         #expect(gone == nil)
     }
 
-    /// Writes started during a loop iteration go to their writers together, once its tasks ran.
+    /// Writes started during a loop iteration go to their writers together, once its tasks ran:
+    /// in order, all handed the same `WritePass`, and the next iteration's another one.
     @Test func writesStartedInOneIterationAreSubmittedTogetherInOrder() {
         let fixture = Fixture()
-        fixture.inbox.submitWrite { fixture.journal.entries.append("w1") }
-        fixture.inbox.submitWrite { fixture.journal.entries.append("w2") }
+        var passes: [WritePass] = []
+        fixture.inbox.submitWrite { pass in
+            fixture.journal.entries.append("w1")
+            passes.append(pass)
+        }
+        fixture.inbox.submitWrite { pass in
+            fixture.journal.entries.append("w2")
+            passes.append(pass)
+        }
         #expect(fixture.journal.entries.isEmpty)
         fixture.loop.run()
         #expect(fixture.journal.entries == ["w1", "w2"])
-        fixture.inbox.submitWrite { fixture.journal.entries.append("w3") }
+        fixture.inbox.submitWrite { pass in
+            fixture.journal.entries.append("w3")
+            passes.append(pass)
+        }
         fixture.loop.run()
         #expect(fixture.journal.entries == ["w1", "w2", "w3"])
+        // The passes are kept alive here, so a new one cannot reuse a finished one's address.
+        #expect(passes.count == 3 && passes[0] === passes[1] && passes[2] !== passes[0])
     }
 }
