@@ -8,6 +8,7 @@ public struct DatabaseError: Error, Hashable, Sendable, CustomStringConvertible 
             case invalidRules
             case unreadableRules
             case invalidSeed
+            case invalidConfiguration
         }
 
         let kind: Kind
@@ -20,6 +21,8 @@ public struct DatabaseError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let unreadableRules = Code(kind: .unreadableRules)
         /// The seed file cannot be read or is not JSON the database takes.
         public static let invalidSeed = Code(kind: .invalidSeed)
+        /// A setting of the database's configuration cannot work; the message names it.
+        public static let invalidConfiguration = Code(kind: .invalidConfiguration)
 
         public var description: String { "\(kind)" }
     }

@@ -52,6 +52,8 @@ public struct HearthServerConfiguration: Sendable {
     public var clock: ServerClock = .system
     /// Triggers, lookup indexes and commit observers, per namespace or for all (see `TreeTrigger`).
     public var triggers = DatabaseTriggers()
+    /// Where the namespaces' writers run their rounds (refused at start when it cannot work).
+    public var writer = WriterTuning()
     /// Callable functions, per namespace or for all (`POST /functions/<name>?ns=...`; see
     /// `Callable`). A name not served in a namespace answers `NOT_FOUND` there.
     public var callables = Callables()

@@ -18,16 +18,11 @@ public struct StoreConfiguration: Sendable {
     /// stale ones, drops unregistered ones). Off only for a store that will not be written (an
     /// export): it then leaves them as they are.
     public var reconcilesLookups = true
-    /// A namespace writer whose jobs took longer than this on average (nanoseconds of CPU time) lately
-    /// runs every round on its own thread, until they take less than half of it; below it, an
-    /// event loop that hands it writes (`WritePass`) runs their round itself. A round of
-    /// expensive jobs on a loop would hold up its other connections: a small put takes about
-    /// 5–15 µs, a message to a 100-member chat about 600 µs.
-    public var loopJobLimit: UInt64 = NamespaceWriter.defaultLoopJobLimit
-    /// A writer's home loop (`WritePass`) that has handed it no writes of its own for this
-    /// long (nanoseconds) gives way to the next loop that does: a lone writer's loop then runs
-    /// its rounds itself instead of waking the home for each of them. 100 ms by default.
-    public var homeIdleLimit: UInt64 = NamespaceWriter.defaultHomeIdleLimit
+    /// `WriterTuning.loopJobLimit` in nanoseconds (unchecked here: tests of the store set
+    /// extremes; `Database.open` validates the tuning).
+    public var loopJobLimit = UInt64(WriterTuning().loopJobLimit.nanoseconds)
+    /// `WriterTuning.homeIdleLimit` in nanoseconds.
+    public var homeIdleLimit = UInt64(WriterTuning().homeIdleLimit.nanoseconds)
     /// Where the namespace writers' batches go: LevelDB itself, or in tests a wrapper that
     /// counts or refuses them (`BatchWriter`).
     var batchWriter: @Sendable (LevelDB) -> BatchWriter = BatchWriter.levelDB

@@ -8,19 +8,23 @@ extension Database {
     /// (applying their indexes) and seeds an empty database.
     /// - Throws: `DatabaseError` `.invalidRules` or `.unreadableRules` when the default rules
     ///   file does not compile or cannot be read, `.invalidSeed` when the seed cannot be
-    ///   imported; `StoreError` when the store cannot be opened (`.locked`: another process
-    ///   holds it).
+    ///   imported, `.invalidConfiguration` for a `WriterTuning` that cannot work; `StoreError`
+    ///   when the store cannot be opened (`.locked`: another process holds it).
     public static func open(
         _ configuration: DatabaseConfiguration,
         logger: Logger,
         activity: DatabaseActivity = .none
     ) async throws -> Database {
+        if let problem = configuration.writer.problem { throw DatabaseError(.invalidConfiguration, problem) }
+        var storeConfiguration = StoreConfiguration(
+            syncMode: configuration.syncMode,
+            triggers: configuration.triggers.registered
+        )
+        storeConfiguration.loopJobLimit = UInt64(configuration.writer.loopJobLimit.nanoseconds)
+        storeConfiguration.homeIdleLimit = UInt64(configuration.writer.homeIdleLimit.nanoseconds)
         let store = try Store.open(
             directory: configuration.dataDirectory,
-            configuration: StoreConfiguration(
-                syncMode: configuration.syncMode,
-                triggers: configuration.triggers.registered
-            ),
+            configuration: storeConfiguration,
             clock: configuration.clock
         )
         logger.info("store opened", metadata: ["hearth.data": "\(configuration.dataDirectory)"])

@@ -16,6 +16,8 @@ public struct DatabaseConfiguration: Sendable {
     /// JSON imported into `default` when the whole database is empty; nil or a missing file
     /// skips it.
     public var seedFile: String?
+    /// Where the namespaces' writers run their rounds.
+    public var writer = WriterTuning()
 
     public init(
         dataDirectory: String,
@@ -23,7 +25,8 @@ public struct DatabaseConfiguration: Sendable {
         triggers: DatabaseTriggers = DatabaseTriggers(),
         clock: ServerClock = .system,
         rulesFile: String,
-        seedFile: String? = nil
+        seedFile: String? = nil,
+        writer: WriterTuning = WriterTuning()
     ) {
         self.dataDirectory = dataDirectory
         self.syncMode = syncMode
@@ -31,5 +34,6 @@ public struct DatabaseConfiguration: Sendable {
         self.clock = clock
         self.rulesFile = rulesFile
         self.seedFile = seedFile
+        self.writer = writer
     }
 }

@@ -17,7 +17,8 @@ enum DatabaseBootstrap {
                     triggers: configuration.triggers,
                     clock: configuration.clock,
                     rulesFile: configuration.rulesFile,
-                    seedFile: configuration.seedFile
+                    seedFile: configuration.seedFile,
+                    writer: configuration.writer
                 ),
                 logger: logger,
                 activity: activity
@@ -32,6 +33,7 @@ enum DatabaseBootstrap {
             return try await body()
         } catch let error as DatabaseError
             where error.code == .invalidRules || error.code == .unreadableRules || error.code == .invalidSeed
+            || error.code == .invalidConfiguration
         {
             throw HearthServerError(error.message)
         }

@@ -21,11 +21,6 @@ import Darwin
 /// writer's lasting state (`WriterState`) is reached only through it.
 final class NamespaceWriter: Sendable, WritePassMember {
     typealias Completion = @Sendable (Error?) -> Void
-
-    /// `StoreConfiguration.loopJobLimit`'s default: 50 µs.
-    static let defaultLoopJobLimit: UInt64 = 50_000
-    /// `StoreConfiguration.homeIdleLimit`'s default: 100 ms.
-    static let defaultHomeIdleLimit: UInt64 = 100_000_000
     typealias Job = @Sendable (WriteRound) -> Completion
 
     private struct Queue {

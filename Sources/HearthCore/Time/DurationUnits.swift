@@ -1,11 +1,11 @@
 extension Duration {
     /// The whole nanoseconds of the duration.
-    var nanoseconds: Int64 {
+    public var nanoseconds: Int64 {
         components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
     }
 
     /// The whole milliseconds of the duration.
-    var milliseconds: Int64 {
+    public var milliseconds: Int64 {
         components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
     }
 }
