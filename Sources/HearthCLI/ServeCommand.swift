@@ -3,7 +3,6 @@ import Foundation
 import HearthAccounts
 import HearthCore
 import HearthServer
-import HearthStore
 import Logging
 
 /// `hearth serve`: runs the server until SIGTERM or SIGINT.

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import HearthChat
+import HearthCore
 import HearthServer
-import HearthStore
 
 /// What `hearth serve` runs with, after resolving each setting as flag > environment > default.
 struct ServeSettings: Equatable, Sendable {
@@ -22,7 +22,7 @@ struct ServeSettings: Equatable, Sendable {
     /// The Firebase project ID ID tokens must name (any under `emulator`).
     var projectID = "hearth"
     var emulator = false
-    var syncMode: StoreConfiguration.SyncMode = .periodic(milliseconds: 100)
+    var syncMode: SyncMode = .periodic(milliseconds: 100)
     var corsAllowedOrigin = "*"
     var eventLoops = EventLoops.recommended
     /// Seconds a client has to send a whole request head.
@@ -292,7 +292,7 @@ extension ServeSettings {
     }
 
     /// `periodic` or `always`.
-    static func syncMode(_ text: String, source: String) throws -> StoreConfiguration.SyncMode {
+    static func syncMode(_ text: String, source: String) throws -> SyncMode {
         switch text.lowercased() {
         case "periodic": return .periodic(milliseconds: 100)
         case "always": return .always

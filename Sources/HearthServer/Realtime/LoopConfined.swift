@@ -10,18 +10,17 @@ import NIOCore
 /// through the `any EventLoop` existential and a thread-local read on every access. Use those
 /// where an access is not per frame or per delivery.
 struct LoopConfined<Value: AnyObject>: @unchecked Sendable {
-    let eventLoop: any EventLoop
     private let unchecked: Value
 
-    /// Made on `eventLoop` (checked as every access is).
+    /// Made on `eventLoop` (checked as every access is). The loop is not kept: the owner has it
+    /// already, and a connection's idle memory counts every word.
     init(_ value: Value, eventLoop: any EventLoop) {
         eventLoop.assertInEventLoop()
-        self.eventLoop = eventLoop
         self.unchecked = value
     }
 
-    /// The object, on `eventLoop` only.
-    var value: Value {
+    /// The object, on `eventLoop` (the one it was made on) only.
+    func value(on eventLoop: any EventLoop) -> Value {
         eventLoop.assertInEventLoop()
         return unchecked
     }

@@ -93,30 +93,31 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, Send
     }
 
     // The loop's state by name (each access checked, `LoopConfined`).
+    private var state: LoopState { loop.value(on: eventLoop) }
     var connection: RealtimeConnection<ListenRegistration> {
-        get { loop.value.connection }
-        _modify { yield &loop.value.connection }
+        get { state.connection }
+        _modify { yield &state.connection }
     }
     var context: ChannelHandlerContext? {
-        get { loop.value.context }
-        set { loop.value.context = newValue }
+        get { state.context }
+        set { state.context = newValue }
     }
     var tickSlot: Int {
-        get { loop.value.tickSlot }
-        set { loop.value.tickSlot = newValue }
+        get { state.tickSlot }
+        set { state.tickSlot = newValue }
     }
     var inboxSlot: Int {
-        get { loop.value.inboxSlot }
-        set { loop.value.inboxSlot = newValue }
+        get { state.inboxSlot }
+        set { state.inboxSlot = newValue }
     }
     var hubID: UInt64? {
-        get { loop.value.hubID }
-        set { loop.value.hubID = newValue }
+        get { state.hubID }
+        set { state.hubID = newValue }
     }
-    var frames: RealtimeFrameWriter { loop.value.frames }
+    var frames: RealtimeFrameWriter { state.frames }
     var closeTimer: Scheduled<Void>? {
-        get { loop.value.closeTimer }
-        set { loop.value.closeTimer = newValue }
+        get { state.closeTimer }
+        set { state.closeTimer = newValue }
     }
 
     var logger: Logger {
@@ -166,7 +167,7 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, Send
         closeTimer?.cancel()
         closeTimer = nil
         upgrade.ticker.unregister(self)
-        loop.value.messages.reset()
+        state.messages.reset()
         connection.ended()
         run()
         context.fireChannelInactive()
@@ -181,7 +182,7 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, Send
         }
         switch frame.opcode {
         case .text, .binary, .continuation:
-            switch loop.value.messages.receive(frame, allocator: context.channel.allocator) {
+            switch state.messages.receive(frame, allocator: context.channel.allocator) {
             case .message(let bytes):
                 connection.received(bytes, now: Timestamp.now())
                 run()
@@ -309,7 +310,7 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, Send
 
     /// Performs the connection's actions until it waits.
     func run() {
-        let loop = self.loop.value
+        let loop = state
         guard !loop.running else { return }
         loop.running = true
         while let action = loop.connection.nextAction() { perform(action) }
