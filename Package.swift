@@ -86,13 +86,19 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The web console's files (`Sources/HearthConsole/Assets`: HTML, CSS, JavaScript), embedded
+        // in the binary at build time by the EmbedConsole plugin (docs/console.md).
+        .target(name: "HearthConsole", swiftSettings: strict, plugins: ["EmbedConsole"]),
+        .plugin(name: "EmbedConsole", capability: .buildTool(), dependencies: ["ConsoleEmbedder"]),
+        // The plugin's tool: the console's files → one Swift table of their texts by served path.
+        .executableTarget(name: "ConsoleEmbedder", swiftSettings: strict),
         .target(
             name: "HearthServer",
             dependencies: [
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 "HearthCore", "HearthStore", "HearthProtocol", "HearthDatabase", "HearthRules", "HearthAccounts",
-                "HearthFunctions",
+                "HearthFunctions", "HearthConsole",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
