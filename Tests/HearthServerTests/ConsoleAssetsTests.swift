@@ -24,6 +24,7 @@ import Testing
             #expect(script.body.contains("sessionStorage"))
             for module in [
                 "api", "app", "data", "rules", "simulator", "users", "health", "tree", "tree-pages", "highlight",
+                "databases", "shortcuts", "chart",
             ] {
                 let text = try await server.send("GET", "/console/\(module).js")
                 #expect(text.status == 200, "\(module)")
@@ -53,7 +54,11 @@ import Testing
                 #expect(reply.headers["X-Content-Type-Options"].first == "nosniff", "\(path)")
                 pending += Self.references(in: reply.body, of: path)
             }
-            #expect(seen.isSuperset(of: ["/", "/console/app.js", "/console/style.css", "/console/tree.js"]))
+            #expect(
+                seen.isSuperset(of: [
+                    "/", "/console/app.js", "/console/style.css", "/console/chart.js", "/console/favicon.svg",
+                ])
+            )
 
             let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
                 .appendingPathComponent("../../Sources/HearthConsole/Assets").standardizedFileURL

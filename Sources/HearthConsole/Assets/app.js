@@ -1,9 +1,12 @@
-// The console: sign in with the admin secret, then the data, rules, users and health views.
-import { $, call, session, url } from "./api.js";
+// The console: sign in with the admin secret, then the data, rules, users and health views, the
+// database picker (databases.js) and the keyboard shortcuts (shortcuts.js).
+import { $, call, clearAlert, remedy, session, showAlert, url } from "./api.js";
+import { loadDatabases, onDatabasePicked } from "./databases.js";
 import { showTree, stopData } from "./data.js";
 import { showRules } from "./rules.js";
 import { showUsers } from "./users.js";
 import { showHealth, stopHealth } from "./health.js";
+import { initShortcuts } from "./shortcuts.js";
 
 const views = { data: showTree, rules: showRules, users: showUsers, health: showHealth };
 let current = "data";
@@ -15,7 +18,8 @@ async function show(view) {
     $("tab-" + name).setAttribute("aria-selected", String(name === view));
   }
   if (view !== "health") stopHealth();
-  try { await views[view](); } catch (error) { $("app-error").textContent = error.message; }
+  clearAlert("app-error");
+  try { await views[view](); } catch (error) { showAlert("app-error", error); }
 }
 
 // Signing in: the secret is checked with one shallow read before anything shows.
@@ -23,17 +27,22 @@ async function signIn(secret) {
   session.secret = secret;
   await call(url("/", { shallow: "true", limitToFirst: "1" }));
   sessionStorage.setItem("hearth.admin", secret);
-  $("sign-in").hidden = true;
+  $("sign-in-screen").hidden = true;
   $("views").hidden = false;
-  $("sign-out").hidden = false;
+  await loadDatabases();
   await show(current);
 }
 
 $("sign-in").addEventListener("submit", async (event) => {
   event.preventDefault();
-  $("sign-in-error").textContent = "";
+  clearAlert("sign-in-error");
   try { await signIn($("secret").value); $("secret").value = ""; }
-  catch (error) { $("sign-in-error").textContent = "Not signed in: " + error.message; }
+  catch (error) {
+    showAlert("sign-in-error", new Error("Not signed in: " + error.message),
+      error.status === 401 || error.status === 403
+        ? "Type the admin secret the server printed at start (or was given with --admin-secret)."
+        : remedy(error));
+  }
 });
 $("sign-out").addEventListener("click", () => {
   sessionStorage.removeItem("hearth.admin");
@@ -42,5 +51,6 @@ $("sign-out").addEventListener("click", () => {
   location.reload();
 });
 for (const name of Object.keys(views)) $("tab-" + name).addEventListener("click", () => show(name));
-$("namespace").addEventListener("change", () => { if (!$("views").hidden) show(current); });
+onDatabasePicked(() => { if (!$("views").hidden) show(current); });
+initShortcuts(show, () => current);
 if (session.secret) signIn(session.secret).catch(() => sessionStorage.removeItem("hearth.admin"));

@@ -1,8 +1,9 @@
-// The data view: the tree (`tree.js`: a virtualised list of shallow pages, followed live), and
-// the selected node's value, followed live, to set, push, delete, export, import.
-import { $, api, stream, url } from "./api.js";
+// The data view: the tree (`tree.js`: a virtualised list of shallow pages, followed live), the
+// breadcrumb of the selected node's path (each segment opens that node), and the selected node's
+// value, followed live, to set (Ctrl+Enter), push, delete, export, import.
+import { $, api, clearAlert, element, namespace, onSubmitKey, showAlert, stream, url } from "./api.js";
 import { pageSize } from "./tree-pages.js";
-import { showTree as startTree, stopTree } from "./tree.js";
+import { selectPath, showTree as startTree, stopTree } from "./tree.js";
 
 // `shown`: the value last shown; `partial`: it is an object's first children, shallow.
 const state = { selected: "/", live: null, dirty: false, shown: null, partial: false };
@@ -17,8 +18,29 @@ async function select(path, isObject) {
   state.selected = path;
   state.dirty = false;
   $("editor-path").textContent = path;
-  $("editor-error").textContent = "";
+  clearAlert("editor-error");
+  breadcrumb(path);
   follow(path, isObject);
+}
+
+// The path as segments: the database, then each key; all but the last open their node (an
+// ancestor of a node always has children).
+function breadcrumb(path) {
+  const keys = path.split("/").filter(Boolean);
+  const segment = (label, target, extra = "") => {
+    const current = target === path;
+    return element("button", {
+      class: extra, title: current ? target : "Open " + target, "data-path": target,
+      ...(current ? { "aria-current": "page" } : {}),
+      onclick: () => { if (!current) selectPath(target); },
+    }, label);
+  };
+  const items = [segment(namespace(), "/", "database")];
+  keys.forEach((key, index) => {
+    items.push(element("span", { class: "separator", "aria-hidden": "true" }, "/"));
+    items.push(segment(key, "/" + keys.slice(0, index + 1).join("/")));
+  });
+  $("breadcrumb").replaceChildren(...items);
 }
 
 // An object is followed through the admin's shallow stream of its first children (each a
@@ -29,7 +51,7 @@ function follow(path, isObject) {
   let value = null;
   state.shown = null;
   state.partial = isObject;
-  $("live").textContent = "connecting…";
+  live("connecting…", "");
   const params = isObject ? { shallow: "true", limitToFirst: String(pageSize) } : {};
   state.live = stream(url(path, params), (event, change) => {
     value = apply(value, change.path, change.data, event === "patch");
@@ -39,10 +61,15 @@ function follow(path, isObject) {
     void $("value").offsetWidth;
     $("value").classList.add("flash");
   }, (status) => {
-    $("live").textContent = status === "live" && isObject
-      ? `live: its first ${pageSize} children (true: a child with children of its own); Set value writes the children you change`
-      : status;
+    if (status === "live") live(isObject ? `live · first ${pageSize} children` : "live", "live");
+    else live(status, status === "ended" ? "warn" : "bad");
+    $("value-hint").hidden = !isObject;
   });
+}
+
+function live(text, kind) {
+  $("live").textContent = text;
+  $("live").className = "status " + kind;
 }
 
 function apply(base, path, data, merge) {
@@ -67,15 +94,19 @@ function apply(base, path, data, merge) {
   return root;
 }
 
-function showError(error) { $("editor-error").textContent = error.message; }
+function showError(error) { showAlert("editor-error", error); }
 
 function editedValue() {
   try { return JSON.stringify(JSON.parse($("value").value)); }
-  catch (error) { throw new Error("Not valid JSON: " + error.message); }
+  catch (error) {
+    throw Object.assign(new Error("Not valid JSON: " + error.message), {
+      hint: 'Fix the value and try again: keys and strings in double quotes, no trailing commas, e.g. {"name": "Ada", "age": 36}.',
+    });
+  }
 }
 
 async function run(action) {
-  $("editor-error").textContent = "";
+  clearAlert("editor-error");
   try { await action(); } catch (error) { showError(error); }
 }
 
@@ -84,6 +115,7 @@ $("value").addEventListener("input", () => { state.dirty = true; });
 // the children whose text changed are written (one PATCH; a child taken out is deleted),
 // so the children not shown and the subtrees behind `true` stay as they are. Replacing
 // the whole object with a value that is not an object asks first.
+onSubmitKey($("value"), () => $("save").click());
 $("save").addEventListener("click", () => run(async () => {
   const text = editedValue();
   const edited = JSON.parse(text);
@@ -106,7 +138,7 @@ $("save").addEventListener("click", () => run(async () => {
 }));
 $("push").addEventListener("click", () => run(async () => {
   const answer = await api(state.selected, { method: "POST", body: editedValue() });
-  $("live").textContent = "pushed " + answer.name;
+  live("pushed " + answer.name, "good");
 }));
 $("remove").addEventListener("click", () => run(async () => {
   if (!confirm(`Delete ${state.selected} and everything below it?`)) return;

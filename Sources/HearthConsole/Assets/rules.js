@@ -1,6 +1,6 @@
 // The rules view: the database's rules document with syntax highlighting, checked by the server
-// as you type, published, its last versions with a diff and a rollback, and the simulator.
-import { $, call, callText, element, settings } from "./api.js";
+// as you type, published (Ctrl+Enter), its last versions with a diff and a rollback, and the simulator.
+import { $, call, callText, clearAlert, element, onSubmitKey, settings, showAlert } from "./api.js";
 import "./simulator.js";
 import { highlightRules } from "./highlight.js";
 
@@ -36,7 +36,10 @@ async function check() {
   const list = $("rules-diagnostics");
   list.textContent = "";
   for (const d of answer.diagnostics) list.append(element("li", { class: "error" }, `${d.line}:${d.column}: ${d.message}`));
-  $("rules-status").textContent = answer.ok ? (($("rules-text").value === published) ? "in force" : "valid draft") : "errors";
+  const [text, kind] = answer.ok ? ($("rules-text").value === published ? ["in force", "good"] : ["valid draft", "warn"])
+    : [`${answer.diagnostics.length} error${answer.diagnostics.length === 1 ? "" : "s"}: fix ${answer.diagnostics.length === 1 ? "it" : "them"} to publish`, "bad"];
+  $("rules-status").textContent = text;
+  $("rules-status").className = "status " + kind;
   $("rules-publish").disabled = !answer.ok;
 }
 
@@ -47,10 +50,15 @@ async function showHistory() {
   for (const version of versions) {
     const when = new Date(version.publishedAt).toLocaleString();
     list.append(element("li", {},
-      `v${version.version} · ${version.origin} · ${when} `,
-      element("button", { onclick: () => { $("rules-diff").textContent = diff(version.text, $("rules-text").value); } }, "diff"),
-      " ",
-      element("button", { onclick: () => rollback(version.version) }, "roll back")));
+      element("span", { class: "version" }, `v${version.version}`),
+      element("span", {}, `${version.origin} · ${when}`),
+      element("button", { class: "small", title: "Compare with the editor: - only in this version, + only in the editor",
+        onclick: () => { $("rules-diff").textContent = diff(version.text, $("rules-text").value); } }, "Diff"),
+      element("button", { class: "small", title: "Put this version back in force (published again as a new version)",
+        onclick: () => rollback(version.version).catch((error) => showAlert("rules-error", error)) }, "Roll back")));
+  }
+  if (versions.length === 0) {
+    list.append(element("li", { class: "empty" }, "No version published yet: the rules in force are the ones the server started with."));
   }
 }
 
@@ -82,7 +90,7 @@ export function diff(a, b) {
 $("rules-text").addEventListener("input", () => {
   render();
   clearTimeout(timer);
-  timer = setTimeout(() => check().catch((e) => { $("rules-status").textContent = e.message; }), 250);
+  timer = setTimeout(() => check().then(() => clearAlert("rules-error"), (error) => showAlert("rules-error", error)), 250);
 });
 $("rules-text").addEventListener("scroll", () => {
   $("rules-highlight").scrollTop = $("rules-text").scrollTop;
@@ -90,8 +98,10 @@ $("rules-text").addEventListener("scroll", () => {
   render();
 });
 $("rules-publish").addEventListener("click", async () => {
+  clearAlert("rules-error");
   try {
     await callText(settings("/.settings/rules.json"), { method: "PUT", body: $("rules-text").value });
     await showRules();
-  } catch (error) { $("rules-status").textContent = error.message; }
+  } catch (error) { showAlert("rules-error", new Error("Not published: " + error.message)); }
 });
+onSubmitKey($("rules-text"), () => { if (!$("rules-publish").disabled) $("rules-publish").click(); });

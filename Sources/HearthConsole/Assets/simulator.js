@@ -1,21 +1,26 @@
 // The rules simulator: read or write, a path, an auth (none, a uid or JSON) and a value; the
 // server's decision, every rule that ran (the deciding one highlighted) and, under each rule
 // (▸), the value of every part of its expression as a tree, short-circuited parts greyed.
-import { $, call, element, settings } from "./api.js";
+// Ctrl+Enter in the form simulates.
+import { $, call, clearAlert, element, onSubmitKey, settings, showAlert } from "./api.js";
 
 async function simulate() {
-  $("sim-error").textContent = "";
+  clearAlert("sim-error");
   const request = { op: $("sim-op").value, path: $("sim-path").value || "/" };
   try {
     const auth = $("sim-auth").value.trim();
     request.auth = auth ? (auth.startsWith("{") ? JSON.parse(auth) : { uid: auth }) : null;
     if (request.op !== "read") request.value = JSON.parse($("sim-value").value || "null");
-  } catch (error) { $("sim-error").textContent = "Not valid JSON: " + error.message; return; }
+  } catch (error) {
+    showAlert("sim-error", new Error("Not valid JSON: " + error.message),
+      'Auth is a uid (amy) or a JSON object ({"uid": "amy", "token": {"admin": true}}); the value is JSON ("text", 3, {"a": 1}).');
+    return;
+  }
   if ($("sim-draft").checked) request.rules = $("rules-text").value;
   try {
     const decision = await call(settings("/.settings/rules:simulate"), { method: "POST", body: JSON.stringify(request) });
     showDecision(decision);
-  } catch (error) { $("sim-error").textContent = error.message; }
+  } catch (error) { showAlert("sim-error", error); }
 }
 
 function showDecision(decision) {
@@ -23,6 +28,7 @@ function showDecision(decision) {
   $("sim-decision").textContent = (decision.allowed ? "allowed" : "denied") +
     (decided ? ` by ${decided.rule} at ${decided.path} (line ${decided.line}, column ${decided.column})` : decision.allowed ? "" : ": no rule granted access");
   $("sim-decision").className = decision.allowed ? "allowed" : "denied";
+  $("sim-empty").hidden = true;
   if (decision.evaluationTruncated) {
     $("sim-decision").append(element("span", { class: "muted" }, " (values of some rules left out: a simulation records at most 1,000)"));
   }
@@ -73,3 +79,4 @@ function valueClass(node) {
 }
 
 $("sim-run").addEventListener("click", simulate);
+onSubmitKey($("sim-form"), simulate);

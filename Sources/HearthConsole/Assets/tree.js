@@ -1,7 +1,8 @@
 // The data tree as one virtualised list: the expanded nodes flattened into rows of one height,
 // of which only those in and near the viewport are in the DOM (a fixed number, however many
 // children are loaded). Scrolling near the end of a list loads its next page; the pages in view
-// are followed live. Keyboard: arrows move, → expands, ← collapses, Enter opens in the editor.
+// are followed live. Keyboard: arrows move, → expands, ← collapses, Enter opens in the editor,
+// Backspace opens the parent of the node in the editor. An empty database shows what to do.
 import { $ } from "./api.js";
 import { closeList, followPage, loadPage, makeNode, onListChange, openList, stopPage } from "./tree-pages.js";
 
@@ -59,6 +60,24 @@ function relayout() {
   };
   if (tree.root) walk(tree.root);
   tree.rows = rows;
+  const top = tree.root?.list;
+  $("data-empty").hidden = !(top && !top.loading && !top.hasMore && top.children.length === 0 && top.note === "(empty)");
+  render(true);
+}
+
+/// Opens the node at `path` in the editor (from the breadcrumb: it has children), its row focused
+/// when the tree shows it.
+export function selectPath(path) {
+  const index = tree.rows.findIndex((row) => row.kind === "node" && row.path === path);
+  if (index < 0) {
+    tree.selected = path;
+    onSelect(path, true);
+    relayout();
+    return;
+  }
+  tree.focus = tree.rows[index];
+  activate(tree.focus, false);
+  scrollToRow(tree.rows.indexOf(tree.focus));
   render(true);
 }
 
@@ -222,6 +241,10 @@ box().addEventListener("keydown", (event) => {
       break;
     }
     case "Enter": case " ": if (row) activate(row, false); break;
+    case "Backspace":
+      if (tree.selected !== "/") selectPath(tree.selected.slice(0, tree.selected.lastIndexOf("/")) || "/");
+      index = Math.max(0, tree.rows.indexOf(tree.focus));
+      break;
     default: return;
   }
   event.preventDefault();
