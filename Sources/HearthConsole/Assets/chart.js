@@ -1,9 +1,11 @@
 // A figure's chart: its samples over a time window as SVG, with a y axis from 0 (or the lowest
 // sample, when below) to a round maximum, labelled with the unit, gridlines, a time axis ("−5 min",
-// "−2.5 min", "now") and the last sample marked. A gap in the samples is a gap in the line.
+// "−2.5 min", "now") and the last sample marked. A gap in the samples (none, or none for longer than
+// `gap`: the view was closed) is a gap in the line.
 const svgNamespace = "http://www.w3.org/2000/svg";
 const size = { width: 260, height: 100 };
 const plot = { left: 38, right: 8, top: 8, bottom: 18 };
+const gap = 5000; // ms
 
 function svg(tag, attributes = {}, text) {
   const node = document.createElementNS(svgNamespace, tag);
@@ -64,7 +66,9 @@ export function chart(points, { seconds, now, unit, label }) {
   const runs = [];
   let run = [];
   for (const p of shown) {
-    if (p.v === null || !Number.isFinite(p.v)) { if (run.length) runs.push(run); run = []; } else run.push(p);
+    const missing = p.v === null || !Number.isFinite(p.v);
+    if (run.length && (missing || p.t - run.at(-1).t > gap)) { runs.push(run); run = []; }
+    if (!missing) run.push(p);
   }
   if (run.length) runs.push(run);
   if (values.length < 2) {

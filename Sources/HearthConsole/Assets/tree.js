@@ -61,7 +61,9 @@ function relayout() {
   if (tree.root) walk(tree.root);
   tree.rows = rows;
   const top = tree.root?.list;
-  $("data-empty").hidden = !(top && !top.loading && !top.hasMore && top.children.length === 0 && top.note === "(empty)");
+  const empty = Boolean(top && !top.loading && !top.hasMore && top.children.length === 0 && top.note === "(empty)");
+  $("data-empty").hidden = !empty;
+  box().parentElement.classList.toggle("no-data", empty);
   render(true);
 }
 

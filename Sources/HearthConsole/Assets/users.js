@@ -52,7 +52,7 @@ function row(user) {
     element("td", {}, user.email ?? ""),
     element("td", {}, element("span", { class: user.disabled ? "state disabled" : "state" }, user.disabled ? "disabled" : "active")),
     element("td", {}, user.createdAt ? new Date(Number(user.createdAt)).toLocaleString() : ""),
-    element("td", {},
+    element("td", {}, element("div", { class: "actions" },
       element("button", { title: user.disabled ? "Let the account sign in again" : "Refuse the account's sign-ins and token refreshes",
         onclick: () => act(() => post("update", { localId: user.localId, disableUser: !user.disabled })) },
         user.disabled ? "Enable" : "Disable"),
@@ -66,7 +66,7 @@ function row(user) {
           act(() => post("delete", { localId: user.localId }));
         }
       } }, "Delete"),
-      element("button", { class: "details", onclick: () => details(user.localId).catch(showError) }, "Details")));
+      element("button", { class: "details", onclick: () => details(user.localId).catch(showError) }, "Details"))));
 }
 
 function showError(error) { showAlert("users-error", error); }
