@@ -5,6 +5,9 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault")
 ]
 
+// HEARTH_FUZZ=1: the fuzz targets' build (docs/fuzzing.md; below).
+let fuzzing = Context.environment["HEARTH_FUZZ"] == "1"
+
 let package = Package(
     name: "Hearth",
     platforms: [.macOS(.v15)],
@@ -86,13 +89,26 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The web console's files (`Sources/HearthConsole/Assets`: HTML, CSS, JavaScript), embedded
+        // in the binary at build time by the EmbedConsole plugin (docs/console.md). Not in the fuzz
+        // builds: their `-sanitize=fuzzer` reaches the plugin's tool too, which then cannot link
+        // (libFuzzer's runtime asks for a fuzz callback); there the console has no files.
+        .target(
+            name: "HearthConsole",
+            exclude: fuzzing ? ["Assets"] : [],
+            swiftSettings: strict + (fuzzing ? [.define("HEARTH_CONSOLE_WITHOUT_FILES")] : []),
+            plugins: fuzzing ? [] : ["EmbedConsole"]
+        ),
+        .plugin(name: "EmbedConsole", capability: .buildTool(), dependencies: ["ConsoleEmbedder"]),
+        // The plugin's tool: the console's files → one Swift table of their texts by served path.
+        .executableTarget(name: "ConsoleEmbedder", swiftSettings: strict),
         .target(
             name: "HearthServer",
             dependencies: [
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 "HearthCore", "HearthProtocol", "HearthDatabase", "HearthRules", "HearthAccounts",
-                "HearthFunctions",
+                "HearthFunctions", "HearthConsole",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -218,7 +234,7 @@ if Context.environment["HEARTH_BENCHMARKS"] == "1" {
 
 // The fuzz targets (docs/fuzzing.md) stay out of the default build: HEARTH_FUZZ=1 adds them. They are
 // built only by scripts/fuzz/run.sh, into their own build path, with `-sanitize=fuzzer,address`.
-if Context.environment["HEARTH_FUZZ"] == "1" {
+if fuzzing {
     package.products.append(.executable(name: "hearth-fuzz", targets: ["HearthFuzz"]))
     // The targets that need the server's REST code: apart, since their build includes NIO and Hummingbird.
     package.products.append(.executable(name: "hearth-fuzz-rest", targets: ["HearthFuzzREST"]))

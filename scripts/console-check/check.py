@@ -48,6 +48,14 @@ def rest(method, path, body=None):
         return json.loads(response.read() or b"null")
 
 
+def rest_in(namespace, method, path, body=None):
+    request = urllib.request.Request(f"{base}{path}.json?ns={namespace}", method=method,
+                                     data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Authorization": f"Bearer {args.admin_secret}"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        return json.loads(response.read() or b"null")
+
+
 class Page:
     def __init__(self, socket):
         self.socket, self.next_id = socket, 0
@@ -94,6 +102,15 @@ async def steps(page):
         await page.shot(f"{len(results):02d}-{name.replace(' ', '-')}")
 
     rest("PUT", "/console-check", {"greeting": "hello", "items": {f"k{n:06d}": n for n in range(100_000)}})
+    # A second database, for the picker to list.
+    rest_in("console-check-b", "PUT", "/picked", {"by": "the database picker"})
+
+    def key(name):
+        return page.eval(f"document.body.dispatchEvent(new KeyboardEvent('keydown', {{key: {json.dumps(name)}, bubbles: true}}))")
+
+    def pick(namespace):
+        return page.eval("{ const s = document.getElementById('namespace'); s.value = " + json.dumps(namespace) + ";"
+                         " s.dispatchEvent(new Event('change')); }")
 
     async def sign_in_refused():
         await page.call("Page.navigate", url=base + "/")
@@ -106,6 +123,7 @@ async def steps(page):
               flush=True)
         await page.eval("document.getElementById('secret').value = 'wrong'; document.getElementById('sign-in').requestSubmit()")
         await page.wait("document.getElementById('sign-in-error').textContent.includes('Not signed in')", "the refusal")
+        await page.wait("!!document.querySelector('#sign-in-error .hint')?.textContent.includes('admin secret')", "what to do")
 
     async def sign_in():
         await page.eval(f"document.getElementById('secret').value = {json.dumps(args.admin_secret)};"
@@ -155,6 +173,7 @@ async def steps(page):
     async def invalid_json_is_refused():
         await page.eval("{ const v = document.getElementById('value'); v.value = '{nope'; document.getElementById('save').click() }")
         await page.wait("document.getElementById('editor-error').textContent.startsWith('Not valid JSON')", "the JSON error")
+        await page.wait("!!document.querySelector('#editor-error .hint')?.textContent.includes('double quotes')", "what to do")
 
     def set_rules_text(text):
         return page.eval("{ const t = document.getElementById('rules-text'); t.value = " + json.dumps(text) + ";"
@@ -343,24 +362,105 @@ async def steps(page):
         if rest("GET", "/console-check/items/k099999") != 99999 or rest("GET", "/console-check/greeting") != {"edited": True}:
             raise RuntimeError("saving the shallow view changed the children it did not touch")
 
-    for name, body in [("sign-in refused", sign_in_refused), ("sign in", sign_in), ("page through 100,000 children", page_through),
+    async def database_picker():
+        # The picker lists the server's databases; picking one shows its tree and names it in the breadcrumb.
+        await page.wait("[...document.querySelectorAll('#namespace option')].map(o => o.value).join() === "
+                        "'console-check-b,default,\\u0000new'", "the databases in the picker")
+        await pick("console-check-b")
+        await page.wait("!!document.querySelector('.node[data-path=\"/picked\"]')", "console-check-b's tree")
+        await page.wait("document.querySelector('#breadcrumb .database')?.textContent === 'console-check-b'", "the breadcrumb's database")
+
+    async def empty_database():
+        # A new database (no data yet): the data view says what to do.
+        await page.eval("window.prompt = () => 'console-check-empty'")
+        await pick("\u0000new")
+        await page.wait("document.getElementById('namespace').value === 'console-check-empty' && "
+                        "!document.getElementById('data-empty').hidden", "the empty database's advice")
+
+    async def back_to_default():
+        await pick("default")
+        await page.wait("[...document.querySelectorAll('.key')].some(k => k.textContent === 'console-check')", "the root's keys")
+        await page.wait("document.getElementById('data-empty').hidden", "no advice on a database with data")
+
+    async def breadcrumb():
+        await page.eval("document.querySelector('.node[data-path=\"/console-check/items/k000061\"]').click()")
+        await page.wait("[...document.querySelectorAll('#breadcrumb button')].map(b => b.textContent).join('/') === "
+                        "'default/console-check/items/k000061'", "the breadcrumb of k000061")
+        await page.eval("document.querySelector('#breadcrumb button[data-path=\"/console-check\"]').click()")
+        await page.wait("document.getElementById('editor-path').textContent === '/console-check' && "
+                        "document.querySelector('.node.selected')?.dataset.path === '/console-check'", "console-check from the breadcrumb")
+        await page.wait("document.querySelector('#breadcrumb [aria-current]')?.textContent === 'console-check'", "the breadcrumb's end")
+
+    async def shortcuts():
+        await page.eval("document.activeElement?.blur()")
+        await key("?")
+        await page.wait("document.getElementById('shortcuts').open", "the shortcuts dialog")
+        await page.wait("document.getElementById('shortcuts').textContent.includes('Data, Rules, Users, Health')", "the keys listed")
+
+    async def shortcut_keys():
+        await page.eval("document.getElementById('shortcuts-close').click()")
+        for pressed, view in [("2", "rules"), ("1", "data")]:
+            await key(pressed)
+            await page.wait(f"!document.getElementById('view-{view}').hidden", f"{pressed}: the {view} view")
+        hints = await page.eval("[...document.querySelectorAll('#tab-data kbd, #save kbd')].map(k => k.textContent).join(' ')")
+        if hints != "1 Ctrl Enter":
+            raise RuntimeError(f"the shortcut hints read '{hints}'")
+
+    async def health_charts():
+        # Each figure's chart has a value axis with its unit and a time axis over the window picked.
+        figure = "document.querySelector('.figure[data-name=\"default: writes/s\"]')"
+        await page.wait(f"{figure}?.querySelectorAll('svg.chart .tick-x').length === 3 && !!{figure}.querySelector('svg.chart .line')",
+                        "a chart with a time axis and a line")
+        await page.eval("document.querySelector('#health-window button[data-seconds=\"60\"]').click()")
+        await page.wait(f"[...{figure}.querySelectorAll('.tick-x')].map(t => t.textContent).join() === '−60 s,−30 s,now'", "the 1-minute window")
+        ticks = await page.eval(f"[...{figure}.querySelectorAll('.tick-y')].map(t => t.textContent)")
+        unit = await page.eval(f"{figure}.querySelector('.unit').textContent")
+        if len(ticks) != 3 or ticks[0] != "0" or not ticks[2].endswith(" /s") or unit != "/s":
+            raise RuntimeError(f"the value axis reads {ticks}, the unit '{unit}'")
+
+    async def show(view):
+        await page.eval(f"document.getElementById('tab-{view}').click()")
+        await page.wait(f"!document.getElementById('view-{view}').hidden", f"the {view} view")
+        if view == "data":
+            await page.wait("!!document.querySelector('.node[data-path=\"/console-check\"]')", "the root's keys")
+            await page.eval("document.querySelector('.node[data-path=\"/console-check\"]').click()")
+            await page.wait("!!document.querySelector('.node[data-path=\"/console-check/greeting\"]')", "console-check's children")
+            await page.eval("document.querySelector('.node[data-path=\"/console-check/greeting\"]').click()")
+            await page.wait("document.getElementById('live').textContent.startsWith('live')", "the greeting live")
+        elif view == "rules":
+            await page.wait("document.getElementById('rules-status').textContent !== ''", "the rules checked")
+        elif view == "users":
+            await page.wait("document.querySelectorAll('#users-rows tr').length > 0", "the accounts")
+        elif view == "health":
+            await page.wait("document.querySelectorAll('.figure svg.chart .line').length > 3", "the charts")
+        await asyncio.sleep(0.3)
+
+    async def every_view(theme):
+        await page.call("Emulation.setEmulatedMedia", features=[{"name": "prefers-color-scheme", "value": theme}])
+        background = await page.eval("getComputedStyle(document.documentElement).backgroundColor")
+        expected = "rgb(15, 18, 22)" if theme == "dark" else "rgb(244, 245, 247)"
+        if background != expected:
+            raise RuntimeError(f"the {theme} theme's background is {background}")
+        for view in ["data", "rules", "users", "health"]:
+            await show(view)
+            await page.shot(f"view-{view}-{theme}")
+
+    for name, body in [("sign-in refused", sign_in_refused), ("sign in", sign_in), ("database picker", database_picker),
+                       ("empty database", empty_database), ("back to default", back_to_default),
+                       ("page through 100,000 children", page_through), ("breadcrumb", breadcrumb),
                        ("live value", live_value), ("edit value", edit_value), ("invalid JSON refused", invalid_json_is_refused),
                        ("rules diagnostic as you type", rules_diagnostic), ("publish and roll back", rules_publish_and_roll_back),
-                       ("simulate a refused write", simulate_refusal), ("disable a user", disable_user), ("health", health)]:
+                       ("simulate a refused write", simulate_refusal), ("disable a user", disable_user), ("health", health),
+                       ("health charts", health_charts)]:
         await step(name, body)
     await step("simulate a denied read and see its values", simulate_values)
     await step("tree keyboard and first page", tree_keyboard)
     await step("scroll to child 5,000", scroll_far)
     await step("live object child", live_object_child)
     await step("edit an object shallow", edit_object_shallow)
+    await step("shortcuts dialog", shortcuts)
+    await step("shortcut keys", shortcut_keys)
     # Users, claims, health columns and rules highlighting (issue 16, items 3-5).
-    def rest_in(namespace, method, path, body=None):
-        request = urllib.request.Request(f"{base}{path}.json?ns={namespace}", method=method,
-                                         data=None if body is None else json.dumps(body).encode(),
-                                         headers={"Authorization": f"Bearer {args.admin_secret}"})
-        with urllib.request.urlopen(request, timeout=60) as response:
-            return json.loads(response.read() or b"null")
-
     searched = {}
 
     def sign_up_patiently(email):
@@ -467,6 +567,9 @@ async def steps(page):
     await step("set a claim and see it", set_a_claim)
     await step("health shows two databases", health_columns)
     await step("highlighting marks a string and a regex", highlighting)
+    await step("every view light", lambda: every_view("light"))
+    await step("every view dark", lambda: every_view("dark"))
+    await page.call("Emulation.setEmulatedMedia", features=[])
     rest("DELETE", "/console-check")
     return results
 

@@ -1,9 +1,11 @@
 import HTTPTypes
+import HearthConsole
 import Hummingbird
 
-/// The web console, built into the binary (no files beside it, no build step): `GET /` is the
-/// page, `/console/<module>.js` its modules (`ConsoleModules`) and `/console/style.css`. It speaks only
-/// the server's public REST and SSE APIs with the admin secret the user types.
+/// The web console, built into the binary (no files beside it): `GET /` is the page,
+/// `/console/<file>` its modules, stylesheet and icon, each the text of a file of
+/// `Sources/HearthConsole/Assets` embedded at build time (`ConsoleAsset`). It speaks only the
+/// server's public REST and SSE APIs with the admin secret the user types.
 enum ConsoleAssets {
     /// Scripts and styles only from this server, nothing inline, no framing.
     static let contentSecurityPolicy =
@@ -12,19 +14,9 @@ enum ConsoleAssets {
 
     /// The asset at `path` for a GET or HEAD, or nil when `path` is not one.
     static func response(for path: String, method: HTTPRequest.Method) -> Response? {
-        guard method == .get || method == .head else { return nil }
-        let asset: (type: String, text: String)
-        switch path {
-        case "/", "/index.html": asset = ("text/html; charset=utf-8", ConsolePage.html)
-        case "/console/style.css": asset = ("text/css; charset=utf-8", ConsoleStyle.css)
-        default:
-            guard path.hasPrefix("/console/"), path.hasSuffix(".js"),
-                let module = ConsoleModules.all[String(path.dropFirst("/console/".count).dropLast(".js".count))]
-            else { return nil }
-            asset = ("text/javascript; charset=utf-8", module)
-        }
+        guard method == .get || method == .head, let asset = ConsoleAsset.at(path) else { return nil }
         let headers: HTTPFields = [
-            .contentType: asset.type,
+            .contentType: asset.contentType,
             .cacheControl: "no-cache",
             .contentSecurityPolicy: contentSecurityPolicy,
             HTTPField.Name("X-Content-Type-Options")!: "nosniff",
