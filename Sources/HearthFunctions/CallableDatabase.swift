@@ -23,7 +23,7 @@ public struct CallableDatabase: Sendable {
         _ body: @escaping @Sendable (CallableSnapshot) throws(CallableError) -> T
     ) async throws(CallableError) -> T {
         do {
-            return try await engine.readAsServer { snapshot in try body(CallableSnapshot(snapshot: snapshot)) }
+            return try await engine.readAsServer { snapshot in try body(snapshot) }
         } catch let error as CallableError {
             throw error
         } catch {
@@ -52,26 +52,18 @@ public struct CallableDatabase: Sendable {
         do {
             let entries = try updates.map { try UpdateEntry(path: $0.path, value: $0.newValue()) }
             let write = Write(.update(.root, entries))
-            let guarded = precondition.map { check in
-                { @Sendable (snapshot: NamespaceSnapshot) in check(CallableSnapshot(snapshot: snapshot)) }
-            }
-            return try await engine.writeAsServer(write, precondition: guarded) != nil
+            return try await engine.writeAsServer(write, precondition: precondition) != nil
         } catch {
             throw .internal(error)
         }
     }
 }
 
-/// A read-only view of the namespace at one point (a `read`, or a `commit`'s precondition,
-/// where every read is noted for the writer).
-public struct CallableSnapshot {
-    let snapshot: NamespaceSnapshot
+/// What a callable reads: the namespace at one point (a `read`, or a `commit`'s precondition,
+/// where every read is noted for the writer), as the server reads it.
+public typealias CallableSnapshot = NamespaceSnapshot
 
-    /// The node at `path` (nil: none).
-    public func node(at path: DataPath) -> Node? {
-        snapshot.node(at: path)
-    }
-
+extension NamespaceSnapshot {
     /// Whether anything is stored at `path`.
     public func exists(_ path: DataPath) -> Bool {
         node(at: path) != nil
@@ -79,7 +71,7 @@ public struct CallableSnapshot {
 
     /// The children of `path`, in key order, at most `limit` of them (a shallow read).
     public func childKeys(of path: DataPath, limit: Int? = nil) -> [ChildKey] {
-        guard case .children(let children) = snapshot.shallow(at: path, limit: limit) else { return [] }
+        guard case .children(let children) = shallow(at: path, limit: limit) else { return [] }
         return children.map(\.key)
     }
 }

@@ -31,22 +31,7 @@ struct RealtimeTuningTests {
     }
 
     @Test func aServerWithATuningThatCannotWorkDoesNotStart() async throws {
-        let temporary = try TemporaryDirectory(prefix: "hearth-tuning")
-        defer { temporary.remove() }
-        var configuration = HearthServerConfiguration(
-            port: 0,
-            dataDirectory: temporary.appending("data").path,
-            rulesFile: temporary.appending("none.rules.json").path,
-            seedFile: nil,
-            adminSecret: TestServer.adminSecret
-        )
-        configuration.realtime.tuning.burstWindow = .seconds(-1)
-        var logger = Logger(label: "hearth.test")
-        logger.logLevel = .critical
-        await #expect(throws: HearthServerError.self) {
-            let running = try await HearthServer.start(configuration: configuration, logger: logger)
-            await running.shutdown()
-        }
+        try await expectRefusedStart { $0.realtime.tuning.burstWindow = .seconds(-1) }
     }
 
     /// Another pacing (no wait, short slices) still delivers every push, in order.
@@ -69,5 +54,26 @@ struct RealtimeTuningTests {
             #expect(seen == Array(1...20))
             await listener.close()
         }
+    }
+}
+
+/// Expects a server whose configuration `configure` changed to refuse to start
+/// (`HearthServerError`), in a temporary data directory.
+func expectRefusedStart(_ configure: (inout HearthServerConfiguration) -> Void) async throws {
+    let temporary = try TemporaryDirectory(prefix: "hearth-refused-start")
+    defer { temporary.remove() }
+    var configuration = HearthServerConfiguration(
+        port: 0,
+        dataDirectory: temporary.appending("data").path,
+        rulesFile: temporary.appending("none.rules.json").path,
+        seedFile: nil,
+        adminSecret: TestServer.adminSecret
+    )
+    configure(&configuration)
+    var logger = Logger(label: "hearth.test")
+    logger.logLevel = .critical
+    await #expect(throws: HearthServerError.self) {
+        let running = try await HearthServer.start(configuration: configuration, logger: logger)
+        await running.shutdown()
     }
 }

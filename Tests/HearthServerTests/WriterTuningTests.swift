@@ -2,7 +2,6 @@ import Foundation
 import HearthCore
 import HearthServer
 import HearthTestSupport
-import Logging
 import Testing
 
 /// Where writers run their rounds is typed configuration (`HearthServerConfiguration.writer`):
@@ -30,22 +29,7 @@ struct WriterTuningTests {
     }
 
     @Test func aServerWithATuningThatCannotWorkDoesNotStart() async throws {
-        let temporary = try TemporaryDirectory(prefix: "hearth-writer-tuning")
-        defer { temporary.remove() }
-        var configuration = HearthServerConfiguration(
-            port: 0,
-            dataDirectory: temporary.appending("data").path,
-            rulesFile: temporary.appending("none.rules.json").path,
-            seedFile: nil,
-            adminSecret: TestServer.adminSecret
-        )
-        configuration.writer.homeIdleLimit = .seconds(61)
-        var logger = Logger(label: "hearth.test")
-        logger.logLevel = .critical
-        await #expect(throws: HearthServerError.self) {
-            let running = try await HearthServer.start(configuration: configuration, logger: logger)
-            await running.shutdown()
-        }
+        try await expectRefusedStart { $0.writer.homeIdleLimit = .seconds(61) }
     }
 
     /// With every round on the writers' queues (no job is cheap enough for a loop), WebSocket
