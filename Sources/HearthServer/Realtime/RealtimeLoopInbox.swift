@@ -4,43 +4,6 @@ import HearthProtocol
 import NIOCore
 import Synchronization
 
-/// A push or a revocation for one listen (its registration's id and key), or the answer to a
-/// write of a connection that listens, behind the pushes of the commits before it
-/// (`NamespaceEngine.afterDeliveries`).
-enum RealtimeDelivery: Sendable {
-    case update(EncodedUpdate, id: UInt64, key: ListenKey)
-    case revoked(id: UInt64, key: ListenKey)
-    case answer(WriteAnswer)
-
-    /// A write's outcome for its request (a reference: an item stays two words and a tag).
-    final class WriteAnswer: Sendable {
-        let outcome: RequestOutcome
-        let requestID: RequestID
-
-        init(_ outcome: RequestOutcome, for requestID: RequestID) {
-            self.outcome = outcome
-            self.requestID = requestID
-        }
-    }
-}
-
-/// What `RealtimeLoopInbox` hands deliveries to: a connection confined to its event loop. The
-/// inbox is generic over it (specialised for `RealtimeChannelHandler`: no existential on the
-/// per-delivery path); a test gives its own.
-protocol RealtimeInboxConnection: RealtimeWriteAnswering {
-    /// The inbox's bookkeeping: the connection's position in the batch being drained (-1:
-    /// none). On the loop.
-    var inboxSlot: Int { get set }
-    /// Before the connection's deliveries of a batch (its flushes wait until `endDeliveries`).
-    func beginDeliveries()
-    /// One delivery, in delivery order.
-    func receive(_ delivery: RealtimeDelivery)
-    /// After the connection's deliveries of a batch: one flush for them all.
-    func endDeliveries()
-    /// Fan-out caught up after `RealtimeLoopInbox.shouldHoldReading` held the connection.
-    func resumeReading()
-}
-
 /// The engine's deliveries to the WebSocket connections of one event loop.
 ///
 /// The delivery queue appends each push or revocation, with its connection, under a lock; one
@@ -360,70 +323,6 @@ final class RealtimeLoopInbox<Connection: RealtimeInboxConnection>: Sendable {
             }
             swap(&state.items, &pending.items)
             return true
-        }
-    }
-}
-
-/// A flag raised from any thread when work that a write waits for was handed to a loop.
-final class UrgentWork: Sendable {
-    private let flag = Atomic<Bool>(false)
-
-    func raise() {
-        flag.store(true, ordering: .relaxed)
-    }
-
-    /// Whether it was raised since the last `take`; lowers it.
-    func take() -> Bool {
-        flag.load(ordering: .relaxed) && flag.exchange(false, ordering: .relaxed)
-    }
-}
-
-/// One `RealtimeLoopInbox` per event loop, created with the loop's first connection, and the
-/// count of deliveries waiting on all of them (the hold on reading).
-final class RealtimeLoopInboxes<Connection: RealtimeInboxConnection>: Sendable {
-    let tuning: RealtimeTuning
-    /// The time the inboxes pace and slice by, in uptime nanoseconds: `NIODeadline.now()`, or
-    /// a test's clock.
-    let clock: @Sendable () -> UInt64
-
-    /// Connections stop reading while more deliveries than this wait…
-    static var holdAbove: Int { 65_536 }
-    /// … and read again once fewer than this do.
-    static var resumeBelow: Int { 16_384 }
-
-    private let inboxes = Mutex<[ObjectIdentifier: RealtimeLoopInbox<Connection>]>([:])
-    /// Deliveries appended and not yet handed over and flushed, on all loops.
-    fileprivate let waiting = Atomic<Int>(0)
-    /// Some connection holds its reading.
-    fileprivate let holding = Atomic<Bool>(false)
-
-    init(
-        tuning: RealtimeTuning = RealtimeTuning(),
-        clock: @escaping @Sendable () -> UInt64 = { NIODeadline.now().uptimeNanoseconds }
-    ) {
-        self.tuning = tuning
-        self.clock = clock
-    }
-
-    func inbox(for eventLoop: any EventLoop) -> RealtimeLoopInbox<Connection> {
-        inboxes.withLock { inboxes in
-            let key = ObjectIdentifier(eventLoop)
-            if let inbox = inboxes[key] { return inbox }
-            let inbox = RealtimeLoopInbox(eventLoop: eventLoop, all: self)
-            inboxes[key] = inbox
-            return inbox
-        }
-    }
-
-    /// `count` deliveries were handed over and flushed; below `resumeBelow`, held connections
-    /// read again.
-    fileprivate func handedOver(_ count: Int) {
-        let left = waiting.subtract(count, ordering: .relaxed).newValue
-        guard left < Self.resumeBelow, holding.load(ordering: .relaxed),
-            holding.exchange(false, ordering: .relaxed)
-        else { return }
-        for inbox in inboxes.withLock({ Array($0.values) }) {
-            inbox.eventLoop.execute { inbox.resumeHeld() }
         }
     }
 }
