@@ -72,6 +72,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Firebase Storage's objects: bytes in files, metadata in a catalog of their own.
+        .target(
+            name: "HearthStorage",
+            dependencies: ["HearthCore", "HearthStore", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict
+        ),
         // Callables: the protocol a server-side function implements, its request, errors and
         // database access, and the registry of which namespaces serve which callables.
         .target(
@@ -143,6 +149,7 @@ let package = Package(
         .testTarget(name: "HearthProtocolTests", dependencies: ["HearthProtocol", "HearthCore"]),
         .testTarget(name: "HearthRulesTests", dependencies: ["HearthRules", "HearthCore"]),
         .testTarget(name: "HearthAccountsTests", dependencies: ["HearthAccounts", "HearthTestSupport"]),
+        .testTarget(name: "HearthStorageTests", dependencies: ["HearthStorage", "HearthTestSupport"]),
         .testTarget(
             name: "HearthDatabaseTests",
             dependencies: [

@@ -1,0 +1,200 @@
+import Foundation
+import HearthCore
+import HearthStore
+
+/// The objects' metadata, in a LevelDB database of its own (`<data>/storage/db`, like the
+/// accounts'): no REST path, rule or listener reaches it. Keys:
+/// - `o` + bucket + `0x00` + name → the object's `ObjectMetadata` as JSON (listings are range
+///   reads over a bucket's names, in byte order);
+/// - `g` + generation → bucket + `0x00` + name: which generations (files) are live, so that the
+///   sweep at start finds a file's object with one read.
+/// Every change is one atomic batch.
+struct ObjectCatalog: Sendable {
+    let database: KeyValueDatabase
+    /// Whether each change waits for an fsync of LevelDB's log (`--sync always`); without it a
+    /// change survives `kill -9` (the OS has it), as the database's writes do.
+    let syncAlways: Bool
+
+    init(path: String, syncAlways: Bool) throws(StorageError) {
+        do {
+            database = try KeyValueDatabase(path: path)
+        } catch  where error.code == .locked {
+            throw StorageError(.io, "The storage catalog '\(path)' is in use by another Hearth process.")
+        } catch {
+            throw StorageError(.io, "Cannot open the storage catalog '\(path)': \(error.message)")
+        }
+        self.syncAlways = syncAlways
+    }
+
+    func close() { database.close() }
+
+    // MARK: Keys
+
+    private static func bucketPrefix(_ bucket: BucketName) -> [UInt8] {
+        [UInt8(ascii: "o")] + Array(bucket.value.utf8) + [0]
+    }
+
+    private static func objectKey(_ bucket: BucketName, _ name: String) -> [UInt8] {
+        bucketPrefix(bucket) + Array(name.utf8)
+    }
+
+    private static func generationKey(_ generation: String) -> [UInt8] {
+        [UInt8(ascii: "g")] + Array(generation.utf8)
+    }
+
+    // MARK: Reads
+
+    /// The metadata of `name` in `bucket`, or nil.
+    func metadata(_ bucket: BucketName, _ name: ObjectName) throws(StorageError) -> ObjectMetadata? {
+        guard
+            let bytes = try Self.typed({ () throws(StoreError) in try database.get(Self.objectKey(bucket, name.value)) }
+            )
+        else { return nil }
+        return try Self.decode(bytes)
+    }
+
+    /// Whether a live object has `generation` (its file is not an orphan).
+    func isLive(generation: String) throws(StorageError) -> Bool {
+        try Self.typed { () throws(StoreError) in try database.get(Self.generationKey(generation)) } != nil
+    }
+
+    /// One page of `bucket`'s objects whose names start with `prefix`, in byte order of name.
+    /// With a `delimiter`, names with the delimiter after the prefix are rolled up into
+    /// `prefixes` (each once, up to and including the delimiter), as Cloud Storage lists
+    /// "folders". Items and prefixes together are at most `limit`; `nextPageToken` continues
+    /// after the last of them.
+    func list(
+        _ bucket: BucketName,
+        prefix: String,
+        delimiter: String?,
+        pageToken: String?,
+        limit: Int
+    ) throws(StorageError) -> ObjectListing {
+        let base = Self.bucketPrefix(bucket)
+        let scope = base + Array(prefix.utf8)
+        var start = scope
+        if let pageToken {
+            guard let data = Data(base64Encoded: pageToken), Array(data).starts(with: scope) else {
+                throw StorageError(.invalidMetadata, "The page token does not belong to this listing.")
+            }
+            start = Array(data)
+        }
+        let delimiterBytes = delimiter.flatMap { $0.isEmpty ? nil : Array($0.utf8) }
+        var listing = ObjectListing()
+        var next: [UInt8]?
+        var resume: [UInt8]? = start
+        while let from = resume {
+            resume = nil
+            var failure: StorageError?
+            try Self.typed { () throws(StoreError) in
+                try database.scan(prefix: scope, from: from) { key, value in
+                    if listing.items.count + listing.prefixes.count == limit {
+                        next = key
+                        return false
+                    }
+                    let rest = key[scope.count...]
+                    if let delimiterBytes, let end = Self.firstRange(of: delimiterBytes, in: Array(rest)) {
+                        let folderEnd = scope.count + end + delimiterBytes.count
+                        listing.prefixes.append(String(decoding: key[base.count..<folderEnd], as: UTF8.self))
+                        // Skip every name under the folder: seek past its last possible key.
+                        resume = Self.successor(of: Array(key[..<folderEnd]))
+                        return false
+                    }
+                    do throws(StorageError) {
+                        listing.items.append(try Self.decode(value))
+                    } catch {
+                        failure = error
+                        return false
+                    }
+                    return true
+                }
+            }
+            if let failure { throw failure }
+            if next != nil { break }
+        }
+        listing.nextPageToken = next.map { Data($0).base64EncodedString() }
+        return listing
+    }
+
+    // MARK: Changes
+
+    /// Makes `object` the live version of its name (after its file is in place); `replaced`
+    /// is the version it replaces, whose generation stops being live in the same batch.
+    func commit(_ object: ObjectMetadata, replacing replaced: ObjectMetadata?) throws(StorageError) {
+        let bucket = try BucketName(object.bucket)
+        var changes: [(key: [UInt8], value: [UInt8]?)] = [
+            (Self.objectKey(bucket, object.name), try Self.encode(object)),
+            (Self.generationKey(object.generation), Array(Self.objectKey(bucket, object.name).dropFirst())),
+        ]
+        if let replaced, replaced.generation != object.generation {
+            changes.append((Self.generationKey(replaced.generation), nil))
+        }
+        try Self.typed { () throws(StoreError) in try database.apply(changes, sync: syncAlways) }
+    }
+
+    /// Removes `object` (its generation stops being live in the same batch).
+    func remove(_ object: ObjectMetadata) throws(StorageError) {
+        let bucket = try BucketName(object.bucket)
+        try Self.typed { () throws(StoreError) in
+            try database.apply(
+                [(Self.objectKey(bucket, object.name), nil), (Self.generationKey(object.generation), nil)],
+                sync: syncAlways
+            )
+        }
+    }
+
+    // MARK: Support
+
+    private static func encode(_ object: ObjectMetadata) throws(StorageError) -> [UInt8] {
+        do { return Array(try JSONEncoder().encode(object)) } catch {
+            throw StorageError(.io, "Cannot encode the metadata of '\(object.name)': \(error)")
+        }
+    }
+
+    private static func decode(_ bytes: [UInt8]) throws(StorageError) -> ObjectMetadata {
+        do { return try JSONDecoder().decode(ObjectMetadata.self, from: Data(bytes)) } catch {
+            throw StorageError(.io, "The storage catalog holds metadata it cannot read: \(error)")
+        }
+    }
+
+    /// The first key after every key that starts with `key` (its last byte increased, carrying).
+    private static func successor(of key: [UInt8]) -> [UInt8] {
+        var key = key
+        while let last = key.last {
+            if last < 0xFF {
+                key[key.count - 1] = last + 1
+                return key
+            }
+            key.removeLast()
+        }
+        return [0xFF]
+    }
+
+    private static func firstRange(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard needle.count <= haystack.count else { return nil }
+        for start in 0...(haystack.count - needle.count)
+        where haystack[start..<(start + needle.count)].elementsEqual(needle) {
+            return start
+        }
+        return nil
+    }
+
+    private static func typed<T>(_ body: () throws(StoreError) -> T) throws(StorageError) -> T {
+        do {
+            return try body()
+        } catch  where error.code == .closed {
+            throw StorageError(.closed, "The storage catalog is closed.")
+        } catch {
+            throw StorageError(.io, "The storage catalog failed: \(error.message)")
+        }
+    }
+}
+
+/// One page of a listing (`ObjectStore.list`).
+public struct ObjectListing: Sendable, Equatable {
+    public var items: [ObjectMetadata] = []
+    /// The "folders" under the prefix, each ending with the delimiter.
+    public var prefixes: [String] = []
+    /// Continues the listing after this page; nil on the last page.
+    public var nextPageToken: String?
+}

@@ -1,0 +1,131 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The objects' bytes: one file per generation in `<data>/storage/objects/`, never buffered
+/// whole. An upload streams into `<data>/storage/tmp/<generation>`, is fsynced, renamed into
+/// `objects/` and the directory fsynced, before its metadata is committed (`ObjectCatalog`); so
+/// a crash leaves either a part file in `tmp/` or a file no metadata names, which the sweep at
+/// start removes.
+struct ObjectFiles: Sendable {
+    let objects: String
+    let temporary: String
+
+    /// Makes the directories under `root` when missing.
+    init(root: String) throws(StorageError) {
+        objects = root + "/objects"
+        temporary = root + "/tmp"
+        for directory in [objects, temporary] {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw StorageError(
+                    .io,
+                    "Cannot create the storage directory '\(directory)': \(error.localizedDescription)"
+                )
+            }
+        }
+    }
+
+    /// The file of `generation`.
+    func path(of generation: String) -> String { objects + "/" + generation }
+
+    /// A new part file for `generation`, open for writing.
+    func create(_ generation: String) throws(StorageError) -> PartFile {
+        let path = temporary + "/" + generation
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw Self.failure("create", path) }
+        return PartFile(descriptor: descriptor, path: path)
+    }
+
+    /// Moves a finished part file into `objects/` under its generation, durably: the file's bytes
+    /// are fsynced before the rename and the directory after it.
+    func install(_ part: PartFile, as generation: String) throws(StorageError) {
+        guard fsync(part.descriptor) == 0 else { throw Self.failure("fsync", part.path) }
+        let target = path(of: generation)
+        guard rename(part.path, target) == 0 else { throw Self.failure("rename", part.path) }
+        try Self.syncDirectory(objects)
+    }
+
+    /// Removes a file (an object deleted or replaced, or an orphan); a missing one is fine.
+    func remove(generation: String) {
+        unlink(path(of: generation))
+    }
+
+    /// Removes every part file, and every object file `isLive` does not name.
+    /// - Returns: how many files were removed.
+    func sweep(isLive: (String) throws(StorageError) -> Bool) throws(StorageError) -> Int {
+        var removed = 0
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] {
+            if unlink(temporary + "/" + name) == 0 { removed += 1 }
+        }
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: objects)) ?? [] where try !isLive(name) {
+            if unlink(objects + "/" + name) == 0 { removed += 1 }
+        }
+        return removed
+    }
+
+    private static func syncDirectory(_ path: String) throws(StorageError) {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure("open", path) }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw failure("fsync", path) }
+    }
+
+    static func failure(_ operation: String, _ path: String) -> StorageError {
+        StorageError(.io, "Cannot \(operation) '\(path)': \(String(cString: strerror(errno))).")
+    }
+}
+
+/// A part file being written (one upload). Used by one caller at a time; `discard()` removes it.
+final class PartFile: @unchecked Sendable {
+    let descriptor: Int32
+    let path: String
+    private var closed = false
+
+    init(descriptor: Int32, path: String) {
+        self.descriptor = descriptor
+        self.path = path
+    }
+
+    /// Appends `bytes`, all of them.
+    func write(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw ObjectFiles.failure("write", path)
+            }
+            offset += written
+        }
+    }
+
+    /// Closes the descriptor (after `install`, or to discard).
+    func close() {
+        guard !closed else { return }
+        closed = true
+        systemClose(descriptor)
+    }
+
+    /// Closes and removes the part file.
+    func discard() {
+        close()
+        unlink(path)
+    }
+
+    deinit { close() }
+}
+
+// The C library's calls, under names the part file's own methods do not shadow.
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, bytes, count)
+}
+
+private func systemClose(_ descriptor: Int32) {
+    _ = close(descriptor)
+}

@@ -1,0 +1,195 @@
+import Crypto
+import Foundation
+import Synchronization
+
+/// Firebase Storage's objects on this machine: bytes in files (`ObjectFiles`), metadata in a
+/// catalog (`ObjectCatalog`), both under `<data>/storage/`. An upload is acknowledged only once
+/// its bytes are fsynced in place and its metadata committed; a crash before that leaves nothing
+/// visible, and the sweep at the next `open` removes what it left on disk.
+///
+/// Reads and writes block on the disk: call them off the event loops.
+public final class ObjectStore: Sendable {
+    /// The time of day in milliseconds since 1970.
+    public static let wallClock: @Sendable () -> Double = { Date().timeIntervalSince1970 * 1000 }
+
+    /// The most bytes one object may have unless configured (`--max-object-size`): 5 GiB.
+    public static let defaultMaxObjectSize: UInt64 = 5 << 30
+
+    let files: ObjectFiles
+    let catalog: ObjectCatalog
+    /// The largest object accepted, in bytes.
+    public let maxObjectSize: UInt64
+    private let clock: @Sendable () -> Double
+    /// The last generation handed out (microseconds since 1970): each upload gets a later one.
+    private let lastGeneration: Mutex<UInt64>
+
+    /// Opens (creating) the store under `<dataDirectory>/storage` and sweeps what an interrupted
+    /// upload, replacement or delete left behind.
+    /// - Parameter clock: milliseconds since 1970 (metadata times, generations).
+    public init(
+        dataDirectory: String,
+        syncAlways: Bool = false,
+        maxObjectSize: UInt64 = ObjectStore.defaultMaxObjectSize,
+        clock: @escaping @Sendable () -> Double = ObjectStore.wallClock
+    ) throws(StorageError) {
+        let root = dataDirectory + "/storage"
+        files = try ObjectFiles(root: root)
+        catalog = try ObjectCatalog(path: root + "/db", syncAlways: syncAlways)
+        self.maxObjectSize = maxObjectSize
+        self.clock = clock
+        lastGeneration = Mutex(0)
+        let catalog = self.catalog
+        swept = try files.sweep { generation throws(StorageError) in try catalog.isLive(generation: generation) }
+    }
+
+    /// How many files the sweep at `init` removed.
+    public let swept: Int
+
+    public func close() { catalog.close() }
+
+    // MARK: Reads
+
+    /// The metadata of `name` in `bucket`.
+    /// - Throws: `StorageError` `.notFound`.
+    public func metadata(_ bucket: BucketName, _ name: ObjectName) throws(StorageError) -> ObjectMetadata {
+        guard let object = try catalog.metadata(bucket, name) else { throw Self.notFound(bucket, name) }
+        return object
+    }
+
+    /// The file holding `object`'s bytes (stream it; it is replaced by a new file, never
+    /// rewritten, so an open descriptor keeps reading the version it opened).
+    public func path(of object: ObjectMetadata) -> String { files.path(of: object.generation) }
+
+    /// One page of a bucket's objects under `prefix` (see `ObjectCatalog.list`); `limit` is
+    /// clamped to 1...1000.
+    public func list(
+        _ bucket: BucketName,
+        prefix: String = "",
+        delimiter: String? = nil,
+        pageToken: String? = nil,
+        limit: Int = 1000
+    ) throws(StorageError) -> ObjectListing {
+        try catalog.list(
+            bucket,
+            prefix: prefix,
+            delimiter: delimiter,
+            pageToken: pageToken,
+            limit: min(max(limit, 1), 1000)
+        )
+    }
+
+    // MARK: Uploads
+
+    /// Starts an upload: its bytes go to a part file as they come (`ObjectUpload.append`).
+    public func beginUpload() throws(StorageError) -> ObjectUpload {
+        let generation = nextGeneration()
+        return ObjectUpload(generation: generation, part: try files.create(generation), maxSize: maxObjectSize)
+    }
+
+    /// Finishes `upload` as `name` in `bucket`: its file goes in place durably, then its metadata
+    /// is committed (replacing an older version, whose file goes). Returns the new metadata.
+    /// On any failure the upload's bytes are removed and nothing is visible.
+    public func finish(
+        _ upload: ObjectUpload,
+        as name: ObjectName,
+        in bucket: BucketName,
+        contentType: String?,
+        metadata custom: [String: String] = [:]
+    ) throws(StorageError) -> ObjectMetadata {
+        do throws(StorageError) {
+            try ObjectMetadata.check(custom: custom)
+            let previous = try catalog.metadata(bucket, name)
+            try files.install(upload.part, as: upload.generation)
+            upload.part.close()
+            let object = ObjectMetadata(
+                bucket: bucket.value,
+                name: name.value,
+                generation: upload.generation,
+                size: upload.size,
+                md5Hash: upload.md5Base64(),
+                contentType: contentType,
+                time: clock(),
+                downloadTokens: [UUID().uuidString.lowercased()],
+                metadata: custom
+            )
+            do throws(StorageError) {
+                try catalog.commit(object, replacing: previous)
+            } catch {
+                files.remove(generation: upload.generation)
+                throw error
+            }
+            if let previous, previous.generation != object.generation { files.remove(generation: previous.generation) }
+            return object
+        } catch {
+            upload.part.discard()
+            throw error
+        }
+    }
+
+    // MARK: Changes
+
+    /// Deletes `name` from `bucket`: its metadata, then its file.
+    /// - Throws: `StorageError` `.notFound`.
+    public func delete(_ bucket: BucketName, _ name: ObjectName) throws(StorageError) {
+        let object = try metadata(bucket, name)
+        try catalog.remove(object)
+        files.remove(generation: object.generation)
+    }
+
+    // MARK: Support
+
+    private func nextGeneration() -> String {
+        let now = UInt64(max(0, clock() * 1000))
+        let generation = lastGeneration.withLock { last -> UInt64 in
+            last = max(now, last + 1)
+            return last
+        }
+        return String(generation)
+    }
+
+    static func notFound(_ bucket: BucketName, _ name: ObjectName) -> StorageError {
+        StorageError(.notFound, "No object '\(name)' in bucket '\(bucket)'.")
+    }
+}
+
+/// An upload under way: its bytes stream into a part file and its MD5 and size are counted as
+/// they come. Used by one caller at a time.
+public final class ObjectUpload: @unchecked Sendable {
+    let generation: String
+    let part: PartFile
+    let maxSize: UInt64
+    private(set) var size: UInt64 = 0
+    private var md5 = Insecure.MD5()
+
+    init(generation: String, part: PartFile, maxSize: UInt64) {
+        self.generation = generation
+        self.part = part
+        self.maxSize = maxSize
+    }
+
+    /// The bytes received so far.
+    public var received: UInt64 { size }
+
+    /// Appends `bytes`.
+    /// - Throws: `StorageError` `.tooLarge` past the store's `maxObjectSize` (the upload is then
+    ///   discarded: nothing of it stays on disk), `.io` when the disk refuses.
+    public func append(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
+        guard size + UInt64(bytes.count) <= maxSize else {
+            part.discard()
+            throw StorageError(.tooLarge, "The object is larger than the \(maxSize) bytes this server accepts.")
+        }
+        do throws(StorageError) {
+            try part.write(bytes)
+        } catch {
+            part.discard()
+            throw error
+        }
+        md5.update(bufferPointer: bytes)
+        size += UInt64(bytes.count)
+    }
+
+    /// Removes what was received (a cancelled or failed upload).
+    public func cancel() { part.discard() }
+
+    func md5Base64() -> String { Data(md5.finalize()).base64EncodedString() }
+}

@@ -1,0 +1,48 @@
+/// The one error type of HearthStorage: a stable `code` to switch on (each with the HTTP status
+/// Firebase answers it with) and a one-sentence `message` that says what to do.
+public struct StorageError: Error, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        enum Kind: Hashable, Sendable {
+            case invalidName, notFound, tooLarge, invalidMetadata, io, closed
+        }
+
+        let kind: Kind
+
+        /// An object or bucket name the store refuses (400).
+        public static let invalidName = Code(kind: .invalidName)
+        /// No such object (404).
+        public static let notFound = Code(kind: .notFound)
+        /// The object is larger than the server takes (413).
+        public static let tooLarge = Code(kind: .tooLarge)
+        /// Custom metadata or a metadata field the store refuses (400).
+        public static let invalidMetadata = Code(kind: .invalidMetadata)
+        /// The disk or the catalog failed; nothing was stored (500).
+        public static let io = Code(kind: .io)
+        /// The store is closed (503).
+        public static let closed = Code(kind: .closed)
+
+        /// The HTTP status Firebase answers with.
+        public var httpStatus: Int {
+            switch kind {
+            case .invalidName, .invalidMetadata: return 400
+            case .notFound: return 404
+            case .tooLarge: return 413
+            case .io: return 500
+            case .closed: return 503
+            }
+        }
+
+        public var description: String { "\(kind)" }
+    }
+
+    public let code: Code
+    /// One sentence for people.
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}
