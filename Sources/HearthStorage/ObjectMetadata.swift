@@ -11,6 +11,8 @@ public struct ObjectMetadata: Codable, Hashable, Sendable {
     public var size: UInt64
     /// The MD5 of the bytes, base64 (as Cloud Storage gives it).
     public var md5Hash: String
+    /// The CRC-32C of the bytes, base64 of its big-endian bytes.
+    public var crc32c: String
     public var contentType: String?
     /// Milliseconds since 1970.
     public var timeCreated: Double
@@ -34,6 +36,7 @@ public struct ObjectMetadata: Codable, Hashable, Sendable {
         generation: String,
         size: UInt64,
         md5Hash: String,
+        crc32c: String,
         contentType: String?,
         time: Double,
         downloadTokens: [String],
@@ -45,6 +48,7 @@ public struct ObjectMetadata: Codable, Hashable, Sendable {
         self.metageneration = 1
         self.size = size
         self.md5Hash = md5Hash
+        self.crc32c = crc32c
         self.contentType = contentType
         self.timeCreated = time
         self.updated = time

@@ -107,6 +107,7 @@ public final class ObjectStore: Sendable {
                 generation: upload.generation,
                 size: upload.size,
                 md5Hash: upload.md5Base64(),
+                crc32c: upload.crc32cBase64(),
                 contentType: contentType,
                 time: clock(),
                 downloadTokens: [UUID().uuidString.lowercased()],
@@ -160,6 +161,7 @@ public final class ObjectUpload: @unchecked Sendable {
     let maxSize: UInt64
     private(set) var size: UInt64 = 0
     private var md5 = Insecure.MD5()
+    private var crc = CRC32C()
 
     init(generation: String, part: PartFile, maxSize: UInt64) {
         self.generation = generation
@@ -185,6 +187,7 @@ public final class ObjectUpload: @unchecked Sendable {
             throw error
         }
         md5.update(bufferPointer: bytes)
+        crc.update(bytes)
         size += UInt64(bytes.count)
     }
 
@@ -192,4 +195,6 @@ public final class ObjectUpload: @unchecked Sendable {
     public func cancel() { part.discard() }
 
     func md5Base64() -> String { Data(md5.finalize()).base64EncodedString() }
+
+    func crc32cBase64() -> String { crc.base64 }
 }

@@ -60,6 +60,7 @@ import Testing
         #expect(object.bucket == "test.appspot.com")
         #expect(object.size == 5)
         #expect(object.md5Hash == "XUFAKrxLKna5cZ2REBfFkg==")  // MD5("hello"), base64
+        #expect(object.crc32c == "mnG7TA==")  // CRC-32C("hello") = 0x9a71bb4c, big-endian, base64
         #expect(object.contentType == "text/plain")
         #expect(object.metageneration == 1)
         #expect(object.timeCreated == 1_700_000_000_000 && object.updated == object.timeCreated)
