@@ -114,7 +114,7 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 "HearthCore", "HearthProtocol", "HearthDatabase", "HearthRules", "HearthAccounts",
-                "HearthFunctions", "HearthConsole",
+                "HearthFunctions", "HearthConsole", "HearthStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

@@ -1,6 +1,7 @@
 import Foundation
 import HearthAccounts
 import HearthDatabase
+import HearthStorage
 import Hummingbird
 public import Logging
 import NIOCore
@@ -105,6 +106,18 @@ public enum HearthServer {
             accounts.close()
             throw error
         }
+        let objects: ObjectStore
+        do {
+            objects = try ObjectStore(
+                dataDirectory: configuration.dataDirectory,
+                syncAlways: configuration.syncMode == .always
+            )
+        } catch {
+            database.close()
+            accounts.close()
+            throw HearthServerError("Cannot open the files' store: \(error.message)")
+        }
+        if objects.swept > 0 { logger.info("storage swept", metadata: ["hearth.files": "\(objects.swept)"]) }
         metrics.measureNamespaces { (try? database.approximateNamespaceSizes()) ?? [:] }
         let credentials = CredentialResolver(
             adminSecret: configuration.adminSecret,
@@ -182,6 +195,7 @@ public enum HearthServer {
             ),
             accounts: accountsEndpoint,
             callables: callableEndpoint,
+            storage: StorageEndpoint(objects: objects, credentials: credentials, logger: logger),
             database: responder
         )
         let app = Application(
@@ -208,7 +222,7 @@ public enum HearthServer {
             configuration: ServiceGroupConfiguration(
                 services: [
                     .init(service: AccountsService(accounts: accounts, logger: logger)),
-                    .init(service: StoreService(database: database, logger: logger)),
+                    .init(service: StoreService(database: database, objects: objects, logger: logger)),
                     .init(service: RulesWatcher(rules: database.rules, interval: configuration.rulesReloadInterval)),
                     .init(service: app),
                     .init(

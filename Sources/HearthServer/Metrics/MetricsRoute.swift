@@ -2,7 +2,7 @@ import Hummingbird
 
 /// The part of the server a request is for, as `/metrics` counts it.
 enum MetricsRoute: String {
-    case metrics, health, accounts, functions, events, rest, console, other
+    case metrics, health, accounts, functions, storage, events, rest, console, other
 
     init(path: Substring, request: Request) {
         if path == MetricsEndpoint.path {
@@ -16,6 +16,8 @@ enum MetricsRoute: String {
             self = request.headers[.accept]?.contains("text/event-stream") == true ? .events : .rest
         } else if CallableRoute(target: String(path)) != nil {
             self = .functions
+        } else if path.hasPrefix(StorageRoute.prefix) {
+            self = .storage
         } else if path == "/" || path == "/index.html" || path.hasPrefix("/console/") {
             self = .console
         } else {

@@ -10,6 +10,7 @@ import Hummingbird
 /// | `backup` | `/.backup` | `BackupEndpoint` (admin) |
 /// | `accounts` | `/identitytoolkit.googleapis.com/v1/…`, `/securetoken.googleapis.com/v1/token` | `AccountsEndpoint` |
 /// | `callable` | `/functions/NAME`, `/PROJECT/REGION/NAME` | `CallableEndpoint` |
+/// | `storage` | `/v0/b/BUCKET/o[/NAME]` | `StorageEndpoint` |
 /// | `database` | everything else: REST `*.json`, SSE, rules, health, the console | `HearthResponder` |
 ///
 /// Every route but `metrics` counts against the client address's request rate first.
@@ -18,6 +19,7 @@ enum HearthRoute: Equatable {
     case backup(query: Substring?)
     case accounts(AccountsRoute)
     case callable(CallableRoute)
+    case storage(StorageRoute)
     case database
 
     /// Whether the request counts against its client address's rate (all but the scrape).
@@ -38,6 +40,8 @@ enum HearthRoute: Equatable {
             self = .accounts(route)
         } else if let route = CallableRoute(target: request.head.path ?? "/") {
             self = .callable(route)
+        } else if let route = StorageRoute(target: request.head.path ?? "/") {
+            self = .storage(route)
         } else {
             self = .database
         }

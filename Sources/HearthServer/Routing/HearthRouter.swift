@@ -14,6 +14,7 @@ struct HearthRouter: HTTPResponder {
     let backup: BackupEndpoint
     let accounts: AccountsEndpoint
     let callables: CallableEndpoint
+    let storage: StorageEndpoint
     /// REST, SSE, rules, health, the console and every preflight.
     let database: HearthResponder
 
@@ -47,6 +48,8 @@ struct HearthRouter: HTTPResponder {
             return await accounts.respond(to: request, route: accountsRoute, clientAddress: context.clientAddress)
         case .callable(let callableRoute):
             return await callables.respond(to: request, route: callableRoute)
+        case .storage(let storageRoute):
+            return await storage.respond(to: request, route: storageRoute)
         case .database:
             return try await database.respond(to: request, context: BasicRequestContext(source: context.source))
         }
