@@ -138,6 +138,11 @@ struct ServeCommand: AsyncParsableCommand {
     var maxBodyBytes: Int?
 
     @Option(
+        help: "Largest file (Storage object) in bytes; larger is 413 (env HEARTH_MAX_OBJECT_SIZE; default 5368709120)."
+    )
+    var maxObjectSize: Int?
+
+    @Option(
         help: ArgumentHelp(
             "Bytes all request bodies being read may hold together; past it, 503 (env HEARTH_MAX_BODY_MEMORY; "
                 + "default 536870912)."

@@ -45,6 +45,7 @@ struct ServeSettings: Equatable, Sendable {
     var maxListensPerConnection = 10_000
     var maxBodyBytes = 256 << 20
     var maxBodyMemoryBytes = 512 << 20
+    var maxObjectSize = 5 << 30
     /// The namespaces running the chat app's callables (`default` and those of `--chat-ns`).
     var chatNamespaces: Set<String> = ["default"]
     /// Each caller's quota of distinct contacts `matchContacts` looks up.
@@ -68,6 +69,7 @@ struct ServeSettings: Equatable, Sendable {
             maxRequestBodyBytes: maxBodyBytes
         )
         configuration.accounts.projectID = projectID
+        configuration.maxObjectSize = UInt64(maxObjectSize)
         configuration.maxBodyMemoryBytes = maxBodyMemoryBytes
         configuration.connections.headerTimeout = .seconds(headerTimeoutSeconds)
         configuration.connections.idleTimeout = .seconds(idleTimeoutSeconds)
@@ -283,6 +285,13 @@ extension ServeSettings {
                 in: 1...(1 << 44),
                 option: "--max-body-memory"
             ) ?? max(settings.maxBodyMemoryBytes, settings.maxBodyBytes)
+        settings.maxObjectSize =
+            try environment.integer(
+                flags.maxObjectSize,
+                "HEARTH_MAX_OBJECT_SIZE",
+                in: 1...(1 << 44),
+                option: "--max-object-size"
+            ) ?? settings.maxObjectSize
         if settings.maxBodyMemoryBytes < settings.maxBodyBytes {
             throw ValidationError(
                 "Invalid value '\(settings.maxBodyMemoryBytes)' for the body memory limit: it must be at least "

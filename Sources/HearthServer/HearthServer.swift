@@ -110,7 +110,8 @@ public enum HearthServer {
         do {
             objects = try ObjectStore(
                 dataDirectory: configuration.dataDirectory,
-                syncAlways: configuration.syncMode == .always
+                syncAlways: configuration.syncMode == .always,
+                maxObjectSize: configuration.maxObjectSize
             )
         } catch {
             database.close()

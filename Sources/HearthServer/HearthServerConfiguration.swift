@@ -35,6 +35,9 @@ public struct HearthServerConfiguration: Sendable {
     /// Bytes all request bodies being read may hold in memory together; a body that would pass
     /// it is answered 503 with `Retry-After`. Never below `maxRequestBodyBytes`.
     public var maxBodyMemoryBytes: Int = 512 << 20
+    /// Largest file (Storage object) in bytes, 5 GiB by default; a larger upload is answered 413
+    /// as soon as its `Content-Length`, or the bytes read so far, pass it, and nothing of it stays.
+    public var maxObjectSize: UInt64 = 5 << 30
     /// Timeouts and limits of connections: header and idle timeouts, the cap on open
     /// connections, the largest request line and head.
     public var connections = ConnectionConfiguration()

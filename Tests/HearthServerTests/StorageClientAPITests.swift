@@ -165,4 +165,26 @@ import Testing
             #expect(listing.body == #"{"items":[],"prefixes":[]}"#, "nothing was stored")
         }
     }
+
+    @Test func anObjectPastTheLimitIsRefused413AndNothingStays() async throws {
+        try await TestServer.with(prepare: { configuration, _ in configuration.maxObjectSize = 10 }) { server in
+            let announced = try await server.send(
+                "POST",
+                "/v0/b/\(Self.bucket)/o?name=big.bin",
+                headers: Self.admin,
+                text: String(repeating: "x", count: 11)
+            )
+            #expect(announced.status == 413)
+            #expect(announced.body.contains("10 bytes"))
+            let fits = try await server.send(
+                "POST",
+                "/v0/b/\(Self.bucket)/o?name=ok.bin",
+                headers: Self.admin,
+                text: "0123456789"
+            )
+            #expect(fits.status == 200)
+            let listing = try await server.send("GET", "/v0/b/\(Self.bucket)/o", headers: Self.admin)
+            #expect(listing.body == #"{"items":[{"bucket":"hearth.appspot.com","name":"ok.bin"}],"prefixes":[]}"#)
+        }
+    }
 }
