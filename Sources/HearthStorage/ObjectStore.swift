@@ -96,23 +96,37 @@ public final class ObjectStore: Sendable {
         contentType: String?,
         metadata custom: [String: String] = [:]
     ) throws(StorageError) -> ObjectMetadata {
+        try finish(upload, as: name, in: bucket, fields: ObjectFields(contentType: contentType, metadata: custom))
+    }
+
+    /// `finish(_:as:in:contentType:metadata:)` with every field an upload may set.
+    public func finish(
+        _ upload: ObjectUpload,
+        as name: ObjectName,
+        in bucket: BucketName,
+        fields: ObjectFields
+    ) throws(StorageError) -> ObjectMetadata {
         do throws(StorageError) {
-            try ObjectMetadata.check(custom: custom)
+            try ObjectMetadata.check(custom: fields.metadata)
             let previous = try catalog.metadata(bucket, name)
             try files.install(upload.part, as: upload.generation)
             upload.part.close()
-            let object = ObjectMetadata(
+            var object = ObjectMetadata(
                 bucket: bucket.value,
                 name: name.value,
                 generation: upload.generation,
                 size: upload.size,
                 md5Hash: upload.md5Base64(),
                 crc32c: upload.crc32cBase64(),
-                contentType: contentType,
+                contentType: fields.contentType,
                 time: clock(),
                 downloadTokens: [UUID().uuidString.lowercased()],
-                metadata: custom
+                metadata: fields.metadata
             )
+            object.cacheControl = fields.cacheControl
+            object.contentDisposition = fields.contentDisposition
+            object.contentEncoding = fields.contentEncoding
+            object.contentLanguage = fields.contentLanguage
             do throws(StorageError) {
                 try catalog.commit(object, replacing: previous)
             } catch {
@@ -191,10 +205,62 @@ public final class ObjectUpload: @unchecked Sendable {
         size += UInt64(bytes.count)
     }
 
+    /// `append(_:)` of an array.
+    public func append(_ bytes: [UInt8]) throws(StorageError) {
+        do {
+            try bytes.withUnsafeBytes { try append($0) }
+        } catch let error as StorageError {
+            throw error
+        } catch {
+            throw StorageError(.io, "\(error)")
+        }
+    }
+
     /// Removes what was received (a cancelled or failed upload).
     public func cancel() { part.discard() }
 
     func md5Base64() -> String { Data(md5.finalize()).base64EncodedString() }
 
     func crc32cBase64() -> String { crc.base64 }
+}
+
+/// What an upload sets besides its bytes (the SDK's metadata part, or a media upload's
+/// `Content-Type`).
+public struct ObjectFields: Sendable, Equatable, Decodable {
+    public var contentType: String?
+    public var metadata: [String: String]
+    public var cacheControl: String?
+    public var contentDisposition: String?
+    public var contentEncoding: String?
+    public var contentLanguage: String?
+
+    public init(
+        contentType: String? = nil,
+        metadata: [String: String] = [:],
+        cacheControl: String? = nil,
+        contentDisposition: String? = nil,
+        contentEncoding: String? = nil,
+        contentLanguage: String? = nil
+    ) {
+        self.contentType = contentType
+        self.metadata = metadata
+        self.cacheControl = cacheControl
+        self.contentDisposition = contentDisposition
+        self.contentEncoding = contentEncoding
+        self.contentLanguage = contentLanguage
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case contentType, metadata, cacheControl, contentDisposition, contentEncoding, contentLanguage
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        contentType = try container.decodeIfPresent(String.self, forKey: .contentType)
+        metadata = try container.decodeIfPresent([String: String].self, forKey: .metadata) ?? [:]
+        cacheControl = try container.decodeIfPresent(String.self, forKey: .cacheControl)
+        contentDisposition = try container.decodeIfPresent(String.self, forKey: .contentDisposition)
+        contentEncoding = try container.decodeIfPresent(String.self, forKey: .contentEncoding)
+        contentLanguage = try container.decodeIfPresent(String.self, forKey: .contentLanguage)
+    }
 }

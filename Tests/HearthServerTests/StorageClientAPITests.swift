@@ -187,4 +187,57 @@ import Testing
             #expect(listing.body == #"{"items":[{"bucket":"hearth.appspot.com","name":"ok.bin"}],"prefixes":[]}"#)
         }
     }
+
+    /// The SDKs' `uploadBytes`: a multipart/related body whose JSON part names the object and
+    /// sets its type and custom metadata; the bytes part's own type is not the object's.
+    @Test func aMultipartUploadAsTheSDKSendsIt() async throws {
+        try await TestServer.with { server in
+            let bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x2D, 0x2D, 0x00, 0xFF]
+            let metadata = #"{"name":"chats/c1/p.png","contentType":"image/png","metadata":{"chatId":"c1"}}"#
+            let body =
+                Array("--b0undary\r\nContent-Type: application/json; charset=utf-8\r\n\r\n\(metadata)\r\n".utf8)
+                + Array("--b0undary\r\nContent-Type: application/octet-stream\r\n\r\n".utf8) + bytes
+                + Array("\r\n--b0undary--".utf8)
+            let headers =
+                Self.admin + [
+                    ("X-Goog-Upload-Protocol", "multipart"), ("Content-Type", "multipart/related; boundary=b0undary"),
+                ]
+            let reply = try await server.send(
+                "POST",
+                "/v0/b/\(Self.bucket)/o?name=chats%2Fc1%2Fp.png",
+                headers: headers,
+                body: body
+            )
+            #expect(reply.status == 200, "\(reply.body)")
+            let uploaded = try JSONSerialization.jsonObject(with: Data(reply.body.utf8)) as? [String: Any]
+            #expect(uploaded?["contentType"] as? String == "image/png")
+            #expect(uploaded?["size"] as? String == "10")
+            #expect(uploaded?["metadata"] as? [String: String] == ["chatId": "c1"])
+            let media = try await server.send(
+                "GET",
+                Self.objectURL("chats/c1/p.png", query: "alt=media"),
+                headers: Self.admin
+            )
+            #expect(Array(media.body.utf8) == Array(String(decoding: bytes, as: UTF8.self).utf8))
+
+            let noBoundary = try await server.send(
+                "POST",
+                "/v0/b/\(Self.bucket)/o?name=x",
+                headers: Self.admin + [("X-Goog-Upload-Protocol", "multipart"), ("Content-Type", "text/plain")],
+                text: "x"
+            )
+            #expect(noBoundary.status == 400 && noBoundary.body.contains("Bad content type"))
+            let cut = try await server.send(
+                "POST",
+                "/v0/b/\(Self.bucket)/o?name=cut.png",
+                headers: headers,
+                body: Array(body.dropLast(4))
+            )
+            #expect(cut.status == 400 && cut.body.contains("closing boundary"))
+            let listing = try await server.send("GET", "/v0/b/\(Self.bucket)/o?prefix=c", headers: Self.admin)
+            #expect(
+                listing.body == #"{"items":[{"bucket":"hearth.appspot.com","name":"chats/c1/p.png"}],"prefixes":[]}"#
+            )
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import HTTPTypes
 import HearthStorage
 import Hummingbird
@@ -62,12 +63,23 @@ struct StorageEndpoint: Sendable {
         }
     }
 
-    /// A media upload: the body is the object's bytes, its `Content-Type` the object's.
+    static let uploadProtocol = HTTPField.Name("X-Goog-Upload-Protocol")!
+
+    /// An upload: multipart (`X-Goog-Upload-Protocol: multipart`, what the SDKs' `uploadBytes`
+    /// sends: a JSON part with the metadata, then the bytes) or media (the body is the bytes, its
+    /// `Content-Type` the object's). The bytes stream to disk as they arrive.
     private func upload(_ request: Request, to bucket: BucketName, name: String?) async throws -> Response {
-        guard let name else {
+        let contentType = request.headers[.contentType]
+        let multipart = request.headers[Self.uploadProtocol]?.lowercased() == "multipart"
+        if multipart, contentType.flatMap(MultipartRelated.boundary(fromContentType:)) == nil {
+            return StorageAnswer.error(
+                400,
+                "Bad content type: a multipart upload is multipart/related with a boundary."
+            )
+        }
+        if !multipart, name == nil {
             return StorageAnswer.error(400, "Name the object to upload: POST /v0/b/{bucket}/o?name={path}.")
         }
-        let objectName = try ObjectName(name)
         if let length = request.headers[.contentLength].flatMap(UInt64.init), length > objects.maxObjectSize {
             throw StorageError(
                 .tooLarge,
@@ -75,21 +87,62 @@ struct StorageEndpoint: Sendable {
             )
         }
         let upload = try await Self.run { try objects.beginUpload() }
+        var fields = ObjectFields(contentType: contentType)
+        var objectName = name
         do {
-            for try await buffer in request.body {
-                try await Self.run {
-                    try buffer.withUnsafeReadableBytes { bytes throws(StorageError) in try upload.append(bytes) }
+            if multipart, let boundary = contentType.flatMap(MultipartRelated.boundary(fromContentType:)) {
+                var parser = MultipartRelated(boundary: boundary)
+                for try await buffer in request.body {
+                    for event in try parser.feed(Array(buffer.readableBytesView)) {
+                        switch event {
+                        case .metadata(let json):
+                            let part = try Self.uploadMetadata(json)
+                            fields = part.fields
+                            objectName = name ?? part.name
+                        case .media(let bytes):
+                            try await Self.run { try upload.append(bytes) }
+                        case .end:
+                            break
+                        }
+                    }
+                }
+                guard parser.isComplete else {
+                    throw StorageError(.invalidMetadata, "The multipart upload ended before its closing boundary.")
+                }
+            } else {
+                for try await buffer in request.body {
+                    let bytes = Array(buffer.readableBytesView)
+                    try await Self.run { try upload.append(bytes) }
                 }
             }
+            guard let objectName else {
+                throw StorageError(.invalidName, "Name the object to upload: ?name={path}, or a name in its metadata.")
+            }
+            let checkedName = try ObjectName(objectName)
+            let chosen = fields
+            let object = try await Self.run { try objects.finish(upload, as: checkedName, in: bucket, fields: chosen) }
+            return StorageAnswer.json(object.firebaseResource.json())
         } catch {
             upload.cancel()
             throw error
         }
-        let contentType = request.headers[.contentType]
-        let object = try await Self.run {
-            try objects.finish(upload, as: objectName, in: bucket, contentType: contentType)
+    }
+
+    /// The metadata part of a multipart upload: its name, if any, and the fields it sets.
+    private static func uploadMetadata(_ json: [UInt8]) throws(StorageError) -> (name: String?, fields: ObjectFields) {
+        struct Named: Decodable { let name: String? }
+        do {
+            let decoder = JSONDecoder()
+            return (
+                try decoder.decode(Named.self, from: Data(json)).name,
+                try decoder.decode(ObjectFields.self, from: Data(json))
+            )
+        } catch {
+            throw StorageError(
+                .invalidMetadata,
+                "The upload's metadata part is not the JSON object Firebase sends: \(error)."
+            )
         }
-        return StorageAnswer.json(object.firebaseResource.json())
     }
 
     private func list(_ bucket: BucketName, _ parameters: [String: String]) async throws -> Response {

@@ -1,0 +1,173 @@
+/// A streaming reader of the `multipart/related` body the Firebase SDKs upload with
+/// (`X-Goog-Upload-Protocol: multipart`): a JSON part with the object's metadata, then a part
+/// with its bytes. The bytes are handed on as they arrive, never held whole; only the JSON part
+/// and part headers are kept, each within a bound.
+///
+///     --B\r\nContent-Type: application/json; charset=utf-8\r\n\r\n{...}\r\n--B\r\n
+///     Content-Type: image/jpeg\r\n\r\n<bytes>\r\n--B--
+public struct MultipartRelated {
+    /// What `feed` found.
+    public enum Event: Equatable {
+        /// The metadata part's bytes (JSON), once whole.
+        case metadata([UInt8])
+        /// The next bytes of the object.
+        case media([UInt8])
+        /// The closing boundary: the body is complete.
+        case end
+    }
+
+    /// The most bytes the metadata part, or one part's headers, may take.
+    public static let maxMetadataBytes = 64 * 1024
+
+    private enum State {
+        case preamble, metadataHeaders, metadata, afterMetadata, mediaHeaders, media, closing, done
+    }
+
+    private let opening: [UInt8]
+    private let delimiter: [UInt8]
+    private var state = State.preamble
+    private var pending: [UInt8] = []
+
+    /// The boundary from a `multipart/related; boundary=X` content type, or nil.
+    public static func boundary(fromContentType contentType: String) -> String? {
+        let parts = contentType.split(separator: ";").map { $0.trimmingSpaces }
+        guard let type = parts.first, type.lowercased() == "multipart/related" else { return nil }
+        for parameter in parts.dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2, pair[0].trimmingSpaces.lowercased() == "boundary" else { continue }
+            var value = pair[1].trimmingSpaces
+            if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 {
+                value = String(value.dropFirst().dropLast())
+            }
+            return value.isEmpty || value.utf8.count > 70 ? nil : value
+        }
+        return nil
+    }
+
+    public init(boundary: String) {
+        opening = Array("--\(boundary)".utf8)
+        delimiter = Array("\r\n--\(boundary)".utf8)
+    }
+
+    /// Whether the closing boundary was read.
+    public var isComplete: Bool { state == .done }
+
+    /// Reads the next bytes of the body.
+    /// - Throws: `StorageError` `.invalidMetadata` for a body that is not two parts as above, or a
+    ///   metadata part or headers past `maxMetadataBytes`.
+    public mutating func feed(_ bytes: UnsafeRawBufferPointer) throws(StorageError) -> [Event] {
+        var events: [Event] = []
+        pending.append(contentsOf: bytes)
+        while true {
+            switch state {
+            case .preamble:
+                guard let end = Self.find(opening + [0x0D, 0x0A], in: pending) else {
+                    try bound(pending.count, "the body's first boundary")
+                    return events
+                }
+                pending.removeFirst(end + opening.count + 2)
+                state = .metadataHeaders
+            case .metadataHeaders, .mediaHeaders:
+                guard let end = Self.find([0x0D, 0x0A, 0x0D, 0x0A], in: pending) else {
+                    try bound(pending.count, "a part's headers")
+                    return events
+                }
+                try bound(end, "a part's headers")
+                let headers = String(decoding: pending[..<end], as: UTF8.self).lowercased()
+                guard headers.hasPrefix("content-type:") || headers.contains("\r\ncontent-type:") else {
+                    throw StorageError(
+                        .invalidMetadata,
+                        "Bad content type: each part of a multipart upload needs a Content-Type header."
+                    )
+                }
+                pending.removeFirst(end + 4)
+                state = state == .metadataHeaders ? .metadata : .media
+            case .metadata:
+                guard let end = Self.find(delimiter, in: pending) else {
+                    try bound(pending.count, "the metadata part")
+                    return events
+                }
+                try bound(end, "the metadata part")
+                events.append(.metadata(Array(pending[..<end])))
+                pending.removeFirst(end + delimiter.count)
+                state = .afterMetadata
+            case .afterMetadata:
+                guard pending.count >= 2 else { return events }
+                guard pending.starts(with: [0x0D, 0x0A]) else {
+                    throw StorageError(
+                        .invalidMetadata,
+                        "A multipart upload needs its file in a second part after the metadata."
+                    )
+                }
+                pending.removeFirst(2)
+                state = .mediaHeaders
+            case .media:
+                if let end = Self.find(delimiter, in: pending) {
+                    if end > 0 { events.append(.media(Array(pending[..<end]))) }
+                    pending.removeFirst(end + delimiter.count)
+                    state = .closing
+                    continue
+                }
+                // Keep what could be the start of the delimiter; hand on the rest.
+                let safe = pending.count - (delimiter.count - 1)
+                if safe > 0 {
+                    events.append(.media(Array(pending[..<safe])))
+                    pending.removeFirst(safe)
+                }
+                return events
+            case .closing:
+                guard pending.count >= 2 else { return events }
+                guard pending.starts(with: [0x2D, 0x2D]) else {
+                    throw StorageError(
+                        .invalidMetadata,
+                        "A multipart upload takes two parts: its metadata, then its file."
+                    )
+                }
+                pending.removeAll()
+                state = .done
+                events.append(.end)
+                return events
+            case .done:
+                pending.removeAll()
+                return events
+            }
+        }
+    }
+
+    /// `feed(_:)` of an array.
+    public mutating func feed(_ bytes: [UInt8]) throws(StorageError) -> [Event] {
+        do {
+            return try bytes.withUnsafeBytes { try feed($0) }
+        } catch let error as StorageError {
+            throw error
+        } catch {
+            throw StorageError(.invalidMetadata, "\(error)")
+        }
+    }
+
+    private func bound(_ count: Int, _ what: String) throws(StorageError) {
+        guard count <= Self.maxMetadataBytes else {
+            throw StorageError(
+                .invalidMetadata,
+                "The multipart upload's \(what) is missing or longer than \(Self.maxMetadataBytes) bytes."
+            )
+        }
+    }
+
+    private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard needle.count <= haystack.count, let first = needle.first else { return nil }
+        var index = 0
+        let last = haystack.count - needle.count
+        while index <= last {
+            if haystack[index] == first, haystack[index..<(index + needle.count)].elementsEqual(needle) { return index }
+            index += 1
+        }
+        return nil
+    }
+}
+
+extension Substring {
+    var trimmingSpaces: String {
+        String(drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed())
+    }
+}
