@@ -196,7 +196,7 @@ public enum HearthServer {
             ),
             accounts: accountsEndpoint,
             callables: callableEndpoint,
-            storage: StorageEndpoint(objects: objects, credentials: credentials, logger: logger),
+            storage: StorageEndpoint(objects: objects, credentials: credentials, cors: responder.cors, logger: logger),
             database: responder
         )
         let app = Application(

@@ -240,4 +240,31 @@ import Testing
             )
         }
     }
+
+    /// The SDKs send `Authorization: Firebase <token>`; under `--emulator` the mock token
+    /// `owner` is the admin, as Firebase's emulator has it. Every answer carries CORS and exposes
+    /// the upload protocol's headers.
+    @Test func theFirebaseSchemeAndCORS() async throws {
+        try await TestServer.with(prepare: { configuration, _ in configuration.emulator = true }) { server in
+            let firebase = [("Authorization", "Firebase owner")]
+            let reply = try await server.send(
+                "POST",
+                "/v0/b/\(Self.bucket)/o?name=by-owner.txt",
+                headers: firebase,
+                text: "hi"
+            )
+            #expect(reply.status == 200)
+            #expect(reply.headers.first(name: "Access-Control-Allow-Origin") == "*")
+            #expect(reply.headers.first(name: "Access-Control-Expose-Headers")?.contains("X-Goog-Upload-URL") == true)
+            let secret = [("Authorization", "Firebase \(TestServer.adminSecret)")]
+            #expect(try await server.send("GET", Self.objectURL("by-owner.txt"), headers: secret).status == 200)
+            let refused = try await server.send(
+                "GET",
+                Self.objectURL("by-owner.txt"),
+                headers: [("Authorization", "Basic x")]
+            )
+            #expect(refused.status == 403)
+            #expect(refused.headers.first(name: "Access-Control-Allow-Origin") == "*")
+        }
+    }
 }

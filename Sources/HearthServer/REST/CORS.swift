@@ -10,9 +10,10 @@ struct CORS: Sendable {
     static let allowedHeaders =
         "Authorization, Content-Type, X-HTTP-Method-Override, X-Firebase-ETag, If-Match, If-None-Match"
 
-    func decorate(_ response: inout Response) {
+    /// Adds the origin and the response headers a page may read (`exposing`).
+    func decorate(_ response: inout Response, exposing exposed: String = "ETag") {
         response.headers[.accessControlAllowOrigin] = allowedOrigin
-        response.headers[.accessControlExposeHeaders] = "ETag"
+        response.headers[.accessControlExposeHeaders] = exposed
         if allowedOrigin != "*" { response.headers[.vary] = "Origin" }
     }
 

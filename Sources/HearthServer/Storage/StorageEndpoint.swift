@@ -15,14 +15,34 @@ import NIOCore
 struct StorageEndpoint: Sendable {
     let objects: ObjectStore
     let credentials: CredentialResolver
+    let cors: CORS
     let logger: Logger
+    /// What a page may read of an answer (the SDKs read the upload protocol's headers).
+    static let exposedHeaders =
+        "ETag, Content-Range, Content-Length, X-Goog-Upload-URL, X-Goog-Upload-Status, "
+        + "X-Goog-Upload-Size-Received, X-Goog-Upload-Chunk-Granularity, x-goog-generation, x-goog-hash"
     static let queue = DispatchQueue(label: "hearth.storage", qos: .userInitiated, attributes: .concurrent)
 
     func respond(to request: Request, route: StorageRoute) async -> Response {
+        var response = await answer(request, route: route)
+        cors.decorate(&response, exposing: Self.exposedHeaders)
+        return response
+    }
+
+    /// The caller: `Authorization: Firebase <token>` (what the SDKs send) or `Bearer <token>`
+    /// (the admin SDKs, the admin secret); nil when the header is present but not valid.
+    private func credential(_ request: Request) -> Credential? {
+        guard let header = request.headers[.authorization] else { return .anonymous }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, ["firebase", "bearer"].contains(parts[0].lowercased()) else { return nil }
+        return try? credentials.resolve(token: String(parts[1].drop { $0 == " " }))
+    }
+
+    private func answer(_ request: Request, route: StorageRoute) async -> Response {
         let parameters = route.parameters
         do {
             let bucket = try BucketName(route.bucket)
-            let isAdmin = credentials.isAdmin(request, query: nil)
+            let isAdmin = credential(request) == .admin
             guard let nameText = route.name else {
                 guard isAdmin else { return StorageAnswer.forbidden }
                 switch request.method {
