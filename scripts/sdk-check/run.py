@@ -28,6 +28,13 @@ the default project (no rules file needed). Without --emulator the mock tokens a
 the page reports failures:
 
     python3 scripts/sdk-check/run.py --sdk /tmp/sdk --hearth-port 9000 --page mock-token-check.html
+
+storage-check.html (also needs firebase-storage.js, its import rewritten the same way) uploads with
+uploadBytes and uploadString, reads with getMetadata, getDownloadURL + fetch and getBytes, lists
+with list (pages) and listAll, deletes, and checks that a caller without credentials gets
+storage/unauthorized; start `hearth serve --emulator` (the mock token `owner` is the admin):
+
+    python3 scripts/sdk-check/run.py --sdk /tmp/sdk --hearth-port 9000 --page storage-check.html
 """
 import argparse, http.server, json, os, subprocess, sys, tempfile, threading, time
 
