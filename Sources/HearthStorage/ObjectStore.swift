@@ -22,6 +22,8 @@ public final class ObjectStore: Sendable {
     private let clock: @Sendable () -> Double
     /// The last generation handed out (microseconds since 1970): each upload gets a later one.
     private let lastGeneration: Mutex<UInt64>
+    /// Held while a change reads and commits the catalog (`changing`).
+    private let changes = NSLock()
 
     /// Opens (creating) the store under `<dataDirectory>/storage` and sweeps what an interrupted
     /// upload, replacement or delete left behind.
@@ -108,7 +110,6 @@ public final class ObjectStore: Sendable {
     ) throws(StorageError) -> ObjectMetadata {
         do throws(StorageError) {
             try ObjectMetadata.check(custom: fields.metadata)
-            let previous = try catalog.metadata(bucket, name)
             try files.install(upload.part, as: upload.generation)
             upload.part.close()
             var object = ObjectMetadata(
@@ -127,8 +128,14 @@ public final class ObjectStore: Sendable {
             object.contentDisposition = fields.contentDisposition
             object.contentEncoding = fields.contentEncoding
             object.contentLanguage = fields.contentLanguage
+            let committed = object
+            let previous: ObjectMetadata?
             do throws(StorageError) {
-                try catalog.commit(object, replacing: previous)
+                previous = try changing { () throws(StorageError) in
+                    let previous = try catalog.metadata(bucket, name)
+                    try catalog.commit(committed, replacing: previous)
+                    return previous
+                }
             } catch {
                 files.remove(generation: upload.generation)
                 throw error
@@ -146,9 +153,40 @@ public final class ObjectStore: Sendable {
     /// Deletes `name` from `bucket`: its metadata, then its file.
     /// - Throws: `StorageError` `.notFound`.
     public func delete(_ bucket: BucketName, _ name: ObjectName) throws(StorageError) {
-        let object = try metadata(bucket, name)
-        try catalog.remove(object)
+        let object = try changing { () throws(StorageError) in
+            let object = try metadata(bucket, name)
+            try catalog.remove(object)
+            return object
+        }
         files.remove(generation: object.generation)
+    }
+
+    /// Applies `patch` to the metadata of `name` (`metageneration` + 1, `updated` now).
+    /// - Throws: `StorageError` `.notFound`, `.invalidMetadata` for custom metadata past its limit.
+    public func update(
+        _ bucket: BucketName,
+        _ name: ObjectName,
+        with patch: MetadataPatch
+    ) throws(StorageError)
+        -> ObjectMetadata
+    {
+        try changing { () throws(StorageError) in
+            var object = try metadata(bucket, name)
+            patch.apply(to: &object)
+            try ObjectMetadata.check(custom: object.metadata)
+            object.metageneration += 1
+            object.updated = clock()
+            try catalog.commit(object, replacing: nil)
+            return object
+        }
+    }
+
+    /// Runs a read and commit of the catalog with no other change in between: two uploads of
+    /// one name each see the other's version as the one they replace, never the same one.
+    private func changing<T>(_ body: () throws(StorageError) -> T) throws(StorageError) -> T {
+        changes.lock()
+        defer { changes.unlock() }
+        return try body()
     }
 
     // MARK: Support

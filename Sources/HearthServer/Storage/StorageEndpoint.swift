@@ -68,12 +68,17 @@ struct StorageEndpoint: Sendable {
             case .post:
                 guard isAdmin else { return StorageAnswer.forbidden }
                 return try await upload(request, to: bucket, name: nameText)
+            case .patch:
+                guard isAdmin else { return StorageAnswer.forbidden }
+                let patch = try await Self.metadataPatch(request)
+                let object = try await Self.run { try objects.update(bucket, name, with: patch) }
+                return StorageAnswer.json(object.firebaseResource.json())
             case .delete:
                 guard isAdmin else { return StorageAnswer.forbidden }
                 try await Self.run { try objects.delete(bucket, name) }
                 return Response(status: .noContent)
             default:
-                return StorageAnswer.error(405, "Use GET, POST or DELETE on an object.")
+                return StorageAnswer.error(405, "Use GET, POST, PATCH or DELETE on an object.")
             }
         } catch let error as StorageError {
             return StorageAnswer.error(error)
@@ -146,6 +151,23 @@ struct StorageEndpoint: Sendable {
             upload.cancel()
             throw error
         }
+    }
+
+    /// A `PATCH` body: a JSON object of the fields to change, at most 64 KiB.
+    private static func metadataPatch(_ request: Request) async throws -> MetadataPatch {
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: MultipartRelated.maxMetadataBytes)
+        } catch {
+            throw StorageError(
+                .invalidMetadata,
+                "A metadata update takes at most \(MultipartRelated.maxMetadataBytes) bytes."
+            )
+        }
+        guard let json = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
+            throw StorageError(.invalidMetadata, "A metadata update is a JSON object of the fields to change.")
+        }
+        return try MetadataPatch(json: json)
     }
 
     /// The metadata part of a multipart upload: its name, if any, and the fields it sets.
