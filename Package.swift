@@ -149,7 +149,10 @@ let package = Package(
         .testTarget(name: "HearthProtocolTests", dependencies: ["HearthProtocol", "HearthCore"]),
         .testTarget(name: "HearthRulesTests", dependencies: ["HearthRules", "HearthCore"]),
         .testTarget(name: "HearthAccountsTests", dependencies: ["HearthAccounts", "HearthTestSupport"]),
-        .testTarget(name: "HearthStorageTests", dependencies: ["HearthStorage", "HearthTestSupport"]),
+        .testTarget(
+            name: "HearthStorageTests",
+            dependencies: ["HearthStorage", "HearthTestSupport", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .testTarget(
             name: "HearthDatabaseTests",
             dependencies: [

@@ -196,7 +196,13 @@ public enum HearthServer {
             ),
             accounts: accountsEndpoint,
             callables: callableEndpoint,
-            storage: StorageEndpoint(objects: objects, credentials: credentials, cors: responder.cors, logger: logger),
+            storage: StorageEndpoint(
+                objects: objects,
+                credentials: credentials,
+                cors: responder.cors,
+                scheme: scheme,
+                logger: logger
+            ),
             database: responder
         )
         let app = Application(

@@ -8,6 +8,7 @@ import HearthStore
 ///   reads over a bucket's names, in byte order);
 /// - `g` + generation → bucket + `0x00` + name: which generations (files) are live, so that the
 ///   sweep at start finds a file's object with one read.
+/// - `u` + upload id → a resumable upload's `ResumableSession` as JSON.
 /// Every change is one atomic batch.
 struct ObjectCatalog: Sendable {
     let database: KeyValueDatabase
@@ -116,11 +117,60 @@ struct ObjectCatalog: Sendable {
         return listing
     }
 
+    // MARK: Resumable sessions
+
+    private static func sessionKey(_ id: String) -> [UInt8] {
+        [UInt8(ascii: "u")] + Array(id.utf8)
+    }
+
+    func session(_ id: String) throws(StorageError) -> ResumableSession? {
+        guard let bytes = try Self.typed({ () throws(StoreError) in try database.get(Self.sessionKey(id)) }) else {
+            return nil
+        }
+        do { return try JSONDecoder().decode(ResumableSession.self, from: Data(bytes)) } catch {
+            throw StorageError(.io, "The storage catalog holds an upload session it cannot read: \(error)")
+        }
+    }
+
+    /// Every session, in id order.
+    func sessions() throws(StorageError) -> [ResumableSession] {
+        let rows = try Self.typed { () throws(StoreError) in try database.scan(prefix: [UInt8(ascii: "u")]) }
+        return rows.compactMap { try? JSONDecoder().decode(ResumableSession.self, from: Data($0.value)) }
+    }
+
+    /// Saves `session` (nil `value`: removes session `id`), with `object` committed in the same
+    /// batch when given (a finalize: the object and its session's final state together).
+    func save(
+        _ session: ResumableSession?,
+        id: String,
+        committing object: ObjectMetadata? = nil,
+        replacing replaced: ObjectMetadata? = nil
+    ) throws(StorageError) {
+        var changes: [(key: [UInt8], value: [UInt8]?)] = []
+        if let session {
+            do { changes.append((Self.sessionKey(id), Array(try JSONEncoder().encode(session)))) } catch {
+                throw StorageError(.io, "Cannot encode an upload session: \(error)")
+            }
+        } else {
+            changes.append((Self.sessionKey(id), nil))
+        }
+        if let object { changes += try objectChanges(object, replacing: replaced) }
+        try Self.typed { () throws(StoreError) in try database.apply(changes, sync: syncAlways) }
+    }
+
     // MARK: Changes
 
     /// Makes `object` the live version of its name (after its file is in place); `replaced`
     /// is the version it replaces, whose generation stops being live in the same batch.
     func commit(_ object: ObjectMetadata, replacing replaced: ObjectMetadata?) throws(StorageError) {
+        let changes = try objectChanges(object, replacing: replaced)
+        try Self.typed { () throws(StoreError) in try database.apply(changes, sync: syncAlways) }
+    }
+
+    private func objectChanges(
+        _ object: ObjectMetadata,
+        replacing replaced: ObjectMetadata?
+    ) throws(StorageError) -> [(key: [UInt8], value: [UInt8]?)] {
         let bucket = try BucketName(object.bucket)
         var changes: [(key: [UInt8], value: [UInt8]?)] = [
             (Self.objectKey(bucket, object.name), try Self.encode(object)),
@@ -129,7 +179,7 @@ struct ObjectCatalog: Sendable {
         if let replaced, replaced.generation != object.generation {
             changes.append((Self.generationKey(replaced.generation), nil))
         }
-        try Self.typed { () throws(StoreError) in try database.apply(changes, sync: syncAlways) }
+        return changes
     }
 
     /// Removes `object` (its generation stops being live in the same batch).

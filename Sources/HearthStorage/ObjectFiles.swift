@@ -14,12 +14,15 @@ import Darwin
 struct ObjectFiles: Sendable {
     let objects: String
     let temporary: String
+    /// Resumable uploads' part files, by upload id: kept across restarts while their session is.
+    let uploads: String
 
     /// Makes the directories under `root` when missing.
     init(root: String) throws(StorageError) {
         objects = root + "/objects"
         temporary = root + "/tmp"
-        for directory in [objects, temporary] {
+        uploads = root + "/uploads"
+        for directory in [objects, temporary, uploads] {
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             } catch {
@@ -49,6 +52,53 @@ struct ObjectFiles: Sendable {
         let target = path(of: generation)
         guard rename(part.path, target) == 0 else { throw Self.failure("rename", part.path) }
         try Self.syncDirectory(objects)
+    }
+
+    /// The part file of resumable upload `id`.
+    func sessionPath(_ id: String) -> String { uploads + "/" + id }
+
+    /// Creates the empty part file of resumable upload `id`.
+    func createSession(_ id: String) throws(StorageError) {
+        let path = sessionPath(id)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw Self.failure("create", path) }
+        systemCloseDescriptor(descriptor)
+    }
+
+    /// The part file of resumable upload `id`, open for appending.
+    func appendSession(_ id: String) throws(StorageError) -> PartFile {
+        let path = sessionPath(id)
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard descriptor >= 0 else { throw Self.failure("open", path) }
+        return PartFile(descriptor: descriptor, path: path)
+    }
+
+    /// The bytes resumable upload `id` has received (its part file's size), nil without a file.
+    func sessionSize(_ id: String) -> UInt64? {
+        var info = stat()
+        guard stat(sessionPath(id), &info) == 0 else { return nil }
+        return UInt64(info.st_size)
+    }
+
+    /// Moves resumable upload `id`'s part file into `objects/` durably (as `install` does).
+    func installSession(_ id: String, as generation: String) throws(StorageError) {
+        let part = try appendSession(id)
+        defer { part.close() }
+        try install(part, as: generation)
+    }
+
+    /// Removes resumable upload `id`'s part file; a missing one is fine.
+    func removeSession(_ id: String) {
+        unlink(sessionPath(id))
+    }
+
+    /// Removes the part files of resumable uploads `isLive` does not name.
+    func sweepSessions(isLive: (String) -> Bool) -> Int {
+        var removed = 0
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: uploads)) ?? [] where !isLive(name) {
+            if unlink(uploads + "/" + name) == 0 { removed += 1 }
+        }
+        return removed
     }
 
     /// Removes a file (an object deleted or replaced, or an orphan); a missing one is fine.
@@ -127,5 +177,9 @@ private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count
 }
 
 private func systemClose(_ descriptor: Int32) {
+    _ = close(descriptor)
+}
+
+func systemCloseDescriptor(_ descriptor: Int32) {
     _ = close(descriptor)
 }

@@ -19,11 +19,13 @@ public final class ObjectStore: Sendable {
     let catalog: ObjectCatalog
     /// The largest object accepted, in bytes.
     public let maxObjectSize: UInt64
-    private let clock: @Sendable () -> Double
+    let clock: @Sendable () -> Double
     /// The last generation handed out (microseconds since 1970): each upload gets a later one.
     private let lastGeneration: Mutex<UInt64>
     /// Held while a change reads and commits the catalog (`changing`).
     private let changes = NSLock()
+    /// Resumable sessions: active now, finished since the start (changed only in `changing`).
+    let sessionCounts = SessionCounts()
 
     /// Opens (creating) the store under `<dataDirectory>/storage` and sweeps what an interrupted
     /// upload, replacement or delete left behind.
@@ -41,7 +43,11 @@ public final class ObjectStore: Sendable {
         self.clock = clock
         lastGeneration = Mutex(0)
         let catalog = self.catalog
-        swept = try files.sweep { generation throws(StorageError) in try catalog.isLive(generation: generation) }
+        let sessionsSwept = try Self.sweepSessions(catalog: catalog, files: files, now: clock())
+        sessionCounts.active = try catalog.sessions().count { $0.status == .active }
+        swept =
+            try files.sweep { generation throws(StorageError) in try catalog.isLive(generation: generation) }
+            + sessionsSwept
     }
 
     /// How many files the sweep at `init` removed.
@@ -183,7 +189,7 @@ public final class ObjectStore: Sendable {
 
     /// Runs a read and commit of the catalog with no other change in between: two uploads of
     /// one name each see the other's version as the one they replace, never the same one.
-    private func changing<T>(_ body: () throws(StorageError) -> T) throws(StorageError) -> T {
+    func changing<T>(_ body: () throws(StorageError) -> T) throws(StorageError) -> T {
         changes.lock()
         defer { changes.unlock() }
         return try body()
@@ -191,7 +197,7 @@ public final class ObjectStore: Sendable {
 
     // MARK: Support
 
-    private func nextGeneration() -> String {
+    func nextGeneration() -> String {
         let now = UInt64(max(0, clock() * 1000))
         let generation = lastGeneration.withLock { last -> UInt64 in
             last = max(now, last + 1)
@@ -264,7 +270,7 @@ public final class ObjectUpload: @unchecked Sendable {
 
 /// What an upload sets besides its bytes (the SDK's metadata part, or a media upload's
 /// `Content-Type`).
-public struct ObjectFields: Sendable, Equatable, Decodable {
+public struct ObjectFields: Sendable, Equatable, Codable {
     public var contentType: String?
     public var metadata: [String: String]
     public var cacheControl: String?
@@ -301,4 +307,10 @@ public struct ObjectFields: Sendable, Equatable, Decodable {
         contentEncoding = try container.decodeIfPresent(String.self, forKey: .contentEncoding)
         contentLanguage = try container.decodeIfPresent(String.self, forKey: .contentLanguage)
     }
+}
+
+/// The resumable sessions' counts, read and changed only under the store's change lock.
+final class SessionCounts: @unchecked Sendable {
+    var active = 0
+    var finished = 0
 }

@@ -3,7 +3,8 @@
 public struct StorageError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         enum Kind: Hashable, Sendable {
-            case invalidName, notFound, tooLarge, invalidMetadata, io, closed
+            case invalidName, notFound, tooLarge, invalidMetadata, invalidOffset, incomplete, tooManySessions, io,
+                closed
         }
 
         let kind: Kind
@@ -16,6 +17,12 @@ public struct StorageError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let tooLarge = Code(kind: .tooLarge)
         /// Custom metadata or a metadata field the store refuses (400).
         public static let invalidMetadata = Code(kind: .invalidMetadata)
+        /// A resumable chunk's offset is not what the upload has received (400).
+        public static let invalidOffset = Code(kind: .invalidOffset)
+        /// A resumable upload was finalized before all its announced bytes came (400).
+        public static let incomplete = Code(kind: .incomplete)
+        /// Too many resumable uploads are open (429).
+        public static let tooManySessions = Code(kind: .tooManySessions)
         /// The disk or the catalog failed; nothing was stored (500).
         public static let io = Code(kind: .io)
         /// The store is closed (503).
@@ -24,7 +31,8 @@ public struct StorageError: Error, Hashable, Sendable, CustomStringConvertible {
         /// The HTTP status Firebase answers with.
         public var httpStatus: Int {
             switch kind {
-            case .invalidName, .invalidMetadata: return 400
+            case .invalidName, .invalidMetadata, .invalidOffset, .incomplete: return 400
+            case .tooManySessions: return 429
             case .notFound: return 404
             case .tooLarge: return 413
             case .io: return 500

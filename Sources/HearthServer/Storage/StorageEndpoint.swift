@@ -16,6 +16,8 @@ struct StorageEndpoint: Sendable {
     let objects: ObjectStore
     let credentials: CredentialResolver
     let cors: CORS
+    /// `http` or `https` (the session URLs of resumable uploads are absolute).
+    let scheme: String
     let logger: Logger
     /// What a page may read of an answer (the SDKs read the upload protocol's headers).
     static let exposedHeaders =
@@ -44,7 +46,14 @@ struct StorageEndpoint: Sendable {
             let bucket = try BucketName(route.bucket)
             let isAdmin = credential(request) == .admin
             guard let nameText = route.name else {
+                // The session URL is the credential of a resumable upload's later requests.
+                if let id = parameters["upload_id"], request.method == .post || request.method == .put {
+                    return try await continueResumable(request, id: id)
+                }
                 guard isAdmin else { return StorageAnswer.forbidden }
+                if request.headers[Self.uploadProtocol]?.lowercased() == "resumable" {
+                    return try await startResumable(request, in: bucket, name: parameters["name"])
+                }
                 switch request.method {
                 case .post: return try await upload(request, to: bucket, name: parameters["name"])
                 case .get: return try await list(bucket, parameters)
@@ -171,7 +180,7 @@ struct StorageEndpoint: Sendable {
     }
 
     /// The metadata part of a multipart upload: its name, if any, and the fields it sets.
-    private static func uploadMetadata(_ json: [UInt8]) throws(StorageError) -> (name: String?, fields: ObjectFields) {
+    static func uploadMetadata(_ json: [UInt8]) throws(StorageError) -> (name: String?, fields: ObjectFields) {
         struct Named: Decodable { let name: String? }
         do {
             let decoder = JSONDecoder()

@@ -1,0 +1,119 @@
+import Foundation
+import HTTPTypes
+import HearthStorage
+import Hummingbird
+import NIOCore
+
+/// Resumable uploads (`X-Goog-Upload-Protocol: resumable`), as the SDKs' `uploadBytesResumable`
+/// drives them: `start` answers the session URL, then `upload` (with `X-Goog-Upload-Offset`,
+/// `upload, finalize` for the last chunk), `query`, `finalize` and `cancel` on that URL. Every
+/// answer says `X-Goog-Upload-Status` (the SDK fails without it).
+extension StorageEndpoint {
+    static let uploadCommand = HTTPField.Name("X-Goog-Upload-Command")!
+    static let uploadStatus = HTTPField.Name("X-Goog-Upload-Status")!
+    static let uploadURL = HTTPField.Name("X-Goog-Upload-URL")!
+    static let uploadOffset = HTTPField.Name("X-Goog-Upload-Offset")!
+    static let sizeReceived = HTTPField.Name("X-Goog-Upload-Size-Received")!
+    static let chunkGranularity = HTTPField.Name("X-Goog-Upload-Chunk-Granularity")!
+    static let announcedLength = HTTPField.Name("X-Goog-Upload-Header-Content-Length")!
+    static let announcedType = HTTPField.Name("X-Goog-Upload-Header-Content-Type")!
+
+    /// `start`: the body is the object's metadata (JSON, may be empty).
+    func startResumable(_ request: Request, in bucket: BucketName, name: String?) async throws -> Response {
+        guard request.headers[Self.uploadCommand]?.lowercased() == "start" else {
+            return StorageAnswer.error(400, "Start a resumable upload with X-Goog-Upload-Command: start.")
+        }
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: MultipartRelated.maxMetadataBytes)
+        } catch {
+            throw StorageError(
+                .invalidMetadata,
+                "An upload's metadata takes at most \(MultipartRelated.maxMetadataBytes) bytes."
+            )
+        }
+        var (partName, fields) = (String?.none, ObjectFields())
+        if body.readableBytes > 0 { (partName, fields) = try Self.uploadMetadata(Array(body.readableBytesView)) }
+        if fields.contentType == nil { fields.contentType = request.headers[Self.announcedType] }
+        guard let objectName = name ?? partName else {
+            throw StorageError(.invalidName, "Name the object to upload: ?name={path}, or a name in its metadata.")
+        }
+        let checked = try ObjectName(objectName)
+        let expected = request.headers[Self.announcedLength].flatMap(UInt64.init)
+        let chosen = fields
+        let session = try await Self.run {
+            try objects.startResumable(bucket, checked, fields: chosen, expectedSize: expected)
+        }
+        let host = request.head.authority ?? "127.0.0.1"
+        let encodedBucket =
+            bucket.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(.init(charactersIn: "-._~")))
+            ?? bucket.value
+        let encodedName =
+            checked.value.addingPercentEncoding(
+                withAllowedCharacters: .alphanumerics.union(.init(charactersIn: "-._~"))
+            ) ?? ""
+        var response = StorageAnswer.json(Array("{}".utf8))
+        response.headers[Self.uploadStatus] = "active"
+        response.headers[Self.uploadURL] =
+            "\(scheme)://\(host)/v0/b/\(encodedBucket)/o?name=\(encodedName)&upload_id=\(session.id)&upload_protocol=resumable"
+        response.headers[Self.chunkGranularity] = "262144"
+        return response
+    }
+
+    /// `upload`, `upload, finalize`, `finalize`, `query` and `cancel` on a session URL.
+    func continueResumable(_ request: Request, id: String) async throws -> Response {
+        let commands = Set(
+            (request.headers[Self.uploadCommand] ?? "").lowercased().split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+        )
+        do {
+            if commands.contains("query") {
+                let (session, received) = try await Self.run { try objects.resumable(id) }
+                return Self.status(session.status.rawValue, received: received)
+            }
+            if commands.contains("cancel") {
+                try await Self.run { try objects.cancelResumable(id) }
+                return Self.status("cancelled", received: nil)
+            }
+            var received: UInt64?
+            if commands.contains("upload") {
+                guard let offset = request.headers[Self.uploadOffset].flatMap(UInt64.init) else {
+                    return Self.status("active", received: nil, error: (400, "A chunk needs its X-Goog-Upload-Offset."))
+                }
+                let chunk = try await Self.run { try objects.continueResumable(id, at: offset) }
+                defer { chunk.close() }
+                for try await buffer in request.body {
+                    let bytes = Array(buffer.readableBytesView)
+                    try await Self.run { try chunk.append(bytes) }
+                }
+                received = chunk.received
+            }
+            if commands.contains("finalize") {
+                let object = try await Self.run { try objects.finalizeResumable(id) }
+                var response = StorageAnswer.json(object.firebaseResource.json())
+                response.headers[Self.uploadStatus] = "final"
+                return response
+            }
+            guard commands.contains("upload") else {
+                return Self.status(
+                    "active",
+                    received: nil,
+                    error: (400, "Unknown X-Goog-Upload-Command; use upload, finalize, query or cancel.")
+                )
+            }
+            return Self.status("active", received: received)
+        } catch let error as StorageError {
+            var response = StorageAnswer.error(error)
+            response.headers[Self.uploadStatus] = error.code == .notFound ? "final" : "active"
+            return response
+        }
+    }
+
+    private static func status(_ status: String, received: UInt64?, error: (Int, String)? = nil) -> Response {
+        var response = error.map { StorageAnswer.error($0.0, $0.1) } ?? Response(status: .ok)
+        response.headers[uploadStatus] = status
+        if let received { response.headers[sizeReceived] = String(received) }
+        return response
+    }
+}

@@ -1,0 +1,261 @@
+import Crypto
+import Foundation
+
+/// Resumable uploads: a session started with the object's name and fields, chunks appended at
+/// the offset the session has reached, a query of that offset (after a dropped connection or a
+/// restart), a finalize that makes the object (answered again to a repeated finalize), a cancel.
+extension ObjectStore {
+    /// How long a session lives after its start: 7 days.
+    public static let sessionLifetime: Double = 7 * 24 * 3600 * 1000
+    /// How long a finished (final or cancelled) session is kept after its start, to answer a
+    /// repeated finalize or query: 1 hour.
+    public static let finishedSessionLifetime: Double = 3600 * 1000
+    /// The most sessions kept at once; a start past it is refused until some finish or expire.
+    public static let maxSessions = 10_000
+
+    /// Starts a session for `name` in `bucket`.
+    /// - Throws: `StorageError` `.tooLarge` when `expectedSize` passes `maxObjectSize`,
+    ///   `.tooManySessions` past `maxSessions`.
+    public func startResumable(
+        _ bucket: BucketName,
+        _ name: ObjectName,
+        fields: ObjectFields,
+        expectedSize: UInt64?
+    ) throws(StorageError) -> ResumableSession {
+        try ObjectMetadata.check(custom: fields.metadata)
+        if let expectedSize, expectedSize > maxObjectSize {
+            throw StorageError(.tooLarge, "The object is larger than the \(maxObjectSize) bytes this server accepts.")
+        }
+        var random = SystemRandomNumberGenerator()
+        let id = (0..<4).map { _ in String(random.next() as UInt64, radix: 16) }.joined(separator: "-")
+        let session = ResumableSession(
+            id: id,
+            bucket: bucket.value,
+            name: name.value,
+            fields: fields,
+            expectedSize: expectedSize,
+            startedAt: clock(),
+            status: .active,
+            result: nil
+        )
+        try changing { () throws(StorageError) in
+            if sessionCounts.active >= Self.maxSessions {
+                let kept = try expireSessions(try catalog.sessions())
+                sessionCounts.active = kept.count { $0.status == .active }
+                guard sessionCounts.active < Self.maxSessions else {
+                    throw StorageError(
+                        .tooManySessions,
+                        "Too many resumable uploads are open; finish or cancel some first."
+                    )
+                }
+            }
+            try files.createSession(id)
+            try catalog.save(session, id: id)
+            sessionCounts.active += 1
+        }
+        return session
+    }
+
+    /// Session `id` and the bytes it has received.
+    /// - Throws: `StorageError` `.notFound` for an unknown or expired session.
+    public func resumable(_ id: String) throws(StorageError) -> (session: ResumableSession, received: UInt64) {
+        guard Self.isSessionID(id), let session = try catalog.session(id), !isExpired(session) else {
+            throw StorageError(.notFound, "No such upload session; start the upload again.")
+        }
+        return (session, session.result?.size ?? files.sessionSize(id) ?? 0)
+    }
+
+    /// The part file of active session `id` for bytes starting at `offset`, which must be what
+    /// it has received (`X-Goog-Upload-Offset`).
+    /// - Throws: `StorageError` `.notFound`, `.invalidOffset` for another offset (nothing is
+    ///   written), `.invalidMetadata` for a session that is no longer active.
+    public func continueResumable(_ id: String, at offset: UInt64) throws(StorageError) -> ResumableChunk {
+        let (session, received) = try resumable(id)
+        guard session.status == .active else {
+            throw StorageError(.invalidMetadata, "The upload is \(session.status.rawValue); no more bytes are taken.")
+        }
+        guard offset == received else {
+            throw StorageError(
+                .invalidOffset,
+                "The upload has \(received) bytes; send the next chunk at offset \(received), not \(offset)."
+            )
+        }
+        return ResumableChunk(part: try files.appendSession(id), received: received, maxSize: maxObjectSize)
+    }
+
+    /// Makes the object of session `id` from the bytes it received; a session already final
+    /// answers its object again.
+    /// - Throws: `StorageError` `.notFound`, `.incomplete` when the start announced more bytes
+    ///   than were received (the session stays active), `.invalidMetadata` when cancelled.
+    public func finalizeResumable(_ id: String) throws(StorageError) -> ObjectMetadata {
+        try changing { () throws(StorageError) in
+            var (session, received) = try resumable(id)
+            switch session.status {
+            case .final: if let result = session.result { return result }
+            case .cancelled: throw StorageError(.invalidMetadata, "The upload was cancelled.")
+            case .active: break
+            }
+            if let expected = session.expectedSize, received != expected {
+                throw StorageError(
+                    .incomplete,
+                    "The upload has \(received) of its \(expected) bytes; send the rest before finalizing."
+                )
+            }
+            let bucket = try BucketName(session.bucket)
+            let name = try ObjectName(session.name)
+            let (md5, crc) = try Self.checksums(of: files.sessionPath(id))
+            let generation = nextGeneration()
+            try files.installSession(id, as: generation)
+            var object = ObjectMetadata(
+                bucket: bucket.value,
+                name: name.value,
+                generation: generation,
+                size: received,
+                md5Hash: md5,
+                crc32c: crc,
+                contentType: session.fields.contentType,
+                time: clock(),
+                downloadTokens: [UUID().uuidString.lowercased()],
+                metadata: session.fields.metadata
+            )
+            object.cacheControl = session.fields.cacheControl
+            object.contentDisposition = session.fields.contentDisposition
+            object.contentEncoding = session.fields.contentEncoding
+            object.contentLanguage = session.fields.contentLanguage
+            let previous = try catalog.metadata(bucket, name)
+            session.status = .final
+            session.result = object
+            do throws(StorageError) {
+                try catalog.save(session, id: id, committing: object, replacing: previous)
+            } catch {
+                files.remove(generation: generation)
+                throw error
+            }
+            try finished()
+            if let previous, previous.generation != generation { files.remove(generation: previous.generation) }
+            return object
+        }
+    }
+
+    /// Cancels active session `id`: its bytes go.
+    /// - Throws: `StorageError` `.notFound`, `.invalidMetadata` for a final session.
+    public func cancelResumable(_ id: String) throws(StorageError) {
+        try changing { () throws(StorageError) in
+            var (session, _) = try resumable(id)
+            switch session.status {
+            case .final: throw StorageError(.invalidMetadata, "The upload is already final; delete the object instead.")
+            case .cancelled: return
+            case .active: break
+            }
+            session.status = .cancelled
+            try catalog.save(session, id: id)
+            files.removeSession(id)
+            try finished()
+        }
+    }
+
+    // MARK: Support
+
+    func isExpired(_ session: ResumableSession) -> Bool {
+        Self.isExpired(session, now: clock())
+    }
+
+    static func isExpired(_ session: ResumableSession, now: Double) -> Bool {
+        now - session.startedAt > (session.status == .active ? sessionLifetime : finishedSessionLifetime)
+    }
+
+    /// A session stopped being active; every 1,000th time, the finished ones past their hour go.
+    private func finished() throws(StorageError) {
+        sessionCounts.active -= 1
+        sessionCounts.finished += 1
+        if sessionCounts.finished % 1_000 == 0 { _ = try expireSessions(try catalog.sessions()) }
+    }
+
+    func expireSessions(_ sessions: [ResumableSession]) throws(StorageError) -> [ResumableSession] {
+        try Self.expireSessions(sessions, catalog: catalog, files: files, now: clock())
+    }
+
+    /// Removes expired sessions and their bytes; returns the others.
+    static func expireSessions(
+        _ sessions: [ResumableSession],
+        catalog: ObjectCatalog,
+        files: ObjectFiles,
+        now: Double
+    ) throws(StorageError) -> [ResumableSession] {
+        var kept: [ResumableSession] = []
+        for session in sessions {
+            if isExpired(session, now: now) {
+                try catalog.save(nil, id: session.id)
+                files.removeSession(session.id)
+            } else {
+                kept.append(session)
+            }
+        }
+        return kept
+    }
+
+    /// At open: expired sessions go, and part files of no live session.
+    static func sweepSessions(catalog: ObjectCatalog, files: ObjectFiles, now: Double) throws(StorageError) -> Int {
+        let all = try catalog.sessions()
+        let kept = try expireSessions(all, catalog: catalog, files: files, now: now)
+        let live = kept.filter { $0.status == .active }
+        let ids = Set(live.map(\.id))
+        return all.count - kept.count + files.sweepSessions { ids.contains($0) }
+    }
+
+    static func isSessionID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= 80
+            && id.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) || $0 == 0x2D }
+    }
+
+    /// MD5 and CRC-32C (base64) of the file at `path`, read in 1 MiB pieces.
+    static func checksums(of path: String) throws(StorageError) -> (md5: String, crc32c: String) {
+        guard let file = FileHandle(forReadingAtPath: path) else { throw ObjectFiles.failure("open", path) }
+        defer { try? file.close() }
+        var md5 = Insecure.MD5()
+        var crc = CRC32C()
+        while true {
+            let data: Data
+            do { data = try file.read(upToCount: 1 << 20) ?? Data() } catch { throw ObjectFiles.failure("read", path) }
+            if data.isEmpty { break }
+            data.withUnsafeBytes { bytes in
+                md5.update(bufferPointer: bytes)
+                crc.update(bytes)
+            }
+        }
+        return (Data(md5.finalize()).base64EncodedString(), crc.base64)
+    }
+}
+
+/// Bytes of one resumable chunk request, appended to the session's part file as they arrive.
+public final class ResumableChunk: @unchecked Sendable {
+    let part: PartFile
+    /// What the session has received, this chunk included so far.
+    public private(set) var received: UInt64
+    let maxSize: UInt64
+
+    init(part: PartFile, received: UInt64, maxSize: UInt64) {
+        self.part = part
+        self.received = received
+        self.maxSize = maxSize
+    }
+
+    /// Appends `bytes`.
+    /// - Throws: `StorageError` `.tooLarge` past the store's limit (nothing of `bytes` is written).
+    public func append(_ bytes: [UInt8]) throws(StorageError) {
+        guard received + UInt64(bytes.count) <= maxSize else {
+            throw StorageError(.tooLarge, "The object is larger than the \(maxSize) bytes this server accepts.")
+        }
+        do {
+            try bytes.withUnsafeBytes { try part.write($0) }
+        } catch let error as StorageError {
+            throw error
+        } catch {
+            throw StorageError(.io, "\(error)")
+        }
+        received += UInt64(bytes.count)
+    }
+
+    /// Closes the part file (the chunk's request is over).
+    public func close() { part.close() }
+}
