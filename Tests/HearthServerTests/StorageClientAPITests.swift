@@ -263,8 +263,14 @@ import Testing
                 Self.objectURL("by-owner.txt"),
                 headers: [("Authorization", "Basic x")]
             )
-            #expect(refused.status == 403)
+            #expect(refused.status == 401)
             #expect(refused.headers.first(name: "Access-Control-Allow-Origin") == "*")
+            let forged = try await server.send(
+                "GET",
+                Self.objectURL("by-owner.txt"),
+                headers: [("Authorization", "Firebase not.a.token")]
+            )
+            #expect(forged.status == 401 && forged.body.contains("not a valid credential"))
         }
     }
 }

@@ -44,7 +44,13 @@ struct StorageEndpoint: Sendable {
         let parameters = route.parameters
         do {
             let bucket = try BucketName(route.bucket)
-            let isAdmin = credential(request) == .admin
+            guard let caller = credential(request) else {
+                return StorageAnswer.error(
+                    401,
+                    "The Authorization header is not a valid credential: send 'Firebase <ID token>' or 'Bearer <token>'."
+                )
+            }
+            let isAdmin = caller == .admin
             guard let nameText = route.name else {
                 // The session URL is the credential of a resumable upload's later requests.
                 if let id = parameters["upload_id"], request.method == .post || request.method == .put {
