@@ -16,7 +16,7 @@ enum MetricsRoute: String {
             self = request.headers[.accept]?.contains("text/event-stream") == true ? .events : .rest
         } else if CallableRoute(target: String(path)) != nil {
             self = .functions
-        } else if path.hasPrefix(StorageRoute.prefix) {
+        } else if path.hasPrefix(StorageRoute.prefix) || GCSRoute.prefixes.contains(where: { path.hasPrefix($0.0) }) {
             self = .storage
         } else if path == "/" || path == "/index.html" || path.hasPrefix("/console/") {
             self = .console

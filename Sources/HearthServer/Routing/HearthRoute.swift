@@ -11,6 +11,7 @@ import Hummingbird
 /// | `accounts` | `/identitytoolkit.googleapis.com/v1/…`, `/securetoken.googleapis.com/v1/token` | `AccountsEndpoint` |
 /// | `callable` | `/functions/NAME`, `/PROJECT/REGION/NAME` | `CallableEndpoint` |
 /// | `storage` | `/v0/b/BUCKET/o[/NAME]` | `StorageEndpoint` |
+/// | `gcs` | `/storage/v1/b/…`, `/upload/storage/v1/b/…`, `/download/storage/v1/b/…` | `StorageEndpoint` (admin) |
 /// | `database` | everything else: REST `*.json`, SSE, rules, health, the console | `HearthResponder` |
 ///
 /// Every route but `metrics` counts against the client address's request rate first.
@@ -20,6 +21,7 @@ enum HearthRoute: Equatable {
     case accounts(AccountsRoute)
     case callable(CallableRoute)
     case storage(StorageRoute)
+    case gcs(GCSRoute)
     case database
 
     /// Whether the request counts against its client address's rate (all but the scrape).
@@ -42,6 +44,8 @@ enum HearthRoute: Equatable {
             self = .callable(route)
         } else if let route = StorageRoute(target: request.head.path ?? "/") {
             self = .storage(route)
+        } else if let route = GCSRoute(target: request.head.path ?? "/") {
+            self = .gcs(route)
         } else {
             self = .database
         }

@@ -50,6 +50,8 @@ struct HearthRouter: HTTPResponder {
             return await callables.respond(to: request, route: callableRoute)
         case .storage(let storageRoute):
             return await storage.respond(to: request, route: storageRoute)
+        case .gcs(let gcsRoute):
+            return await storage.respond(to: request, gcs: gcsRoute)
         case .database:
             return try await database.respond(to: request, context: BasicRequestContext(source: context.source))
         }

@@ -33,7 +33,7 @@ struct StorageEndpoint: Sendable {
 
     /// The caller: `Authorization: Firebase <token>` (what the SDKs send) or `Bearer <token>`
     /// (the admin SDKs, the admin secret); nil when the header is present but not valid.
-    private func credential(_ request: Request) -> Credential? {
+    func credential(_ request: Request) -> Credential? {
         guard let header = request.headers[.authorization] else { return .anonymous }
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, ["firebase", "bearer"].contains(parts[0].lowercased()) else { return nil }
@@ -109,16 +109,29 @@ struct StorageEndpoint: Sendable {
     /// sends: a JSON part with the metadata, then the bytes) or media (the body is the bytes, its
     /// `Content-Type` the object's). The bytes stream to disk as they arrive.
     private func upload(_ request: Request, to bucket: BucketName, name: String?) async throws -> Response {
-        let contentType = request.headers[.contentType]
         let multipart = request.headers[Self.uploadProtocol]?.lowercased() == "multipart"
+        let object = try await store(request, in: bucket, name: name, multipart: multipart)
+        return StorageAnswer.json(object.firebaseResource.json())
+    }
+
+    /// Stores an upload's body: multipart (a JSON part with the metadata, then the bytes) or media.
+    func store(
+        _ request: Request,
+        in bucket: BucketName,
+        name: String?,
+        multipart: Bool
+    ) async throws
+        -> ObjectMetadata
+    {
+        let contentType = request.headers[.contentType]
         if multipart, contentType.flatMap(MultipartRelated.boundary(fromContentType:)) == nil {
-            return StorageAnswer.error(
-                400,
+            throw StorageError(
+                .invalidMetadata,
                 "Bad content type: a multipart upload is multipart/related with a boundary."
             )
         }
         if !multipart, name == nil {
-            return StorageAnswer.error(400, "Name the object to upload: POST /v0/b/{bucket}/o?name={path}.")
+            throw StorageError(.invalidName, "Name the object to upload: POST /v0/b/{bucket}/o?name={path}.")
         }
         if let length = request.headers[.contentLength].flatMap(UInt64.init), length > objects.maxObjectSize {
             throw StorageError(
@@ -160,8 +173,7 @@ struct StorageEndpoint: Sendable {
             }
             let checkedName = try ObjectName(objectName)
             let chosen = fields
-            let object = try await Self.run { try objects.finish(upload, as: checkedName, in: bucket, fields: chosen) }
-            return StorageAnswer.json(object.firebaseResource.json())
+            return try await Self.run { try objects.finish(upload, as: checkedName, in: bucket, fields: chosen) }
         } catch {
             upload.cancel()
             throw error
@@ -169,7 +181,7 @@ struct StorageEndpoint: Sendable {
     }
 
     /// A `PATCH` body: a JSON object of the fields to change, at most 64 KiB.
-    private static func metadataPatch(_ request: Request) async throws -> MetadataPatch {
+    static func metadataPatch(_ request: Request) async throws -> MetadataPatch {
         let body: ByteBuffer
         do {
             body = try await request.body.collect(upTo: MultipartRelated.maxMetadataBytes)

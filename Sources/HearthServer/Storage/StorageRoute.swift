@@ -30,6 +30,10 @@ struct StorageRoute: Equatable {
 
     /// The query's parameters, decoded (`name`, `alt`, `token`, `prefix`, ...).
     var parameters: [String: String] {
+        Self.parameters(of: query)
+    }
+
+    static func parameters(of query: Substring?) -> [String: String] {
         var found: [String: String] = [:]
         for pair in (query ?? "").split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)

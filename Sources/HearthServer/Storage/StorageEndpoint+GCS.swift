@@ -1,0 +1,87 @@
+import HTTPTypes
+import HearthStorage
+import Hummingbird
+
+/// Cloud Storage's JSON API for the admin SDKs (firebase-admin, google-cloud-storage with
+/// `STORAGE_EMULATOR_HOST`): the admin credential only (the admin secret, or `owner` under
+/// `--emulator`), whatever rules say. Resumable uploads of this API are not built yet.
+extension StorageEndpoint {
+    func respond(to request: Request, gcs route: GCSRoute) async -> Response {
+        var response = await answer(request, gcs: route)
+        cors.decorate(&response, exposing: Self.exposedHeaders)
+        return response
+    }
+
+    private func answer(_ request: Request, gcs route: GCSRoute) async -> Response {
+        let parameters = route.parameters
+        do {
+            let bucket = try BucketName(route.bucket)
+            guard let caller = credential(request) else {
+                return StorageAnswer.error(401, "The Authorization header is not a valid credential.")
+            }
+            guard caller == .admin else {
+                return StorageAnswer.error(
+                    403,
+                    "Cloud Storage's JSON API takes the admin credential only ('Bearer <admin secret>')."
+                )
+            }
+            let base = "\(scheme)://\(request.head.authority ?? "127.0.0.1")"
+            switch (route.kind, route.name, request.method) {
+            case (.upload, nil, .post):
+                switch parameters["uploadType"] ?? "media" {
+                case "media", "multipart":
+                    let object = try await store(
+                        request,
+                        in: bucket,
+                        name: parameters["name"],
+                        multipart: parameters["uploadType"] == "multipart"
+                    )
+                    return StorageAnswer.json(object.gcsResource(base: base).storageJSON())
+                default:
+                    return StorageAnswer.error(
+                        501,
+                        "This server takes uploadType=media or multipart here; resumable is not built yet."
+                    )
+                }
+            case (.json, nil, .get):
+                let listing = try await Self.run {
+                    try objects.list(
+                        bucket,
+                        prefix: parameters["prefix"] ?? "",
+                        delimiter: parameters["delimiter"],
+                        pageToken: parameters["pageToken"],
+                        limit: parameters["maxResults"].flatMap(Int.init) ?? 1000
+                    )
+                }
+                return StorageAnswer.json(GCSObjectList(listing, base: base).storageJSON())
+            case (.json, let name?, .get), (.download, let name?, .get), (.json, let name?, .head),
+                (.download, let name?, .head):
+                let objectName = try ObjectName(name)
+                let object = try await Self.run { try objects.metadata(bucket, objectName) }
+                if route.kind == .download || parameters["alt"] == "media" {
+                    return StorageDownload(object: object, path: objects.path(of: object)).response(to: request)
+                }
+                return StorageAnswer.json(object.gcsResource(base: base).storageJSON())
+            case (.json, let name?, .patch):
+                let objectName = try ObjectName(name)
+                let patch = try await Self.metadataPatch(request)
+                let object = try await Self.run { try objects.update(bucket, objectName, with: patch) }
+                return StorageAnswer.json(object.gcsResource(base: base).storageJSON())
+            case (.json, let name?, .delete):
+                let objectName = try ObjectName(name)
+                try await Self.run { try objects.delete(bucket, objectName) }
+                return Response(status: .noContent)
+            default:
+                return StorageAnswer.error(
+                    501,
+                    "Cloud Storage's JSON API request \(request.method) is not one this server serves."
+                )
+            }
+        } catch let error as StorageError {
+            return StorageAnswer.error(error)
+        } catch {
+            logger.error("storage request failed", metadata: ["hearth.error": "\(error)"])
+            return StorageAnswer.error(500, "The server failed to serve the file; try again.")
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+extension ObjectMetadata {
+    /// The object as Cloud Storage's JSON API (what firebase-admin and google-cloud-storage read)
+    /// gives it; `base` is the server's address (`http://host:port`) for the links.
+    public func gcsResource(base: String) -> GCSObjectResource {
+        let firebase = firebaseResource
+        let encodedName = name.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? name
+        let encodedBucket = bucket.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? bucket
+        var custom = metadata
+        if !downloadTokens.isEmpty { custom[MetadataPatch.tokensKey] = downloadTokens.joined(separator: ",") }
+        return GCSObjectResource(
+            kind: "storage#object",
+            id: "\(bucket)/\(name)/\(generation)",
+            selfLink: "\(base)/storage/v1/b/\(encodedBucket)/o/\(encodedName)",
+            mediaLink:
+                "\(base)/download/storage/v1/b/\(encodedBucket)/o/\(encodedName)?generation=\(generation)&alt=media",
+            name: name,
+            bucket: bucket,
+            generation: generation,
+            metageneration: firebase.metageneration,
+            contentType: firebase.contentType,
+            storageClass: "STANDARD",
+            size: firebase.size,
+            md5Hash: md5Hash,
+            crc32c: crc32c,
+            etag: firebase.etag,
+            timeCreated: firebase.timeCreated,
+            updated: firebase.updated,
+            timeStorageClassUpdated: firebase.timeCreated,
+            metadata: custom.isEmpty ? nil : custom,
+            cacheControl: cacheControl,
+            contentDisposition: contentDisposition,
+            contentEncoding: contentEncoding,
+            contentLanguage: contentLanguage
+        )
+    }
+
+    static let unreserved = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+}
+
+/// Cloud Storage's object resource (JSON API v1), field by field; absent optionals are left out.
+public struct GCSObjectResource: Encodable, Equatable, Sendable {
+    public var kind: String
+    public var id: String
+    public var selfLink: String
+    public var mediaLink: String
+    public var name: String
+    public var bucket: String
+    public var generation: String
+    public var metageneration: String
+    public var contentType: String
+    public var storageClass: String
+    public var size: String
+    public var md5Hash: String
+    public var crc32c: String
+    public var etag: String
+    public var timeCreated: String
+    public var updated: String
+    public var timeStorageClassUpdated: String
+    public var metadata: [String: String]?
+    public var cacheControl: String?
+    public var contentDisposition: String?
+    public var contentEncoding: String?
+    public var contentLanguage: String?
+}
+
+/// A JSON API listing: `{kind, items, prefixes, nextPageToken}` with whole object resources.
+public struct GCSObjectList: Encodable, Sendable {
+    public var kind = "storage#objects"
+    public var items: [GCSObjectResource]
+    public var prefixes: [String]
+    public var nextPageToken: String?
+
+    public init(_ listing: ObjectListing, base: String) {
+        items = listing.items.map { $0.gcsResource(base: base) }
+        prefixes = listing.prefixes
+        nextPageToken = listing.nextPageToken
+    }
+}
+
+extension Encodable {
+    /// The JSON text, keys sorted, slashes unescaped.
+    public func storageJSON() -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? Array(encoder.encode(self))) ?? Array("{}".utf8)
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import HearthServer
+import HearthTestSupport
+import Testing
+
+/// Cloud Storage's JSON API as firebase-admin and google-cloud-storage send it: uploads (media,
+/// multipart), object resources with their links and download tokens, downloads, listings,
+/// patches and deletes, for the admin only.
+@Suite struct StorageGCSAPITests {
+    static let bucket = "hearth.appspot.com"
+    static let admin = [("Authorization", "Bearer \(TestServer.adminSecret)")]
+
+    static func json(_ reply: TestServer.Reply) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: Data(reply.body.utf8)) as? [String: Any] ?? [:]
+    }
+
+    @Test func uploadReadListPatchDelete() async throws {
+        try await TestServer.with { server in
+            let media = try await server.send(
+                "POST",
+                "/upload/storage/v1/b/\(Self.bucket)/o?uploadType=media&name=admin%2Freport.txt",
+                headers: Self.admin + [("Content-Type", "text/plain")],
+                text: "report"
+            )
+            #expect(media.status == 200, "\(media.body)")
+            let object = try Self.json(media)
+            #expect(object["kind"] as? String == "storage#object")
+            let generation = try #require(object["generation"] as? String)
+            #expect(object["id"] as? String == "\(Self.bucket)/admin/report.txt/\(generation)")
+            #expect(
+                object["selfLink"] as? String
+                    == "http://127.0.0.1:\(server.port)/storage/v1/b/\(Self.bucket)/o/admin%2Freport.txt"
+            )
+            #expect(
+                (object["mediaLink"] as? String)?.contains(
+                    "/download/storage/v1/b/\(Self.bucket)/o/admin%2Freport.txt?generation="
+                ) == true
+            )
+            #expect((object["metadata"] as? [String: String])?["firebaseStorageDownloadTokens"]?.count == 36)
+            #expect(object["size"] as? String == "6" && object["crc32c"] is String)
+
+            let body =
+                Array(
+                    "--gcs\r\nContent-Type: application/json\r\n\r\n{\"name\":\"admin/m.bin\",\"contentType\":\"application/x-test\"}\r\n"
+                        .utf8
+                )
+                + Array("--gcs\r\nContent-Type: application/octet-stream\r\n\r\nmulti\r\n--gcs--".utf8)
+            let multipart = try await server.send(
+                "POST",
+                "/upload/storage/v1/b/\(Self.bucket)/o?uploadType=multipart",
+                headers: Self.admin + [("Content-Type", "multipart/related; boundary=gcs")],
+                body: body
+            )
+            let uploaded = try Self.json(multipart)
+            #expect(multipart.status == 200 && uploaded["contentType"] as? String == "application/x-test")
+
+            let download = try await server.send(
+                "GET",
+                "/download/storage/v1/b/\(Self.bucket)/o/admin%2Fm.bin?alt=media",
+                headers: Self.admin
+            )
+            #expect(download.status == 200 && download.body == "multi")
+            let alt = try await server.send(
+                "GET",
+                "/storage/v1/b/\(Self.bucket)/o/admin%2Freport.txt?alt=media",
+                headers: Self.admin
+            )
+            #expect(alt.body == "report")
+
+            let list = try Self.json(
+                try await server.send("GET", "/storage/v1/b/\(Self.bucket)/o?prefix=admin%2F", headers: Self.admin)
+            )
+            #expect(list["kind"] as? String == "storage#objects")
+            #expect(
+                (list["items"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == [
+                    "admin/m.bin", "admin/report.txt",
+                ]
+            )
+
+            let patched = try await server.send(
+                "PATCH",
+                "/storage/v1/b/\(Self.bucket)/o/admin%2Freport.txt",
+                headers: Self.admin + [("Content-Type", "application/json")],
+                text: #"{"metadata":{"reviewed":"yes"}}"#
+            )
+            let patchedObject = try Self.json(patched)
+            #expect(patchedObject["metageneration"] as? String == "2")
+
+            let deleted = try await server.send(
+                "DELETE",
+                "/storage/v1/b/\(Self.bucket)/o/admin%2Freport.txt",
+                headers: Self.admin
+            )
+            #expect(deleted.status == 204)
+            let gone = try await server.send(
+                "GET",
+                "/storage/v1/b/\(Self.bucket)/o/admin%2Freport.txt",
+                headers: Self.admin
+            )
+            #expect(gone.status == 404)
+        }
+    }
+
+    @Test func onlyTheAdmin() async throws {
+        try await TestServer.with { server in
+            let user = [("Authorization", "Bearer \(TokenMinter.token(uid: "ada"))")]
+            let refused = try await server.send("GET", "/storage/v1/b/\(Self.bucket)/o", headers: user)
+            #expect(refused.status == 403)
+            let anonymous = try await server.send("POST", "/upload/storage/v1/b/\(Self.bucket)/o?name=x", text: "x")
+            #expect(anonymous.status == 403)
+            let resumable = try await server.send(
+                "POST",
+                "/upload/storage/v1/b/\(Self.bucket)/o?uploadType=resumable&name=x",
+                headers: Self.admin,
+                text: "{}"
+            )
+            #expect(resumable.status == 501)
+        }
+    }
+}
