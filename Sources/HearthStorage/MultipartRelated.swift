@@ -10,6 +10,8 @@ public struct MultipartRelated {
     public enum Event: Equatable {
         /// The metadata part's bytes (JSON), once whole.
         case metadata([UInt8])
+        /// The media part's `Content-Type` (the object's when the metadata names none).
+        case mediaType(String)
         /// The next bytes of the object.
         case media([UInt8])
         /// The closing boundary: the body is complete.
@@ -73,13 +75,14 @@ public struct MultipartRelated {
                     return events
                 }
                 try bound(end, "a part's headers")
-                let headers = String(decoding: pending[..<end], as: UTF8.self).lowercased()
-                guard headers.hasPrefix("content-type:") || headers.contains("\r\ncontent-type:") else {
+                let headers = String(decoding: pending[..<end], as: UTF8.self)
+                guard let type = Self.contentType(in: headers) else {
                     throw StorageError(
                         .invalidMetadata,
                         "Bad content type: each part of a multipart upload needs a Content-Type header."
                     )
                 }
+                if state == .mediaHeaders { events.append(.mediaType(type)) }
                 pending.removeFirst(end + 4)
                 state = state == .metadataHeaders ? .metadata : .media
             case .metadata:
@@ -152,6 +155,16 @@ public struct MultipartRelated {
                 "The multipart upload's \(what) is missing or longer than \(Self.maxMetadataBytes) bytes."
             )
         }
+    }
+
+    /// The value of a part's `Content-Type` header.
+    private static func contentType(in headers: String) -> String? {
+        for line in headers.split(separator: "\r\n") {
+            let pair = line.split(separator: ":", maxSplits: 1)
+            guard pair.count == 2, pair[0].lowercased() == "content-type" else { continue }
+            return pair[1].trimmingSpaces
+        }
+        return nil
     }
 
     private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {

@@ -22,6 +22,7 @@ import Testing
     static func read(_ body: [UInt8], in size: Int) throws -> (metadata: String?, media: [UInt8], ended: Bool) {
         var parser = MultipartRelated(boundary: boundary)
         var metadata: String?
+        var mediaType: String?
         var media: [UInt8] = []
         var ended = false
         for start in stride(from: 0, to: body.count, by: size) {
@@ -29,12 +30,14 @@ import Testing
             for event in try piece.withUnsafeBytes({ try parser.feed($0) }) {
                 switch event {
                 case .metadata(let bytes): metadata = String(decoding: bytes, as: UTF8.self)
+                case .mediaType(let type): mediaType = type
                 case .media(let bytes): media += bytes
                 case .end: ended = true
                 }
             }
         }
         #expect(parser.isComplete == ended)
+        if ended { #expect(mediaType == "text/plain", "the bytes part's own type is told") }
         return (metadata, media, ended)
     }
 

@@ -104,6 +104,7 @@ struct StorageEndpoint: Sendable {
     }
 
     static let uploadProtocol = HTTPField.Name("X-Goog-Upload-Protocol")!
+    static let uploadContentType = HTTPField.Name("X-Upload-Content-Type")!
 
     /// An upload: multipart (`X-Goog-Upload-Protocol: multipart`, what the SDKs' `uploadBytes`
     /// sends: a JSON part with the metadata, then the bytes) or media (the body is the bytes, its
@@ -140,7 +141,8 @@ struct StorageEndpoint: Sendable {
             )
         }
         let upload = try await Self.run { try objects.beginUpload() }
-        var fields = ObjectFields(contentType: contentType)
+        var fields = ObjectFields(contentType: request.headers[Self.uploadContentType] ?? contentType)
+        var mediaType: String?
         var objectName = name
         do {
             if multipart, let boundary = contentType.flatMap(MultipartRelated.boundary(fromContentType:)) {
@@ -152,6 +154,8 @@ struct StorageEndpoint: Sendable {
                             let part = try Self.uploadMetadata(json)
                             fields = part.fields
                             objectName = name ?? part.name
+                        case .mediaType(let type):
+                            mediaType = type
                         case .media(let bytes):
                             try await Self.run { try upload.append(bytes) }
                         case .end:
@@ -161,6 +165,10 @@ struct StorageEndpoint: Sendable {
                 }
                 guard parser.isComplete else {
                     throw StorageError(.invalidMetadata, "The multipart upload ended before its closing boundary.")
+                }
+                // The metadata's type, else X-Upload-Content-Type, else the bytes part's own.
+                if fields.contentType == nil {
+                    fields.contentType = request.headers[Self.uploadContentType] ?? mediaType
                 }
             } else {
                 for try await buffer in request.body {

@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Drives Hearth's Cloud Storage JSON API with the official google-cloud-storage client (what
+firebase-admin's storage.bucket() is), through STORAGE_EMULATOR_HOST, as the emulator's admin
+(`Authorization: Bearer owner`, so start `hearth serve --emulator`): upload_from_string with a
+content type, download_as_bytes (checksums validated by the client), get_blob, patch, list_blobs,
+a 1 MiB upload with a ranged download, delete.
+
+    python3 -m pip install google-cloud-storage
+    python3 scripts/sdk-check/gcs-check.py PORT
+"""
+import os, sys
+from google.auth.credentials import Credentials
+from google.cloud import storage
+
+class Owner(Credentials):
+    """The emulator's admin credential: Authorization: Bearer owner."""
+    def __init__(self):
+        super().__init__()
+        self.token = "owner"
+    def refresh(self, request):
+        self.token = "owner"
+    @property
+    def expired(self):
+        return False
+    @property
+    def valid(self):
+        return True
+
+os.environ["STORAGE_EMULATOR_HOST"] = "http://127.0.0.1:" + sys.argv[1]
+client = storage.Client(project="hearth", credentials=Owner())
+bucket = client.bucket("hearth.appspot.com")
+ok = 0
+def check(name, cond, detail=""):
+    global ok
+    print(("ok   " if cond else "FAIL ") + name, detail)
+    ok += 1 if cond else 0
+blob = bucket.blob("admin/hello.txt")
+blob.upload_from_string("hello from python", content_type="text/plain")
+check("upload_from_string", blob.size == 17, blob.size)
+got = bucket.blob("admin/hello.txt").download_as_bytes()
+check("download_as_bytes", got == b"hello from python", got)
+b = bucket.get_blob("admin/hello.txt")
+check("get_blob", b is not None and b.content_type == "text/plain" and b.md5_hash is not None, (b.content_type, b.md5_hash, b.crc32c))
+b.metadata = {"reviewed": "yes"}
+b.patch()
+check("patch", bucket.get_blob("admin/hello.txt").metadata.get("reviewed") == "yes", bucket.get_blob("admin/hello.txt").metadata)
+names = [x.name for x in client.list_blobs(bucket, prefix="admin/")]
+check("list_blobs", names == ["admin/hello.txt"], names)
+big = bytes(range(256)) * 4096  # 1 MiB: google-cloud-storage uses multipart below 8 MiB
+bucket.blob("admin/big.bin").upload_from_string(big)
+check("1 MiB upload and ranged download", bucket.blob("admin/big.bin").download_as_bytes(start=10, end=19) == big[10:20])
+bucket.blob("admin/hello.txt").delete()
+check("delete", bucket.get_blob("admin/hello.txt") is None)
+print(f"{ok} passed")
+sys.exit(0 if ok == 7 else 1)
