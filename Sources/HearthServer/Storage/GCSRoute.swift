@@ -16,24 +16,9 @@ struct GCSRoute: Equatable {
 
     init?(target: String) {
         guard let (prefix, kind) = Self.prefixes.first(where: { target.hasPrefix($0.0) }) else { return nil }
-        let split = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        query = split.count > 1 ? split[1] : nil
-        let segments = split[0].dropFirst(prefix.count).split(
-            separator: "/",
-            maxSplits: 2,
-            omittingEmptySubsequences: false
-        )
-        guard segments.count >= 2, segments[1] == "o", let bucket = PercentDecoding.decode(segments[0]) else {
-            return nil
-        }
+        guard let parts = StorageRoute.objectTarget(target, after: prefix) else { return nil }
         self.kind = kind
-        self.bucket = bucket
-        if segments.count == 3 {
-            guard let name = PercentDecoding.decode(segments[2]) else { return nil }
-            self.name = name
-        } else {
-            name = nil
-        }
+        (bucket, name, query) = parts
     }
 
     /// The query's parameters, decoded.

@@ -23,15 +23,7 @@ extension StorageEndpoint {
         guard request.headers[Self.uploadCommand]?.lowercased() == "start" else {
             return StorageAnswer.error(400, "Start a resumable upload with X-Goog-Upload-Command: start.")
         }
-        let body: ByteBuffer
-        do {
-            body = try await request.body.collect(upTo: MultipartRelated.maxMetadataBytes)
-        } catch {
-            throw StorageError(
-                .invalidMetadata,
-                "An upload's metadata takes at most \(MultipartRelated.maxMetadataBytes) bytes."
-            )
-        }
+        let body = try await Self.metadataBody(request)
         var (partName, fields) = (String?.none, ObjectFields())
         if body.readableBytes > 0 { (partName, fields) = try Self.uploadMetadata(Array(body.readableBytesView)) }
         if fields.contentType == nil { fields.contentType = request.headers[Self.announcedType] }

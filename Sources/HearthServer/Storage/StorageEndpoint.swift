@@ -190,19 +190,20 @@ struct StorageEndpoint: Sendable {
 
     /// A `PATCH` body: a JSON object of the fields to change, at most 64 KiB.
     static func metadataPatch(_ request: Request) async throws -> MetadataPatch {
-        let body: ByteBuffer
-        do {
-            body = try await request.body.collect(upTo: MultipartRelated.maxMetadataBytes)
-        } catch {
-            throw StorageError(
-                .invalidMetadata,
-                "A metadata update takes at most \(MultipartRelated.maxMetadataBytes) bytes."
-            )
-        }
+        let body = try await metadataBody(request)
         guard let json = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
             throw StorageError(.invalidMetadata, "A metadata update is a JSON object of the fields to change.")
         }
         return try MetadataPatch(json: json)
+    }
+
+    /// A body of metadata (a PATCH, a resumable start), at most 64 KiB.
+    static func metadataBody(_ request: Request) async throws -> ByteBuffer {
+        do {
+            return try await request.body.collect(upTo: MultipartRelated.maxMetadataBytes)
+        } catch {
+            throw StorageError(.invalidMetadata, "Metadata takes at most \(MultipartRelated.maxMetadataBytes) bytes.")
+        }
     }
 
     /// The metadata part of a multipart upload: its name, if any, and the fields it sets.

@@ -12,20 +12,24 @@ struct StorageRoute: Equatable {
 
     /// Nil when `target` (the raw request target) is not under `/v0/b/`.
     init?(target: String) {
-        guard target.hasPrefix(Self.prefix) else { return nil }
+        guard target.hasPrefix(Self.prefix), let parts = Self.objectTarget(target, after: Self.prefix) else {
+            return nil
+        }
+        (bucket, name, query) = parts
+    }
+
+    /// `{bucket}/o[/{name}][?query]` after `prefix`, the bucket and name percent-decoded (the name
+    /// is one segment: its slashes arrive as `%2F`).
+    static func objectTarget(_ target: String, after prefix: String) -> (String, String?, Substring?)? {
         let split = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        query = split.count > 1 ? split[1] : nil
-        let segments = split[0].dropFirst(Self.prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+        let query = split.count > 1 ? split[1] : nil
+        let segments = split[0].dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
         guard segments.count == 2 || segments.count == 3, segments[1] == "o",
             let bucket = PercentDecoding.decode(segments[0])
         else { return nil }
-        self.bucket = bucket
-        if segments.count == 3 {
-            guard let name = PercentDecoding.decode(segments[2]) else { return nil }
-            self.name = name
-        } else {
-            name = nil
-        }
+        guard segments.count == 3 else { return (bucket, nil, query) }
+        guard let name = PercentDecoding.decode(segments[2]) else { return nil }
+        return (bucket, name, query)
     }
 
     /// The query's parameters, decoded (`name`, `alt`, `token`, `prefix`, ...).
