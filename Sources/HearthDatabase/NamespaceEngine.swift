@@ -1,7 +1,7 @@
 public import HearthCore
 import HearthProtocol
 public import HearthRules
-public import HearthStore
+import HearthStore
 import Logging
 import Synchronization
 

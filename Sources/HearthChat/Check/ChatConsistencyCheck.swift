@@ -1,4 +1,4 @@
-public import HearthCore
+import HearthCore
 public import HearthDatabase
 
 /// `hearth chat check`: recomputes the chat app's derived values from its messages and

@@ -1,5 +1,5 @@
 public import HearthCore
-public import HearthStore
+import HearthStore
 
 extension Caller {
     /// Who a write of this caller is by, as triggers see it (`TreeChange.author`).

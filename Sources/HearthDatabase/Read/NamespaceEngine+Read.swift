@@ -1,5 +1,5 @@
 import HearthCore
-public import HearthStore
+import HearthStore
 
 extension NamespaceEngine {
     /// Reads what `request` asks for in one snapshot, judged by the rules in that snapshot (a

@@ -1,5 +1,5 @@
 public import HearthCore
-public import HearthStore
+import HearthStore
 
 /// A one-time read of a location (REST `GET`): what to read, how to render it, and whether its
 /// ETag is wanted or must differ from one the caller has.

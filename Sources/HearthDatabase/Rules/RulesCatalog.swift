@@ -1,7 +1,7 @@
 import Foundation
 import HearthCore
 public import HearthRules
-public import HearthStore
+import HearthStore
 import Logging
 import Synchronization
 

@@ -1,5 +1,5 @@
 public import HearthCore
-public import HearthStore
+import HearthStore
 
 extension NamespaceEngine {
     /// Writes through the namespace's serial writer as REST does: `write.ifMatch` is an ETag as

@@ -1,6 +1,6 @@
 public import HearthCore
 public import HearthProtocol
-public import HearthStore
+import HearthStore
 
 extension Write {
     /// The store write for a protocol write: a put (a priority put becomes a set of

@@ -1,4 +1,4 @@
-public import HearthCore
+import HearthCore
 
 /// Finds the members of a JSON object inside a byte buffer without building values: each
 /// member's key and the byte range of its raw value, so that small values can be parsed with

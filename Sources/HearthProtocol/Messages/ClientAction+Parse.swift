@@ -1,4 +1,4 @@
-public import HearthCore
+import HearthCore
 
 extension ClientAction {
     /// The body members action `name` reads; other members are checked for syntax and ignored.

@@ -1,4 +1,4 @@
-public import HearthCore
+import HearthCore
 
 extension ClientMessage {
     /// Parses one complete message (all its frames joined).

@@ -1,4 +1,4 @@
-public import HearthCore
+import HearthCore
 
 /// An index in force in a namespace: its stored id and its definition.
 struct RegisteredIndex: Sendable, Hashable {

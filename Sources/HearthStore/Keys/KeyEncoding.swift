@@ -1,4 +1,4 @@
-public import HearthCore
+import HearthCore
 
 /// The order-preserving, self-delimiting encoding of paths (see docs/design.md).
 enum KeyEncoding {

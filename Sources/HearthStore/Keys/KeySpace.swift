@@ -1,4 +1,4 @@
-public import HearthCore
+import HearthCore
 
 /// The key prefixes of one namespace (see the storage layout in docs/design.md).
 struct KeySpace: Sendable {

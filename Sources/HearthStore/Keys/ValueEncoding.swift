@@ -1,4 +1,4 @@
-public import HearthCore
+import HearthCore
 
 /// Encoding of stored leaf values and priorities (`t`, `f`, `d` + 8 bytes LE, `s` + UTF-8).
 enum ValueEncoding {
