@@ -108,13 +108,59 @@ import Testing
             #expect(refused.status == 403)
             let anonymous = try await server.send("POST", "/upload/storage/v1/b/\(Self.bucket)/o?name=x", text: "x")
             #expect(anonymous.status == 403)
-            let resumable = try await server.send(
+        }
+    }
+
+    /// google-cloud-storage's resumable uploads: the session in `Location`, chunks with
+    /// `Content-Range`, 308 until the last byte, then the object.
+    @Test func resumableUploadsWithContentRange() async throws {
+        try await TestServer.with { server in
+            let start = try await server.send(
                 "POST",
-                "/upload/storage/v1/b/\(Self.bucket)/o?uploadType=resumable&name=x",
-                headers: Self.admin,
-                text: "{}"
+                "/upload/storage/v1/b/\(Self.bucket)/o?uploadType=resumable",
+                headers: Self.admin + [("X-Upload-Content-Type", "text/plain"), ("Content-Type", "application/json")],
+                text: #"{"name":"gcs/r.txt"}"#
             )
-            #expect(resumable.status == 501)
+            #expect(start.status == 200)
+            let location = try #require(start.headers.first(name: "Location"))
+            let session = String(location.dropFirst("http://127.0.0.1:\(server.port)".count))
+            let first = try await server.send(
+                "PUT",
+                session,
+                headers: Self.admin + [("Content-Range", "bytes 0-4/10")],
+                text: "01234"
+            )
+            #expect(first.status == 308 && first.headers.first(name: "Range") == "bytes=0-4")
+            let status = try await server.send(
+                "PUT",
+                session,
+                headers: Self.admin + [("Content-Range", "bytes */10")],
+                text: ""
+            )
+            #expect(status.status == 308 && status.headers.first(name: "Range") == "bytes=0-4")
+            let wrong = try await server.send(
+                "PUT",
+                session,
+                headers: Self.admin + [("Content-Range", "bytes 2-6/10")],
+                text: "23456"
+            )
+            #expect(wrong.status == 400)
+            let last = try await server.send(
+                "PUT",
+                session,
+                headers: Self.admin + [("Content-Range", "bytes 5-9/10")],
+                text: "56789"
+            )
+            #expect(last.status == 200)
+            let object = try Self.json(last)
+            #expect(object["name"] as? String == "gcs/r.txt" && object["size"] as? String == "10")
+            #expect(object["contentType"] as? String == "text/plain")
+            let media = try await server.send(
+                "GET",
+                "/download/storage/v1/b/\(Self.bucket)/o/gcs%2Fr.txt?alt=media",
+                headers: Self.admin
+            )
+            #expect(media.body == "0123456789")
         }
     }
 }

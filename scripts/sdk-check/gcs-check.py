@@ -3,7 +3,7 @@
 firebase-admin's storage.bucket() is), through STORAGE_EMULATOR_HOST, as the emulator's admin
 (`Authorization: Bearer owner`, so start `hearth serve --emulator`): upload_from_string with a
 content type, download_as_bytes (checksums validated by the client), get_blob, patch, list_blobs,
-a 1 MiB upload with a ranged download, delete.
+a 1 MiB upload with a ranged download, a 10 MiB resumable upload, delete.
 
     python3 -m pip install google-cloud-storage
     python3 scripts/sdk-check/gcs-check.py PORT
@@ -49,7 +49,10 @@ check("list_blobs", names == ["admin/hello.txt"], names)
 big = bytes(range(256)) * 4096  # 1 MiB: google-cloud-storage uses multipart below 8 MiB
 bucket.blob("admin/big.bin").upload_from_string(big)
 check("1 MiB upload and ranged download", bucket.blob("admin/big.bin").download_as_bytes(start=10, end=19) == big[10:20])
+large = bytes(range(256)) * (40 * 1024)  # 10 MiB: past 8 MiB the client uploads resumably
+bucket.blob("admin/large.bin").upload_from_string(large, content_type="application/octet-stream")
+check("10 MiB resumable upload", bucket.blob("admin/large.bin").download_as_bytes() == large)
 bucket.blob("admin/hello.txt").delete()
 check("delete", bucket.get_blob("admin/hello.txt") is None)
 print(f"{ok} passed")
-sys.exit(0 if ok == 7 else 1)
+sys.exit(0 if ok == 8 else 1)

@@ -4,7 +4,7 @@ import Hummingbird
 
 /// Cloud Storage's JSON API for the admin SDKs (firebase-admin, google-cloud-storage with
 /// `STORAGE_EMULATOR_HOST`): the admin credential only (the admin secret, or `owner` under
-/// `--emulator`), whatever rules say. Resumable uploads of this API are not built yet.
+/// `--emulator`), whatever rules say.
 extension StorageEndpoint {
     func respond(to request: Request, gcs route: GCSRoute) async -> Response {
         var response = await answer(request, gcs: route)
@@ -37,12 +37,17 @@ extension StorageEndpoint {
                         multipart: parameters["uploadType"] == "multipart"
                     )
                     return StorageAnswer.json(object.gcsResource(base: base).storageJSON())
+                case "resumable":
+                    return try await startGCSResumable(request, in: bucket, name: parameters["name"], base: base)
                 default:
-                    return StorageAnswer.error(
-                        501,
-                        "This server takes uploadType=media or multipart here; resumable is not built yet."
-                    )
+                    return StorageAnswer.error(400, "uploadType must be media, multipart or resumable.")
                 }
+            case (.upload, nil, .put),
+                (.upload, nil, .post) where parameters["upload_id"] != nil:
+                guard let id = parameters["upload_id"] else {
+                    return StorageAnswer.error(400, "A resumable upload's PUT goes to its session URL (upload_id=).")
+                }
+                return try await continueGCSResumable(request, id: id, base: base)
             case (.json, nil, .get):
                 let listing = try await Self.run {
                     try objects.list(
