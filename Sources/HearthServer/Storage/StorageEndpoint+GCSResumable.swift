@@ -21,19 +21,13 @@ extension StorageEndpoint {
     ) async throws
         -> Response
     {
-        let body = try await Self.metadataBody(request)
-        var (partName, fields) = (String?.none, ObjectFields())
-        if body.readableBytes > 0 { (partName, fields) = try Self.uploadMetadata(Array(body.readableBytesView)) }
-        if fields.contentType == nil { fields.contentType = request.headers[Self.uploadContentType] }
-        guard let objectName = name ?? partName else {
-            throw StorageError(.invalidName, "Name the object to upload: ?name={path}, or a name in its metadata.")
-        }
-        let checked = try ObjectName(objectName)
-        let expected = request.headers[Self.uploadContentLength].flatMap(UInt64.init)
-        let chosen = fields
-        let session = try await Self.run {
-            try objects.startResumable(bucket, checked, fields: chosen, expectedSize: expected)
-        }
+        let (session, checked) = try await openSession(
+            request,
+            in: bucket,
+            name: name,
+            type: Self.uploadContentType,
+            length: Self.uploadContentLength
+        )
         let encodedBucket = bucket.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? bucket.value
         let encodedName = checked.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
         var response = Response(status: .ok)
@@ -52,22 +46,10 @@ extension StorageEndpoint {
         }
         var received = try await Self.run { try objects.resumable(id) }.received
         if let start {
-            let chunk = try await Self.run { try objects.continueResumable(id, at: start) }
-            defer { chunk.close() }
-            for try await buffer in request.body {
-                let bytes = Array(buffer.readableBytesView)
-                try await Self.run { try chunk.append(bytes) }
-            }
-            received = chunk.received
+            received = try await appendBody(of: request, to: id, at: start)
         } else if request.headers[.contentRange] == nil {
             // No Content-Range: the body is the whole object.
-            let chunk = try await Self.run { try objects.continueResumable(id, at: 0) }
-            defer { chunk.close() }
-            for try await buffer in request.body {
-                let bytes = Array(buffer.readableBytesView)
-                try await Self.run { try chunk.append(bytes) }
-            }
-            received = chunk.received
+            received = try await appendBody(of: request, to: id, at: 0)
             let object = try await Self.run { try objects.finalizeResumable(id) }
             return StorageAnswer.json(object.gcsResource(base: base).storageJSON())
         }

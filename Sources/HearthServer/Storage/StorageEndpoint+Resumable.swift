@@ -23,19 +23,13 @@ extension StorageEndpoint {
         guard request.headers[Self.uploadCommand]?.lowercased() == "start" else {
             return StorageAnswer.error(400, "Start a resumable upload with X-Goog-Upload-Command: start.")
         }
-        let body = try await Self.metadataBody(request)
-        var (partName, fields) = (String?.none, ObjectFields())
-        if body.readableBytes > 0 { (partName, fields) = try Self.uploadMetadata(Array(body.readableBytesView)) }
-        if fields.contentType == nil { fields.contentType = request.headers[Self.announcedType] }
-        guard let objectName = name ?? partName else {
-            throw StorageError(.invalidName, "Name the object to upload: ?name={path}, or a name in its metadata.")
-        }
-        let checked = try ObjectName(objectName)
-        let expected = request.headers[Self.announcedLength].flatMap(UInt64.init)
-        let chosen = fields
-        let session = try await Self.run {
-            try objects.startResumable(bucket, checked, fields: chosen, expectedSize: expected)
-        }
+        let (session, checked) = try await openSession(
+            request,
+            in: bucket,
+            name: name,
+            type: Self.announcedType,
+            length: Self.announcedLength
+        )
         let host = request.head.authority ?? "127.0.0.1"
         let encodedBucket =
             bucket.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(.init(charactersIn: "-._~")))
@@ -50,6 +44,44 @@ extension StorageEndpoint {
             "\(scheme)://\(host)/v0/b/\(encodedBucket)/o?name=\(encodedName)&upload_id=\(session.id)&upload_protocol=resumable"
         response.headers[Self.chunkGranularity] = "262144"
         return response
+    }
+
+    /// Starts a resumable session from a start request: the body is the metadata (JSON, may be
+    /// empty), the object's type and length in the `type` and `length` headers when the metadata
+    /// has no type.
+    func openSession(
+        _ request: Request,
+        in bucket: BucketName,
+        name: String?,
+        type: HTTPField.Name,
+        length: HTTPField.Name
+    ) async throws -> (ResumableSession, ObjectName) {
+        let body = try await Self.metadataBody(request)
+        var (partName, fields) = (String?.none, ObjectFields())
+        if body.readableBytes > 0 { (partName, fields) = try Self.uploadMetadata(Array(body.readableBytesView)) }
+        if fields.contentType == nil { fields.contentType = request.headers[type] }
+        guard let objectName = name ?? partName else {
+            throw StorageError(.invalidName, "Name the object to upload: ?name={path}, or a name in its metadata.")
+        }
+        let checked = try ObjectName(objectName)
+        let expected = request.headers[length].flatMap(UInt64.init)
+        let chosen = fields
+        let session = try await Self.run {
+            try objects.startResumable(bucket, checked, fields: chosen, expectedSize: expected)
+        }
+        return (session, checked)
+    }
+
+    /// Appends the request's body to session `id`, which has received `offset` bytes; returns
+    /// what it has received after.
+    func appendBody(of request: Request, to id: String, at offset: UInt64) async throws -> UInt64 {
+        let chunk = try await Self.run { try objects.continueResumable(id, at: offset) }
+        defer { chunk.close() }
+        for try await buffer in request.body {
+            let bytes = Array(buffer.readableBytesView)
+            try await Self.run { try chunk.append(bytes) }
+        }
+        return chunk.received
     }
 
     /// `upload`, `upload, finalize`, `finalize`, `query` and `cancel` on a session URL.
@@ -73,13 +105,7 @@ extension StorageEndpoint {
                 guard let offset = request.headers[Self.uploadOffset].flatMap(UInt64.init) else {
                     return Self.status("active", received: nil, error: (400, "A chunk needs its X-Goog-Upload-Offset."))
                 }
-                let chunk = try await Self.run { try objects.continueResumable(id, at: offset) }
-                defer { chunk.close() }
-                for try await buffer in request.body {
-                    let bytes = Array(buffer.readableBytesView)
-                    try await Self.run { try chunk.append(bytes) }
-                }
-                received = chunk.received
+                received = try await appendBody(of: request, to: id, at: offset)
             }
             if commands.contains("finalize") {
                 let object = try await Self.run { try objects.finalizeResumable(id) }
