@@ -1,3 +1,5 @@
+import Foundation
+
 /// CRC-32C (Castagnoli), as Cloud Storage reports it (`crc32c`, `x-goog-hash`): computed while
 /// an upload streams in, table-driven.
 struct CRC32C: Sendable {
@@ -22,29 +24,6 @@ struct CRC32C: Sendable {
     var base64: String {
         let value = self.value
         let bytes = [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> UInt32($0)) }
-        return Base64.encode(bytes)
-    }
-}
-
-/// Standard base64 with padding, without Foundation.
-enum Base64 {
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-
-    static func encode(_ bytes: [UInt8]) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var index = 0
-        while index < bytes.count {
-            let chunk = bytes[index..<min(index + 3, bytes.count)]
-            let value = chunk.enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (16 - 8 * UInt32($1.offset)) }
-            for position in 0..<4 {
-                out.append(
-                    position <= chunk.count
-                        ? alphabet[Int((value >> (18 - 6 * UInt32(position))) & 63)] : UInt8(ascii: "=")
-                )
-            }
-            index += 3
-        }
-        return String(decoding: out, as: UTF8.self)
+        return Data(bytes).base64EncodedString()
     }
 }

@@ -26,7 +26,7 @@ public struct MetadataPatch: Sendable, Equatable {
     public init(json: [String: Any]) throws(StorageError) {
         func change(_ key: String) throws(StorageError) -> Change? {
             guard let value = json[key] else { return nil }
-            if value is NSNullLike { return .remove }
+            if value is NSNull { return .remove }
             guard let text = Self.string(value) else {
                 throw StorageError(.invalidMetadata, "The metadata field '\(key)' must be a string or null.")
             }
@@ -38,12 +38,12 @@ public struct MetadataPatch: Sendable, Equatable {
         contentEncoding = try change("contentEncoding")
         contentLanguage = try change("contentLanguage")
         if let custom = json["metadata"] {
-            if custom is NSNullLike {
+            if custom is NSNull {
                 metadata = .some(nil)
             } else if let map = custom as? [String: Any] {
                 var changes: [String: Change] = [:]
                 for (key, value) in map {
-                    if value is NSNullLike {
+                    if value is NSNull {
                         changes[key] = .remove
                     } else if let text = Self.string(value) {
                         changes[key] = .set(text)
@@ -105,7 +105,3 @@ public struct MetadataPatch: Sendable, Equatable {
         return nil
     }
 }
-
-/// `NSNull` without naming Foundation in this file's interface.
-protocol NSNullLike {}
-extension NSNull: NSNullLike {}

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A streaming reader of the `multipart/related` body the Firebase SDKs upload with
 /// (`X-Goog-Upload-Protocol: multipart`): a JSON part with the object's metadata, then a part
 /// with its bytes. The bytes are handed on as they arrive, never held whole; only the JSON part
@@ -32,12 +34,14 @@ public struct MultipartRelated {
 
     /// The boundary from a `multipart/related; boundary=X` content type, or nil.
     public static func boundary(fromContentType contentType: String) -> String? {
-        let parts = contentType.split(separator: ";").map { $0.trimmingSpaces }
+        let parts = contentType.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
         guard let type = parts.first, type.lowercased() == "multipart/related" else { return nil }
         for parameter in parts.dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2, pair[0].trimmingSpaces.lowercased() == "boundary" else { continue }
-            var value = pair[1].trimmingSpaces
+            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "boundary" else {
+                continue
+            }
+            var value = pair[1].trimmingCharacters(in: .whitespaces)
             if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 {
                 value = String(value.dropFirst().dropLast())
             }
@@ -139,13 +143,7 @@ public struct MultipartRelated {
 
     /// `feed(_:)` of an array.
     public mutating func feed(_ bytes: [UInt8]) throws(StorageError) -> [Event] {
-        do {
-            return try bytes.withUnsafeBytes { try feed($0) }
-        } catch let error as StorageError {
-            throw error
-        } catch {
-            throw StorageError(.invalidMetadata, "\(error)")
-        }
+        try bytes.withStorageBytes { bytes throws(StorageError) in try feed(bytes) }
     }
 
     private func bound(_ count: Int, _ what: String) throws(StorageError) {
@@ -162,7 +160,7 @@ public struct MultipartRelated {
         for line in headers.split(separator: "\r\n") {
             let pair = line.split(separator: ":", maxSplits: 1)
             guard pair.count == 2, pair[0].lowercased() == "content-type" else { continue }
-            return pair[1].trimmingSpaces
+            return pair[1].trimmingCharacters(in: .whitespaces)
         }
         return nil
     }
@@ -176,11 +174,5 @@ public struct MultipartRelated {
             index += 1
         }
         return nil
-    }
-}
-
-extension Substring {
-    var trimmingSpaces: String {
-        String(drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed())
     }
 }

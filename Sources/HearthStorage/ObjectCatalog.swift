@@ -138,32 +138,34 @@ struct ObjectCatalog: Sendable {
         return rows.compactMap { try? JSONDecoder().decode(ResumableSession.self, from: Data($0.value)) }
     }
 
-    /// Saves `session` (nil `value`: removes session `id`), with `object` committed in the same
-    /// batch when given (a finalize: the object and its session's final state together).
-    func save(
+    /// Saves `session` (nil: removes session `id`).
+    func save(_ session: ResumableSession?, id: String) throws(StorageError) {
+        let change = try Self.sessionChange(session, id: id)
+        try Self.typed { () throws(StoreError) in try database.apply([change], sync: syncAlways) }
+    }
+
+    private static func sessionChange(
         _ session: ResumableSession?,
-        id: String,
-        committing object: ObjectMetadata? = nil,
-        replacing replaced: ObjectMetadata? = nil
-    ) throws(StorageError) {
-        var changes: [(key: [UInt8], value: [UInt8]?)] = []
-        if let session {
-            do { changes.append((Self.sessionKey(id), Array(try JSONEncoder().encode(session)))) } catch {
-                throw StorageError(.io, "Cannot encode an upload session: \(error)")
-            }
-        } else {
-            changes.append((Self.sessionKey(id), nil))
+        id: String
+    ) throws(StorageError) -> (key: [UInt8], value: [UInt8]?) {
+        guard let session else { return (sessionKey(id), nil) }
+        do { return (sessionKey(id), Array(try JSONEncoder().encode(session))) } catch {
+            throw StorageError(.io, "Cannot encode an upload session: \(error)")
         }
-        if let object { changes += try objectChanges(object, replacing: replaced) }
-        try Self.typed { () throws(StoreError) in try database.apply(changes, sync: syncAlways) }
     }
 
     // MARK: Changes
 
     /// Makes `object` the live version of its name (after its file is in place); `replaced`
-    /// is the version it replaces, whose generation stops being live in the same batch.
-    func commit(_ object: ObjectMetadata, replacing replaced: ObjectMetadata?) throws(StorageError) {
-        let changes = try objectChanges(object, replacing: replaced)
+    /// is the version it replaces, whose generation stops being live in the same batch, as does
+    /// `session`'s final state when given (a resumable upload's finalize).
+    func commit(
+        _ object: ObjectMetadata,
+        replacing replaced: ObjectMetadata?,
+        session: ResumableSession? = nil
+    ) throws(StorageError) {
+        var changes = try objectChanges(object, replacing: replaced)
+        if let session { changes.append(try Self.sessionChange(session, id: session.id)) }
         try Self.typed { () throws(StoreError) in try database.apply(changes, sync: syncAlways) }
     }
 

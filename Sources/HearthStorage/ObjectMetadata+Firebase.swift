@@ -19,7 +19,7 @@ extension ObjectMetadata {
             size: String(size),
             md5Hash: md5Hash,
             crc32c: crc32c,
-            etag: Base64.encode(Array("\(generation)/\(metageneration)".utf8)),
+            etag: Data("\(generation)/\(metageneration)".utf8).base64EncodedString(),
             contentEncoding: contentEncoding ?? "identity",
             contentDisposition: contentDisposition,
             cacheControl: cacheControl,
@@ -67,11 +67,4 @@ public struct FirebaseObjectResource: Encodable, Equatable, Sendable {
     public var contentLanguage: String?
     public var metadata: [String: String]?
     public var downloadTokens: String?
-
-    /// The JSON text, keys in a stable order.
-    public func json() -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? Array(encoder.encode(self))) ?? Array("{}".utf8)
-    }
 }

@@ -5,8 +5,8 @@ extension ObjectMetadata {
     /// gives it; `base` is the server's address (`http://host:port`) for the links.
     public func gcsResource(base: String) -> GCSObjectResource {
         let firebase = firebaseResource
-        let encodedName = name.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? name
-        let encodedBucket = bucket.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? bucket
+        let encodedName = Self.percentEncoded(name)
+        let encodedBucket = Self.percentEncoded(bucket)
         var custom = metadata
         if !downloadTokens.isEmpty { custom[MetadataPatch.tokensKey] = downloadTokens.joined(separator: ",") }
         return GCSObjectResource(
@@ -36,7 +36,13 @@ extension ObjectMetadata {
         )
     }
 
-    static let unreserved = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+    /// `text` as one URL segment or query value: everything but RFC 3986's unreserved
+    /// characters percent-encoded (an object name's slashes too).
+    public static func percentEncoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+
+    private static let unreserved = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
 }
 
 /// Cloud Storage's object resource (JSON API v1), field by field; absent optionals are left out.

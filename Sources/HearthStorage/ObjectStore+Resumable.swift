@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// Resumable uploads: a session started with the object's name and fields, chunks appended at
@@ -101,38 +100,20 @@ extension ObjectStore {
                     "The upload has \(received) of its \(expected) bytes; send the rest before finalizing."
                 )
             }
-            let bucket = try BucketName(session.bucket)
-            let name = try ObjectName(session.name)
-            let (md5, crc) = try Self.checksums(of: files.sessionPath(id))
+            let checksums = try Self.checksums(of: files.sessionPath(id))
             let generation = nextGeneration()
             try files.installSession(id, as: generation)
-            var object = ObjectMetadata(
-                bucket: bucket.value,
-                name: name.value,
+            let object = version(
+                of: try ObjectName(session.name),
+                in: try BucketName(session.bucket),
                 generation: generation,
-                size: received,
-                md5Hash: md5,
-                crc32c: crc,
-                contentType: session.fields.contentType,
-                time: clock(),
-                downloadTokens: [UUID().uuidString.lowercased()],
-                metadata: session.fields.metadata
+                checksums: checksums,
+                fields: session.fields
             )
-            object.cacheControl = session.fields.cacheControl
-            object.contentDisposition = session.fields.contentDisposition
-            object.contentEncoding = session.fields.contentEncoding
-            object.contentLanguage = session.fields.contentLanguage
-            let previous = try catalog.metadata(bucket, name)
             session.status = .final
             session.result = object
-            do throws(StorageError) {
-                try catalog.save(session, id: id, committing: object, replacing: previous)
-            } catch {
-                files.remove(generation: generation)
-                throw error
-            }
+            try commitVersion(object, finishing: session)
             try finished()
-            if let previous, previous.generation != generation { files.remove(generation: previous.generation) }
             return object
         }
     }
@@ -195,12 +176,16 @@ extension ObjectStore {
     }
 
     /// At open: expired sessions go, and part files of no live session.
-    static func sweepSessions(catalog: ObjectCatalog, files: ObjectFiles, now: Double) throws(StorageError) -> Int {
+    /// - Returns: how many sessions and files were removed, and how many sessions are active.
+    static func sweepSessions(
+        catalog: ObjectCatalog,
+        files: ObjectFiles,
+        now: Double
+    ) throws(StorageError) -> (removed: Int, active: Int) {
         let all = try catalog.sessions()
         let kept = try expireSessions(all, catalog: catalog, files: files, now: now)
-        let live = kept.filter { $0.status == .active }
-        let ids = Set(live.map(\.id))
-        return all.count - kept.count + files.sweepSessions { ids.contains($0) }
+        let ids = Set(kept.filter { $0.status == .active }.map(\.id))
+        return (all.count - kept.count + files.sweepSessions { ids.contains($0) }, ids.count)
     }
 
     static func isSessionID(_ id: String) -> Bool {
@@ -208,22 +193,18 @@ extension ObjectStore {
             && id.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) || $0 == 0x2D }
     }
 
-    /// MD5 and CRC-32C (base64) of the file at `path`, read in 1 MiB pieces.
-    static func checksums(of path: String) throws(StorageError) -> (md5: String, crc32c: String) {
+    /// The checksums and size of the file at `path`, read in 1 MiB pieces.
+    static func checksums(of path: String) throws(StorageError) -> ObjectChecksums {
         guard let file = FileHandle(forReadingAtPath: path) else { throw ObjectFiles.failure("open", path) }
         defer { try? file.close() }
-        var md5 = Insecure.MD5()
-        var crc = CRC32C()
+        var checksums = ObjectChecksums()
         while true {
             let data: Data
             do { data = try file.read(upToCount: 1 << 20) ?? Data() } catch { throw ObjectFiles.failure("read", path) }
             if data.isEmpty { break }
-            data.withUnsafeBytes { bytes in
-                md5.update(bufferPointer: bytes)
-                crc.update(bytes)
-            }
+            data.withUnsafeBytes { checksums.update($0) }
         }
-        return (Data(md5.finalize()).base64EncodedString(), crc.base64)
+        return checksums
     }
 }
 
@@ -246,13 +227,7 @@ public final class ResumableChunk: @unchecked Sendable {
         guard received + UInt64(bytes.count) <= maxSize else {
             throw StorageError(.tooLarge, "The object is larger than the \(maxSize) bytes this server accepts.")
         }
-        do {
-            try bytes.withUnsafeBytes { try part.write($0) }
-        } catch let error as StorageError {
-            throw error
-        } catch {
-            throw StorageError(.io, "\(error)")
-        }
+        try bytes.withStorageBytes { bytes throws(StorageError) in try part.write(bytes) }
         received += UInt64(bytes.count)
     }
 

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Synchronization
 
@@ -43,11 +42,11 @@ public final class ObjectStore: Sendable {
         self.clock = clock
         lastGeneration = Mutex(0)
         let catalog = self.catalog
-        let sessionsSwept = try Self.sweepSessions(catalog: catalog, files: files, now: clock())
-        sessionCounts.active = try catalog.sessions().count { $0.status == .active }
+        let sessions = try Self.sweepSessions(catalog: catalog, files: files, now: clock())
+        sessionCounts.active = sessions.active
         swept =
             try files.sweep { generation throws(StorageError) in try catalog.isLive(generation: generation) }
-            + sessionsSwept
+            + sessions.removed
     }
 
     /// How many files the sweep at `init` removed.
@@ -118,35 +117,14 @@ public final class ObjectStore: Sendable {
             try ObjectMetadata.check(custom: fields.metadata)
             try files.install(upload.part, as: upload.generation)
             upload.part.close()
-            var object = ObjectMetadata(
-                bucket: bucket.value,
-                name: name.value,
+            let object = version(
+                of: name,
+                in: bucket,
                 generation: upload.generation,
-                size: upload.size,
-                md5Hash: upload.md5Base64(),
-                crc32c: upload.crc32cBase64(),
-                contentType: fields.contentType,
-                time: clock(),
-                downloadTokens: [UUID().uuidString.lowercased()],
-                metadata: fields.metadata
+                checksums: upload.checksums,
+                fields: fields
             )
-            object.cacheControl = fields.cacheControl
-            object.contentDisposition = fields.contentDisposition
-            object.contentEncoding = fields.contentEncoding
-            object.contentLanguage = fields.contentLanguage
-            let committed = object
-            let previous: ObjectMetadata?
-            do throws(StorageError) {
-                previous = try changing { () throws(StorageError) in
-                    let previous = try catalog.metadata(bucket, name)
-                    try catalog.commit(committed, replacing: previous)
-                    return previous
-                }
-            } catch {
-                files.remove(generation: upload.generation)
-                throw error
-            }
-            if let previous, previous.generation != object.generation { files.remove(generation: previous.generation) }
+            try changing { () throws(StorageError) in try commitVersion(object) }
             return object
         } catch {
             upload.part.discard()
@@ -187,6 +165,48 @@ public final class ObjectStore: Sendable {
         }
     }
 
+    /// A new version of `name` whose bytes are in `generation`'s file.
+    func version(
+        of name: ObjectName,
+        in bucket: BucketName,
+        generation: String,
+        checksums: ObjectChecksums,
+        fields: ObjectFields
+    ) -> ObjectMetadata {
+        var object = ObjectMetadata(
+            bucket: bucket.value,
+            name: name.value,
+            generation: generation,
+            size: checksums.size,
+            md5Hash: checksums.md5Base64,
+            crc32c: checksums.crc32cBase64,
+            contentType: fields.contentType,
+            time: clock(),
+            downloadTokens: [UUID().uuidString.lowercased()],
+            metadata: fields.metadata
+        )
+        object.cacheControl = fields.cacheControl
+        object.contentDisposition = fields.contentDisposition
+        object.contentEncoding = fields.contentEncoding
+        object.contentLanguage = fields.contentLanguage
+        return object
+    }
+
+    /// Inside `changing`: makes `object` (its file in place) its name's live version, with
+    /// `session`'s final state in the same batch when given; then the replaced version's file
+    /// goes. If the commit fails, `object`'s file goes instead.
+    func commitVersion(_ object: ObjectMetadata, finishing session: ResumableSession? = nil) throws(StorageError) {
+        let previous: ObjectMetadata?
+        do throws(StorageError) {
+            previous = try catalog.metadata(BucketName(object.bucket), ObjectName(object.name))
+            try catalog.commit(object, replacing: previous, session: session)
+        } catch {
+            files.remove(generation: object.generation)
+            throw error
+        }
+        if let previous, previous.generation != object.generation { files.remove(generation: previous.generation) }
+    }
+
     /// Runs a read and commit of the catalog with no other change in between: two uploads of
     /// one name each see the other's version as the one they replace, never the same one.
     func changing<T>(_ body: () throws(StorageError) -> T) throws(StorageError) -> T {
@@ -217,9 +237,7 @@ public final class ObjectUpload: @unchecked Sendable {
     let generation: String
     let part: PartFile
     let maxSize: UInt64
-    private(set) var size: UInt64 = 0
-    private var md5 = Insecure.MD5()
-    private var crc = CRC32C()
+    var size: UInt64 { checksums.size }
 
     init(generation: String, part: PartFile, maxSize: UInt64) {
         self.generation = generation
@@ -244,28 +262,19 @@ public final class ObjectUpload: @unchecked Sendable {
             part.discard()
             throw error
         }
-        md5.update(bufferPointer: bytes)
-        crc.update(bytes)
-        size += UInt64(bytes.count)
+        checksums.update(bytes)
     }
 
     /// `append(_:)` of an array.
     public func append(_ bytes: [UInt8]) throws(StorageError) {
-        do {
-            try bytes.withUnsafeBytes { try append($0) }
-        } catch let error as StorageError {
-            throw error
-        } catch {
-            throw StorageError(.io, "\(error)")
-        }
+        try bytes.withStorageBytes { bytes throws(StorageError) in try append(bytes) }
     }
 
     /// Removes what was received (a cancelled or failed upload).
     public func cancel() { part.discard() }
 
-    func md5Base64() -> String { Data(md5.finalize()).base64EncodedString() }
-
-    func crc32cBase64() -> String { crc.base64 }
+    /// What was received, counted.
+    private(set) var checksums = ObjectChecksums()
 }
 
 /// What an upload sets besides its bytes (the SDK's metadata part, or a media upload's

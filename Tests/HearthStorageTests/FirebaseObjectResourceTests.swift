@@ -34,7 +34,7 @@ import Testing
         #expect(resource.storageClass == "STANDARD")
         #expect(resource.downloadTokens == "t1,t2")
         #expect(resource.metadata == nil)
-        let json = try JSONSerialization.jsonObject(with: Data(resource.json())) as? [String: Any]
+        let json = try JSONSerialization.jsonObject(with: Data(resource.storageJSON())) as? [String: Any]
         #expect(json?["metadata"] == nil, "no custom metadata: the key is absent")
         #expect(json?["contentDisposition"] == nil)
         #expect(json?["name"] as? String == "users/u1/a b.jpg")
@@ -45,7 +45,7 @@ import Testing
         object.metadata = ["chatId": "c1"]
         object.contentType = "image/jpeg"
         object.cacheControl = "public, max-age=60"
-        let json = try JSONSerialization.jsonObject(with: Data(object.firebaseResource.json())) as? [String: Any]
+        let json = try JSONSerialization.jsonObject(with: Data(object.firebaseResource.storageJSON())) as? [String: Any]
         #expect(json?["metadata"] as? [String: String] == ["chatId": "c1"])
         #expect(json?["contentType"] as? String == "image/jpeg")
         #expect(json?["cacheControl"] as? String == "public, max-age=60")

@@ -14,8 +14,8 @@ import Testing
     @Test func fieldsAndCustomMetadataMergeAndTokensAreReplaced() throws {
         let directory = try TemporaryDirectory(prefix: "hearth-patch")
         defer { directory.remove() }
-        let time = LockedTime(1_000)
-        let store = try ObjectStore(dataDirectory: directory.path) { time.value }
+        let time = ManualClock(milliseconds: 1_000)
+        let store = try ObjectStore(dataDirectory: directory.path) { time.now }
         defer { store.close() }
         let bucket = try BucketName("p.appspot.com")
         let name = try ObjectName("a.txt")
@@ -31,7 +31,7 @@ import Testing
                 cacheControl: "no-cache"
             )
         )
-        time.value = 2_000
+        time.set(2_000)
         let updated = try store.update(
             bucket,
             name,
@@ -55,16 +55,5 @@ import Testing
         #expect(throws: StorageError.self) {
             _ = try store.update(bucket, ObjectName("missing"), with: MetadataPatch())
         }
-    }
-}
-
-/// A clock value tests move by hand.
-final class LockedTime: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Double
-    init(_ value: Double) { stored = value }
-    var value: Double {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
     }
 }

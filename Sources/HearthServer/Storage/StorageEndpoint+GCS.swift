@@ -49,15 +49,7 @@ extension StorageEndpoint {
                 }
                 return try await continueGCSResumable(request, id: id, base: base)
             case (.json, nil, .get):
-                let listing = try await Self.run {
-                    try objects.list(
-                        bucket,
-                        prefix: parameters["prefix"] ?? "",
-                        delimiter: parameters["delimiter"],
-                        pageToken: parameters["pageToken"],
-                        limit: parameters["maxResults"].flatMap(Int.init) ?? 1000
-                    )
-                }
+                let listing = try await listing(bucket, parameters)
                 return StorageAnswer.json(GCSObjectList(listing, base: base).storageJSON())
             case (.json, let name?, .get), (.download, let name?, .get), (.json, let name?, .head),
                 (.download, let name?, .head):

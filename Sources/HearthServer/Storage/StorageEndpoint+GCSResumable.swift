@@ -28,8 +28,8 @@ extension StorageEndpoint {
             type: Self.uploadContentType,
             length: Self.uploadContentLength
         )
-        let encodedBucket = bucket.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? bucket.value
-        let encodedName = checked.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let encodedBucket = ObjectMetadata.percentEncoded(bucket.value)
+        let encodedName = ObjectMetadata.percentEncoded(checked.value)
         var response = Response(status: .ok)
         response.headers[.location] =
             "\(base)/upload/storage/v1/b/\(encodedBucket)/o?uploadType=resumable&name=\(encodedName)&upload_id=\(session.id)"

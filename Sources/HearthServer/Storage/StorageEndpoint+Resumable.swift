@@ -31,13 +31,8 @@ extension StorageEndpoint {
             length: Self.announcedLength
         )
         let host = request.head.authority ?? "127.0.0.1"
-        let encodedBucket =
-            bucket.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(.init(charactersIn: "-._~")))
-            ?? bucket.value
-        let encodedName =
-            checked.value.addingPercentEncoding(
-                withAllowedCharacters: .alphanumerics.union(.init(charactersIn: "-._~"))
-            ) ?? ""
+        let encodedBucket = ObjectMetadata.percentEncoded(bucket.value)
+        let encodedName = ObjectMetadata.percentEncoded(checked.value)
         var response = StorageAnswer.json(Array("{}".utf8))
         response.headers[Self.uploadStatus] = "active"
         response.headers[Self.uploadURL] =
@@ -109,7 +104,7 @@ extension StorageEndpoint {
             }
             if commands.contains("finalize") {
                 let object = try await Self.run { try objects.finalizeResumable(id) }
-                var response = StorageAnswer.json(object.firebaseResource.json())
+                var response = StorageAnswer.json(object.firebaseResource.storageJSON())
                 response.headers[Self.uploadStatus] = "final"
                 return response
             }

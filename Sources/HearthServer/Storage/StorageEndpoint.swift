@@ -79,7 +79,7 @@ struct StorageEndpoint: Sendable {
                     return StorageDownload(object: object, path: objects.path(of: object)).response(to: request)
                 }
                 guard isAdmin else { return StorageAnswer.forbidden }
-                return StorageAnswer.json(object.firebaseResource.json())
+                return StorageAnswer.json(object.firebaseResource.storageJSON())
             case .post:
                 guard isAdmin else { return StorageAnswer.forbidden }
                 return try await upload(request, to: bucket, name: nameText)
@@ -87,7 +87,7 @@ struct StorageEndpoint: Sendable {
                 guard isAdmin else { return StorageAnswer.forbidden }
                 let patch = try await Self.metadataPatch(request)
                 let object = try await Self.run { try objects.update(bucket, name, with: patch) }
-                return StorageAnswer.json(object.firebaseResource.json())
+                return StorageAnswer.json(object.firebaseResource.storageJSON())
             case .delete:
                 guard isAdmin else { return StorageAnswer.forbidden }
                 try await Self.run { try objects.delete(bucket, name) }
@@ -112,7 +112,7 @@ struct StorageEndpoint: Sendable {
     private func upload(_ request: Request, to bucket: BucketName, name: String?) async throws -> Response {
         let multipart = request.headers[Self.uploadProtocol]?.lowercased() == "multipart"
         let object = try await store(request, in: bucket, name: name, multipart: multipart)
-        return StorageAnswer.json(object.firebaseResource.json())
+        return StorageAnswer.json(object.firebaseResource.storageJSON())
     }
 
     /// Stores an upload's body: multipart (a JSON part with the metadata, then the bytes) or media.
@@ -224,8 +224,15 @@ struct StorageEndpoint: Sendable {
     }
 
     private func list(_ bucket: BucketName, _ parameters: [String: String]) async throws -> Response {
+        let listing = try await self.listing(bucket, parameters)
+        return StorageAnswer.json(StorageListingJSON(listing, bucket: bucket).storageJSON())
+    }
+
+    /// One page of a listing as both APIs ask for it (`prefix`, `delimiter`, `pageToken`,
+    /// `maxResults`).
+    func listing(_ bucket: BucketName, _ parameters: [String: String]) async throws -> ObjectListing {
         let limit = parameters["maxResults"].flatMap(Int.init) ?? 1000
-        let listing = try await Self.run {
+        return try await Self.run {
             try objects.list(
                 bucket,
                 prefix: parameters["prefix"] ?? "",
@@ -234,7 +241,6 @@ struct StorageEndpoint: Sendable {
                 limit: limit
             )
         }
-        return StorageAnswer.json(StorageListingJSON(listing, bucket: bucket).json())
     }
 
     /// Runs `body` on the storage queue.

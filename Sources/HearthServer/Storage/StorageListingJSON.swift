@@ -1,4 +1,3 @@
-import Foundation
 import HearthStorage
 
 /// A listing as Firebase's client API answers it: `{prefixes, items: [{name, bucket}],
@@ -17,11 +16,5 @@ struct StorageListingJSON: Encodable {
         prefixes = listing.prefixes
         items = listing.items.map { Item(name: $0.name, bucket: bucket.value) }
         nextPageToken = listing.nextPageToken
-    }
-
-    func json() -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? Array(encoder.encode(self))) ?? Array("{}".utf8)
     }
 }
