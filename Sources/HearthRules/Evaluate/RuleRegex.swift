@@ -7,8 +7,8 @@ public struct RuleRegex: Hashable, Sendable, CustomStringConvertible {
     public let pattern: String
     public let ignoreCase: Bool
     let root: Node
-    let anchoredStart: Bool
-    let anchoredEnd: Bool
+    private(set) var anchoredStart: Bool
+    private(set) var anchoredEnd: Bool
 
     indirect enum Node: Hashable, Sendable {
         case char(Unicode.Scalar)
