@@ -118,6 +118,15 @@ public enum HearthServer {
             accounts.close()
             throw HearthServerError("Cannot open the files' store: \(error.message)")
         }
+        let storageRules: StorageRulesCatalog
+        do {
+            storageRules = try StorageRulesCatalog(path: configuration.storageRulesPath, logger: logger)
+        } catch {
+            objects.close()
+            database.close()
+            accounts.close()
+            throw error
+        }
         if objects.swept > 0 { logger.info("storage swept", metadata: ["hearth.files": "\(objects.swept)"]) }
         metrics.measureNamespaces { (try? database.approximateNamespaceSizes()) ?? [:] }
         let credentials = CredentialResolver(
@@ -199,6 +208,13 @@ public enum HearthServer {
             storage: StorageEndpoint(
                 objects: objects,
                 credentials: credentials,
+                access: StorageAccess(
+                    rules: storageRules,
+                    database: database,
+                    clock: configuration.clock,
+                    namespace: configuration.storageNamespace,
+                    defaultBucket: "\(configuration.accounts.projectID).appspot.com"
+                ),
                 cors: responder.cors,
                 scheme: scheme,
                 logger: logger
@@ -230,7 +246,13 @@ public enum HearthServer {
                 services: [
                     .init(service: AccountsService(accounts: accounts, logger: logger)),
                     .init(service: StoreService(database: database, objects: objects, logger: logger)),
-                    .init(service: RulesWatcher(rules: database.rules, interval: configuration.rulesReloadInterval)),
+                    .init(
+                        service: RulesWatcher(
+                            rules: database.rules,
+                            storageRules: storageRules,
+                            interval: configuration.rulesReloadInterval
+                        )
+                    ),
                     .init(service: app),
                     .init(
                         service: RealtimeDrainService(

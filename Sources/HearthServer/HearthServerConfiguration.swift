@@ -38,6 +38,11 @@ public struct HearthServerConfiguration: Sendable {
     /// Largest file (Storage object) in bytes, 5 GiB by default; a larger upload is answered 413
     /// as soon as its `Content-Length`, or the bytes read so far, pass it, and nothing of it stays.
     public var maxObjectSize: UInt64 = 5 << 30
+    /// The storage rules (`rules/storage.rules`); nil: `storage.rules` beside `rulesFile`.
+    /// Without the file only the admin reads or writes files.
+    public var storageRulesFile: String?
+    /// The namespace the storage rules' `database.get/exists` read (the default database).
+    public var storageNamespace = "default"
     /// Timeouts and limits of connections: header and idle timeouts, the cap on open
     /// connections, the largest request line and head.
     public var connections = ConnectionConfiguration()
@@ -92,5 +97,14 @@ public struct HearthServerConfiguration: Sendable {
         self.syncMode = syncMode
         self.corsAllowedOrigin = corsAllowedOrigin
         self.maxRequestBodyBytes = maxRequestBodyBytes
+    }
+}
+
+extension HearthServerConfiguration {
+    /// Where the storage rules are: `storageRulesFile`, else `storage.rules` beside `rulesFile`.
+    var storageRulesPath: String {
+        if let storageRulesFile { return storageRulesFile }
+        guard let slash = rulesFile.lastIndex(of: "/") else { return "storage.rules" }
+        return rulesFile[...slash] + "storage.rules"
     }
 }

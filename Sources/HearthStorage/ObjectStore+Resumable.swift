@@ -19,7 +19,8 @@ extension ObjectStore {
         _ bucket: BucketName,
         _ name: ObjectName,
         fields: ObjectFields,
-        expectedSize: UInt64?
+        expectedSize: UInt64?,
+        startedByAdmin: Bool = true
     ) throws(StorageError) -> ResumableSession {
         try ObjectMetadata.check(custom: fields.metadata)
         if let expectedSize, expectedSize > maxObjectSize {
@@ -35,7 +36,8 @@ extension ObjectStore {
             expectedSize: expectedSize,
             startedAt: clock(),
             status: .active,
-            result: nil
+            result: nil,
+            startedByAdmin: startedByAdmin
         )
         try changing { () throws(StorageError) in
             if sessionCounts.active >= Self.maxSessions {
@@ -86,7 +88,9 @@ extension ObjectStore {
     /// answers its object again.
     /// - Throws: `StorageError` `.notFound`, `.incomplete` when the start announced more bytes
     ///   than were received (the session stays active), `.invalidMetadata` when cancelled.
-    public func finalizeResumable(_ id: String) throws(StorageError) -> ObjectMetadata {
+    /// `admit` judges the object it would make (see `finish`); when it throws, the session is
+    /// cancelled and its bytes go.
+    public func finalizeResumable(_ id: String, admit: Admission? = nil) throws(StorageError) -> ObjectMetadata {
         try changing { () throws(StorageError) in
             var (session, received) = try resumable(id)
             switch session.status {
@@ -102,14 +106,27 @@ extension ObjectStore {
             }
             let checksums = try Self.checksums(of: files.sessionPath(id))
             let generation = nextGeneration()
-            try files.installSession(id, as: generation)
+            let name = try ObjectName(session.name)
+            let bucket = try BucketName(session.bucket)
             let object = version(
-                of: try ObjectName(session.name),
-                in: try BucketName(session.bucket),
+                of: name,
+                in: bucket,
                 generation: generation,
                 checksums: checksums,
                 fields: session.fields
             )
+            if let admit {
+                do throws(StorageError) {
+                    try admit(try catalog.metadata(bucket, name), object)
+                } catch {
+                    session.status = .cancelled
+                    try catalog.save(session, id: id)
+                    files.removeSession(id)
+                    try finished()
+                    throw error
+                }
+            }
+            try files.installSession(id, as: generation)
             session.status = .final
             session.result = object
             try commitVersion(object, finishing: session)

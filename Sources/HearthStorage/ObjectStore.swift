@@ -106,12 +106,15 @@ public final class ObjectStore: Sendable {
         try finish(upload, as: name, in: bucket, fields: ObjectFields(contentType: contentType, metadata: custom))
     }
 
-    /// `finish(_:as:in:contentType:metadata:)` with every field an upload may set.
+    /// `finish(_:as:in:contentType:metadata:)` with every field an upload may set. `admit`
+    /// judges the change (the version it replaces, if any, and the new one) with nothing else
+    /// changing meanwhile; when it throws, nothing is visible and the bytes go.
     public func finish(
         _ upload: ObjectUpload,
         as name: ObjectName,
         in bucket: BucketName,
-        fields: ObjectFields
+        fields: ObjectFields,
+        admit: Admission? = nil
     ) throws(StorageError) -> ObjectMetadata {
         do throws(StorageError) {
             try ObjectMetadata.check(custom: fields.metadata)
@@ -124,7 +127,17 @@ public final class ObjectStore: Sendable {
                 checksums: upload.checksums,
                 fields: fields
             )
-            try changing { () throws(StorageError) in try commitVersion(object) }
+            try changing { () throws(StorageError) in
+                if let admit {
+                    do throws(StorageError) {
+                        try admit(try catalog.metadata(bucket, name), object)
+                    } catch {
+                        files.remove(generation: object.generation)
+                        throw error
+                    }
+                }
+                try commitVersion(object)
+            }
             return object
         } catch {
             upload.part.discard()
@@ -132,13 +145,18 @@ public final class ObjectStore: Sendable {
         }
     }
 
+    /// Judges a change before it commits: the object as it is (nil: none) and as the change
+    /// leaves it (nil: deleted). Throws to refuse.
+    public typealias Admission = (_ existing: ObjectMetadata?, _ proposed: ObjectMetadata?) throws(StorageError) -> Void
+
     // MARK: Changes
 
     /// Deletes `name` from `bucket`: its metadata, then its file.
     /// - Throws: `StorageError` `.notFound`.
-    public func delete(_ bucket: BucketName, _ name: ObjectName) throws(StorageError) {
+    public func delete(_ bucket: BucketName, _ name: ObjectName, admit: Admission? = nil) throws(StorageError) {
         let object = try changing { () throws(StorageError) in
             let object = try metadata(bucket, name)
+            try admit?(object, nil)
             try catalog.remove(object)
             return object
         }
@@ -150,16 +168,19 @@ public final class ObjectStore: Sendable {
     public func update(
         _ bucket: BucketName,
         _ name: ObjectName,
-        with patch: MetadataPatch
+        with patch: MetadataPatch,
+        admit: Admission? = nil
     ) throws(StorageError)
         -> ObjectMetadata
     {
         try changing { () throws(StorageError) in
-            var object = try metadata(bucket, name)
+            let existing = try metadata(bucket, name)
+            var object = existing
             patch.apply(to: &object)
             try ObjectMetadata.check(custom: object.metadata)
             object.metageneration += 1
             object.updated = clock()
+            try admit?(existing, object)
             try catalog.commit(object, replacing: nil)
             return object
         }

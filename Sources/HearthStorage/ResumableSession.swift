@@ -19,4 +19,47 @@ public struct ResumableSession: Codable, Equatable, Sendable {
     public var status: Status
     /// The object a finalize made (a second finalize answers it again).
     public var result: ObjectMetadata?
+    /// Whether the admin started it: a finalize without a credential then acts as the admin
+    /// (the session URL is the credential); anyone else's is judged as its own caller.
+    public var startedByAdmin: Bool = false
+
+    enum CodingKeys: String, CodingKey {
+        case id, bucket, name, fields, expectedSize, startedAt, status, result, startedByAdmin
+    }
+
+    init(
+        id: String,
+        bucket: String,
+        name: String,
+        fields: ObjectFields,
+        expectedSize: UInt64?,
+        startedAt: Double,
+        status: Status,
+        result: ObjectMetadata?,
+        startedByAdmin: Bool
+    ) {
+        self.id = id
+        self.bucket = bucket
+        self.name = name
+        self.fields = fields
+        self.expectedSize = expectedSize
+        self.startedAt = startedAt
+        self.status = status
+        self.result = result
+        self.startedByAdmin = startedByAdmin
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        bucket = try container.decode(String.self, forKey: .bucket)
+        name = try container.decode(String.self, forKey: .name)
+        fields = try container.decode(ObjectFields.self, forKey: .fields)
+        expectedSize = try container.decodeIfPresent(UInt64.self, forKey: .expectedSize)
+        startedAt = try container.decode(Double.self, forKey: .startedAt)
+        status = try container.decode(Status.self, forKey: .status)
+        result = try container.decodeIfPresent(ObjectMetadata.self, forKey: .result)
+        // Sessions written before this field existed were all the admin's.
+        startedByAdmin = try container.decodeIfPresent(Bool.self, forKey: .startedByAdmin) ?? true
+    }
 }

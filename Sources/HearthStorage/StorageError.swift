@@ -4,7 +4,7 @@ public struct StorageError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         enum Kind: Hashable, Sendable {
             case invalidName, notFound, tooLarge, invalidMetadata, invalidOffset, incomplete, tooManySessions, io,
-                closed
+                closed, forbidden
         }
 
         let kind: Kind
@@ -27,6 +27,8 @@ public struct StorageError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let io = Code(kind: .io)
         /// The store is closed (503).
         public static let closed = Code(kind: .closed)
+        /// The storage rules (or, without them, the admin-only default) refuse the request (403).
+        public static let forbidden = Code(kind: .forbidden)
 
         /// The HTTP status Firebase answers with.
         public var httpStatus: Int {
@@ -34,6 +36,7 @@ public struct StorageError: Error, Hashable, Sendable, CustomStringConvertible {
             case .invalidName, .invalidMetadata, .invalidOffset, .incomplete: return 400
             case .tooManySessions: return 429
             case .notFound: return 404
+            case .forbidden: return 403
             case .tooLarge: return 413
             case .io: return 500
             case .closed: return 503

@@ -3,9 +3,12 @@ import ServiceLifecycle
 
 /// Hot reload: one watcher for the rules folder. Each tick lists the folder once (and `stat`s
 /// the rules files in it) and lets the database's `RulesCatalog` reload the loaded namespaces
-/// whose file changed: namespaces without a file cost nothing. Stops on graceful shutdown.
+/// whose file changed: namespaces without a file cost nothing; the storage rules file is
+/// `stat`ed on the same tick. Stops on graceful shutdown.
 struct RulesWatcher: Service {
     let rules: RulesCatalog
+    /// `rules/storage.rules`, polled on the same tick.
+    let storageRules: StorageRulesCatalog
     /// Time between polls; nil turns hot reload off.
     let interval: Duration?
 
@@ -19,6 +22,7 @@ struct RulesWatcher: Service {
                 try? await Task.sleep(for: interval)
                 if Task.isCancelled { break }
                 await rules.poll()
+                storageRules.poll()
             }
         }
     }

@@ -11,6 +11,7 @@ import Hummingbird
 /// | `accounts` | `/identitytoolkit.googleapis.com/v1/…`, `/securetoken.googleapis.com/v1/token` | `AccountsEndpoint` |
 /// | `callable` | `/functions/NAME`, `/PROJECT/REGION/NAME` | `CallableEndpoint` |
 /// | `storage` | `/v0/b/BUCKET/o[/NAME]` | `StorageEndpoint` |
+/// | `storageRules` | `/.settings/storage.rules[:check\|:simulate]` | `StorageEndpoint` (admin) |
 /// | `gcs` | `/storage/v1/b/…`, `/upload/storage/v1/b/…`, `/download/storage/v1/b/…` | `StorageEndpoint` (admin) |
 /// | `database` | everything else: REST `*.json`, SSE, rules, health, the console | `HearthResponder` |
 ///
@@ -22,6 +23,7 @@ enum HearthRoute: Equatable {
     case callable(CallableRoute)
     case storage(StorageRoute)
     case gcs(GCSRoute)
+    case storageRules(StorageRulesAction, query: Substring?)
     case database
 
     /// Whether the request counts against its client address's rate (all but the scrape).
@@ -36,6 +38,8 @@ enum HearthRoute: Equatable {
             self = .metrics(query: target.query)
         } else if request.method == .options {
             self = .database
+        } else if let action = StorageRulesAction(path: path) {
+            self = .storageRules(action, query: target.query)
         } else if path == BackupEndpoint.path {
             self = .backup(query: target.query)
         } else if let route = AccountsRoute(target: request.head.path ?? "/") {

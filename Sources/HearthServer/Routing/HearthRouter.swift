@@ -52,6 +52,8 @@ struct HearthRouter: HTTPResponder {
             return await storage.respond(to: request, route: storageRoute)
         case .gcs(let gcsRoute):
             return await storage.respond(to: request, gcs: gcsRoute)
+        case .storageRules(let action, let query):
+            return await storage.respond(to: request, rules: action, query: query)
         case .database:
             return try await database.respond(to: request, context: BasicRequestContext(source: context.source))
         }

@@ -34,7 +34,8 @@ extension StorageEndpoint {
                         request,
                         in: bucket,
                         name: parameters["name"],
-                        multipart: parameters["uploadType"] == "multipart"
+                        multipart: parameters["uploadType"] == "multipart",
+                        judge: access.judge(caller)
                     )
                     return StorageAnswer.json(object.gcsResource(base: base).storageJSON())
                 case "resumable":

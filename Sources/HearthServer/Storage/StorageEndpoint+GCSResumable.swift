@@ -26,7 +26,8 @@ extension StorageEndpoint {
             in: bucket,
             name: name,
             type: Self.uploadContentType,
-            length: Self.uploadContentLength
+            length: Self.uploadContentLength,
+            judge: access.judge(.admin)
         )
         let encodedBucket = ObjectMetadata.percentEncoded(bucket.value)
         let encodedName = ObjectMetadata.percentEncoded(checked.value)

@@ -19,7 +19,14 @@ extension StorageEndpoint {
     static let announcedType = HTTPField.Name("X-Goog-Upload-Header-Content-Type")!
 
     /// `start`: the body is the object's metadata (JSON, may be empty).
-    func startResumable(_ request: Request, in bucket: BucketName, name: String?) async throws -> Response {
+    func startResumable(
+        _ request: Request,
+        in bucket: BucketName,
+        name: String?,
+        judge: StorageJudge
+    ) async throws
+        -> Response
+    {
         guard request.headers[Self.uploadCommand]?.lowercased() == "start" else {
             return StorageAnswer.error(400, "Start a resumable upload with X-Goog-Upload-Command: start.")
         }
@@ -28,7 +35,8 @@ extension StorageEndpoint {
             in: bucket,
             name: name,
             type: Self.announcedType,
-            length: Self.announcedLength
+            length: Self.announcedLength,
+            judge: judge
         )
         let host = request.head.authority ?? "127.0.0.1"
         let encodedBucket = ObjectMetadata.percentEncoded(bucket.value)
@@ -49,7 +57,8 @@ extension StorageEndpoint {
         in bucket: BucketName,
         name: String?,
         type: HTTPField.Name,
-        length: HTTPField.Name
+        length: HTTPField.Name,
+        judge: StorageJudge
     ) async throws -> (ResumableSession, ObjectName) {
         let body = try await Self.metadataBody(request)
         var (partName, fields) = (String?.none, ObjectFields())
@@ -60,9 +69,16 @@ extension StorageEndpoint {
         }
         let checked = try ObjectName(objectName)
         let expected = request.headers[length].flatMap(UInt64.init)
+        try await admitBeforeBytes(judge, bucket: bucket, name: checked.value, fields: fields, sizes: [expected ?? 0])
         let chosen = fields
         let session = try await Self.run {
-            try objects.startResumable(bucket, checked, fields: chosen, expectedSize: expected)
+            try objects.startResumable(
+                bucket,
+                checked,
+                fields: chosen,
+                expectedSize: expected,
+                startedByAdmin: judge.isAdmin
+            )
         }
         return (session, checked)
     }
@@ -80,7 +96,7 @@ extension StorageEndpoint {
     }
 
     /// `upload`, `upload, finalize`, `finalize`, `query` and `cancel` on a session URL.
-    func continueResumable(_ request: Request, id: String) async throws -> Response {
+    func continueResumable(_ request: Request, id: String, judge: StorageJudge) async throws -> Response {
         let commands = Set(
             (request.headers[Self.uploadCommand] ?? "").lowercased().split(separator: ",").map {
                 $0.trimmingCharacters(in: .whitespaces)
@@ -103,7 +119,16 @@ extension StorageEndpoint {
                 received = try await appendBody(of: request, to: id, at: offset)
             }
             if commands.contains("finalize") {
-                let object = try await Self.run { try objects.finalizeResumable(id) }
+                // Without a credential, a session the admin started finishes as the admin's.
+                var finalizer = judge
+                if request.headers[.authorization] == nil,
+                    try await Self.run({ try objects.resumable(id) }).session.startedByAdmin
+                {
+                    finalizer = access.judge(.admin)
+                }
+                let object = try await access.run(finalizer) { [finalizer] database in
+                    try objects.finalizeResumable(id, admit: finalizer.admission(database: database))
+                }
                 var response = StorageAnswer.json(object.firebaseResource.storageJSON())
                 response.headers[Self.uploadStatus] = "final"
                 return response

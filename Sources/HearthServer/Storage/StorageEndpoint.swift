@@ -7,14 +7,17 @@ import Logging
 import NIOCore
 
 /// Firebase Storage's client API (`/v0/b/{bucket}/o…`): media uploads (`POST ?name=`), metadata,
-/// downloads (`?alt=media`, `Range`), deletes and listings. Until storage rules exist only the
-/// admin may do any of it, as the contract says of a server without a rules file; a download
-/// with one of the object's tokens (`?alt=media&token=`) needs no credential.
+/// downloads (`?alt=media`, `Range`), deletes and listings. The storage rules judge every request
+/// but the admin's (`StorageAccess`; without a rules file only the admin may do anything); a
+/// download with one of the object's tokens (`?alt=media&token=`) needs no credential. An upload
+/// is judged twice: before its bytes come (with the length it announces), and with the object
+/// it makes (its real size and MD5) before that commits.
 ///
 /// The disk is read and written on `queue`, never on an event loop.
 struct StorageEndpoint: Sendable {
     let objects: ObjectStore
     let credentials: CredentialResolver
+    let access: StorageAccess
     let cors: CORS
     /// `http` or `https` (the session URLs of resumable uploads are absolute).
     let scheme: String
@@ -50,19 +53,21 @@ struct StorageEndpoint: Sendable {
                     "The Authorization header is not a valid credential: send 'Firebase <ID token>' or 'Bearer <token>'."
                 )
             }
-            let isAdmin = caller == .admin
+            let judge = access.judge(caller)
             guard let nameText = route.name else {
-                // The session URL is the credential of a resumable upload's later requests.
+                // The session URL is the credential of a resumable upload's later requests; the
+                // rules judge the object it makes with the finalizing request's credential.
                 if let id = parameters["upload_id"], request.method == .post || request.method == .put {
-                    return try await continueResumable(request, id: id)
+                    return try await continueResumable(request, id: id, judge: judge)
                 }
-                guard isAdmin else { return StorageAnswer.forbidden }
                 if request.headers[Self.uploadProtocol]?.lowercased() == "resumable" {
-                    return try await startResumable(request, in: bucket, name: parameters["name"])
+                    return try await startResumable(request, in: bucket, name: parameters["name"], judge: judge)
                 }
                 switch request.method {
-                case .post: return try await upload(request, to: bucket, name: parameters["name"])
-                case .get: return try await list(bucket, parameters)
+                case .post: return try await upload(request, to: bucket, name: parameters["name"], judge: judge)
+                case .get:
+                    try await access.require(judge, .list, bucket: bucket, name: parameters["prefix"] ?? "")
+                    return try await list(bucket, parameters)
                 default:
                     return StorageAnswer.error(405, "Use GET to list a bucket's objects, POST ?name= to upload one.")
                 }
@@ -72,25 +77,25 @@ struct StorageEndpoint: Sendable {
             case .get, .head:
                 let object = try await Self.run { try objects.metadata(bucket, name) }
                 if parameters["alt"] == "media" {
-                    let token = parameters["token"]
-                    guard isAdmin || (token.map { object.downloadTokens.contains($0) } ?? false) else {
-                        return StorageAnswer.forbidden
+                    if !(parameters["token"].map { object.downloadTokens.contains($0) } ?? false) {
+                        try await access.require(judge, .get, bucket: bucket, name: name.value, existing: object)
                     }
                     return StorageDownload(object: object, path: objects.path(of: object)).response(to: request)
                 }
-                guard isAdmin else { return StorageAnswer.forbidden }
+                try await access.require(judge, .get, bucket: bucket, name: name.value, existing: object)
                 return StorageAnswer.json(object.firebaseResource.storageJSON())
             case .post:
-                guard isAdmin else { return StorageAnswer.forbidden }
-                return try await upload(request, to: bucket, name: nameText)
+                return try await upload(request, to: bucket, name: nameText, judge: judge)
             case .patch:
-                guard isAdmin else { return StorageAnswer.forbidden }
                 let patch = try await Self.metadataPatch(request)
-                let object = try await Self.run { try objects.update(bucket, name, with: patch) }
+                let object = try await access.run(judge) { database in
+                    try objects.update(bucket, name, with: patch, admit: judge.admission(database: database))
+                }
                 return StorageAnswer.json(object.firebaseResource.storageJSON())
             case .delete:
-                guard isAdmin else { return StorageAnswer.forbidden }
-                try await Self.run { try objects.delete(bucket, name) }
+                try await access.run(judge) { database in
+                    try objects.delete(bucket, name, admit: judge.admission(database: database))
+                }
                 return Response(status: .noContent)
             default:
                 return StorageAnswer.error(405, "Use GET, POST, PATCH or DELETE on an object.")
@@ -109,9 +114,16 @@ struct StorageEndpoint: Sendable {
     /// An upload: multipart (`X-Goog-Upload-Protocol: multipart`, what the SDKs' `uploadBytes`
     /// sends: a JSON part with the metadata, then the bytes) or media (the body is the bytes, its
     /// `Content-Type` the object's). The bytes stream to disk as they arrive.
-    private func upload(_ request: Request, to bucket: BucketName, name: String?) async throws -> Response {
+    private func upload(
+        _ request: Request,
+        to bucket: BucketName,
+        name: String?,
+        judge: StorageJudge
+    ) async throws
+        -> Response
+    {
         let multipart = request.headers[Self.uploadProtocol]?.lowercased() == "multipart"
-        let object = try await store(request, in: bucket, name: name, multipart: multipart)
+        let object = try await store(request, in: bucket, name: name, multipart: multipart, judge: judge)
         return StorageAnswer.json(object.firebaseResource.storageJSON())
     }
 
@@ -120,11 +132,13 @@ struct StorageEndpoint: Sendable {
         _ request: Request,
         in bucket: BucketName,
         name: String?,
-        multipart: Bool
+        multipart: Bool,
+        judge: StorageJudge
     ) async throws
         -> ObjectMetadata
     {
         let contentType = request.headers[.contentType]
+        let announced = request.headers[.contentLength].flatMap(UInt64.init)
         if multipart, contentType.flatMap(MultipartRelated.boundary(fromContentType:)) == nil {
             throw StorageError(
                 .invalidMetadata,
@@ -144,6 +158,10 @@ struct StorageEndpoint: Sendable {
         var fields = ObjectFields(contentType: request.headers[Self.uploadContentType] ?? contentType)
         var mediaType: String?
         var objectName = name
+        if !multipart, let name {
+            // Media: the announced length is the object's.
+            try await admitBeforeBytes(judge, bucket: bucket, name: name, fields: fields, sizes: [announced ?? 0])
+        }
         do {
             if multipart, let boundary = contentType.flatMap(MultipartRelated.boundary(fromContentType:)) {
                 var parser = MultipartRelated(boundary: boundary)
@@ -154,6 +172,17 @@ struct StorageEndpoint: Sendable {
                             let part = try Self.uploadMetadata(json)
                             fields = part.fields
                             objectName = name ?? part.name
+                            // The body's length bounds the object's from above: refused at once
+                            // only when refused at that bound and at zero bytes.
+                            if let objectName {
+                                try await admitBeforeBytes(
+                                    judge,
+                                    bucket: bucket,
+                                    name: objectName,
+                                    fields: fields,
+                                    sizes: [announced ?? 0, 0]
+                                )
+                            }
                         case .mediaType(let type):
                             mediaType = type
                         case .media(let bytes):
@@ -181,11 +210,63 @@ struct StorageEndpoint: Sendable {
             }
             let checkedName = try ObjectName(objectName)
             let chosen = fields
-            return try await Self.run { try objects.finish(upload, as: checkedName, in: bucket, fields: chosen) }
+            return try await access.run(judge) { database in
+                try objects.finish(
+                    upload,
+                    as: checkedName,
+                    in: bucket,
+                    fields: chosen,
+                    admit: judge.admission(database: database)
+                )
+            }
         } catch {
             upload.cancel()
             throw error
         }
+    }
+
+    /// Judges an upload before its bytes come, as a create or an update of `name` with `fields`
+    /// and each of `sizes` (refused only when refused at every one).
+    func admitBeforeBytes(
+        _ judge: StorageJudge,
+        bucket: BucketName,
+        name: String,
+        fields: ObjectFields,
+        sizes: [UInt64]
+    ) async throws {
+        guard !judge.isAdmin else { return }
+        let checked = try ObjectName(name)
+        let existing = try await Self.run { try? objects.metadata(bucket, checked) }
+        var refusal: Error?
+        for size in sizes {
+            var proposed = ObjectMetadata(
+                bucket: bucket.value,
+                name: checked.value,
+                generation: "0",
+                size: size,
+                md5Hash: "",
+                crc32c: "",
+                contentType: fields.contentType,
+                time: judge.now,
+                downloadTokens: [],
+                metadata: fields.metadata
+            )
+            proposed.metageneration = 1
+            do {
+                try await access.require(
+                    judge,
+                    existing == nil ? .create : .update,
+                    bucket: bucket,
+                    name: checked.value,
+                    existing: existing,
+                    proposed: proposed
+                )
+                return
+            } catch {
+                refusal = error
+            }
+        }
+        if let refusal { throw refusal }
     }
 
     /// A `PATCH` body: a JSON object of the fields to change, at most 64 KiB.
