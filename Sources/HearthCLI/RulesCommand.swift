@@ -19,11 +19,23 @@ struct RulesCheckCommand: AsyncParsableCommand {
         abstract: "Parse and type-check a rules file (exit 1 on errors)."
     )
 
-    @Argument(help: "The rules file, e.g. rules/database.rules.json.")
+    @Argument(
+        help: "The rules file: database rules (rules/database.rules.json) or storage rules (rules/storage.rules)."
+    )
     var file: String
 
     func run() async throws {
         let source = try RulesFiles.read(file)
+        if RulesFiles.isStorageRules(source, path: file) {
+            switch StorageRules.compile(source: source, fileName: file) {
+            case .success(let rules):
+                print("\(file): ok (storage rules, rules_version '\(rules.version)')")
+            case .failure(let diagnostics):
+                FileHandle.standardError.write(Data((diagnostics.description + "\n").utf8))
+                throw ExitCode(1)
+            }
+            return
+        }
         switch RulesDocument.compile(source: source, fileName: file) {
         case .success(let program):
             print("\(file): ok (\(program.indexes.count) indexes)")
@@ -48,9 +60,21 @@ struct RulesTestCommand: AsyncParsableCommand {
     func run() async throws {
         let text = try RulesFiles.read(file)
         let directory = (file as NSString).deletingLastPathComponent
-        let runner = RuleTestRunner { path in
+        let read = { (path: String) in
             try RulesFiles.read(path.hasPrefix("/") ? path : (directory as NSString).appendingPathComponent(path))
         }
+        if StorageRuleTestRunner.namesStorageRules(text) {
+            do {
+                let report = try StorageRuleTestRunner(readFile: read).run(testFile: text, fileName: file)
+                print(report.description)
+                if report.failed > 0 { throw ExitCode(1) }
+            } catch let failure as RuleTestRunner.Failure {
+                FileHandle.standardError.write(Data("Error: \(failure.description)\n".utf8))
+                throw ExitCode(1)
+            }
+            return
+        }
+        let runner = RuleTestRunner(readFile: read)
         do {
             let report = try runner.run(testFile: text, fileName: file)
             print(report.description)
@@ -64,6 +88,13 @@ struct RulesTestCommand: AsyncParsableCommand {
 
 /// Reading rules files with a user-facing error.
 enum RulesFiles {
+    /// Whether a rules file is in the storage rules language (`service firebase.storage`)
+    /// rather than a database rules document (JSON).
+    static func isStorageRules(_ source: String, path: String) -> Bool {
+        if path.hasSuffix(".json") { return false }
+        return path.hasSuffix(".rules") || source.contains("service")
+    }
+
     static func read(_ path: String) throws -> String {
         do {
             return try String(contentsOfFile: path, encoding: .utf8)

@@ -1,0 +1,160 @@
+public import HearthCore
+
+/// Runs a storage rules test file (what `hearth rules test` reads when the rules it names are
+/// storage rules; see docs/storage-rules.md):
+///
+///     {"rules": "../storage.rules" | "rules_version = '2'; service firebase.storage {...}",
+///      "bucket": "hearth.appspot.com", "database": {...}, "auth": null, "now": 1700000000000,
+///      "cases": [{"name": "...", "method": "get" | "list" | "create" | "update" | "delete",
+///                 "path": "users/alice/a.png", "auth"?: {"uid": "alice"}, "resource"?: {...},
+///                 "newResource"?: {"size": 1000, "contentType": "image/png"}, "database"?: {...},
+///                 "expected": "allow" | "deny"}]}
+///
+/// `resource` and `newResource` take the object's fields (`name` defaults to `path`);
+/// `database` is the default database's data that `database.get/exists` read.
+public struct StorageRuleTestRunner {
+    public var readFile: (String) throws -> String
+
+    public init(readFile: @escaping (String) throws -> String) {
+        self.readFile = readFile
+    }
+
+    /// Whether a test file's `rules` are storage rules: a path ending in `.rules`, or the text of
+    /// one (it declares `service firebase.storage`).
+    public static func namesStorageRules(_ testFile: String) -> Bool {
+        guard let document = try? RulesJSONParser.parse(testFile).jsonValue, let rules = document["rules"]?.stringValue
+        else { return false }
+        return rules.hasSuffix(".rules") || rules.contains("firebase.storage")
+    }
+
+    public struct CaseResult: Sendable, CustomStringConvertible {
+        public let name: String
+        public let expectedAllow: Bool
+        public let decision: StorageRuleDecision
+        public var passed: Bool { decision.allowed == expectedAllow }
+
+        public var description: String {
+            let expected = expectedAllow ? "allow" : "deny"
+            let actual = decision.allowed ? "allow" : "deny"
+            return passed ? "PASS \(name)" : "FAIL \(name): expected \(expected), got \(actual)\n\(decision)"
+        }
+    }
+
+    public struct Report: Sendable, CustomStringConvertible {
+        public let results: [CaseResult]
+        public var passed: Int { results.filter(\.passed).count }
+        public var failed: Int { results.count - passed }
+        public var summary: String { "\(passed) passed, \(failed) failed" }
+        public var description: String { (results.map(\.description) + [summary]).joined(separator: "\n") }
+    }
+
+    public func run(
+        testFile text: String,
+        fileName: String = "storage.rules.test.json"
+    ) throws(RuleTestRunner.Failure)
+        -> Report
+    {
+        func failure(_ message: String, _ diagnostics: RulesDiagnostics? = nil) -> RuleTestRunner.Failure {
+            RuleTestRunner.Failure(message: Message.testFile(message), diagnostics: diagnostics)
+        }
+        let document: JSONValue
+        do {
+            document = try RulesJSONParser.parse(text).jsonValue
+        } catch {
+            throw failure("\(fileName):\(error.position): \(error.message)")
+        }
+        guard let rulesValue = document["rules"]?.stringValue else {
+            throw failure("'rules' must be a storage rules file's path or its text")
+        }
+        let source: String
+        let rulesName: String
+        if rulesValue.contains("firebase.storage") {
+            (source, rulesName) = (rulesValue, fileName + "#rules")
+        } else {
+            do {
+                source = try readFile(rulesValue)
+            } catch {
+                throw failure("cannot read rules file '\(rulesValue)': \(error)")
+            }
+            rulesName = rulesValue
+        }
+        let rules: StorageRules
+        switch StorageRules.compile(source: source, fileName: rulesName) {
+        case .success(let compiled): rules = compiled
+        case .failure(let diagnostics): throw failure("the rules do not compile", diagnostics)
+        }
+        guard let cases = document["cases"]?.arrayValue else { throw failure("'cases' must be an array") }
+        var results: [CaseResult] = []
+        for (i, json) in cases.enumerated() {
+            do {
+                results.append(try run(json, defaults: document, index: i, rules: rules))
+            } catch {
+                throw failure("case \(i + 1): \(error.message)")
+            }
+        }
+        return Report(results: results)
+    }
+
+    private func run(
+        _ json: JSONValue,
+        defaults: JSONValue,
+        index: Int,
+        rules: StorageRules
+    ) throws(RuleInputError)
+        -> CaseResult
+    {
+        guard case .object = json else { throw RuleInputError("a case must be an object") }
+        let name = json["name"]?.stringValue ?? "case \(index + 1)"
+        guard let methodName = json["method"]?.stringValue, let method = StorageMethod(rawValue: methodName) else {
+            throw RuleInputError("'method' must be get, list, create, update or delete")
+        }
+        guard let path = json["path"]?.stringValue else { throw RuleInputError("'path' must be the object's name") }
+        let expected: Bool
+        switch json["expected"]?.stringValue {
+        case "allow": expected = true
+        case "deny": expected = false
+        default: throw RuleInputError("'expected' must be \"allow\" or \"deny\"")
+        }
+        let bucket = json["bucket"]?.stringValue ?? defaults["bucket"]?.stringValue ?? "hearth.appspot.com"
+        let now = json["now"]?.numberValue ?? defaults["now"]?.numberValue ?? 1_700_000_000_000
+        let auth = try (json["auth"] ?? defaults["auth"]).flatMap { value throws(RuleInputError) in
+            try RuleAuth(json: value)
+        }
+        func object(_ key: String) throws(RuleInputError) -> StorageRuleObject? {
+            guard let value = json[key], value != .null else { return nil }
+            guard case .object(var members) = value else { throw RuleInputError("'\(key)' must be an object") }
+            if !members.contains(where: { $0.0 == "name" }) { members.append(("name", .string(path))) }
+            return try StorageRuleObject(json: .object(members), bucket: bucket, now: now)
+        }
+        let request = StorageRuleRequest(
+            method: method,
+            bucket: bucket,
+            name: path,
+            auth: auth,
+            resource: try object("resource"),
+            newResource: try object("newResource"),
+            now: now
+        )
+        let data = json["database"] ?? defaults["database"] ?? .null
+        let root: Node?
+        do {
+            root = try TreeParser.parse(JSONText.render(data), at: .root).node
+        } catch {
+            throw RuleInputError("'database' of '\(name)': \(error)")
+        }
+        return CaseResult(
+            name: name,
+            expectedAllow: expected,
+            decision: rules.decide(request, database: TreeDatabase(root: root))
+        )
+    }
+}
+
+/// A database tree held in memory (a test file's `database`).
+struct TreeDatabase: StorageRulesDatabase {
+    let root: Node?
+
+    func node(at path: DataPath) -> Node? {
+        path.isRoot ? root : root?.descendant(path)
+    }
+}
