@@ -6,4 +6,21 @@
 public protocol AccountDeletionHandler: Sendable {
     /// Removes what namespace `database` keeps about `uid` (whose account still exists).
     func accountWillBeDeleted(uid: String, in database: CallableDatabase) async throws(CallableError)
+    /// The same, with the server's files for what the app keeps there (the default runs the
+    /// database-only form).
+    func accountWillBeDeleted(
+        uid: String,
+        in database: CallableDatabase,
+        files: (any CallableFiles)?
+    ) async throws(CallableError)
+}
+
+extension AccountDeletionHandler {
+    public func accountWillBeDeleted(
+        uid: String,
+        in database: CallableDatabase,
+        files: (any CallableFiles)?
+    ) async throws(CallableError) {
+        try await accountWillBeDeleted(uid: uid, in: database)
+    }
 }

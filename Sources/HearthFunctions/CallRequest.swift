@@ -14,12 +14,22 @@ public struct CallRequest: Sendable {
     public let database: CallableDatabase
     /// The accounts of the server, to tell registered users from made-up uids.
     public let accounts: AccountsStore
+    /// The server's files, for what a change leaves behind; nil where there are none (a test
+    /// harness without storage).
+    public let files: (any CallableFiles)?
 
-    public init(data: JSONValue, caller: Caller, database: CallableDatabase, accounts: AccountsStore) {
+    public init(
+        data: JSONValue,
+        caller: Caller,
+        database: CallableDatabase,
+        accounts: AccountsStore,
+        files: (any CallableFiles)? = nil
+    ) {
         self.data = data
         self.caller = caller
         self.database = database
         self.accounts = accounts
+        self.files = files
     }
 
     /// The signed-in caller's uid.

@@ -179,10 +179,20 @@ public enum HearthServer {
             scheme: scheme,
             logger: logger
         )
-        accountsEndpoint.beforeDeletion = Self.accountDeletion(configuration.callables, database: database)
+        let files = StorageFiles(
+            objects: objects,
+            bucket: "\(configuration.accounts.projectID).appspot.com",
+            logger: logger
+        )
+        accountsEndpoint.beforeDeletion = Self.accountDeletion(
+            configuration.callables,
+            database: database,
+            files: files
+        )
         let callableEndpoint = CallableEndpoint(
             database: database,
             accounts: accounts,
+            files: files,
             callables: configuration.callables,
             credentials: credentials,
             cors: responder.cors,

@@ -6,8 +6,18 @@ import HearthFunctions
 /// index (ownership passes on, the last one out deletes a group; one atomic write per chat, as
 /// `removeMember`), then their profile goes, and with it their phone-number and name-word
 /// index entries (same batch), their chat list and their unread total. The messages they sent
-/// stay, with their `sender`. Idempotent: a retry after a failure goes on where it stopped.
+/// stay, with their `sender`; their files under `users/{uid}/` in storage go. Idempotent: a
+/// retry after a failure goes on where it stopped.
 struct ChatAccountDeletion: AccountDeletionHandler {
+    func accountWillBeDeleted(
+        uid: String,
+        in database: CallableDatabase,
+        files: (any CallableFiles)?
+    ) async throws(CallableError) {
+        try await accountWillBeDeleted(uid: uid, in: database)
+        await files?.deleteFolder("users/\(uid)/")
+    }
+
     func accountWillBeDeleted(uid: String, in database: CallableDatabase) async throws(CallableError) {
         for chatId in try await Self.memberships(of: uid, in: database) {
             try await ChatChange.commit(chat: chatId, in: database) { snapshot throws(CallableError) in

@@ -6,7 +6,7 @@ public import HearthFunctions
 ///   total; they stay a member (the chat comes back with the next message).
 /// - For everyone: the owner of a group or either party of a private chat deletes the chat,
 ///   its members, its messages and every member's entry, each entry's unread coming off that
-///   member's total.
+///   member's total; then the chat's files in storage (`chats/{chatId}/`) go.
 /// One atomic write, committed only while the roster and the unread counts are the ones read.
 public struct DeleteChat: Callable {
     public init() {}
@@ -38,6 +38,7 @@ public struct DeleteChat: Callable {
             change.updates += Self.chatItself(chatId)
             return change
         }
+        if forEveryone { await request.files?.deleteFolder("chats/\(chatId)/") }
         return .object([])
     }
 

@@ -1,9 +1,11 @@
 public import HearthCore
 public import HearthFunctions
+import Synchronization
 
 /// `deleteMessage {chatId, messageId}` → `{}`: a member deletes a message they sent, for
 /// everyone. Unread counters stay as they are; the message trigger moves the chat's
-/// `lastMessage`. Committed only while the message is still there.
+/// `lastMessage`. Committed only while the message is still there; then its attachment, when
+/// `attachmentUrl` is a download URL of this server's storage under `chats/{chatId}/`, goes.
 public struct DeleteMessage: Callable {
     public init() {}
 
@@ -14,6 +16,7 @@ public struct DeleteMessage: Callable {
         let data = try CallData(request.data, usage: #"e.g. {"chatId": "<chat id>", "messageId": "<message id>"}"#)
         let chatId = try data.key("chatId", of: "chat id")
         let messageId = try data.key("messageId", of: "message id")
+        let attachment = Mutex<String?>(nil)
         try await ChatChange.commit(chat: chatId, in: request.database) { snapshot throws(CallableError) in
             _ = try ChatRoom.forMember(uid, of: chatId, in: snapshot)
             let message = DataPath("messages", chatId, messageId)
@@ -29,9 +32,13 @@ public struct DeleteMessage: Callable {
                     "'messageId' names '\(messageId)', which the caller '\(uid)' did not send; only its sender may delete it."
                 )
             }
+            attachment.withLock { $0 = sent.child(ChildKey("attachmentUrl"))?.string }
             var change = ChatChange(updates: [.delete(message)])
             change.require { $0.exists(message) }
             return change
+        }
+        if let url = attachment.withLock({ $0 }) {
+            await request.files?.deleteObject(downloadURL: url, under: "chats/\(chatId)/")
         }
         return .object([])
     }

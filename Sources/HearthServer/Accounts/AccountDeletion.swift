@@ -7,7 +7,8 @@ extension HearthServer {
     /// anyone and is skipped (and not created).
     static func accountDeletion(
         _ callables: Callables,
-        database: Database
+        database: Database,
+        files: (any CallableFiles)?
     ) -> @Sendable (String) async throws -> Void {
         let handlers = callables.accountDeletionHandlers
         return { uid in
@@ -15,7 +16,8 @@ extension HearthServer {
                 let engine = try await database.engine(for: namespace)
                 try await handler.accountWillBeDeleted(
                     uid: uid,
-                    in: CallableDatabase(namespace: namespace, engine: engine)
+                    in: CallableDatabase(namespace: namespace, engine: engine),
+                    files: files
                 )
             }
         }

@@ -15,6 +15,8 @@ import Logging
 struct CallableEndpoint: Sendable {
     let database: Database
     let accounts: AccountsStore
+    /// The server's files, for what a callable's change leaves behind.
+    let files: (any CallableFiles)?
     let callables: Callables
     let credentials: CredentialResolver
     let cors: CORS
@@ -78,9 +80,12 @@ struct CallableEndpoint: Sendable {
         }
         let database = CallableDatabase(namespace: namespace, engine: engine)
         let accounts = self.accounts
+        let files = self.files
         let result = try await CallableRequestBody.read(request, limit: maxBodyBytes, memory: bodyMemory) {
             (data: JSONValue) async throws(CallableError) -> JSONValue in
-            try await callable.call(CallRequest(data: data, caller: caller, database: database, accounts: accounts))
+            try await callable.call(
+                CallRequest(data: data, caller: caller, database: database, accounts: accounts, files: files)
+            )
         }
         return CallableResponse.result(result)
     }

@@ -1,0 +1,91 @@
+import Foundation
+import HearthTestSupport
+import Testing
+
+/// The chat app removes the files its deletions leave behind (CONTRACT.md, "Attachments" and
+/// account deletion): a deleted message's attachment, a chat deleted for everyone's folder, a
+/// deleted account's `users/{uid}/`.
+@Suite struct ChatFilesTests {
+    static let bucket = "hearth.appspot.com"
+    static let admin = [("Authorization", "Bearer \(TestServer.adminSecret)")]
+
+    /// Uploads `name` as the admin; returns its download URL.
+    static func upload(_ server: TestServer, _ name: String) async throws -> String {
+        let encoded = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let reply = try await server.send(
+            "POST",
+            "/v0/b/\(bucket)/o?name=\(encoded)",
+            headers: admin + [("Content-Type", "image/png")],
+            text: "png"
+        )
+        guard reply.status == 200,
+            let object = try JSONSerialization.jsonObject(with: Data(reply.body.utf8)) as? [String: Any],
+            let token = object["downloadTokens"] as? String
+        else { throw TestFailure("upload of \(name): \(reply.status) \(reply.body)") }
+        return "http://127.0.0.1:\(server.port)/v0/b/\(bucket)/o/\(encoded)?alt=media&token=\(token)"
+    }
+
+    static func exists(_ server: TestServer, _ name: String) async throws -> Bool {
+        let encoded = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        return try await server.send("GET", "/v0/b/\(bucket)/o/\(encoded)", headers: admin).status == 200
+    }
+
+    @Test func deletingAMessageRemovesItsAttachmentAndNothingElse() async throws {
+        try await ChatServer.with { chat in
+            let group = try await chat.group()
+            let photo = try await Self.upload(chat.server, "chats/\(group)/photo.png")
+            _ = try await Self.upload(chat.server, "chats/\(group)/kept.png")
+            // An attachment URL naming another chat's file is not this message's to remove.
+            let elsewhere = try await Self.upload(chat.server, "chats/other/x.png")
+            let message = try await chat.deliver(from: "Alice", in: group, to: ["Bob"])
+            try await chat.server.put("/messages/\(group)/\(message)/attachmentUrl", "\"\(photo)\"")
+            let stray = try await chat.deliver(from: "Alice", in: group, to: ["Bob"])
+            try await chat.server.put("/messages/\(group)/\(stray)/attachmentUrl", "\"\(elsewhere)\"")
+            for id in [message, stray] {
+                let reply = try await chat.call(
+                    "deleteMessage",
+                    as: "Alice",
+                    data: #"{"chatId":"\#(group)","messageId":"\#(id)"}"#
+                )
+                #expect(reply.status == 200, "\(reply.body)")
+            }
+            #expect(try await !Self.exists(chat.server, "chats/\(group)/photo.png"))
+            #expect(try await Self.exists(chat.server, "chats/\(group)/kept.png"))
+            #expect(try await Self.exists(chat.server, "chats/other/x.png"))
+        }
+    }
+
+    @Test func deletingAChatForEveryoneRemovesItsFolder() async throws {
+        try await ChatServer.with { chat in
+            let group = try await chat.group()
+            _ = try await Self.upload(chat.server, "chats/\(group)/a.png")
+            _ = try await Self.upload(chat.server, "chats/\(group)/sub/b.png")
+            _ = try await Self.upload(chat.server, "chats/\(group)x/c.png")
+            let forMe = try await chat.call("deleteChat", as: "Bob", data: #"{"chatId":"\#(group)"}"#)
+            #expect(forMe.status == 200)
+            #expect(try await Self.exists(chat.server, "chats/\(group)/a.png"), "deleting for oneself keeps the files")
+            let reply = try await chat.call(
+                "deleteChat",
+                as: "Alice",
+                data: #"{"chatId":"\#(group)","forEveryone":true}"#
+            )
+            #expect(reply.status == 200, "\(reply.body)")
+            #expect(try await !Self.exists(chat.server, "chats/\(group)/a.png"))
+            #expect(try await !Self.exists(chat.server, "chats/\(group)/sub/b.png"))
+            #expect(try await Self.exists(chat.server, "chats/\(group)x/c.png"))
+        }
+    }
+
+    @Test func deletingAnAccountRemovesTheUsersFolder() async throws {
+        try await ChatServer.with { chat in
+            let (alice, bob) = (chat.uid("Alice"), chat.uid("Bob"))
+            _ = try await Self.upload(chat.server, "users/\(alice)/avatar.png")
+            _ = try await Self.upload(chat.server, "users/\(alice)/old/1.png")
+            _ = try await Self.upload(chat.server, "users/\(bob)/avatar.png")
+            try await chat.deleteAccount("Alice")
+            #expect(try await !Self.exists(chat.server, "users/\(alice)/avatar.png"))
+            #expect(try await !Self.exists(chat.server, "users/\(alice)/old/1.png"))
+            #expect(try await Self.exists(chat.server, "users/\(bob)/avatar.png"))
+        }
+    }
+}
