@@ -74,7 +74,27 @@ def check_fields(obj, path, required, optional=()):
     return True
 
 
-def check(data):
+def read_avatars(seed_dir):
+    """seed/files.json (the files the server uploads at first start), each file checked to exist."""
+    path = os.path.join(seed_dir, "files.json")
+    if not os.path.exists(path):
+        return {}
+    with open(path, encoding="utf-8") as f:
+        manifest = json.load(f)
+    for entry in manifest.get("objects", []):
+        file = os.path.join(seed_dir, entry.get("file", ""))
+        if not os.path.isfile(file):
+            fail(f"files.json: {entry.get('name')!r} names {entry.get('file')!r}, which is not a file")
+        elif entry.get("contentType") == "image/png":
+            with open(file, "rb") as image:
+                if image.read(8) != b"\x89PNG\r\n\x1a\n":
+                    fail(f"files.json: {entry.get('file')!r} is not a PNG")
+    return manifest
+
+
+def check(data, seed_dir):
+    avatars = read_avatars(seed_dir)
+    avatar_entries = {entry.get("name"): entry for entry in avatars.get("objects", [])}
     check_firebase_tree(data, "")
     expected_top = {"users", "chats", "members", "messages", "userChats", "unreadTotals"}
     if set(data) != expected_top:
@@ -114,8 +134,15 @@ def check(data):
         if not isinstance(status, str) or len(status) > 256:
             fail(f"{p}/status: not a string of at most 256 characters")
         url = user.get("photoUrl")
-        if not isinstance(url, str) or not url.startswith("https://") or len(url) > 2048:
-            fail(f"{p}/photoUrl: {url!r} is not an https URL of at most 2048 characters")
+        storage_url = f"http://127.0.0.1:9000/v0/b/{avatars.get('bucket')}/o/users%2F{uid}%2Favatar.png?alt=media&token="
+        if not isinstance(url, str) or len(url) > 2048:
+            fail(f"{p}/photoUrl: {url!r} is not a URL of at most 2048 characters")
+        elif url.startswith("http://127.0.0.1:9000/"):
+            entry = avatar_entries.get(f"users/{uid}/avatar.png")
+            if entry is None or url != storage_url + entry.get("downloadToken", ""):
+                fail(f"{p}/photoUrl: {url!r} is not the download URL of an avatar in seed/files.json")
+        elif not url.startswith("https://"):
+            fail(f"{p}/photoUrl: {url!r} is neither an https URL nor a seeded avatar's download URL")
         if not is_int(user.get("createdAt")) or user.get("createdAt", 0) <= 0:
             fail(f"{p}/createdAt: not a millisecond timestamp")
     countries = {ph[:3] for ph in phones}
@@ -296,7 +323,7 @@ def main():
     if not isinstance(data, dict):
         print(f"Error: '{path}' is not a JSON object", file=sys.stderr)
         return 1
-    total_messages = check(data)
+    total_messages = check(data, os.path.dirname(os.path.abspath(path)))
     for message in problems:
         print(message)
     if problems:

@@ -13,6 +13,9 @@ import argparse
 import json
 import os
 import random
+import struct
+import uuid
+import zlib
 
 SEED = 20250301
 # 2025-03-01T09:00:00Z; everything in the fixture happens before this instant.
@@ -129,6 +132,62 @@ STATUSES = [
 EMAIL_DOMAINS = ["example.com", "example.org", "example.net", "mail.example.com"]
 
 
+# ---------------------------------------------------------------------------------------------
+# Avatars: a small PNG per user in seed/files/ (the server uploads them to the default bucket at
+# first start, seed/files.json naming each one's type and download token), and the profile's
+# photoUrl is its download URL on the default address. Each token comes from its own generator,
+# so the rest of the seed is the same with or without them.
+
+AVATAR_BUCKET = "hearth.appspot.com"
+
+
+def avatar_token(uid):
+    return str(uuid.UUID(int=random.Random("avatar-" + uid).getrandbits(128), version=4))
+
+
+def avatar_name(uid):
+    return f"users/{uid}/avatar.png"
+
+
+def avatar_url(uid):
+    encoded = avatar_name(uid).replace("/", "%2F")
+    return f"http://127.0.0.1:9000/v0/b/{AVATAR_BUCKET}/o/{encoded}?alt=media&token={avatar_token(uid)}"
+
+
+def avatar_png(uid):
+    """An 8x8 symmetric pattern in a colour of the uid, scaled to 64x64."""
+    rng = random.Random("avatar-image-" + uid)
+    colour = bytes(rng.randrange(60, 200) for _ in range(3))
+    cells = [[rng.random() < 0.5 for _ in range(4)] for _ in range(8)]
+    rows = []
+    for y in range(64):
+        row = bytearray([0])
+        for x in range(64):
+            cx = x // 8
+            on = cells[y // 8][cx if cx < 4 else 7 - cx]
+            row += colour if on else b"\xf4\xf1\xea"
+        rows.append(bytes(row))
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    header = struct.pack(">IIBBBBB", 64, 64, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"".join(rows), 9)) + chunk(b"IEND", b"")
+
+
+def write_avatars(users, seed_dir):
+    """Writes seed/files/users/<uid>/avatar.png and seed/files.json."""
+    objects = []
+    for uid in sorted(users):
+        path = os.path.join(seed_dir, "files", avatar_name(uid))
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(avatar_png(uid))
+        objects.append({"name": avatar_name(uid), "file": "files/" + avatar_name(uid),
+                        "contentType": "image/png", "downloadToken": avatar_token(uid)})
+    with open(os.path.join(seed_dir, "files.json"), "w", encoding="utf-8") as f:
+        json.dump({"bucket": AVATAR_BUCKET, "objects": objects}, f, indent=2, sort_keys=True)
+        f.write("\n")
+
+
 def make_users():
     users = {}
     order = []
@@ -149,7 +208,7 @@ def make_users():
             "phoneNumber": phone,
             "email": f"{local}@{EMAIL_DOMAINS[index % len(EMAIL_DOMAINS)]}",
             "status": STATUSES[index % len(STATUSES)] if index % 7 else STATUSES[0],
-            "photoUrl": f"https://cdn.example.com/avatars/{uid}.jpg",
+            "photoUrl": avatar_url(uid),
             "createdAt": created,
         }
         order.append(uid)
@@ -428,6 +487,7 @@ def main():
     args = parser.parse_args()
     data = build()
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    write_avatars(data["users"], os.path.dirname(args.out))
     with open(args.out, "w", encoding="utf-8") as f:
         json.dump(data, f, ensure_ascii=False, indent=2, sort_keys=True)
         f.write("\n")

@@ -127,6 +127,21 @@ public enum HearthServer {
             accounts.close()
             throw error
         }
+        do {
+            if let manifest = configuration.storageSeedPath {
+                let seeded = try StorageSeed.importIfEmpty(
+                    objects,
+                    manifest: manifest,
+                    bucket: "\(configuration.accounts.projectID).appspot.com"
+                )
+                if seeded > 0 { logger.info("storage seeded", metadata: ["hearth.files": "\(seeded)"]) }
+            }
+        } catch {
+            objects.close()
+            database.close()
+            accounts.close()
+            throw (error as? HearthServerError) ?? HearthServerError("Cannot import the seed's files: \(error)")
+        }
         if objects.swept > 0 { logger.info("storage swept", metadata: ["hearth.files": "\(objects.swept)"]) }
         metrics.measureNamespaces { (try? database.approximateNamespaceSizes()) ?? [:] }
         let credentials = CredentialResolver(

@@ -101,6 +101,13 @@ public struct HearthServerConfiguration: Sendable {
 }
 
 extension HearthServerConfiguration {
+    /// The seed's files manifest: `files.json` beside `seedFile` (nil without a seed file).
+    var storageSeedPath: String? {
+        guard let seedFile else { return nil }
+        guard let slash = seedFile.lastIndex(of: "/") else { return "files.json" }
+        return seedFile[...slash] + "files.json"
+    }
+
     /// Where the storage rules are: `storageRulesFile`, else `storage.rules` beside `rulesFile`.
     var storageRulesPath: String {
         if let storageRulesFile { return storageRulesFile }
