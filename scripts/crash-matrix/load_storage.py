@@ -89,7 +89,8 @@ def uploads(ctx, rng, worker):
                 continue
             ctx.settle(entry, answer, "storage DELETE")
             continue
-        data = rng.randbytes(rng.randint(0, 200_000))
+        # Mostly small (avatars, photos); one in twenty 1-4 MB, so kills land while bytes stream.
+        data = rng.randbytes(rng.randint(1 << 20, 4 << 20) if rng.random() < 0.05 else rng.randint(0, 200_000))
         token = f"t{ctx.iteration}-{rng.getrandbits(40):010x}"
         if choice < 0.5:
             entry = ctx.objects.record(name, {"md5": md5_of(data), "size": len(data), "token": None}, "media")

@@ -5,8 +5,9 @@ import Synchronization
 
 /// A backup being read: a LevelDB snapshot of the store (every namespace at one moment), one of
 /// the accounts' database and, when given, Firebase Storage's objects (`BackupObjectSource`),
-/// streamed in chunks (`BackupFormat`) while writes go on. Used by one caller at a time; `close()` (or the last reference going) releases the snapshots, which
-/// the store's `close()` waits for.
+/// streamed in chunks (`BackupFormat`) while writes go on. Used by one caller at a time;
+/// `close()` (or the last reference going) releases the snapshots, which the store's `close()`
+/// waits for.
 public final class BackupStream: @unchecked Sendable {
     public let header: BackupHeader
     private var parts: [Part]
