@@ -23,10 +23,13 @@ public final class ObjectRestore: BackupObjectSink, @unchecked Sendable {
     /// `bucket/name` of each object whose bytes do not match its catalogued MD5.
     public private(set) var mismatched: [String] = []
 
+    /// The object whose bytes are coming. Only MD5 is counted (CRC-32C comes with the
+    /// metadata and costs as much again).
     private struct Incoming {
         let object: ObjectMetadata
         let part: PartFile
-        var checksums = ObjectChecksums()
+        var md5 = Insecure.MD5()
+        var size: UInt64 = 0
     }
 
     /// Restores into `<dataDirectory>/storage`, made when the first object comes.
@@ -83,7 +86,7 @@ public final class ObjectRestore: BackupObjectSink, @unchecked Sendable {
         guard var incoming = current, generation == Array(incoming.object.generation.utf8) else {
             throw StorageError(.invalidMetadata, "The backup holds an object's bytes without its record.")
         }
-        guard incoming.checksums.size + UInt64(value.count) <= incoming.object.size else {
+        guard incoming.size + UInt64(value.count) <= incoming.object.size else {
             throw StorageError(
                 .invalidMetadata,
                 "The backup holds more bytes for '\(incoming.object.name)' than its \(incoming.object.size)."
@@ -91,7 +94,8 @@ public final class ObjectRestore: BackupObjectSink, @unchecked Sendable {
         }
         try value.withStorageBytes { bytes throws(StorageError) in
             try incoming.part.write(bytes)
-            incoming.checksums.update(bytes)
+            incoming.md5.update(bufferPointer: bytes)
+            incoming.size += UInt64(bytes.count)
         }
         current = incoming
     }
@@ -99,13 +103,15 @@ public final class ObjectRestore: BackupObjectSink, @unchecked Sendable {
     private func finishCurrent() throws(StorageError) {
         guard let incoming = current else { return }
         let object = incoming.object
-        guard incoming.checksums.size == object.size else {
+        guard incoming.size == object.size else {
             throw StorageError(
                 .invalidMetadata,
-                "The backup holds \(incoming.checksums.size) bytes for '\(object.name)', not its \(object.size)."
+                "The backup holds \(incoming.size) bytes for '\(object.name)', not its \(object.size)."
             )
         }
-        if incoming.checksums.md5Base64 != object.md5Hash { mismatched.append("\(object.bucket)/\(object.name)") }
+        if Data(incoming.md5.finalize()).base64EncodedString() != object.md5Hash {
+            mismatched.append("\(object.bucket)/\(object.name)")
+        }
         try openFiles().install(incoming.part, as: object.generation, syncingDirectory: false)
         incoming.part.close()
         current = nil
