@@ -135,7 +135,7 @@ let package = Package(
             name: "HearthCLI",
             dependencies: [
                 "HearthCore", "HearthStore", "HearthDatabase", "HearthServer", "HearthRules", "HearthAccounts",
-                "HearthFunctions", "HearthChat",
+                "HearthFunctions", "HearthChat", "HearthStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -151,7 +151,10 @@ let package = Package(
         .testTarget(name: "HearthAccountsTests", dependencies: ["HearthAccounts", "HearthTestSupport"]),
         .testTarget(
             name: "HearthStorageTests",
-            dependencies: ["HearthStorage", "HearthTestSupport", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "HearthStorage", "HearthStore", "HearthCore", "HearthTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .testTarget(
             name: "HearthDatabaseTests",

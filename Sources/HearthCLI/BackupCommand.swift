@@ -3,14 +3,15 @@ import Foundation
 import NIOCore
 
 /// `hearth backup --output FILE`: a backup of a running server (every namespace at one moment,
-/// the accounts, the token key), streamed to FILE while the server goes on serving writes.
+/// the accounts, the token key, the storage objects), streamed to FILE while the server goes on serving writes.
 struct BackupCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "backup",
         abstract: "Back up a running server into FILE (restore it with 'hearth restore').",
         discussion: """
-            Asks the server for one consistent snapshot of every database, the accounts and the \
-            token key (GET /.backup, admin credential) and streams it into FILE, which appears only \
+            Asks the server for one consistent snapshot of every database, the accounts, the token \
+            key and the storage objects (GET /.backup, admin credential; open resumable uploads are \
+            left out) and streams it into FILE, which appears only \
             when complete. The server is found through its data directory (--data; it keeps its \
             address there while it runs), or given with --url and --admin-secret. The file holds \
             password hashes and the token key: keep it as safe as the data directory.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HearthStorage
 import HearthStore
 
 /// `hearth restore FILE`: writes a backup into a new (or empty) data directory.
@@ -8,7 +9,8 @@ struct RestoreCommand: AsyncParsableCommand {
         commandName: "restore",
         abstract: "Restore a backup (from 'hearth backup') into an empty data directory.",
         discussion: """
-            Writes every database, the accounts and the token key of FILE into --data, which must \
+            Writes every database, the accounts, the token key and the storage objects (files \
+            fsynced, with their metadata, download tokens and MD5) of FILE into --data, which must \
             not exist or be empty, verifying the backup's checksum as it goes; a damaged backup \
             leaves nothing behind. Then 'hearth serve --data DIR' serves the state of the moment \
             the backup was taken.
@@ -27,8 +29,9 @@ struct RestoreCommand: AsyncParsableCommand {
         let reader = try FileChunkReader(path: file)
         let existed = FileManager.default.fileExists(atPath: directory)
         let restore: BackupRestore
+        let objects = ObjectRestore(dataDirectory: directory)
         do {
-            restore = try BackupRestore(directory: directory)
+            restore = try BackupRestore(directory: directory, objects: objects)
         } catch {
             throw CLIError(.file, "\(error)", cause: error)
         }
@@ -57,7 +60,15 @@ struct RestoreCommand: AsyncParsableCommand {
         let namespaces = header.namespaces.sorted { $0.key < $1.key }.map { "\($0.key) at sequence \($0.value)" }
         ProgressBar.writeStderr(
             "Restored \(ProgressBar.megabytes(Int64(restore.bytesRead))) MB into \(directory): "
-                + (namespaces.isEmpty ? "no databases" : namespaces.joined(separator: ", ")) + ".\n"
+                + (namespaces.isEmpty ? "no databases" : namespaces.joined(separator: ", "))
+                + "; \(objects.restored) storage objects (\(ProgressBar.megabytes(Int64(objects.bytes))) MB).\n"
         )
+        if !objects.mismatched.isEmpty {
+            ProgressBar.writeStderr(
+                "Warning: \(objects.mismatched.count) objects were damaged on the server backed up (their bytes "
+                    + "do not match their MD5) and are restored as they were: "
+                    + objects.mismatched.prefix(20).joined(separator: ", ") + ". `hearth doctor` lists them.\n"
+            )
+        }
     }
 }

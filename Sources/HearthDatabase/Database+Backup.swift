@@ -3,12 +3,14 @@ public import HearthStore
 
 extension Database {
     /// A backup of every namespace at this moment (one snapshot of the store), with the
-    /// accounts' database and the data directory's `files` when given (`BackupStream`).
+    /// accounts' database, the data directory's `files` and the storage objects (`objects`
+    /// makes their source just after the store's snapshot) when given (`BackupStream`).
     public func backup(
         accounts: KeyValueDatabase?,
-        files: [(name: String, bytes: [UInt8])] = []
+        files: [(name: String, bytes: [UInt8])] = [],
+        objects: (() throws -> any BackupObjectSource)? = nil
     ) throws -> DatabaseBackup {
-        DatabaseBackup(stream: try BackupStream(store: store, accounts: accounts, files: files))
+        DatabaseBackup(stream: try BackupStream(store: store, accounts: accounts, files: files, objects: objects))
     }
 }
 
@@ -19,7 +21,7 @@ extension Database {
     }
 }
 
-/// A backup being read (`Database.backup(accounts:files:)`): every namespace at one snapshot,
+/// A backup being read (`Database.backup(accounts:files:objects:)`): every namespace at one snapshot,
 /// streamed in chunks while writes go on. Used by one caller at a time; `close()` (or the last
 /// reference going) releases the snapshots.
 public final class DatabaseBackup: Sendable {

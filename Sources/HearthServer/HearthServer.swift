@@ -224,6 +224,7 @@ public enum HearthServer {
             backup: BackupEndpoint(
                 database: database,
                 accounts: accounts,
+                objects: objects,
                 credentials: credentials,
                 dataDirectory: configuration.dataDirectory,
                 logger: logger

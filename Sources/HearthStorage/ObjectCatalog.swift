@@ -31,11 +31,14 @@ struct ObjectCatalog: Sendable {
 
     // MARK: Keys
 
+    /// The first byte of every object's key.
+    static let objectTag = UInt8(ascii: "o")
+
     private static func bucketPrefix(_ bucket: BucketName) -> [UInt8] {
-        [UInt8(ascii: "o")] + Array(bucket.value.utf8) + [0]
+        [objectTag] + Array(bucket.value.utf8) + [0]
     }
 
-    private static func objectKey(_ bucket: BucketName, _ name: String) -> [UInt8] {
+    static func objectKey(_ bucket: BucketName, _ name: String) -> [UInt8] {
         bucketPrefix(bucket) + Array(name.utf8)
     }
 
@@ -169,7 +172,7 @@ struct ObjectCatalog: Sendable {
         try Self.typed { () throws(StoreError) in try database.apply(changes, sync: syncAlways) }
     }
 
-    private func objectChanges(
+    func objectChanges(
         _ object: ObjectMetadata,
         replacing replaced: ObjectMetadata?
     ) throws(StorageError) -> [(key: [UInt8], value: [UInt8]?)] {
@@ -182,6 +185,13 @@ struct ObjectCatalog: Sendable {
             changes.append((Self.generationKey(replaced.generation), nil))
         }
         return changes
+    }
+
+    /// Adds `objects` (their files in place) as they are, in one batch: a restore's.
+    func restore(_ objects: [ObjectMetadata], sync: Bool) throws(StorageError) {
+        var changes: [(key: [UInt8], value: [UInt8]?)] = []
+        for object in objects { changes += try objectChanges(object, replacing: nil) }
+        try Self.typed { () throws(StoreError) in try database.apply(changes, sync: sync) }
     }
 
     /// Removes `object` (its generation stops being live in the same batch).
@@ -203,7 +213,7 @@ struct ObjectCatalog: Sendable {
         }
     }
 
-    private static func decode(_ bytes: [UInt8]) throws(StorageError) -> ObjectMetadata {
+    static func decode(_ bytes: [UInt8]) throws(StorageError) -> ObjectMetadata {
         do { return try JSONDecoder().decode(ObjectMetadata.self, from: Data(bytes)) } catch {
             throw StorageError(.io, "The storage catalog holds metadata it cannot read: \(error)")
         }
@@ -231,7 +241,7 @@ struct ObjectCatalog: Sendable {
         return nil
     }
 
-    private static func typed<T>(_ body: () throws(StoreError) -> T) throws(StorageError) -> T {
+    static func typed<T>(_ body: () throws(StoreError) -> T) throws(StorageError) -> T {
         do {
             return try body()
         } catch  where error.code == .closed {

@@ -47,12 +47,17 @@ struct ObjectFiles: Sendable {
 
     /// Moves a finished part file into `objects/` under its generation, durably: the file's bytes
     /// are fsynced before the rename and the directory after it.
-    func install(_ part: PartFile, as generation: String) throws(StorageError) {
+    /// `syncingDirectory: false` leaves the directory's fsync to the caller (`syncObjects()`), who
+    /// installs many files at once (a restore).
+    func install(_ part: PartFile, as generation: String, syncingDirectory: Bool = true) throws(StorageError) {
         guard fsync(part.descriptor) == 0 else { throw Self.failure("fsync", part.path) }
         let target = path(of: generation)
         guard rename(part.path, target) == 0 else { throw Self.failure("rename", part.path) }
-        try Self.syncDirectory(objects)
+        if syncingDirectory { try syncObjects() }
     }
+
+    /// Makes the renames into `objects/` durable (fsyncs the directory).
+    func syncObjects() throws(StorageError) { try Self.syncDirectory(objects) }
 
     /// The part file of resumable upload `id`.
     func sessionPath(_ id: String) -> String { uploads + "/" + id }

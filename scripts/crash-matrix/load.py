@@ -7,6 +7,7 @@ import traceback
 
 import load_app
 import load_data
+import load_storage
 from rest import HTTPFailure
 from ws import WSClosed
 
@@ -117,6 +118,9 @@ WORKERS = [
     ("rules", load_app.rules_and_indexes, ()),
     ("anonymous-sign-ups", load_app.anonymous_sign_ups, ()),
     ("password-sign-ups", load_app.password_sign_ups, ()),
+    ("storage-0", load_storage.uploads, (0,)),
+    ("storage-1", load_storage.uploads, (1,)),
+    ("storage-2", load_storage.uploads, (2,)),
 ]
 
 

@@ -18,6 +18,7 @@ import time
 from ledger import Counter, Ledger
 from load import Chat, Context, run_and_kill
 from load_app import BULK_ITEMS, rules_text
+from load_storage import ObjectLedger, object_target
 from rest import Rest
 from server import Server
 from verify import offline_checks, online_checks
@@ -37,9 +38,11 @@ def arguments():
     parser.add_argument("--restart-kills", type=float, default=0.2,
                         help="share of iterations whose restart is itself killed 0-0.6 s in (default 0.2)")
     parser.add_argument("--strict", action="store_true", help="unexpected answers of a running server are violations too")
-    parser.add_argument("--inject", choices=["lost", "partial"], default=None,
-                        help="self-check: after the restart, delete an acknowledged write (lost) or tear a "
-                             "multi-path update (partial) behind the checks' back; the run must then fail")
+    parser.add_argument("--inject", choices=["lost", "partial", "lost-object", "orphan"], default=None,
+                        help="self-check: after the restart, delete an acknowledged write (lost), tear a "
+                             "multi-path update (partial), delete an acknowledged storage object (lost-object) or "
+                             "leave a file no object names in storage/objects (orphan) behind the checks' back; "
+                             "the run must then fail")
     parser.add_argument("--verbose", action="store_true", help="print each iteration's figures as JSON")
     parser.add_argument("--keep", action="store_true", help="keep the work directory when the run passes")
     return parser.parse_args()
@@ -53,6 +56,7 @@ class RunState:
         self.messages = {}  # path of an acknowledged message's text -> the text
         self.accounts = []
         self.chat = None
+        self.objects = {}  # storage object name -> what it held when checked (md5, size, token)
 
 
 def prepare(workdir):
@@ -108,6 +112,15 @@ def pick_sync(option, master):
 
 def inject(ctx, kind):
     """Damages what the server shows the way a bug would (for --inject)."""
+    if kind == "orphan":
+        with open(os.path.join(ctx.server.data, "storage", "objects", "1000000000000000"), "wb") as file:
+            file.write(b"orphan")
+        return
+    if kind == "lost-object":
+        for name, history in ctx.objects.names.items():
+            if history[-1].state == "acked" and history[-1].value is not None:
+                ctx.rest.request("DELETE", object_target(name), headers={"Authorization": f"Bearer {ctx.admin_secret}"})
+                return
     if kind == "lost":
         for (ns, path), history in ctx.ledger.keys.items():
             if "/rest/" in path and history[-1].state == "acked" and history[-1].value is not None:
@@ -127,7 +140,7 @@ def iteration(number, options, server, state, seed, master):
     syncs = [server.sync]
     rest = Rest(server.port, server.admin_secret)
     ctx = Context(iteration=number, prefix=f"crash/it{number}", port=server.port, admin_secret=server.admin_secret,
-                  rest=rest, ledger=Ledger(), counter=Counter(), increments=Counter(), workdir=server.workdir, server=server,
+                  rest=rest, ledger=Ledger(), objects=ObjectLedger(), counter=Counter(), increments=Counter(), workdir=server.workdir, server=server,
                   chat=None, accounts=state.accounts, password_signups=options.password_signups, seed=seed,
                   rng=random.Random(f"{seed}-{number}-checks"))
     before_load(ctx, state, rest)
@@ -176,9 +189,12 @@ def iteration(number, options, server, state, seed, master):
              "increments_acked": ctx.increments.acked,
              "password_sign_ups": sum(1 for a in state.accounts if a["iteration"] == number and "email" in a),
              "password_changes": sum(1 for a in state.accounts if a["iteration"] == number and a.get("passwords") == ["second-pass"]),
-             "acked_by_kind": ctx.ledger.acked_by_kind()}
+             "acked_by_kind": ctx.ledger.acked_by_kind(), "storage": ctx.objects.counts()}
+    storage = facts["storage"]
     line = (f"kill at {kill_after:.2f} s; {counts['acked']} acked, {counts['pending']} pending at the kill, "
             f"{counts['refused']} refused; {ctx.counter.acked} transactions; {facts['sign_ups']} sign-ups; "
+            f"{sum(storage.get('acked', {}).values())} storage uploads and deletes acked, "
+            f"{sum(storage.get('pending', {}).values())} pending at the kill; "
             f"restart ready in {ready:.2f} s" + (f" (after a kill {early_kill:.2f} s into a start)" if early_kill is not None else ""))
     return line, violations, dict(facts, notes=ctx.notes[:20])
 
@@ -264,11 +280,16 @@ def main():
         "kills_while_starting": sum(1 for r in results if r.get("killed_while_starting_s") is not None),
         "unexpected_answers": sum(r.get("unexpected_answers", 0) for r in results),
         "acked_by_kind": {},
+        "storage": {},
         "binary": binary,
     }
     for result in results:
         for kind, count in result.get("acked_by_kind", {}).items():
             summary["acked_by_kind"][kind] = summary["acked_by_kind"].get(kind, 0) + count
+        for state, kinds in result.get("storage", {}).items():
+            for kind, count in kinds.items():
+                totals = summary["storage"].setdefault(state, {})
+                totals[kind] = totals.get(kind, 0) + count
     if failure:
         summary["failure"] = failure
         summary["kept"] = kept

@@ -9,10 +9,14 @@ class HTTPFailure(Exception):
 
 
 class Answer:
-    def __init__(self, status, headers, body):
+    def __init__(self, status, headers, body, data=b""):
         self.status = status
         self.headers = headers
         self.body = body
+        self.data = data  # the body's bytes
+
+    def header(self, name):
+        return next((value for key, value in self.headers.items() if key.lower() == name.lower()), None)
 
     @property
     def ok(self):
@@ -42,7 +46,8 @@ class Rest:
             all_headers.update(headers or {})
             connection.request(method, target, body=payload, headers=all_headers)
             response = connection.getresponse()
-            return Answer(response.status, dict(response.getheaders()), response.read().decode("utf-8", "replace"))
+            data = response.read()
+            return Answer(response.status, dict(response.getheaders()), data.decode("utf-8", "replace"), data)
         except (OSError, http.client.HTTPException) as error:
             raise HTTPFailure(f"{method} {target}: {error!r}") from error
         finally:

@@ -1,15 +1,21 @@
-"""The checks after a kill: offline ones on the stopped data directory (`hearth chat check`,
-`hearth users list`), then, on the restarted server, the writes, multi-path updates,
-transactions, onDisconnect writes, rules, indexes and accounts."""
+"""The checks after a kill: offline ones on the stopped data directory (`hearth doctor`,
+`hearth chat check`, `hearth users list`), then, on the restarted server, the writes, multi-path
+updates, transactions, onDisconnect writes, rules, indexes, accounts and storage objects."""
 import json
 import os
 
+import load_storage
 from load_app import RULES_VARIANTS, variant_of
 
 
 def offline_checks(ctx):
-    """Run between the kill and the restart: the store opens directly and is consistent."""
+    """Run between the kill and the restart: the store opens directly and is consistent, and
+    `hearth doctor` finds every object's file whole (files no object names are what the kill
+    left: not damage, swept at the start)."""
     violations = []
+    status, output = ctx.server.cli(["doctor", "--data", ctx.server.data])
+    if status != 0:
+        violations.append(f"hearth doctor exited {status}: {output.strip()[-2000:]}")
     status, output = ctx.server.cli(["chat", "check", "--data", ctx.server.data, "--log-level", "error"])
     if status != 0:
         violations.append(f"hearth chat check exited {status}: {output.strip()[-2000:]}")
@@ -59,6 +65,7 @@ def online_checks(ctx, state):
     violations += rules_and_index_checks(ctx, tree)
     violations += earlier_iterations(ctx, state, tree)
     violations += account_checks(ctx, state)
+    violations += load_storage.online_checks(ctx, state)
     return violations
 
 

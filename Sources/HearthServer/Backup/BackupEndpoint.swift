@@ -3,19 +3,21 @@ import Foundation
 import HTTPTypes
 import HearthAccounts
 import HearthDatabase
+import HearthStorage
 import Hummingbird
 import Logging
 import NIOCore
 import Synchronization
 
 /// `GET /.backup` (the admin credential only): a backup of the running server streamed while
-/// writes go on (`DatabaseBackup`: every namespace at one snapshot, the accounts, the token key),
-/// the format `hearth restore` reads. One backup runs at a time; another gets 503 meanwhile.
+/// writes go on (`DatabaseBackup`: every namespace at one snapshot, the accounts, the token key,
+/// the storage objects: `ObjectBackup`), the format `hearth restore` reads. One backup runs at a time; another gets 503 meanwhile.
 final class BackupEndpoint: Sendable {
     static let path = "/.backup"
 
     let database: Database
     let accounts: AccountsStore
+    let objects: ObjectStore
     let credentials: CredentialResolver
     let dataDirectory: String
     let logger: Logger
@@ -25,12 +27,14 @@ final class BackupEndpoint: Sendable {
     init(
         database: Database,
         accounts: AccountsStore,
+        objects: ObjectStore,
         credentials: CredentialResolver,
         dataDirectory: String,
         logger: Logger
     ) {
         self.database = database
         self.accounts = accounts
+        self.objects = objects
         self.credentials = credentials
         self.dataDirectory = dataDirectory
         self.logger = logger
@@ -59,7 +63,12 @@ final class BackupEndpoint: Sendable {
         }
         let stream: DatabaseBackup
         do {
-            stream = try database.backup(accounts: accounts.databaseForBackup, files: tokenKeyFile())
+            let objects = objects
+            stream = try database.backup(
+                accounts: accounts.databaseForBackup,
+                files: tokenKeyFile(),
+                objects: { try objects.backup() }
+            )
         } catch {
             running.store(false, ordering: .releasing)
             throw error

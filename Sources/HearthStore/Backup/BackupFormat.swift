@@ -2,25 +2,41 @@ import Crypto
 
 /// The layout of a backup file (`hearth backup`, `GET /.backup`), read back by `BackupRestore`:
 ///
-///     "HEARTH-BACKUP" 0x0A  version (1 byte, 1)
+///     "HEARTH-BACKUP" 0x0A  version (1 byte, 2)
 ///     header: varint length, JSON {"createdAt": ms, "namespaces": {name: sequence}}
 ///     records: tag (1 byte), varint key length, key, varint value length, value
 ///       's' a key of the store's LevelDB (every table: data, indexes, lookups, rules history,
 ///           onDisconnect records, the commit log), 'a' a key of the accounts' LevelDB,
-///       'f' a file of the data directory (key: its name, value: its bytes)
+///       'f' a file of the data directory (key: its name, value: its bytes),
+///       'c' a storage object's catalog record (key and value as the storage catalog holds
+///           them), then 'b' records with its bytes in order (key: its generation, value: at
+///           most 1 MiB of bytes each); written and read by HearthStorage (`BackupObjectSource`,
+///           `BackupObjectSink`)
 ///     end: 'e', the record count (8 bytes, big-endian), the SHA-256 of every byte before 'e'
 ///
 /// Keys are copied as LevelDB holds them, so a restored store is the backed-up one at the
 /// snapshot's moment, byte for byte: the sequence numbers in the header are the namespaces'.
+/// Version 1 is version 2 without objects ('c' and 'b'); both restore.
 public enum BackupFormat {
     static let magic: [UInt8] = Array("HEARTH-BACKUP\n".utf8)
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
+    /// The versions a restore reads.
+    static let readableVersions: ClosedRange<UInt8> = 1...2
 
     enum Tag: UInt8 {
         case store = 0x73  // s
         case accounts = 0x61  // a
         case file = 0x66  // f
+        case objectMetadata = 0x63  // c
+        case objectBytes = 0x62  // b
         case end = 0x65  // e
+
+        init(_ record: BackupObjectRecord) {
+            switch record {
+            case .metadata: self = .objectMetadata
+            case .bytes: self = .objectBytes
+            }
+        }
     }
 
     /// A header or record length above this is refused as corrupt (LevelDB keys and values of

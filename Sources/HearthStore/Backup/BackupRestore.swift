@@ -3,7 +3,8 @@ import Foundation
 import HearthCore
 
 /// Writes a backup (`BackupFormat`) into an empty data directory: the store's keys into
-/// `<directory>/db`, the accounts' into `<directory>/accounts/db`, its files beside them. The
+/// `<directory>/db`, the accounts' into `<directory>/accounts/db`, its files beside them, its
+/// objects through the `BackupObjectSink` given (HearthStorage's, into `<directory>/storage`). The
 /// checksum and record count are verified at the end; a backup that fails them (truncated,
 /// corrupted, not a backup) throws, and the caller removes what was written.
 public final class BackupRestore {
@@ -21,9 +22,12 @@ public final class BackupRestore {
     private var accountChanges: [(key: [UInt8], value: [UInt8]?)] = []
     private var accountBytes = 0
     private var ended = false
+    private let objects: (any BackupObjectSink)?
 
+    /// - Parameter objects: where the backup's objects go; a backup that carries objects is
+    ///   refused without one.
     /// - Throws: `StoreError` `.io` when `directory` holds anything.
-    public init(directory: String) throws {
+    public init(directory: String, objects: (any BackupObjectSink)? = nil) throws {
         let manager = FileManager.default
         if let contents = try? manager.contentsOfDirectory(atPath: directory), !contents.isEmpty {
             throw StoreError(
@@ -32,6 +36,7 @@ public final class BackupRestore {
             )
         }
         self.directory = directory
+        self.objects = objects
     }
 
     /// Takes the next bytes of the backup.
@@ -55,6 +60,7 @@ public final class BackupRestore {
         guard ended, let header else { throw Self.corrupt("it ends before its end record (truncated?)") }
         try flushStore(sync: true)
         try flushAccounts(sync: true)
+        try objects?.finish()
         close()
         return header
     }
@@ -65,6 +71,7 @@ public final class BackupRestore {
         store = nil
         accounts?.close()
         accounts = nil
+        objects?.close()
     }
 
     deinit { close() }
@@ -112,10 +119,10 @@ public final class BackupRestore {
         guard Array(buffer[0..<BackupFormat.magic.count]) == BackupFormat.magic else {
             throw StoreError(.corrupt, "This is not a Hearth backup (it does not start with 'HEARTH-BACKUP').")
         }
-        guard buffer[BackupFormat.magic.count] == BackupFormat.version else {
+        guard BackupFormat.readableVersions.contains(buffer[BackupFormat.magic.count]) else {
             throw StoreError(
                 .corrupt,
-                "This backup has format version \(buffer[BackupFormat.magic.count]); this hearth reads version \(BackupFormat.version)."
+                "This backup has format version \(buffer[BackupFormat.magic.count]); this hearth reads versions \(BackupFormat.readableVersions.lowerBound) to \(BackupFormat.readableVersions.upperBound): restore it with the hearth that made it."
             )
         }
         offset = fixed
@@ -188,6 +195,12 @@ public final class BackupRestore {
                     attributes: [.posixPermissions: 0o600]
                 )
             else { throw StoreError(.io, "Cannot write '\(path)'.") }
+        case .objectMetadata, .objectBytes:
+            guard let objects else {
+                throw Self.corrupt("it carries storage objects and this restore takes none")
+            }
+            let record: BackupObjectRecord = tag == .objectMetadata ? .metadata : .bytes
+            try objects.take(record, key: key, value: value)
         case .end:
             preconditionFailure("the end record is read by parse()")
         }

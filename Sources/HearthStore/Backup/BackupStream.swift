@@ -3,10 +3,11 @@ import Foundation
 public import HearthCore
 import Synchronization
 
-/// A backup being read: a LevelDB snapshot of the store (every namespace at one moment) and one
-/// of the accounts' database, streamed in chunks (`BackupFormat`) while writes go on. Used by
-/// one caller at a time; `close()` (or the last reference going) releases the snapshots, which
-/// the store's `close()` waits for.
+/// A backup being read: a LevelDB snapshot of the store (every namespace at one moment), one of
+/// the accounts' database and, when given, Firebase Storage's objects (`BackupObjectSource`),
+/// streamed in chunks (`BackupFormat`) while writes go on. Used by one caller at a time;
+/// `close()` (or the last reference going) releases the snapshots, which the store's `close()`
+/// waits for.
 public final class BackupStream: @unchecked Sendable {
     public let header: BackupHeader
     private var parts: [Part]
@@ -23,6 +24,7 @@ public final class BackupStream: @unchecked Sendable {
     private enum Part {
         case levelDB(BackupFormat.Tag, SnapshotReading)
         case file(name: String, bytes: [UInt8])
+        case objects(any BackupObjectSource)
     }
 
     /// A snapshot and the cursor walking it; `release()` drops the cursor, then the snapshot.
@@ -49,7 +51,14 @@ public final class BackupStream: @unchecked Sendable {
     /// Takes the snapshots now.
     /// - Parameter accounts: the accounts' database, when the backup carries them.
     /// - Parameter files: data directory files to carry (names from `BackupFormat.fileNames`).
-    public init(store: Store, accounts: KeyValueDatabase?, files: [(name: String, bytes: [UInt8])] = []) throws {
+    /// - Parameter objects: makes the objects' source (taking its snapshot) right after the
+    ///   store's and the accounts' snapshots, when the backup carries objects.
+    public init(
+        store: Store,
+        accounts: KeyValueDatabase?,
+        files: [(name: String, bytes: [UInt8])] = [],
+        objects: (() throws -> any BackupObjectSource)? = nil
+    ) throws {
         let snapshot = try store.db.makeSnapshot()
         var namespaces: [String: UInt64] = [:]
         for (name, id) in Store.registeredNamespaces(snapshot) {
@@ -72,6 +81,14 @@ public final class BackupStream: @unchecked Sendable {
             precondition(BackupFormat.fileNames.contains(file.name), "not a file a backup carries: \(file.name)")
             parts.append(.file(name: file.name, bytes: file.bytes))
         }
+        if let objects {
+            do {
+                parts.append(.objects(try objects()))
+            } catch {
+                for case .levelDB(_, let reading) in parts { reading.release() }
+                throw error
+            }
+        }
         self.parts = parts
     }
 
@@ -79,7 +96,7 @@ public final class BackupStream: @unchecked Sendable {
 
     /// The next chunk of about `maxBytes` (more when one record is larger), or nil after the end.
     public func next(maxBytes: Int = 1 << 20) -> [UInt8]? {
-        lock.withLock {
+        lock.withLock { () -> [UInt8]? in
             guard !finished else { return nil }
             var out: [UInt8] = []
             out.reserveCapacity(maxBytes + 4096)
@@ -117,6 +134,26 @@ public final class BackupStream: @unchecked Sendable {
                     }
                     records += 1
                     parts.removeFirst()
+                case .objects(let source):
+                    var chunk = BackupChunk(bytes: [])
+                    swap(&chunk.bytes, &out)
+                    let done: Bool
+                    do throws(StoreError) {
+                        done = try source.append(to: &chunk, maxBytes: maxBytes)
+                    } catch {
+                        swap(&chunk.bytes, &out)
+                        records += chunk.records
+                        failed = error
+                        finished = true
+                        releaseAll()
+                        return out
+                    }
+                    swap(&chunk.bytes, &out)
+                    records += chunk.records
+                    if done {
+                        parts.removeFirst()
+                        source.close()
+                    }
                 }
             }
             if parts.isEmpty {
@@ -144,7 +181,11 @@ public final class BackupStream: @unchecked Sendable {
 
     private func releaseAll() {
         for part in parts {
-            if case .levelDB(_, let reading) = part { reading.release() }
+            switch part {
+            case .levelDB(_, let reading): reading.release()
+            case .objects(let source): source.close()
+            case .file: break
+            }
         }
         parts = []
     }
