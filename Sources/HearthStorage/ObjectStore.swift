@@ -40,13 +40,21 @@ public final class ObjectStore: Sendable {
         catalog = try ObjectCatalog(path: root + "/db", syncAlways: syncAlways)
         self.maxObjectSize = maxObjectSize
         self.clock = clock
-        lastGeneration = Mutex(0)
         let catalog = self.catalog
         let sessions = try Self.sweepSessions(catalog: catalog, files: files, now: clock())
         sessionCounts.active = sessions.active
+        // New generations start past every live one: a restored directory's, or one written
+        // before the clock stepped back, must never be handed out again (its file would be
+        // overwritten).
+        var highest: UInt64 = 0
         swept =
-            try files.sweep { generation throws(StorageError) in try catalog.isLive(generation: generation) }
+            try files.sweep { generation throws(StorageError) in
+                let live = try catalog.isLive(generation: generation)
+                if live, let number = UInt64(generation) { highest = max(highest, number) }
+                return live
+            }
             + sessions.removed
+        lastGeneration = Mutex(highest)
     }
 
     /// How many files the sweep at `init` removed.

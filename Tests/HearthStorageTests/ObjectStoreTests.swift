@@ -140,6 +140,19 @@ import Testing
         #expect(try fixture.bytes(of: fixture.store.metadata(Self.bucket, ObjectName("kept.txt"))) == "kept")
     }
 
+    @Test func generationsStartPastEveryLiveOneWhenTheClockIsBehind() throws {
+        let fixture = try Fixture()
+        let first = try fixture.put("a.txt", "first")
+        let second = try fixture.put("b.txt", "second")
+        // A restored directory, or a clock that stepped back: the new process's clock is earlier.
+        fixture.store.close()
+        fixture.store = try ObjectStore(dataDirectory: fixture.directory.path) { 1_600_000_000_000 }
+        let third = try fixture.put("c.txt", "third")
+        #expect(UInt64(third.generation)! > UInt64(second.generation)!)
+        #expect(try fixture.bytes(of: first) == "first")
+        #expect(try fixture.bytes(of: second) == "second")
+    }
+
     @Test func bucketsAreSeparateSpaces() throws {
         let fixture = try Fixture()
         let other = try BucketName("other.appspot.com")
