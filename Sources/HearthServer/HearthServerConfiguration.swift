@@ -38,6 +38,9 @@ public struct HearthServerConfiguration: Sendable {
     /// Largest file (Storage object) in bytes, 5 GiB by default; a larger upload is answered 413
     /// as soon as its `Content-Length`, or the bytes read so far, pass it, and nothing of it stays.
     public var maxObjectSize: UInt64 = 5 << 30
+    /// Resumable uploads (Storage) open at once, 10,000 by default; one more start is answered 429
+    /// until some finish or expire (7 days after their start).
+    public var maxResumableSessions: Int = 10_000
     /// Timeouts and limits of connections: header and idle timeouts, the cap on open
     /// connections, the largest request line and head.
     public var connections = ConnectionConfiguration()

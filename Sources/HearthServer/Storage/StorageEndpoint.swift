@@ -43,6 +43,7 @@ struct StorageEndpoint: Sendable {
     private func answer(_ request: Request, route: StorageRoute) async -> Response {
         let parameters = route.parameters
         do {
+            if let refusal = route.refusal { return StorageAnswer.error(400, refusal) }
             let bucket = try BucketName(route.bucket)
             guard let caller = credential(request) else {
                 return StorageAnswer.error(
@@ -96,11 +97,23 @@ struct StorageEndpoint: Sendable {
                 return StorageAnswer.error(405, "Use GET, POST, PATCH or DELETE on an object.")
             }
         } catch let error as StorageError {
-            return StorageAnswer.error(error)
+            return answer(error)
         } catch {
             logger.error("storage request failed", metadata: ["hearth.error": "\(error)"])
             return StorageAnswer.error(500, "The server failed to serve the file; try again.")
         }
+    }
+
+    /// The answer to `error`; a failure of the disk or the catalog is logged with its detail
+    /// (the file and the system's error, which the client is not told).
+    func answer(_ error: StorageError) -> Response {
+        if error.code == .io || error.code == .diskFault {
+            logger.error(
+                "storage request failed",
+                metadata: ["hearth.error": "\(error.message)", "hearth.detail": "\(error.detail ?? "")"]
+            )
+        }
+        return StorageAnswer.error(error)
     }
 
     static let uploadProtocol = HTTPField.Name("X-Goog-Upload-Protocol")!
@@ -140,6 +153,8 @@ struct StorageEndpoint: Sendable {
                 "The object is larger than the \(objects.maxObjectSize) bytes this server accepts."
             )
         }
+        // A name given up front is checked before any byte is read.
+        if let name { _ = try ObjectName(name) }
         let upload = try await Self.run { try objects.beginUpload() }
         var fields = ObjectFields(contentType: request.headers[Self.uploadContentType] ?? contentType)
         var mediaType: String?
@@ -154,6 +169,8 @@ struct StorageEndpoint: Sendable {
                             let part = try Self.uploadMetadata(json)
                             fields = part.fields
                             objectName = name ?? part.name
+                            // Refused before the file's bytes, not after them.
+                            if let objectName { _ = try ObjectName(objectName) }
                         case .mediaType(let type):
                             mediaType = type
                         case .media(let bytes):
