@@ -12,6 +12,8 @@ extension ObjectStore {
     /// The most active sessions unless configured; a start past it is refused until some finish
     /// or expire.
     public static let defaultMaxSessions = 10_000
+    /// How often, at most, a start at the cap looks for expired sessions to remove: 1 minute.
+    static let capScanInterval: Double = 60 * 1000
 
     /// Starts a session for `name` in `bucket`.
     /// - Throws: `StorageError` `.tooLarge` when `expectedSize` passes `maxObjectSize`,
@@ -39,15 +41,18 @@ extension ObjectStore {
             result: nil
         )
         try changing { () throws(StorageError) in
-            if sessionCounts.active >= maxSessions {
+            // At the cap, expired sessions are looked for at most once a minute: a scan reads
+            // every session, and a client retrying past the cap must not make each refusal cost it.
+            if sessionCounts.active >= maxSessions, clock() - sessionCounts.lastScan >= Self.capScanInterval {
+                sessionCounts.lastScan = clock()
                 let kept = try expireSessions(try catalog.sessions())
                 sessionCounts.active = kept.count { $0.status == .active }
-                guard sessionCounts.active < maxSessions else {
-                    throw StorageError(
-                        .tooManySessions,
-                        "Too many resumable uploads are open; finish or cancel some first."
-                    )
-                }
+            }
+            if sessionCounts.active >= maxSessions {
+                throw StorageError(
+                    .tooManySessions,
+                    "Too many resumable uploads are open; finish or cancel some first."
+                )
             }
             try files.createSession(id)
             try catalog.save(session, id: id)

@@ -331,4 +331,6 @@ public struct ObjectFields: Sendable, Equatable, Codable {
 final class SessionCounts: @unchecked Sendable {
     var active = 0
     var finished = 0
+    /// When a start at the cap last looked for expired sessions (milliseconds since 1970).
+    var lastScan = -Double.infinity
 }

@@ -5,8 +5,9 @@ import Testing
 
 /// 10,000 abandoned resumable sessions (the default cap), each with a few bytes: what they cost
 /// on disk is bounded (one catalog entry and one part file each, the part holding only the bytes
-/// sent), the 10,001st start is refused, and once they expire (7 days after their start) the next
-/// start removes them with their bytes, without a restart.
+/// sent), the 10,001st start is refused, cheaply (expired sessions are looked for at most once a
+/// minute), and once they expire (7 days after their start) a start removes them with their
+/// bytes, without a restart.
 @Suite struct AbandonedSessionsTests {
     @Test func tenThousandAbandonedSessionsAreBoundedAndExpire() throws {
         let directory = try TemporaryDirectory(prefix: "hearth-abandoned")
@@ -50,9 +51,24 @@ import Testing
             "AbandonedSessionsTests: \(count) sessions started in \(took); catalog \(catalog) bytes, parts \(partBytes) bytes"
         )
 
-        // A week later every one has expired: the next start sweeps them (and their bytes) and
-        // is taken, with no restart.
-        time.set(1_000 + ObjectStore.sessionLifetime + 1)
+        // Starts at the cap look for expired sessions at most once a minute (a look reads them
+        // all): the first refusal looked; a week later, 30 s after another look, they have
+        // expired but a start is still refused; a minute after that look, it removes them (and
+        // their bytes) and is taken, with no restart.
+        let lookedAt = 1_000 + ObjectStore.sessionLifetime - 30_000
+        time.set(lookedAt)
+        #expect(throws: StorageError.self) {
+            _ = try store.startResumable(bucket, ObjectName("one-more"), fields: ObjectFields(), expectedSize: nil)
+        }
+        let refusals = ContinuousClock.now
+        time.set(lookedAt + 30_001)
+        for _ in 0..<100 {
+            #expect(throws: StorageError.self) {
+                _ = try store.startResumable(bucket, ObjectName("one-more"), fields: ObjectFields(), expectedSize: nil)
+            }
+        }
+        print("AbandonedSessionsTests: 100 starts refused at the cap in \(ContinuousClock.now - refusals)")
+        time.set(lookedAt + 60_000)
         let fresh = try store.startResumable(bucket, ObjectName("fresh.bin"), fields: ObjectFields(), expectedSize: nil)
         #expect(try FileManager.default.contentsOfDirectory(atPath: uploads.path) == [fresh.id])
         #expect(throws: StorageError.self) { _ = try store.resumable(parts[0]) }
