@@ -11,7 +11,7 @@
 # binaries. See docs/fuzzing.md.
 set -eu
 cd "$(dirname "$0")/../.."
-all="json json-events path query frames messages rules-document rules-expression rules-evaluation token phone"
+all="json json-events path query frames messages rules-document rules-expression rules-evaluation token phone multipart"
 target=${1:-all}
 seconds=${2:-60}
 case " $all rest-query all " in
@@ -39,6 +39,7 @@ dictionary() {
     rules-document | rules-expression) echo Fuzz/Dictionaries/rules.dict ;;
     token) echo Fuzz/Dictionaries/token.dict ;;
     phone) echo Fuzz/Dictionaries/phone.dict ;;
+    multipart) echo Fuzz/Dictionaries/multipart.dict ;;
     rest-query) echo Fuzz/Dictionaries/rest-query.dict ;;
     esac
 }
