@@ -126,6 +126,29 @@ struct StorageDiskFullTests {
         _ = try await again.terminate()
     }
 
+    /// The same when the file system turns read-only under the server, and an fsync that fails:
+    /// 503 naming the cause, nothing stored, uploads resume.
+    @Test func uploadsAreRefused503OnAReadOnlyOrFailingDisk() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let data = directory.appending("data")
+        let fault = try DiskFault(directory: data, scratch: directory.url)
+        let server = try await fault.startServer(in: directory.url)
+        for (kind, words) in [(DiskFault.Kind.readonly, "read-only"), (.fsync, "I/O error")] {
+            try fault.set(kind)
+            let refused = try await server.upload("\(kind).txt", Array("lost".utf8))
+            #expect(refused.status == 503 && refused.retryAfter == "1", "\(kind): \(refused.status) \(refused.body)")
+            #expect(refused.body.contains(words) && !refused.body.contains(data.path), "\(kind): \(refused.body)")
+            #expect(server.storageFiles("tmp").isEmpty && server.storageFiles("objects").isEmpty, "\(kind)")
+            try fault.set(nil)
+        }
+        try await eventually(timeout: .seconds(30), interval: .milliseconds(200)) {
+            try await server.upload("after.txt", Array("after".utf8)).status == 200
+        }
+        #expect(try await server.objectNames() == ["after.txt"])
+        _ = try await server.terminate()
+    }
+
     /// A real full disk (a 16 MiB tmpfs filled by a ballast file, as `RealFullDiskTests`): an
     /// upload larger than the room left is refused while it streams, its part file is removed,
     /// the server keeps serving, and uploads resume once the ballast goes.
