@@ -82,26 +82,47 @@ import Testing
         try await AbuseServer.with(configure: { configuration, _ in
             configuration.connections.idleTimeout = .seconds(1)
         }) { server, _ in
-            let session = try await StorageResumableTests.start(server, name: "slow.txt", length: 10)
+            // Each request on a connection of its own: the 1 s idle timeout closes pooled ones.
+            let start = try await StorageAbuse.raw(
+                server,
+                "POST",
+                Array("/v0/b/\(Self.bucket)/o?name=slow.txt".utf8),
+                headers: "X-Goog-Upload-Protocol: resumable\r\nX-Goog-Upload-Command: start\r\n"
+                    + "X-Goog-Upload-Header-Content-Length: 10\r\n"
+            )
+            let url = try #require(start?.headers["x-goog-upload-url"], "\(String(describing: start))")
+            // The raw request's Host has no port, so neither has the session URL.
+            let session = String(url[try #require(url.range(of: "/v0/b/")).lowerBound...])
             let head =
                 "POST \(session) HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Goog-Upload-Command: upload\r\n"
                 + "X-Goog-Upload-Offset: 0\r\nContent-Length: 10\r\n\r\n"
             let took = try await Self.stall(server, head: head, body: Array("0123".utf8))
             #expect(took < .seconds(10))
             let query = try await eventually {
-                try await StorageResumableTests.send(server, session, "query")
+                try await StorageAbuse.raw(
+                    server,
+                    "POST",
+                    Array(session.utf8),
+                    headers: "X-Goog-Upload-Command: query\r\n"
+                )
             } until: {
-                $0.headers.first(name: "X-Goog-Upload-Size-Received") == "4"
+                $0?.headers["x-goog-upload-size-received"] == "4"
             }
-            #expect(query.headers.first(name: "X-Goog-Upload-Status") == "active")
-            let rest = try await StorageResumableTests.send(server, session, "upload, finalize", offset: 4, "456789")
-            #expect(rest.status == 200, "\(rest.body)")
-            let media = try await server.send(
-                "GET",
-                "/v0/b/\(Self.bucket)/o/slow.txt?alt=media",
-                headers: StorageAbuse.admin
+            #expect(query?.headers["x-goog-upload-status"] == "active", "\(String(describing: query))")
+            let rest = try await StorageAbuse.raw(
+                server,
+                "POST",
+                Array(session.utf8),
+                headers: "X-Goog-Upload-Command: upload, finalize\r\nX-Goog-Upload-Offset: 4\r\n",
+                body: Array("456789".utf8)
             )
-            #expect(media.body == "0123456789")
+            #expect(rest?.status == 200, "\(String(describing: rest))")
+            let media = try await StorageAbuse.raw(
+                server,
+                "GET",
+                Array("/v0/b/\(Self.bucket)/o/slow.txt?alt=media".utf8)
+            )
+            #expect(media?.body == "0123456789")
             let state = try await StorageAbuse.state(server)
             #expect(state.temporary.isEmpty && state.uploads.isEmpty && state.objects.count == 1, "\(state)")
         }
