@@ -260,7 +260,7 @@ if fuzzing {
             name: "HearthFuzz",
             dependencies: [
                 "HearthFuzzSupport", "HearthCore", "HearthProtocol", "HearthRules", "HearthAccounts", "HearthChat",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "HearthStorage", .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),

@@ -7,7 +7,7 @@ enum HearthFuzz {
     static let targets: [FuzzTarget] = [
         JSONFuzz.target, JSONEventsFuzz.target, PathFuzz.target, QueryFuzz.target, FramesFuzz.target,
         MessagesFuzz.target, RulesDocumentFuzz.target, RulesExpressionFuzz.target, RulesEvaluationFuzz.target,
-        TokenFuzz.target, PhoneFuzz.target, StorageRulesFuzz.target,
+        TokenFuzz.target, PhoneFuzz.target, MultipartFuzz.target, StorageRulesFuzz.target,
     ]
 
     static func main() {

@@ -111,7 +111,8 @@ public enum HearthServer {
             objects = try ObjectStore(
                 dataDirectory: configuration.dataDirectory,
                 syncAlways: configuration.syncMode == .always,
-                maxObjectSize: configuration.maxObjectSize
+                maxObjectSize: configuration.maxObjectSize,
+                maxSessions: configuration.maxResumableSessions
             )
         } catch {
             database.close()

@@ -43,6 +43,9 @@ public struct HearthServerConfiguration: Sendable {
     public var storageRulesFile: String?
     /// The namespace the storage rules' `database.get/exists` read (the default database).
     public var storageNamespace = "default"
+    /// Resumable uploads (Storage) open at once, 10,000 by default; one more start is answered 429
+    /// until some finish or expire (7 days after their start).
+    public var maxResumableSessions: Int = 10_000
     /// Timeouts and limits of connections: header and idle timeouts, the cap on open
     /// connections, the largest request line and head.
     public var connections = ConnectionConfiguration()

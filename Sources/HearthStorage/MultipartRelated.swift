@@ -29,6 +29,7 @@ public struct MultipartRelated {
 
     private let opening: [UInt8]
     private let delimiter: [UInt8]
+    private let maxPartBytes: Int
     private var state = State.preamble
     private var pending: [UInt8] = []
 
@@ -50,36 +51,40 @@ public struct MultipartRelated {
         return nil
     }
 
-    public init(boundary: String) {
+    /// - Parameter maxPartBytes: the most bytes the metadata part, or one part's headers, may
+    ///   take (`maxMetadataBytes`; the fuzz target makes it small to reach it).
+    public init(boundary: String, maxPartBytes: Int = Self.maxMetadataBytes) {
         opening = Array("--\(boundary)".utf8)
         delimiter = Array("\r\n--\(boundary)".utf8)
+        self.maxPartBytes = maxPartBytes
     }
+
+    /// The bytes held between feeds (a part's headers, the metadata, what may start a delimiter):
+    /// at most `maxPartBytes` and a boundary, whatever the body.
+    var buffered: Int { pending.count }
 
     /// Whether the closing boundary was read.
     public var isComplete: Bool { state == .done }
 
     /// Reads the next bytes of the body.
     /// - Throws: `StorageError` `.invalidMetadata` for a body that is not two parts as above, or a
-    ///   metadata part or headers past `maxMetadataBytes`.
+    ///   metadata part or headers past `maxPartBytes`.
     public mutating func feed(_ bytes: UnsafeRawBufferPointer) throws(StorageError) -> [Event] {
         var events: [Event] = []
         pending.append(contentsOf: bytes)
         while true {
             switch state {
             case .preamble:
-                guard let end = Self.find(opening + [0x0D, 0x0A], in: pending) else {
-                    try bound(pending.count, "the body's first boundary")
+                guard let end = try find(opening + [0x0D, 0x0A], after: "the body's first boundary") else {
                     return events
                 }
-                pending.removeFirst(end + opening.count + 2)
+                // The boundary line's CRLF stays: it starts the CRLF CRLF that ends the headers,
+                // so a part without headers ("--B\r\n\r\n...") has empty ones, not the next lines.
+                pending.removeFirst(end + opening.count)
                 state = .metadataHeaders
             case .metadataHeaders, .mediaHeaders:
-                guard let end = Self.find([0x0D, 0x0A, 0x0D, 0x0A], in: pending) else {
-                    try bound(pending.count, "a part's headers")
-                    return events
-                }
-                try bound(end, "a part's headers")
-                let headers = String(decoding: pending[..<end], as: UTF8.self)
+                guard let end = try find([0x0D, 0x0A, 0x0D, 0x0A], after: "a part's headers") else { return events }
+                let headers = String(decoding: pending[2..<max(end, 2)], as: UTF8.self)
                 guard let type = Self.contentType(in: headers) else {
                     throw StorageError(
                         .invalidMetadata,
@@ -90,11 +95,7 @@ public struct MultipartRelated {
                 pending.removeFirst(end + 4)
                 state = state == .metadataHeaders ? .metadata : .media
             case .metadata:
-                guard let end = Self.find(delimiter, in: pending) else {
-                    try bound(pending.count, "the metadata part")
-                    return events
-                }
-                try bound(end, "the metadata part")
+                guard let end = try find(delimiter, after: "the metadata part") else { return events }
                 events.append(.metadata(Array(pending[..<end])))
                 pending.removeFirst(end + delimiter.count)
                 state = .afterMetadata
@@ -106,7 +107,6 @@ public struct MultipartRelated {
                         "A multipart upload needs its file in a second part after the metadata."
                     )
                 }
-                pending.removeFirst(2)
                 state = .mediaHeaders
             case .media:
                 if let end = Self.find(delimiter, in: pending) {
@@ -146,13 +146,18 @@ public struct MultipartRelated {
         try bytes.withStorageBytes { bytes throws(StorageError) in try feed(bytes) }
     }
 
-    private func bound(_ count: Int, _ what: String) throws(StorageError) {
-        guard count <= Self.maxMetadataBytes else {
+    /// Where `needle` starts in what is held, nil while it may still come. `what`, the bytes
+    /// before it, is refused once longer than `maxPartBytes`: as soon as no needle can end it
+    /// within the bound, so however the body is cut into reads, the same bodies are refused.
+    private func find(_ needle: [UInt8], after what: String) throws(StorageError) -> Int? {
+        let end = Self.find(needle, in: pending)
+        guard (end ?? (pending.count - needle.count + 1)) <= maxPartBytes else {
             throw StorageError(
                 .invalidMetadata,
-                "The multipart upload's \(what) is missing or longer than \(Self.maxMetadataBytes) bytes."
+                "The multipart upload's \(what) is missing or longer than \(maxPartBytes) bytes."
             )
         }
+        return end
     }
 
     /// The value of a part's `Content-Type` header.

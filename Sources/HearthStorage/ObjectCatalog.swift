@@ -246,6 +246,10 @@ struct ObjectCatalog: Sendable {
             return try body()
         } catch  where error.code == .closed {
             throw StorageError(.closed, "The storage catalog is closed.")
+        } catch  where error.code == .storageFailure {
+            // The disk refused the catalog's write (or it is being reopened after that): the
+            // store's sentence says why without the server's files, and it retries by itself.
+            throw StorageError(.diskFault, error.message)
         } catch {
             throw StorageError(.io, "The storage catalog failed: \(error.message)")
         }

@@ -92,6 +92,12 @@ struct ObjectFiles: Sendable {
         try install(part, as: generation)
     }
 
+    /// Moves `generation`'s file back to resumable upload `id` (its finalize did not commit);
+    /// removes it when that fails.
+    func restoreSession(_ id: String, from generation: String) {
+        if rename(path(of: generation), sessionPath(id)) != 0 { remove(generation: generation) }
+    }
+
     /// Removes resumable upload `id`'s part file; a missing one is fine.
     func removeSession(_ id: String) {
         unlink(sessionPath(id))
@@ -131,8 +137,25 @@ struct ObjectFiles: Sendable {
         guard fsync(descriptor) == 0 else { throw failure("fsync", path) }
     }
 
+    /// The failure of `operation` on `path` (from `errno`). A disk that refuses writes for now
+    /// (full, read-only, failing) is a `.diskFault` whose message names the cause but not the
+    /// server's files (the `detail`, for the log, does); anything else is `.io`.
     static func failure(_ operation: String, _ path: String) -> StorageError {
-        StorageError(.io, "Cannot \(operation) '\(path)': \(String(cString: strerror(errno))).")
+        let code = errno
+        let detail = "Cannot \(operation) '\(path)': \(String(cString: strerror(code)))."
+        let reason: String
+        switch code {
+        case ENOSPC, EDQUOT: reason = "the disk is full"
+        case EROFS: reason = "the data directory is read-only"
+        case EIO: reason = "the disk reported an I/O error"
+        default: return StorageError(.io, detail)
+        }
+        return StorageError(
+            .diskFault,
+            "The upload is refused: \(reason). No object was stored. Uploads resume without a restart once the "
+                + "disk takes them again (the server log has the details).",
+            detail: detail
+        )
     }
 }
 

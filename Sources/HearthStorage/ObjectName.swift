@@ -40,19 +40,24 @@ public struct ObjectName: Hashable, Sendable, Comparable, CustomStringConvertibl
 }
 
 /// A bucket's name: any bucket is its own space of objects (`<project-id>.appspot.com` by
-/// default). 1 to 222 bytes of lowercase letters, digits, `-`, `_` and `.`, as Cloud Storage allows.
+/// default). 1 to 222 bytes of lowercase letters, digits, `-`, `_` and `.`, starting and ending
+/// with a letter or digit, as Cloud Storage allows (so `.` and `..` are no buckets).
 public struct BucketName: Hashable, Sendable, CustomStringConvertible {
     public let value: String
 
     /// - Throws: `StorageError` `.invalidName`.
     public init(_ value: String) throws(StorageError) {
+        let isAlphanumeric = { (byte: UInt8) in (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) }
         let allowed = value.utf8.allSatisfy { byte in
-            (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || byte == 0x2D || byte == 0x5F || byte == 0x2E
+            isAlphanumeric(byte) || byte == 0x2D || byte == 0x5F || byte == 0x2E
         }
-        guard !value.isEmpty, value.utf8.count <= 222, allowed else {
+        guard let first = value.utf8.first, let last = value.utf8.last, isAlphanumeric(first), isAlphanumeric(last),
+            value.utf8.count <= 222, allowed
+        else {
             throw StorageError(
                 .invalidName,
-                "The bucket name '\(value.prefix(80))' is not one: use 1 to 222 lowercase letters, digits, '-', '_' and '.'."
+                "The bucket name '\(value.prefix(80))' is not one: use 1 to 222 lowercase letters, digits, '-', '_' "
+                    + "and '.', starting and ending with a letter or digit."
             )
         }
         self.value = value

@@ -9,12 +9,15 @@ extension ObjectStore {
     /// How long a finished (final or cancelled) session is kept after its start, to answer a
     /// repeated finalize or query: 1 hour.
     public static let finishedSessionLifetime: Double = 3600 * 1000
-    /// The most sessions kept at once; a start past it is refused until some finish or expire.
-    public static let maxSessions = 10_000
+    /// The most active sessions unless configured; a start past it is refused until some finish
+    /// or expire.
+    public static let defaultMaxSessions = 10_000
+    /// How often, at most, a start at the cap looks for expired sessions to remove: 1 minute.
+    static let capScanInterval: Double = 60 * 1000
 
     /// Starts a session for `name` in `bucket`.
     /// - Throws: `StorageError` `.tooLarge` when `expectedSize` passes `maxObjectSize`,
-    ///   `.tooManySessions` past `maxSessions`.
+    ///   `.tooManySessions` past `maxSessions` active ones (expired ones are removed first).
     public func startResumable(
         _ bucket: BucketName,
         _ name: ObjectName,
@@ -40,15 +43,18 @@ extension ObjectStore {
             startedByAdmin: startedByAdmin
         )
         try changing { () throws(StorageError) in
-            if sessionCounts.active >= Self.maxSessions {
+            // At the cap, expired sessions are looked for at most once a minute: a scan reads
+            // every session, and a client retrying past the cap must not make each refusal cost it.
+            if sessionCounts.active >= maxSessions, clock() - sessionCounts.lastScan >= Self.capScanInterval {
+                sessionCounts.lastScan = clock()
                 let kept = try expireSessions(try catalog.sessions())
                 sessionCounts.active = kept.count { $0.status == .active }
-                guard sessionCounts.active < Self.maxSessions else {
-                    throw StorageError(
-                        .tooManySessions,
-                        "Too many resumable uploads are open; finish or cancel some first."
-                    )
-                }
+            }
+            if sessionCounts.active >= maxSessions {
+                throw StorageError(
+                    .tooManySessions,
+                    "Too many resumable uploads are open; finish or cancel some first."
+                )
             }
             try files.createSession(id)
             try catalog.save(session, id: id)
@@ -81,7 +87,12 @@ extension ObjectStore {
                 "The upload has \(received) bytes; send the next chunk at offset \(received), not \(offset)."
             )
         }
-        return ResumableChunk(part: try files.appendSession(id), received: received, maxSize: maxObjectSize)
+        return ResumableChunk(
+            part: try files.appendSession(id),
+            received: received,
+            maxSize: maxObjectSize,
+            announced: session.expectedSize
+        )
     }
 
     /// Makes the object of session `id` from the bytes it received; a session already final
@@ -231,18 +242,30 @@ public final class ResumableChunk: @unchecked Sendable {
     /// What the session has received, this chunk included so far.
     public private(set) var received: UInt64
     let maxSize: UInt64
+    /// The size the session's start announced, if any.
+    let announced: UInt64?
 
-    init(part: PartFile, received: UInt64, maxSize: UInt64) {
+    init(part: PartFile, received: UInt64, maxSize: UInt64, announced: UInt64?) {
         self.part = part
         self.received = received
         self.maxSize = maxSize
+        self.announced = announced
     }
 
     /// Appends `bytes`.
-    /// - Throws: `StorageError` `.tooLarge` past the store's limit (nothing of `bytes` is written).
+    /// - Throws: `StorageError` `.tooLarge` past the store's limit, `.invalidOffset` past the
+    ///   size the start announced (either way nothing of `bytes` is written, so the session can
+    ///   still be finished with the right bytes).
     public func append(_ bytes: [UInt8]) throws(StorageError) {
-        guard received + UInt64(bytes.count) <= maxSize else {
+        let after = received + UInt64(bytes.count)
+        guard after <= maxSize else {
             throw StorageError(.tooLarge, "The object is larger than the \(maxSize) bytes this server accepts.")
+        }
+        if let announced, after > announced {
+            throw StorageError(
+                .invalidOffset,
+                "The upload announced \(announced) bytes and has \(received); this chunk would take it past them."
+            )
         }
         try bytes.withStorageBytes { bytes throws(StorageError) in try part.write(bytes) }
         received += UInt64(bytes.count)

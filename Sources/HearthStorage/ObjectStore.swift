@@ -18,6 +18,8 @@ public final class ObjectStore: Sendable {
     let catalog: ObjectCatalog
     /// The largest object accepted, in bytes.
     public let maxObjectSize: UInt64
+    /// The most resumable sessions active at once (`defaultMaxSessions`).
+    public let maxSessions: Int
     let clock: @Sendable () -> Double
     /// The last generation handed out (microseconds since 1970): each upload gets a later one.
     private let lastGeneration: Mutex<UInt64>
@@ -33,12 +35,14 @@ public final class ObjectStore: Sendable {
         dataDirectory: String,
         syncAlways: Bool = false,
         maxObjectSize: UInt64 = ObjectStore.defaultMaxObjectSize,
+        maxSessions: Int = ObjectStore.defaultMaxSessions,
         clock: @escaping @Sendable () -> Double = ObjectStore.wallClock
     ) throws(StorageError) {
         let root = dataDirectory + "/storage"
         files = try ObjectFiles(root: root)
         catalog = try ObjectCatalog(path: root + "/db", syncAlways: syncAlways)
         self.maxObjectSize = maxObjectSize
+        self.maxSessions = maxSessions
         self.clock = clock
         let catalog = self.catalog
         let sessions = try Self.sweepSessions(catalog: catalog, files: files, now: clock())
@@ -223,14 +227,19 @@ public final class ObjectStore: Sendable {
 
     /// Inside `changing`: makes `object` (its file in place) its name's live version, with
     /// `session`'s final state in the same batch when given; then the replaced version's file
-    /// goes. If the commit fails, `object`'s file goes instead.
+    /// goes. If the commit fails, `object`'s file goes instead, or back to `session`, which stays
+    /// active with its bytes (a finalize refused by a full disk can be repeated).
     func commitVersion(_ object: ObjectMetadata, finishing session: ResumableSession? = nil) throws(StorageError) {
         let previous: ObjectMetadata?
         do throws(StorageError) {
             previous = try catalog.metadata(BucketName(object.bucket), ObjectName(object.name))
             try catalog.commit(object, replacing: previous, session: session)
         } catch {
-            files.remove(generation: object.generation)
+            if let session {
+                files.restoreSession(session.id, from: object.generation)
+            } else {
+                files.remove(generation: object.generation)
+            }
             throw error
         }
         if let previous, previous.generation != object.generation { files.remove(generation: previous.generation) }
@@ -351,4 +360,6 @@ public struct ObjectFields: Sendable, Equatable, Codable {
 final class SessionCounts: @unchecked Sendable {
     var active = 0
     var finished = 0
+    /// When a start at the cap last looked for expired sessions (milliseconds since 1970).
+    var lastScan = -Double.infinity
 }

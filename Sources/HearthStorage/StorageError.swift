@@ -4,7 +4,7 @@ public struct StorageError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         enum Kind: Hashable, Sendable {
             case invalidName, notFound, tooLarge, invalidMetadata, invalidOffset, incomplete, tooManySessions, io,
-                closed, forbidden
+                diskFault, closed, forbidden
         }
 
         let kind: Kind
@@ -25,6 +25,9 @@ public struct StorageError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let tooManySessions = Code(kind: .tooManySessions)
         /// The disk or the catalog failed; nothing was stored (500).
         public static let io = Code(kind: .io)
+        /// The disk refuses writes for now (full, read-only, failing), as the database's writes
+        /// are refused then: nothing was stored; retry later (503).
+        public static let diskFault = Code(kind: .diskFault)
         /// The store is closed (503).
         public static let closed = Code(kind: .closed)
         /// The storage rules (or, without them, the admin-only default) refuse the request (403).
@@ -39,7 +42,7 @@ public struct StorageError: Error, Hashable, Sendable, CustomStringConvertible {
             case .forbidden: return 403
             case .tooLarge: return 413
             case .io: return 500
-            case .closed: return 503
+            case .diskFault, .closed: return 503
             }
         }
 
@@ -49,10 +52,14 @@ public struct StorageError: Error, Hashable, Sendable, CustomStringConvertible {
     public let code: Code
     /// One sentence for people.
     public let message: String
+    /// What only the server log may say (the file and the system's error), when the message
+    /// leaves it out for the client.
+    public let detail: String?
 
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, detail: String? = nil) {
         self.code = code
         self.message = message
+        self.detail = detail
     }
 
     public var description: String { message }

@@ -11,7 +11,7 @@
 # binaries. See docs/fuzzing.md.
 set -eu
 cd "$(dirname "$0")/../.."
-all="json json-events path query frames messages rules-document rules-expression rules-evaluation token phone storage-rules"
+all="json json-events path query frames messages rules-document rules-expression rules-evaluation token phone multipart storage-rules"
 target=${1:-all}
 seconds=${2:-60}
 case " $all rest-query all " in
@@ -40,6 +40,7 @@ dictionary() {
     token) echo Fuzz/Dictionaries/token.dict ;;
     phone) echo Fuzz/Dictionaries/phone.dict ;;
     storage-rules) echo Fuzz/Dictionaries/storage-rules.dict ;;
+    multipart) echo Fuzz/Dictionaries/multipart.dict ;;
     rest-query) echo Fuzz/Dictionaries/rest-query.dict ;;
     esac
 }

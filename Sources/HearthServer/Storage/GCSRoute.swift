@@ -9,6 +9,8 @@ struct GCSRoute: Equatable {
     let bucket: String
     let name: String?
     let query: Substring?
+    /// Why the target is refused (400), as `StorageRoute.refusal`.
+    let refusal: String?
 
     static let prefixes: [(String, Kind)] = [
         ("/storage/v1/b/", .json), ("/upload/storage/v1/b/", .upload), ("/download/storage/v1/b/", .download),
@@ -18,7 +20,7 @@ struct GCSRoute: Equatable {
         guard let (prefix, kind) = Self.prefixes.first(where: { target.hasPrefix($0.0) }) else { return nil }
         guard let parts = StorageRoute.objectTarget(target, after: prefix) else { return nil }
         self.kind = kind
-        (bucket, name, query) = parts
+        (bucket, name, query, refusal) = parts
     }
 
     /// The query's parameters, decoded.

@@ -16,8 +16,11 @@ enum StorageAnswer {
         )
     }
 
+    /// A 503 (a disk fault, a closed store) says when to try again, as the database's do.
     static func error(_ error: StorageError) -> Response {
-        Self.error(error.code.httpStatus, error.message)
+        var response = Self.error(error.code.httpStatus, error.message)
+        if error.code.httpStatus == 503 { response.headers[.retryAfter] = "1" }
+        return response
     }
 
     static let forbidden = error(

@@ -15,6 +15,7 @@ extension StorageEndpoint {
     private func answer(_ request: Request, gcs route: GCSRoute) async -> Response {
         let parameters = route.parameters
         do {
+            if let refusal = route.refusal { return StorageAnswer.error(400, refusal) }
             let bucket = try BucketName(route.bucket)
             guard let caller = credential(request) else {
                 return StorageAnswer.error(401, "The Authorization header is not a valid credential.")
@@ -76,7 +77,7 @@ extension StorageEndpoint {
                 )
             }
         } catch let error as StorageError {
-            return StorageAnswer.error(error)
+            return answer(error)
         } catch {
             logger.error("storage request failed", metadata: ["hearth.error": "\(error)"])
             return StorageAnswer.error(500, "The server failed to serve the file; try again.")

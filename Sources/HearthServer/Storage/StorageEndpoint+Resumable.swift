@@ -142,7 +142,7 @@ extension StorageEndpoint {
             }
             return Self.status("active", received: received)
         } catch let error as StorageError {
-            var response = StorageAnswer.error(error)
+            var response = answer(error)
             response.headers[Self.uploadStatus] = error.code == .notFound ? "final" : "active"
             return response
         }

@@ -46,6 +46,7 @@ struct StorageEndpoint: Sendable {
     private func answer(_ request: Request, route: StorageRoute) async -> Response {
         let parameters = route.parameters
         do {
+            if let refusal = route.refusal { return StorageAnswer.error(400, refusal) }
             let bucket = try BucketName(route.bucket)
             guard let caller = credential(request) else {
                 return StorageAnswer.error(
@@ -101,11 +102,23 @@ struct StorageEndpoint: Sendable {
                 return StorageAnswer.error(405, "Use GET, POST, PATCH or DELETE on an object.")
             }
         } catch let error as StorageError {
-            return StorageAnswer.error(error)
+            return answer(error)
         } catch {
             logger.error("storage request failed", metadata: ["hearth.error": "\(error)"])
             return StorageAnswer.error(500, "The server failed to serve the file; try again.")
         }
+    }
+
+    /// The answer to `error`; a failure of the disk or the catalog is logged with its detail
+    /// (the file and the system's error, which the client is not told).
+    func answer(_ error: StorageError) -> Response {
+        if error.code == .io || error.code == .diskFault {
+            logger.error(
+                "storage request failed",
+                metadata: ["hearth.error": "\(error.message)", "hearth.detail": "\(error.detail ?? "")"]
+            )
+        }
+        return StorageAnswer.error(error)
     }
 
     static let uploadProtocol = HTTPField.Name("X-Goog-Upload-Protocol")!
@@ -154,6 +167,8 @@ struct StorageEndpoint: Sendable {
                 "The object is larger than the \(objects.maxObjectSize) bytes this server accepts."
             )
         }
+        // A name given up front is checked before any byte is read.
+        if let name { _ = try ObjectName(name) }
         let upload = try await Self.run { try objects.beginUpload() }
         var fields = ObjectFields(contentType: request.headers[Self.uploadContentType] ?? contentType)
         var mediaType: String?
@@ -175,6 +190,7 @@ struct StorageEndpoint: Sendable {
                             // The body's length bounds the object's from above: refused at once
                             // only when refused at that bound and at zero bytes.
                             if let objectName {
+                                // Refused before the file's bytes, not after them.
                                 try await admitBeforeBytes(
                                     judge,
                                     bucket: bucket,
