@@ -201,6 +201,7 @@ public enum HearthServer {
                 credentials: credentials,
                 cors: responder.cors,
                 scheme: scheme,
+                defaultBucket: configuration.accounts.projectID + ".appspot.com",
                 logger: logger
             ),
             database: responder

@@ -223,12 +223,17 @@ public final class ResumableChunk: @unchecked Sendable {
 
     /// Appends `bytes`.
     /// - Throws: `StorageError` `.tooLarge` past the store's limit (nothing of `bytes` is written).
-    public func append(_ bytes: [UInt8]) throws(StorageError) {
+    public func append(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
         guard received + UInt64(bytes.count) <= maxSize else {
             throw StorageError(.tooLarge, "The object is larger than the \(maxSize) bytes this server accepts.")
         }
-        try bytes.withStorageBytes { bytes throws(StorageError) in try part.write(bytes) }
+        try part.write(bytes)
         received += UInt64(bytes.count)
+    }
+
+    /// `append(_:)` of an array.
+    public func append(_ bytes: [UInt8]) throws(StorageError) {
+        try bytes.withStorageBytes { bytes throws(StorageError) in try append(bytes) }
     }
 
     /// Closes the part file (the chunk's request is over).

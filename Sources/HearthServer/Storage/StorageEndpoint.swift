@@ -18,6 +18,8 @@ struct StorageEndpoint: Sendable {
     let cors: CORS
     /// `http` or `https` (the session URLs of resumable uploads are absolute).
     let scheme: String
+    /// `<project-id>.appspot.com`: listed among the buckets even before it holds an object.
+    let defaultBucket: String
     let logger: Logger
     /// What a page may read of an answer (the SDKs read the upload protocol's headers).
     static let exposedHeaders =
@@ -25,8 +27,8 @@ struct StorageEndpoint: Sendable {
         + "X-Goog-Upload-Size-Received, X-Goog-Upload-Chunk-Granularity, x-goog-generation, x-goog-hash"
     static let queue = DispatchQueue(label: "hearth.storage", qos: .userInitiated, attributes: .concurrent)
 
-    func respond(to request: Request, route: StorageRoute) async -> Response {
-        var response = await answer(request, route: route)
+    func respond(to request: Request, route: StorageRoute, channel: any Channel) async -> Response {
+        var response = await answer(request, route: route, channel: channel)
         cors.decorate(&response, exposing: Self.exposedHeaders)
         return response
     }
@@ -40,7 +42,16 @@ struct StorageEndpoint: Sendable {
         return try? credentials.resolve(token: String(parts[1].drop { $0 == " " }))
     }
 
-    private func answer(_ request: Request, route: StorageRoute) async -> Response {
+    /// How `object`'s bytes go out on `channel`: by `sendfile` on plain HTTP, in chunks under TLS.
+    func download(_ object: ObjectMetadata, on channel: any Channel) -> StorageDownload {
+        StorageDownload(
+            object: object,
+            path: objects.path(of: object),
+            fileRegions: scheme == "http" ? FileRegionBody(channel: channel) : nil
+        )
+    }
+
+    private func answer(_ request: Request, route: StorageRoute, channel: any Channel) async -> Response {
         let parameters = route.parameters
         do {
             let bucket = try BucketName(route.bucket)
@@ -60,7 +71,7 @@ struct StorageEndpoint: Sendable {
                 if request.headers[Self.uploadProtocol]?.lowercased() == "resumable" {
                     return try await startResumable(request, in: bucket, name: parameters["name"])
                 }
-                switch request.method {
+                switch Self.intendedMethod(of: request) {
                 case .post: return try await upload(request, to: bucket, name: parameters["name"])
                 case .get: return try await list(bucket, parameters)
                 default:
@@ -68,7 +79,7 @@ struct StorageEndpoint: Sendable {
                 }
             }
             let name = try ObjectName(nameText)
-            switch request.method {
+            switch Self.intendedMethod(of: request) {
             case .get, .head:
                 let object = try await Self.run { try objects.metadata(bucket, name) }
                 if parameters["alt"] == "media" {
@@ -76,12 +87,18 @@ struct StorageEndpoint: Sendable {
                     guard isAdmin || (token.map { object.downloadTokens.contains($0) } ?? false) else {
                         return StorageAnswer.forbidden
                     }
-                    return StorageDownload(object: object, path: objects.path(of: object)).response(to: request)
+                    return download(object, on: channel).response(to: request)
                 }
                 guard isAdmin else { return StorageAnswer.forbidden }
                 return StorageAnswer.json(object.firebaseResource.storageJSON())
             case .post:
                 guard isAdmin else { return StorageAnswer.forbidden }
+                if parameters["create_token"] != nil || parameters["delete_token"] != nil {
+                    return try await changeTokens(of: name, in: bucket, parameters)
+                }
+                if request.headers[Self.uploadProtocol]?.lowercased() == "resumable" {
+                    return try await startResumable(request, in: bucket, name: nameText)
+                }
                 return try await upload(request, to: bucket, name: nameText)
             case .patch:
                 guard isAdmin else { return StorageAnswer.forbidden }
@@ -171,10 +188,7 @@ struct StorageEndpoint: Sendable {
                     fields.contentType = request.headers[Self.uploadContentType] ?? mediaType
                 }
             } else {
-                for try await buffer in request.body {
-                    let bytes = Array(buffer.readableBytesView)
-                    try await Self.run { try upload.append(bytes) }
-                }
+                try await UploadBodyWriter.write(request) { bytes throws(StorageError) in try upload.append(bytes) }
             }
             guard let objectName else {
                 throw StorageError(.invalidName, "Name the object to upload: ?name={path}, or a name in its metadata.")

@@ -27,7 +27,8 @@ struct StorageRoute: Equatable {
         guard segments.count == 2 || segments.count == 3, segments[1] == "o",
             let bucket = PercentDecoding.decode(segments[0])
         else { return nil }
-        guard segments.count == 3 else { return (bucket, nil, query) }
+        // `o/` (a trailing slash, as the emulator's tests send uploads) is the bucket's objects.
+        guard segments.count == 3, !segments[2].isEmpty else { return (bucket, nil, query) }
         guard let name = PercentDecoding.decode(segments[2]) else { return nil }
         return (bucket, name, query)
     }
