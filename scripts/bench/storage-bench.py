@@ -246,14 +246,17 @@ def main():
     server, port = start_server()
     try:
         dd = f"dd if=/dev/zero of={dd_file} bs=1M count={args.mib} conv=fsync"
-        anchor, hearth = [], []
+        anchor, hearth, cpu = [], [], 0.0
         for _ in range(args.runs if "upload" in figures else 0):
             anchor.append(timed(dd))
             os.unlink(dd_file)
+            cpu_before = cpu_seconds(server.pid)
             seconds, _ = upload(port, "big")
+            cpu += cpu_seconds(server.pid) - cpu_before
             hearth.append(seconds)
         if hearth:
             result["upload"] = figure(anchor, hearth, 0.5)
+            result["upload"]["server_cpu_seconds_per_upload"] = round(cpu / len(hearth), 3)
 
         _, metadata = upload(port, "big")
         object_file = os.path.join(data, "storage", "objects", metadata["generation"])
