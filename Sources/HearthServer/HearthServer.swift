@@ -244,6 +244,7 @@ public enum HearthServer {
                 ),
                 cors: responder.cors,
                 scheme: scheme,
+                defaultBucket: configuration.accounts.projectID + ".appspot.com",
                 logger: logger
             ),
             database: responder

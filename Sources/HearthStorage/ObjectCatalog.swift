@@ -120,6 +120,25 @@ struct ObjectCatalog: Sendable {
         return listing
     }
 
+    /// The buckets holding at least one object, in byte order: one seek per bucket.
+    func buckets() throws(StorageError) -> [String] {
+        let table = [UInt8(ascii: "o")]
+        var found: [String] = []
+        var resume: [UInt8]? = table
+        while let from = resume {
+            resume = nil
+            try Self.typed { () throws(StoreError) in
+                try database.scan(prefix: table, from: from) { key, _ in
+                    guard let end = key.dropFirst().firstIndex(of: 0) else { return true }
+                    found.append(String(decoding: key[1..<end], as: UTF8.self))
+                    resume = Array(key[..<end]) + [1]  // past every name of this bucket
+                    return false
+                }
+            }
+        }
+        return found
+    }
+
     // MARK: Resumable sessions
 
     private static func sessionKey(_ id: String) -> [UInt8] {

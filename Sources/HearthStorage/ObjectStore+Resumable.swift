@@ -256,7 +256,7 @@ public final class ResumableChunk: @unchecked Sendable {
     /// - Throws: `StorageError` `.tooLarge` past the store's limit, `.invalidOffset` past the
     ///   size the start announced (either way nothing of `bytes` is written, so the session can
     ///   still be finished with the right bytes).
-    public func append(_ bytes: [UInt8]) throws(StorageError) {
+    public func append(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
         let after = received + UInt64(bytes.count)
         guard after <= maxSize else {
             throw StorageError(.tooLarge, "The object is larger than the \(maxSize) bytes this server accepts.")
@@ -267,8 +267,13 @@ public final class ResumableChunk: @unchecked Sendable {
                 "The upload announced \(announced) bytes and has \(received); this chunk would take it past them."
             )
         }
-        try bytes.withStorageBytes { bytes throws(StorageError) in try part.write(bytes) }
+        try part.write(bytes)
         received += UInt64(bytes.count)
+    }
+
+    /// `append(_:)` of an array.
+    public func append(_ bytes: [UInt8]) throws(StorageError) {
+        try bytes.withStorageBytes { bytes throws(StorageError) in try append(bytes) }
     }
 
     /// Closes the part file (the chunk's request is over).

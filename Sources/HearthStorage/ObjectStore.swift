@@ -97,6 +97,11 @@ public final class ObjectStore: Sendable {
         )
     }
 
+    /// The buckets holding at least one object, in byte order of name.
+    public func buckets() throws(StorageError) -> [BucketName] {
+        try catalog.buckets().compactMap { try? BucketName($0) }
+    }
+
     // MARK: Uploads
 
     /// Starts an upload: its bytes go to a part file as they come (`ObjectUpload.append`).
@@ -215,7 +220,7 @@ public final class ObjectStore: Sendable {
             crc32c: checksums.crc32cBase64,
             contentType: fields.contentType,
             time: clock(),
-            downloadTokens: [UUID().uuidString.lowercased()],
+            downloadTokens: [Self.newDownloadToken()],
             metadata: fields.metadata
         )
         object.cacheControl = fields.cacheControl

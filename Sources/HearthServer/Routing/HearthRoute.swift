@@ -9,10 +9,10 @@ import Hummingbird
 /// | `metrics` | `GET`/`HEAD /metrics` | `MetricsEndpoint` (admin) |
 /// | `backup` | `/.backup` | `BackupEndpoint` (admin) |
 /// | `accounts` | `/identitytoolkit.googleapis.com/v1/…`, `/securetoken.googleapis.com/v1/token` | `AccountsEndpoint` |
-/// | `callable` | `/functions/NAME`, `/PROJECT/REGION/NAME` | `CallableEndpoint` |
 /// | `storage` | `/v0/b/BUCKET/o[/NAME]` | `StorageEndpoint` |
 /// | `storageRules` | `/.settings/storage.rules[:check\|:simulate]` | `StorageEndpoint` (admin) |
-/// | `gcs` | `/storage/v1/b/…`, `/upload/storage/v1/b/…`, `/download/storage/v1/b/…` | `StorageEndpoint` (admin) |
+/// | `gcs` | `/storage/v1/b[/…]`, `/upload/storage/v1/b/…`, `/download/storage/v1/b/…` | `StorageEndpoint` (admin) |
+/// | `callable` | `/functions/NAME`, `/PROJECT/REGION/NAME` | `CallableEndpoint` |
 /// | `database` | everything else: REST `*.json`, SSE, rules, health, the console | `HearthResponder` |
 ///
 /// Every route but `metrics` counts against the client address's request rate first.
@@ -44,12 +44,13 @@ enum HearthRoute: Equatable {
             self = .backup(query: target.query)
         } else if let route = AccountsRoute(target: request.head.path ?? "/") {
             self = .accounts(route)
-        } else if let route = CallableRoute(target: request.head.path ?? "/") {
-            self = .callable(route)
         } else if let route = StorageRoute(target: request.head.path ?? "/") {
             self = .storage(route)
         } else if let route = GCSRoute(target: request.head.path ?? "/") {
+            // Before callables: `/storage/v1/b` has the shape of `/PROJECT/REGION/NAME`.
             self = .gcs(route)
+        } else if let route = CallableRoute(target: request.head.path ?? "/") {
+            self = .callable(route)
         } else {
             self = .database
         }

@@ -49,9 +49,9 @@ struct HearthRouter: HTTPResponder {
         case .callable(let callableRoute):
             return await callables.respond(to: request, route: callableRoute)
         case .storage(let storageRoute):
-            return await storage.respond(to: request, route: storageRoute)
+            return await storage.respond(to: request, route: storageRoute, channel: context.channel)
         case .gcs(let gcsRoute):
-            return await storage.respond(to: request, gcs: gcsRoute)
+            return await storage.respond(to: request, gcs: gcsRoute, channel: context.channel)
         case .storageRules(let action, let query):
             return await storage.respond(to: request, rules: action, query: query)
         case .database:

@@ -5,12 +5,15 @@ import Hummingbird
 import NIOCore
 
 /// An object's bytes (`?alt=media`): the whole file (200) or one `Range: bytes=a-b` of it (206,
-/// with `Content-Range`; 416 when it starts past the end), streamed from the file in chunks read
-/// on the storage queue. The file is opened before the answer starts, so a replacement or delete
-/// meanwhile does not cut the download short.
+/// with `Content-Range`; 416 when it starts past the end). On plain HTTP the kernel sends them
+/// from the file (`sendfile`, `FileRegionBody`); under TLS they are read in chunks on the storage
+/// queue. The file is opened before the answer starts, so a replacement or delete meanwhile does
+/// not cut the download short; it is closed when the body is sent or the connection ends.
 struct StorageDownload {
     let object: ObjectMetadata
     let path: String
+    /// The plain HTTP connection to `sendfile` the bytes to; nil: chunks (TLS).
+    let fileRegions: FileRegionBody?
 
     static let chunkBytes = 256 * 1024
     static let goog = (
@@ -47,11 +50,22 @@ struct StorageDownload {
         }
         headers[.contentLength] = String(range.count)
         guard request.method != .head, !range.isEmpty else { return Response(status: status, headers: headers) }
-        guard let file = FileHandle(forReadingAtPath: path) else {
+        guard let opened = OpenObjectFile(path: path) else {
             return StorageAnswer.error(404, "The object '\(object.name)' is gone.")
+        }
+        if let fileRegions {
+            let sent = range
+            let body = ResponseBody { writer in
+                let file = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: opened.take())
+                defer { try? file.close() }
+                try await fileRegions.send(file, range: sent)
+                try await writer.finish(nil)
+            }
+            return Response(status: status, headers: headers, body: body)
         }
         let (start, length) = (range.lowerBound, range.upperBound - range.lowerBound)
         let body = ResponseBody { writer in
+            let file = FileHandle(fileDescriptor: opened.take(), closeOnDealloc: true)
             defer { try? file.close() }
             try await StorageEndpoint.run { try file.seek(toOffset: start) }
             var left = length

@@ -1,22 +1,22 @@
 import HTTPTypes
 import HearthStorage
 import Hummingbird
+import NIOCore
 
 /// Cloud Storage's JSON API for the admin SDKs (firebase-admin, google-cloud-storage with
 /// `STORAGE_EMULATOR_HOST`): the admin credential only (the admin secret, or `owner` under
 /// `--emulator`), whatever rules say.
 extension StorageEndpoint {
-    func respond(to request: Request, gcs route: GCSRoute) async -> Response {
-        var response = await answer(request, gcs: route)
+    func respond(to request: Request, gcs route: GCSRoute, channel: any Channel) async -> Response {
+        var response = await answer(request, gcs: route, channel: channel)
         cors.decorate(&response, exposing: Self.exposedHeaders)
         return response
     }
 
-    private func answer(_ request: Request, gcs route: GCSRoute) async -> Response {
+    private func answer(_ request: Request, gcs route: GCSRoute, channel: any Channel) async -> Response {
         let parameters = route.parameters
         do {
             if let refusal = route.refusal { return StorageAnswer.error(400, refusal) }
-            let bucket = try BucketName(route.bucket)
             guard let caller = credential(request) else {
                 return StorageAnswer.error(401, "The Authorization header is not a valid credential.")
             }
@@ -27,6 +27,8 @@ extension StorageEndpoint {
                 )
             }
             let base = "\(scheme)://\(request.head.authority ?? "127.0.0.1")"
+            if route.kind == .bucket { return try await bucketAnswer(request, route.bucket, base: base) }
+            let bucket = try BucketName(route.bucket)
             switch (route.kind, route.name, request.method) {
             case (.upload, nil, .post):
                 switch parameters["uploadType"] ?? "media" {
@@ -58,7 +60,7 @@ extension StorageEndpoint {
                 let objectName = try ObjectName(name)
                 let object = try await Self.run { try objects.metadata(bucket, objectName) }
                 if route.kind == .download || parameters["alt"] == "media" {
-                    return StorageDownload(object: object, path: objects.path(of: object)).response(to: request)
+                    return download(object, on: channel).response(to: request)
                 }
                 return StorageAnswer.json(object.gcsResource(base: base).storageJSON())
             case (.json, let name?, .patch):

@@ -88,10 +88,7 @@ extension StorageEndpoint {
     func appendBody(of request: Request, to id: String, at offset: UInt64) async throws -> UInt64 {
         let chunk = try await Self.run { try objects.continueResumable(id, at: offset) }
         defer { chunk.close() }
-        for try await buffer in request.body {
-            let bytes = Array(buffer.readableBytesView)
-            try await Self.run { try chunk.append(bytes) }
-        }
+        try await UploadBodyWriter.write(request) { bytes throws(StorageError) in try chunk.append(bytes) }
         return chunk.received
     }
 

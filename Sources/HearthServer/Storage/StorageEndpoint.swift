@@ -21,6 +21,8 @@ struct StorageEndpoint: Sendable {
     let cors: CORS
     /// `http` or `https` (the session URLs of resumable uploads are absolute).
     let scheme: String
+    /// `<project-id>.appspot.com`: listed among the buckets even before it holds an object.
+    let defaultBucket: String
     let logger: Logger
     /// What a page may read of an answer (the SDKs read the upload protocol's headers).
     static let exposedHeaders =
@@ -28,8 +30,8 @@ struct StorageEndpoint: Sendable {
         + "X-Goog-Upload-Size-Received, X-Goog-Upload-Chunk-Granularity, x-goog-generation, x-goog-hash"
     static let queue = DispatchQueue(label: "hearth.storage", qos: .userInitiated, attributes: .concurrent)
 
-    func respond(to request: Request, route: StorageRoute) async -> Response {
-        var response = await answer(request, route: route)
+    func respond(to request: Request, route: StorageRoute, channel: any Channel) async -> Response {
+        var response = await answer(request, route: route, channel: channel)
         cors.decorate(&response, exposing: Self.exposedHeaders)
         return response
     }
@@ -43,7 +45,16 @@ struct StorageEndpoint: Sendable {
         return try? credentials.resolve(token: String(parts[1].drop { $0 == " " }))
     }
 
-    private func answer(_ request: Request, route: StorageRoute) async -> Response {
+    /// How `object`'s bytes go out on `channel`: by `sendfile` on plain HTTP, in chunks under TLS.
+    func download(_ object: ObjectMetadata, on channel: any Channel) -> StorageDownload {
+        StorageDownload(
+            object: object,
+            path: objects.path(of: object),
+            fileRegions: scheme == "http" ? FileRegionBody(channel: channel) : nil
+        )
+    }
+
+    private func answer(_ request: Request, route: StorageRoute, channel: any Channel) async -> Response {
         let parameters = route.parameters
         do {
             if let refusal = route.refusal { return StorageAnswer.error(400, refusal) }
@@ -64,7 +75,7 @@ struct StorageEndpoint: Sendable {
                 if request.headers[Self.uploadProtocol]?.lowercased() == "resumable" {
                     return try await startResumable(request, in: bucket, name: parameters["name"], judge: judge)
                 }
-                switch request.method {
+                switch Self.intendedMethod(of: request) {
                 case .post: return try await upload(request, to: bucket, name: parameters["name"], judge: judge)
                 case .get:
                     try await access.require(judge, .list, bucket: bucket, name: parameters["prefix"] ?? "")
@@ -74,18 +85,27 @@ struct StorageEndpoint: Sendable {
                 }
             }
             let name = try ObjectName(nameText)
-            switch request.method {
+            switch Self.intendedMethod(of: request) {
             case .get, .head:
                 let object = try await Self.run { try objects.metadata(bucket, name) }
                 if parameters["alt"] == "media" {
                     if !(parameters["token"].map { object.downloadTokens.contains($0) } ?? false) {
                         try await access.require(judge, .get, bucket: bucket, name: name.value, existing: object)
                     }
-                    return StorageDownload(object: object, path: objects.path(of: object)).response(to: request)
+                    return download(object, on: channel).response(to: request)
                 }
                 try await access.require(judge, .get, bucket: bucket, name: name.value, existing: object)
                 return StorageAnswer.json(object.firebaseResource.storageJSON())
             case .post:
+                if parameters["create_token"] != nil || parameters["delete_token"] != nil {
+                    guard judge.isAdmin else {
+                        throw StorageError(.forbidden, "Only the admin creates or deletes download tokens.")
+                    }
+                    return try await changeTokens(of: name, in: bucket, parameters)
+                }
+                if request.headers[Self.uploadProtocol]?.lowercased() == "resumable" {
+                    return try await startResumable(request, in: bucket, name: nameText, judge: judge)
+                }
                 return try await upload(request, to: bucket, name: nameText, judge: judge)
             case .patch:
                 let patch = try await Self.metadataPatch(request)
@@ -216,10 +236,7 @@ struct StorageEndpoint: Sendable {
                     fields.contentType = request.headers[Self.uploadContentType] ?? mediaType
                 }
             } else {
-                for try await buffer in request.body {
-                    let bytes = Array(buffer.readableBytesView)
-                    try await Self.run { try upload.append(bytes) }
-                }
+                try await UploadBodyWriter.write(request) { bytes throws(StorageError) in try upload.append(bytes) }
             }
             guard let objectName else {
                 throw StorageError(.invalidName, "Name the object to upload: ?name={path}, or a name in its metadata.")

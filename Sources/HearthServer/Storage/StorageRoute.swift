@@ -36,7 +36,10 @@ struct StorageRoute: Equatable {
         guard let bucket = PercentDecoding.decode(segments[0]) else {
             return ("", nil, query, "The bucket name in the URL is not percent-encoded UTF-8.")
         }
-        guard segments.count > 2 else { return (bucket, nil, query, refusal) }
+        // `o/` (a trailing slash, as the emulator's tests send uploads) is the bucket's objects.
+        guard segments.count > 2, !(segments.count == 3 && segments[2].isEmpty) else {
+            return (bucket, nil, query, refusal)
+        }
         if segments.count > 3 {
             refusal =
                 "An object's name is one segment of the URL: percent-encode the slashes in it "

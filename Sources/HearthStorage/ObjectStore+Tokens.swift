@@ -1,0 +1,42 @@
+import Foundation
+
+/// Download tokens added and removed one at a time (the client API's `create_token` and
+/// `delete_token`); `update(_:_:with:)` replaces them all.
+extension ObjectStore {
+    /// Adds a new download token to `name`'s; returns the metadata (`metageneration` + 1).
+    /// - Throws: `StorageError` `.notFound`.
+    public func addDownloadToken(_ bucket: BucketName, _ name: ObjectName) throws(StorageError) -> ObjectMetadata {
+        try changeTokens(bucket, name) { $0.append(Self.newDownloadToken()) }
+    }
+
+    /// Removes `token` from `name`'s download tokens (an unknown token changes nothing); when
+    /// none is left a new one is made, so the object keeps a download URL, as Firebase does.
+    /// - Throws: `StorageError` `.notFound`.
+    public func removeDownloadToken(
+        _ token: String,
+        from bucket: BucketName,
+        _ name: ObjectName
+    ) throws(StorageError) -> ObjectMetadata {
+        try changeTokens(bucket, name) { tokens in
+            tokens.removeAll { $0 == token }
+            if tokens.isEmpty { tokens = [Self.newDownloadToken()] }
+        }
+    }
+
+    static func newDownloadToken() -> String { UUID().uuidString.lowercased() }
+
+    private func changeTokens(
+        _ bucket: BucketName,
+        _ name: ObjectName,
+        _ change: (inout [String]) -> Void
+    ) throws(StorageError) -> ObjectMetadata {
+        try changing { () throws(StorageError) in
+            var object = try metadata(bucket, name)
+            change(&object.downloadTokens)
+            object.metageneration += 1
+            object.updated = clock()
+            try catalog.commit(object, replacing: nil)
+            return object
+        }
+    }
+}
