@@ -16,13 +16,20 @@ enum UploadBodyWriter {
     ) async throws {
         var batch: [ByteBuffer] = []
         var batched = 0
-        for try await buffer in request.body {
-            batch.append(buffer)
-            batched += buffer.readableBytes
-            guard batched >= batchBytes else { continue }
-            let full = batch
-            (batch, batched) = ([], 0)
-            try await flush(full, to: write)
+        do {
+            for try await buffer in request.body {
+                batch.append(buffer)
+                batched += buffer.readableBytes
+                guard batched >= batchBytes else { continue }
+                let full = batch
+                (batch, batched) = ([], 0)
+                try await flush(full, to: write)
+            }
+        } catch {
+            // The body broke off (a dropped or stalled connection): what arrived is still written,
+            // so a resumable upload's `query` tells the offset to go on from.
+            if !batch.isEmpty { try? await flush(batch, to: write) }
+            throw error
         }
         if !batch.isEmpty { try await flush(batch, to: write) }
     }
