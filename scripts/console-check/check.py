@@ -750,6 +750,21 @@ async def steps(page):
         await page.wait("document.getElementById('storage-sim-resource').textContent.includes('the stored object (7 bytes, image/png)')",
                         "the stored object as resource")
 
+    async def files_bucket_refused():
+        def pick_bucket(name):
+            return page.eval("{ const b = document.getElementById('files-bucket'); b.value = " + json.dumps(name) + ";"
+                             " b.dispatchEvent(new Event('change')); }")
+        await page.eval("document.querySelector('#files-mode button[data-mode=\"browse\"]').click()")
+        await pick_bucket("Not A Bucket")
+        await page.wait("document.getElementById('files-error').textContent.includes(\"The bucket name 'Not A Bucket' is not one\")",
+                        "the server's refusal")
+        await page.wait("document.querySelector('#files-error .hint')?.textContent.includes('<project-id>.appspot.com')", "what to do")
+        await pick_bucket(bucket)
+        await page.wait(f"{files_rows}.includes('docs/') && document.getElementById('files-error').textContent === ''", "the bucket again")
+        offered = await page.eval("[...document.querySelectorAll('#files-buckets option')].map(o => o.value)")
+        if offered != [bucket]:
+            raise RuntimeError(f"the buckets offered are {offered}")
+
     async def files_keys():
         await page.eval("document.querySelector('#files-mode button[data-mode=\"browse\"]').click()")
         await key("1")
@@ -771,7 +786,7 @@ async def steps(page):
                        ("files delete asks first", files_delete),
                        ("storage rules diagnostic and a refused save", storage_rules_refused),
                        ("storage rules saved", storage_rules_saved), ("storage rules simulate", storage_simulate),
-                       ("files keys", files_keys)]:
+                       ("files a bucket refused", files_bucket_refused), ("files keys", files_keys)]:
         await step(name, body)
     await step("every view light", lambda: every_view("light"))
     await step("every view dark", lambda: every_view("dark"))

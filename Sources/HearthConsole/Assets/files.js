@@ -19,7 +19,6 @@ export async function showFiles() {
   if (!state.bucket) {
     state.bucket = pickedBucket() || (await learnDefaultBucket());
     $("files-bucket").value = state.bucket;
-    remember(state.bucket);
   }
   await showMode(state.mode);
 }
@@ -39,6 +38,7 @@ async function showMode(mode) {
   else await open(state.prefix);
 }
 
+/// Keeps `name` for the tab and offers it again in the field's list (once it was listed).
 function remember(name) {
   keepBucket(name);
   state.buckets.add(name);
@@ -70,6 +70,7 @@ async function more(fresh = false) {
     return;
   }
   if (mine !== state.generation) return;
+  remember(state.bucket);
   const rows = $("files-rows");
   if (fresh) rows.replaceChildren();
   for (const prefix of page.prefixes ?? []) rows.append(folderRow(prefix));
@@ -205,7 +206,6 @@ $("files-bucket").addEventListener("change", () => {
   const name = $("files-bucket").value.trim();
   if (!name || name === state.bucket) { $("files-bucket").value = state.bucket; return; }
   state.bucket = name;
-  remember(name);
   closeDetail();
   state.prefix = "";
   if (state.mode === "browse") open("").catch(showError);
