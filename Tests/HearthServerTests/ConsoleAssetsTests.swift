@@ -24,7 +24,8 @@ import Testing
             #expect(script.body.contains("sessionStorage"))
             for module in [
                 "api", "app", "data", "rules", "simulator", "users", "health", "tree", "tree-pages", "highlight",
-                "databases", "shortcuts", "chart",
+                "databases", "shortcuts", "chart", "files", "files-detail", "files-upload", "storage-api",
+                "storage-rules", "storage-highlight", "storage-simulator",
             ] {
                 let text = try await server.send("GET", "/console/\(module).js")
                 #expect(text.status == 200, "\(module)")
@@ -76,6 +77,30 @@ import Testing
         }
     }
 
+    /// The files view's modules are not part of the first paint: what the page loads at start
+    /// (`src`, `href`, static imports, followed from `GET /`) never reaches them; `app.js` imports
+    /// `files.js` when the view is first opened.
+    @Test func theFilesViewLoadsOnlyWhenOpened() async throws {
+        try await TestServer.with { server in
+            var pending = ["/"]
+            var seen: Set<String> = []
+            while let path = pending.popLast() {
+                guard seen.insert(path).inserted else { continue }
+                let reply = try await server.send("GET", path)
+                pending += Self.references(in: reply.body, of: path, dynamic: false)
+            }
+            #expect(seen.isSuperset(of: ["/console/app.js", "/console/rules.js", "/console/api.js"]))
+            for module in [
+                "files", "files-detail", "files-upload", "storage-api", "storage-rules", "storage-highlight",
+                "storage-simulator",
+            ] {
+                #expect(!seen.contains("/console/\(module).js"), "\(module).js loads with the page")
+            }
+            let app = try await server.send("GET", "/console/app.js")
+            #expect(app.body.contains(#"import("./files.js")"#))
+        }
+    }
+
     static let policy =
         "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data: blob:; "
         + "frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
@@ -89,10 +114,11 @@ import Testing
     }
 
     /// The console's paths named in `text`: `src="/…"`, `href="/…"`, and a module's `from "./x.js"`,
-    /// `import "./x.js"` and `import("/console/x.js")`.
-    static func references(in text: String, of path: String) -> [String] {
+    /// `import "./x.js"` and, when `dynamic`, `import("./x.js")` (loaded when the code runs).
+    static func references(in text: String, of path: String, dynamic: Bool = true) -> [String] {
         var found: [String] = []
-        for pattern in [#"(?:src|href)="(/[^"]*)""#, #"(?:from|import)\s*\(?\s*"(\.?/[^"]+\.js)""#] {
+        let imports = dynamic ? #"(?:from|import)\s*\(?\s*"(\.?/[^"]+\.js)""# : #"(?:from|import)\s*"(\.?/[^"]+\.js)""#
+        for pattern in [#"(?:src|href)="(/[^"]*)""#, imports] {
             let expression = try! NSRegularExpression(pattern: pattern)
             for match in expression.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
                 guard let range = Range(match.range(at: 1), in: text) else { continue }

@@ -5,10 +5,11 @@ running Hearth server on loopback, step by step, with a screenshot of each step.
     python3 scripts/console-check/check.py --port 9000 --admin-secret S [--chromium chromium] [--shots DIR]
 
 Needs Debian's `chromium` and the PyPI package `websockets`. Writes data under /console-check
-in the default namespace, publishes rules there and signs up one account: run it against a
-server of its own. Exit 1 when a step fails; the screenshots' folder is printed.
+in the default namespace, publishes rules there, signs up accounts, uploads files to the bucket
+console-check.appspot.com and saves storage rules: run it against a server of its own, started
+with `--project-id console-check` and a copy of rules/storage.rules (run.sh does). Exit 1 when a step fails; the screenshots' folder is printed.
 """
-import argparse, asyncio, base64, json, os, signal, subprocess, sys, tempfile, time, urllib.request
+import argparse, asyncio, base64, json, os, signal, subprocess, sys, tempfile, time, urllib.error, urllib.parse, urllib.request
 
 import websockets
 
@@ -54,6 +55,33 @@ def rest_in(namespace, method, path, body=None):
                                      headers={"Authorization": f"Bearer {args.admin_secret}"})
     with urllib.request.urlopen(request, timeout=60) as response:
         return json.loads(response.read() or b"null")
+
+
+def storage(method, name):
+    """The object `name` of the check's bucket (its metadata, by Firebase's client API); None when there is none."""
+    request = urllib.request.Request(f"{base}/v0/b/console-check.appspot.com/o/{urllib.parse.quote(name, safe='')}", method=method,
+                                     headers={"Authorization": f"Bearer {args.admin_secret}"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        if error.code == 404:
+            return None
+        raise
+
+
+def storage_upload(name, data, content_type="text/plain"):
+    request = urllib.request.Request(f"{base}/v0/b/console-check.appspot.com/o?name={urllib.parse.quote(name, safe='')}",
+                                     method="POST", data=data,
+                                     headers={"Authorization": f"Bearer {args.admin_secret}", "Content-Type": content_type})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read())
+
+
+def storage_rules_text():
+    request = urllib.request.Request(f"{base}/.settings/storage.rules", headers={"Authorization": f"Bearer {args.admin_secret}"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return response.read().decode()
 
 
 class Page:
@@ -121,6 +149,8 @@ async def steps(page):
                                 " + performance.getEntriesByType('navigation')[0].transferSize")
         print(f"figure: the console's first contentful paint {painted:.0f} ms after navigation, {moved} bytes transferred",
               flush=True)
+        if await page.eval("performance.getEntriesByType('resource').some(e => e.name.endsWith('/console/files.js'))"):
+            raise RuntimeError("the files view's module loaded before the view was opened")
         await page.eval("document.getElementById('secret').value = 'wrong'; document.getElementById('sign-in').requestSubmit()")
         await page.wait("document.getElementById('sign-in-error').textContent.includes('Not signed in')", "the refusal")
         await page.wait("!!document.querySelector('#sign-in-error .hint')?.textContent.includes('admin secret')", "what to do")
@@ -433,6 +463,8 @@ async def steps(page):
             await page.wait("document.querySelectorAll('#users-rows tr').length > 0", "the accounts")
         elif view == "health":
             await page.wait("document.querySelectorAll('.figure svg.chart .line').length > 3", "the charts")
+        elif view == "files":
+            await page.wait("document.querySelectorAll('#files-rows tr').length > 0", "the folders and files")
         await asyncio.sleep(0.3)
 
     async def every_view(theme):
@@ -441,7 +473,7 @@ async def steps(page):
         expected = "rgb(15, 18, 22)" if theme == "dark" else "rgb(244, 245, 247)"
         if background != expected:
             raise RuntimeError(f"the {theme} theme's background is {background}")
-        for view in ["data", "rules", "users", "health"]:
+        for view in ["data", "rules", "users", "health", "files"]:
             await show(view)
             await page.shot(f"view-{view}-{theme}")
 
@@ -567,6 +599,195 @@ async def steps(page):
     await step("set a claim and see it", set_a_claim)
     await step("health shows two databases", health_columns)
     await step("highlighting marks a string and a regex", highlighting)
+    # The Files view (issue 35, item 4): a bucket, its folders and files, uploads, downloads,
+    # deletes, a file's metadata, the storage rules and their simulator.
+    bucket = "console-check.appspot.com"  # run.sh starts the server with --project-id console-check
+    shipped_storage_rules = storage_rules_text()
+    files_rows = "[...document.querySelectorAll('#files-rows tr')].map(r => r.dataset.name)"
+
+    async def files_default_bucket():
+        await page.eval("document.getElementById('tab-files').click()")
+        await page.wait("!document.getElementById('view-files').hidden", "the files view")
+        await page.wait(f"document.getElementById('files-bucket').value === {json.dumps(bucket)}", "the server's default bucket")
+        await page.wait(f"document.getElementById('files-empty').textContent.includes('No files in {bucket} yet')",
+                        "the empty bucket's advice")
+        await page.wait("document.getElementById('files-breadcrumb').textContent === " + json.dumps(bucket), "the breadcrumb")
+
+    async def files_upload():
+        data = bytes(range(256)) * 12
+        path = os.path.join(tempfile.mkdtemp(prefix="hearth-upload-"), "hello.txt")
+        with open(path, "wb") as file:
+            file.write(data)
+        document = await page.call("DOM.getDocument")
+        node = await page.call("DOM.querySelector", nodeId=document["root"]["nodeId"], selector="#files-input")
+        await page.call("DOM.setFileInputFiles", files=[path], nodeId=node["nodeId"])
+        await page.wait(f"{files_rows}.includes('hello.txt')", "the uploaded file listed")
+        await page.wait("document.querySelector('#files-uploads li[data-name=\"hello.txt\"]')?.dataset.state === 'done'",
+                        "the upload's row done")
+        size = await page.eval("document.querySelector('#files-rows tr[data-name=\"hello.txt\"] td.number').title")
+        stored = storage("GET", "hello.txt")
+        if stored["size"] != str(len(data)) or stored["contentType"] != "text/plain" or size != f"{len(data):,} bytes":
+            raise RuntimeError(f"the server has {stored}, the row says {size}")
+
+    async def files_drop_into_folder():
+        await page.eval("window.prompt = () => 'docs'; document.getElementById('files-folder').click()")
+        await page.wait("document.getElementById('files-empty').textContent.includes('Nothing in docs/ yet')", "the new folder")
+        await page.eval("""{ const transfer = new DataTransfer();
+          transfer.items.add(new File([new Uint8Array([137, 80, 78, 71, 1, 2, 3])], 'dropped.png', { type: 'image/png' }));
+          const card = document.getElementById('files-drop');
+          card.dispatchEvent(new DragEvent('dragenter', { dataTransfer: transfer, bubbles: true }));
+          card.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true })); }""")
+        await page.wait(f"{files_rows}.includes('docs/dropped.png')", "the dropped file listed in docs/")
+        if storage("GET", "docs/dropped.png")["contentType"] != "image/png":
+            raise RuntimeError("the dropped file's type is not image/png")
+        await page.eval("document.querySelector('#files-breadcrumb button[data-prefix=\"\"]').click()")
+        await page.wait(f"JSON.stringify({files_rows}) === JSON.stringify(['docs/', 'hello.txt'])", "the folder and the file at the top")
+
+    async def files_paging():
+        for n in range(105):
+            storage_upload(f"many/f{n:03d}.txt", f"file {n}".encode())
+        await key("r")
+        await page.wait(f"{files_rows}.includes('many/')", "R: the folder listed again, with many/")
+        await page.eval("document.querySelector('#files-rows tr[data-name=\"many/\"]').click()")
+        await page.wait(f"{files_rows}.length === 100 && !document.getElementById('files-more').hidden", "the first page of 100")
+        await page.eval("document.getElementById('files-more').click()")
+        await page.wait(f"{files_rows}.length === 105 && document.getElementById('files-more').hidden", "the second page")
+        last = await page.eval(f"{files_rows}.pop()")
+        if last != "many/f104.txt":
+            raise RuntimeError(f"the last row is {last}")
+        await page.eval("document.querySelector('#files-breadcrumb button[data-prefix=\"\"]').click()")
+        await page.wait(f"{files_rows}.includes('many/')", "back at the top")
+
+    async def files_metadata():
+        await page.eval("document.querySelector('#files-rows tr[data-name=\"hello.txt\"]').click()")
+        await page.wait("document.getElementById('files-title').textContent === 'hello.txt' && "
+                        "document.querySelector('#files-metadata [data-field=\"size\"]')?.textContent.includes('3,072 bytes')",
+                        "the file's details")
+        await page.eval("document.getElementById('files-custom').value = '{\"owner\": \"check\"}';"
+                        "document.getElementById('files-save').click()")
+        await page.wait("document.getElementById('files-detail-status').textContent === 'saved'", "the metadata saved")
+        if storage("GET", "hello.txt").get("metadata") != {"owner": "check"}:
+            raise RuntimeError(f"the server has {storage('GET', 'hello.txt').get('metadata')}")
+        await page.eval("document.getElementById('files-custom').value = '{\"n\": 1}'; document.getElementById('files-save').click()")
+        await page.wait("document.getElementById('files-detail-error').textContent.includes('strings')", "a number refused")
+
+    async def files_download():
+        folder = tempfile.mkdtemp(prefix="hearth-downloads-")
+        await page.call("Browser.setDownloadBehavior", behavior="allow", downloadPath=folder)
+        await page.eval("document.getElementById('files-download').click()")
+        target = os.path.join(folder, "hello.txt")
+        deadline = time.monotonic() + args.timeout
+        while not (os.path.exists(target) and os.path.getsize(target) == 3072):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"no hello.txt of 3,072 bytes in the downloads: {os.listdir(folder)}")
+            await asyncio.sleep(0.1)
+        with open(target, "rb") as file:
+            if file.read() != bytes(range(256)) * 12:
+                raise RuntimeError("the downloaded bytes differ from the uploaded ones")
+
+    async def files_delete():
+        await page.eval("window.confirm = (question) => { window.asked = question; return false; };"
+                        "document.querySelector('#files-rows tr[data-name=\"hello.txt\"] button.danger').click()")
+        await page.wait("(window.asked || '').startsWith('Delete console-check.appspot.com/hello.txt?')", "the question")
+        if storage("GET", "hello.txt") is None:
+            raise RuntimeError("deleted without a yes")
+        await page.eval("window.confirm = () => true;"
+                        "document.querySelector('#files-rows tr[data-name=\"hello.txt\"] button.danger').click()")
+        await page.wait(f"!{files_rows}.includes('hello.txt') && document.getElementById('files-detail').hidden",
+                        "the file gone from the list and the details")
+        if storage("GET", "hello.txt") is not None:
+            raise RuntimeError("the server still has hello.txt")
+
+    def set_storage_rules(text):
+        return page.eval("{ const t = document.getElementById('storage-rules-text'); t.value = " + json.dumps(text) + ";"
+                         "t.dispatchEvent(new Event('input')); }")
+
+    async def storage_rules_refused():
+        await page.eval("document.querySelector('#files-mode button[data-mode=\"rules\"]').click()")
+        await page.wait("document.getElementById('storage-rules-status').textContent === 'in force'", "the shipped rules in force")
+        if await page.eval("document.getElementById('storage-rules-text').value") != shipped_storage_rules:
+            raise RuntimeError("the editor does not show the rules in force")
+        broken = shipped_storage_rules.replace("return request.auth != null;", "return requets.auth != null;")
+        line = shipped_storage_rules[:shipped_storage_rules.index("return request.auth")].count("\n") + 1
+        await set_storage_rules(broken)
+        await page.wait(f"document.getElementById('storage-rules-diagnostics').textContent.startsWith('{line}:')",
+                        f"a diagnostic at line {line} as you type")
+        await page.wait("document.querySelector('#storage-rules-highlight .hl-error')?.textContent === 'requets'", "the mark")
+        await page.eval("document.getElementById('storage-rules-save').click()")
+        await page.wait("document.getElementById('storage-rules-error').textContent.startsWith('Not saved: Invalid storage rules')"
+                        f" && document.getElementById('storage-rules-error').textContent.includes(':{line}:')", "the refusal")
+        if storage_rules_text() != shipped_storage_rules:
+            raise RuntimeError("a document with errors replaced the rules in force")
+
+    async def storage_rules_saved():
+        edited = shipped_storage_rules.replace("rules_version = '2';", "rules_version = '2';\n// Saved by the console check.")
+        await set_storage_rules(edited)
+        await page.wait("document.getElementById('storage-rules-status').textContent === 'valid draft'", "a valid draft")
+        await page.eval("document.getElementById('storage-rules-save').click()")
+        await page.wait("document.getElementById('storage-rules-status').textContent === 'in force'", "the saved rules in force")
+        if storage_rules_text() != edited:
+            raise RuntimeError("the server's storage rules are not the ones saved")
+
+    async def storage_simulate():
+        def fill(method, path, auth, size="1000", kind="image/png"):
+            return page.eval(f"document.getElementById('storage-sim-method').value = {json.dumps(method)};"
+                             "document.getElementById('storage-sim-method').dispatchEvent(new Event('change'));"
+                             f"document.getElementById('storage-sim-path').value = {json.dumps(path)};"
+                             f"document.getElementById('storage-sim-auth').value = {json.dumps(auth)};"
+                             f"document.getElementById('storage-sim-size').value = {json.dumps(size)};"
+                             f"document.getElementById('storage-sim-type').value = {json.dumps(kind)};"
+                             "document.getElementById('storage-sim-decision').textContent = '';"
+                             "document.getElementById('storage-sim-run').click()")
+        await fill("create", "users/alice/avatar.png", "alice")
+        await page.wait("document.getElementById('storage-sim-decision').textContent.startsWith('allowed by allow create, update')",
+                        "an allowed avatar upload")
+        await page.wait("document.querySelector('#storage-sim-trace tr.deciding')?.textContent.includes('uid = alice')",
+                        "the deciding allow with its wildcards")
+        await fill("create", "users/alice/avatar.png", "alice", size=str(6 * 1024 * 1024))
+        await page.wait("document.getElementById('storage-sim-decision').textContent.startsWith('denied')", "a 6 MB avatar denied")
+        await fill("get", "docs/dropped.png", "")
+        await page.wait("document.getElementById('storage-sim-decision').textContent.startsWith('denied')", "a signed-out read denied")
+        await page.wait("document.getElementById('storage-sim-resource').textContent.includes('the stored object (7 bytes, image/png)')",
+                        "the stored object as resource")
+
+    async def files_bucket_refused():
+        def pick_bucket(name):
+            return page.eval("{ const b = document.getElementById('files-bucket'); b.value = " + json.dumps(name) + ";"
+                             " b.dispatchEvent(new Event('change')); }")
+        await page.eval("document.querySelector('#files-mode button[data-mode=\"browse\"]').click()")
+        await pick_bucket("Not A Bucket")
+        await page.wait("document.getElementById('files-error').textContent.includes(\"The bucket name 'Not A Bucket' is not one\")",
+                        "the server's refusal")
+        await page.wait("document.querySelector('#files-error .hint')?.textContent.includes('<project-id>.appspot.com')", "what to do")
+        await pick_bucket(bucket)
+        await page.wait(f"{files_rows}.includes('docs/') && document.getElementById('files-error').textContent === ''", "the bucket again")
+        offered = await page.eval("[...document.querySelectorAll('#files-buckets option')].map(o => o.value)")
+        if offered != [bucket]:
+            raise RuntimeError(f"the buckets offered are {offered}")
+
+    async def files_keys():
+        await page.eval("document.querySelector('#files-mode button[data-mode=\"browse\"]').click()")
+        await key("1")
+        await key("5")
+        await page.wait("!document.getElementById('view-files').hidden && "
+                        f"{files_rows}.includes('docs/')", "5: the files view")
+        await key("/")
+        await page.wait("document.activeElement.id === 'files-rows'", "/: the list focused")
+        rows = "document.getElementById('files-rows')"
+        await page.eval(f"{rows}.dispatchEvent(new KeyboardEvent('keydown', {{key: 'Home', bubbles: true}}));"
+                        f"{rows}.dispatchEvent(new KeyboardEvent('keydown', {{key: 'Enter', bubbles: true}}))")
+        await page.wait("document.querySelector('#files-breadcrumb [aria-current]')?.dataset.prefix === 'docs/'", "Enter: docs/ open")
+        await page.eval(f"{rows}.dispatchEvent(new KeyboardEvent('keydown', {{key: 'Backspace', bubbles: true}}))")
+        await page.wait("document.querySelector('#files-breadcrumb [aria-current]')?.dataset.prefix === ''", "Backspace: the top")
+
+    for name, body in [("files default bucket, empty", files_default_bucket), ("files upload", files_upload),
+                       ("files drop into a new folder", files_drop_into_folder), ("files paging", files_paging),
+                       ("files metadata", files_metadata), ("files download", files_download),
+                       ("files delete asks first", files_delete),
+                       ("storage rules diagnostic and a refused save", storage_rules_refused),
+                       ("storage rules saved", storage_rules_saved), ("storage rules simulate", storage_simulate),
+                       ("files a bucket refused", files_bucket_refused), ("files keys", files_keys)]:
+        await step(name, body)
     await step("every view light", lambda: every_view("light"))
     await step("every view dark", lambda: every_view("dark"))
     await page.call("Emulation.setEmulatedMedia", features=[])

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Runs the console check (check.py) against a server of its own: the debug build's `hearth`, a
-# fresh data directory and a copy of the shipped rules (the check publishes rules). Installs
+# fresh data directory, copies of the shipped database and storage rules (the check publishes
+# rules) and the project id `console-check` (the files view learns its bucket from the server). Installs
 # Debian's chromium and PyPI's websockets when missing. Used by .ci/run after `swift test`.
 set -eu
 cd "$(dirname "$0")/../.."
@@ -17,10 +18,11 @@ if ! python3 -c 'import websockets' 2>/dev/null; then
 fi
 work=$(mktemp -d)
 cp rules/database.rules.json "$work/database.rules.json"
+cp rules/storage.rules "$work/storage.rules"
 echo '{}' > "$work/seed.json"
 port=${CONSOLE_CHECK_PORT:-9573}
 .build/debug/hearth serve --port "$port" --data "$work/data" --rules "$work/database.rules.json" \
-    --seed "$work/seed.json" --admin-secret console-check-secret --log-level warning >"$work/server.log" 2>&1 &
+    --seed "$work/seed.json" --admin-secret console-check-secret --project-id console-check --log-level warning >"$work/server.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do

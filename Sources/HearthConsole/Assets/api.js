@@ -91,7 +91,7 @@ export function settings(path, params = {}) {
 }
 
 /// An Error with the server's message and the answer's status.
-function failure(response, message) {
+export function failure(response, message) {
   const error = new Error(message);
   error.status = response.status;
   return error;

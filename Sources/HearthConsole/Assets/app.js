@@ -1,5 +1,6 @@
-// The console: sign in with the admin secret, then the data, rules, users and health views, the
-// database picker (databases.js) and the keyboard shortcuts (shortcuts.js).
+// The console: sign in with the admin secret, then the data, rules, users, health and files views,
+// the database picker (databases.js) and the keyboard shortcuts (shortcuts.js). The files view's
+// modules load when it is first shown.
 import { $, call, clearAlert, remedy, session, showAlert, url } from "./api.js";
 import { loadDatabases, onDatabasePicked } from "./databases.js";
 import { showTree, stopData } from "./data.js";
@@ -8,7 +9,10 @@ import { showUsers } from "./users.js";
 import { showHealth, stopHealth } from "./health.js";
 import { initShortcuts } from "./shortcuts.js";
 
-const views = { data: showTree, rules: showRules, users: showUsers, health: showHealth };
+const views = {
+  data: showTree, rules: showRules, users: showUsers, health: showHealth,
+  files: async () => (await import("./files.js")).showFiles(),
+};
 let current = "data";
 
 async function show(view) {
