@@ -50,7 +50,7 @@ public struct StorageRuleObject: Sendable, Equatable {
     }
 
     /// Reads an object from a simulation or a test case: `name` and `size` are needed, the
-    /// rest defaults (`contentType`, `metadata`, `timeCreated`/`updated` in ms or RFC 3339...).
+    /// rest defaults (`contentType`, `metadata`, `timeCreated`/`updated` in milliseconds...).
     public init(json: JSONValue, bucket defaultBucket: String, now: Double) throws(RuleInputError) {
         guard case .object = json else { throw RuleInputError("an object resource must be a JSON object") }
         func string(_ key: String) throws(RuleInputError) -> String? {
