@@ -269,37 +269,40 @@ struct StorageEndpoint: Sendable {
     ) async throws {
         guard !judge.isAdmin else { return }
         let checked = try ObjectName(name)
-        let existing = try await Self.run { try? objects.metadata(bucket, checked) }
-        var refusal: Error?
-        for size in sizes {
-            var proposed = ObjectMetadata(
-                bucket: bucket.value,
-                name: checked.value,
-                generation: "0",
-                size: size,
-                md5Hash: "",
-                crc32c: "",
-                contentType: fields.contentType,
-                time: judge.now,
-                downloadTokens: [],
-                metadata: fields.metadata
-            )
-            proposed.metageneration = 1
-            do {
-                try await access.require(
-                    judge,
-                    existing == nil ? .create : .update,
-                    bucket: bucket,
+        // One hop to the storage queue (or one database read) for the lookup and the decisions.
+        try await access.run(judge) { [objects] database in
+            let existing = try? objects.metadata(bucket, checked)
+            var refusal: StorageError?
+            for size in sizes {
+                var proposed = ObjectMetadata(
+                    bucket: bucket.value,
                     name: checked.value,
-                    existing: existing,
-                    proposed: proposed
+                    generation: "0",
+                    size: size,
+                    md5Hash: "",
+                    crc32c: "",
+                    contentType: fields.contentType,
+                    time: judge.now,
+                    downloadTokens: [],
+                    metadata: fields.metadata
                 )
-                return
-            } catch {
-                refusal = error
+                proposed.metageneration = 1
+                do throws(StorageError) {
+                    try judge.require(
+                        existing == nil ? .create : .update,
+                        bucket: bucket,
+                        name: checked.value,
+                        existing: existing,
+                        proposed: proposed,
+                        database: database
+                    )
+                    return
+                } catch {
+                    refusal = error
+                }
             }
+            if let refusal { throw refusal }
         }
-        if let refusal { throw refusal }
     }
 
     /// A `PATCH` body: a JSON object of the fields to change, at most 64 KiB.
