@@ -180,6 +180,10 @@ struct StorageRulesChecker {
                 )
             }
         case .member(let base, let name):
+            if case .identifier("firestore") = base.kind, !names.contains("firestore") {
+                report(position, Message.storageFirestoreFunction(name))
+                return
+            }
             if case .identifier(let namespace) = base.kind, !names.contains(namespace),
                 let functions = StorageRuleEvaluator.namespaced[namespace]
             {
