@@ -31,6 +31,8 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CLevelDB", providers: [.apt(["libleveldb-dev"])]),
+        // CRC-32C with the CPU's instruction (SSE 4.2, ARM's CRC extension), checked at run time.
+        .target(name: "CCRC32C"),
         .target(
             name: "HearthCore",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
@@ -75,7 +77,7 @@ let package = Package(
         // Firebase Storage's objects: bytes in files, metadata in a catalog of their own.
         .target(
             name: "HearthStorage",
-            dependencies: ["HearthCore", "HearthStore", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["HearthCore", "HearthStore", "CCRC32C", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         // Callables: the protocol a server-side function implements, its request, errors and

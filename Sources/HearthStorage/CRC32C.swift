@@ -1,9 +1,14 @@
+import CCRC32C
 import Foundation
 
 /// CRC-32C (Castagnoli), as Cloud Storage reports it (`crc32c`, `x-goog-hash`): computed while
-/// an upload streams in. Slicing-by-8: eight bytes a step through eight tables (about five times
-/// the byte-at-a-time table's speed, which held a 1 GiB upload to its pace).
+/// an upload streams in. With the CPU's CRC instruction when it has one (`CCRC32C`: SSE 4.2 or
+/// ARM's CRC extension, over 10 GB/s); else slicing-by-8, eight bytes a step through eight tables
+/// (1.2 GB/s here: 0.9 s of a 1 GiB upload's 2.5 s of CPU, which the instruction takes away).
 struct CRC32C: Sendable {
+    /// Whether the CPU's instruction is used (checked once).
+    static let usesHardware = hearth_crc32c_hardware() == 1
+
     /// Table `k` (256 entries from `k * 256`) advances a byte through `k` further zero bytes.
     private static let tables: [UInt32] = {
         var tables = [UInt32](repeating: 0, count: 8 * 256)
@@ -24,6 +29,16 @@ struct CRC32C: Sendable {
     private var state: UInt32 = 0xFFFF_FFFF
 
     mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress else { return }
+        if Self.usesHardware {
+            state = hearth_crc32c_update(state, base, bytes.count)
+            return
+        }
+        updateWithTables(bytes)
+    }
+
+    /// The table-driven update (also what the tests compare the instruction's with).
+    mutating func updateWithTables(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress else { return }
         var crc = state
         var offset = 0

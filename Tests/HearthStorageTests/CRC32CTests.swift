@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import HearthStorage
@@ -15,14 +16,21 @@ import Testing
         return crc ^ 0xFFFF_FFFF
     }
 
-    static func checksum(_ bytes: [UInt8], splitAt cuts: [Int] = []) -> UInt32 {
+    /// The checksum by `CRC32C.update` (the CPU's instruction where it has one), or by its tables.
+    static func checksum(_ bytes: [UInt8], splitAt cuts: [Int] = [], tables: Bool = false) -> UInt32 {
         var crc = CRC32C()
         var start = 0
         for cut in cuts + [bytes.count] where cut >= start {
-            bytes[start..<cut].withUnsafeBytes { crc.update($0) }
+            bytes[start..<cut].withUnsafeBytes { tables ? crc.updateWithTables($0) : crc.update($0) }
             start = cut
         }
         return crc.value
+    }
+
+    @Test func thisMachineUsesTheInstructionWhereItHasOne() throws {
+        // x86-64 with SSE 4.2 (every x86-64 server of the last decade) or ARM with CRC.
+        let flags = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        if flags.contains(" sse4_2") || flags.contains(" crc32") { #expect(CRC32C.usesHardware) }
     }
 
     @Test func theCheckValueAndHello() {
@@ -38,8 +46,10 @@ import Testing
             #expect(Self.checksum(bytes) == Self.bitwise(bytes), "length \(length)")
             let cuts = [0, 1, 3, 11, 19, 40, 41].filter { $0 <= length }
             #expect(Self.checksum(bytes, splitAt: cuts) == Self.bitwise(bytes), "length \(length) split")
+            #expect(Self.checksum(bytes, splitAt: cuts, tables: true) == Self.bitwise(bytes), "length \(length) tables")
         }
         let large = (0..<100_003).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) }
         #expect(Self.checksum(large, splitAt: [5, 65_537]) == Self.bitwise(large))
+        #expect(Self.checksum(large, splitAt: [5, 65_537], tables: true) == Self.bitwise(large))
     }
 }
