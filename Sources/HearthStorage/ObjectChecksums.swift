@@ -8,6 +8,14 @@ struct ObjectChecksums {
     private var crc = CRC32C()
     private(set) var size: UInt64 = 0
 
+    init() {}
+
+    init(md5: Insecure.MD5, crc: CRC32C, size: UInt64) {
+        self.md5 = md5
+        self.crc = crc
+        self.size = size
+    }
+
     mutating func update(_ bytes: UnsafeRawBufferPointer) {
         md5.update(bufferPointer: bytes)
         crc.update(bytes)

@@ -153,6 +153,34 @@ import Testing
         #expect(try fixture.bytes(of: second) == "second")
     }
 
+    @Test func piecesAppendedTwoThreadsAtATimeGiveTheSameObject() throws {
+        let fixture = try Fixture()
+        let bytes = (0..<300_001).map { UInt8(truncatingIfNeeded: $0 &* 31 >> 3) }
+        let upload = try fixture.store.beginUpload()
+        for batch in stride(from: 0, to: bytes.count, by: 100_000) {
+            let end = min(batch + 100_000, bytes.count)
+            try bytes[batch..<end].withUnsafeBytes { raw in
+                // Pieces of uneven sizes, as a socket hands them over.
+                var pieces: [UnsafeRawBufferPointer] = []
+                var start = 0
+                for size in [1, 7, 65_536, 3, 40_000] where start < raw.count {
+                    let stop = min(start + size, raw.count)
+                    pieces.append(UnsafeRawBufferPointer(rebasing: raw[start..<stop]))
+                    start = stop
+                }
+                if start < raw.count { pieces.append(UnsafeRawBufferPointer(rebasing: raw[start...])) }
+                try upload.append(pieces: pieces)
+            }
+        }
+        let object = try fixture.store.finish(upload, as: try ObjectName("p.bin"), in: Self.bucket, contentType: nil)
+        #expect(object.size == UInt64(bytes.count))
+        #expect(object.md5Hash == Data(Insecure.MD5.hash(data: bytes)).base64EncodedString())
+        var crc = CRC32CReference()
+        crc.update(bytes)
+        #expect(object.crc32c == crc.base64)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.store.path(of: object))) == Data(bytes))
+    }
+
     @Test func bucketsAreSeparateSpaces() throws {
         let fixture = try Fixture()
         let other = try BucketName("other.appspot.com")
@@ -169,5 +197,22 @@ extension String.UTF8View {
     func chunked(into size: Int) -> [[UInt8]] {
         let bytes = Array(self)
         return stride(from: 0, to: bytes.count, by: size).map { Array(bytes[$0..<Swift.min($0 + size, bytes.count)]) }
+    }
+}
+
+/// CRC-32C one bit at a time (the definition), base64 of its big-endian bytes.
+struct CRC32CReference {
+    var crc: UInt32 = 0xFFFF_FFFF
+
+    mutating func update(_ bytes: [UInt8]) {
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
+        }
+    }
+
+    var base64: String {
+        let value = crc ^ 0xFFFF_FFFF
+        return Data([24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> UInt32($0)) }).base64EncodedString()
     }
 }

@@ -88,7 +88,9 @@ extension StorageEndpoint {
     func appendBody(of request: Request, to id: String, at offset: UInt64) async throws -> UInt64 {
         let chunk = try await Self.run { try objects.continueResumable(id, at: offset) }
         defer { chunk.close() }
-        try await UploadBodyWriter.write(request) { bytes throws(StorageError) in try chunk.append(bytes) }
+        try await UploadBodyWriter.write(request) { pieces throws(StorageError) in
+            for piece in pieces { try chunk.append(piece) }
+        }
         return chunk.received
     }
 

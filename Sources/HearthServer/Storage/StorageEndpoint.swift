@@ -236,7 +236,9 @@ struct StorageEndpoint: Sendable {
                     fields.contentType = request.headers[Self.uploadContentType] ?? mediaType
                 }
             } else {
-                try await UploadBodyWriter.write(request) { bytes throws(StorageError) in try upload.append(bytes) }
+                try await UploadBodyWriter.write(request) { pieces throws(StorageError) in
+                    try upload.append(pieces: pieces)
+                }
             }
             guard let objectName else {
                 throw StorageError(.invalidName, "Name the object to upload: ?name={path}, or a name in its metadata.")
