@@ -40,7 +40,7 @@ let package = Package(
         ),
         .target(
             name: "HearthRules",
-            dependencies: ["HearthCore"],
+            dependencies: ["HearthCore", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         .target(

@@ -77,8 +77,5 @@ extension Message {
     static func storageFirestoreFunction(_ name: String) -> String {
         "'\(name)()' reads Firestore, which Hearth does not have; read the database with 'database.\(name == "exists" || name == "existsAfter" ? "exists" : "get")(/path/$(var))'"
     }
-    static func storageHashing() -> String {
-        "the 'hashing' functions are not supported by Hearth yet; compare 'md5Hash' or 'crc32c' of the resource instead"
-    }
     static func storageNotCallable(_ text: String) -> String { "'\(text)' is not a function" }
 }

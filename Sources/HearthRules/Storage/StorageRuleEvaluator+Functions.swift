@@ -18,7 +18,7 @@ extension StorageRuleEvaluator {
         "duration": ["value": 2...2, "time": 4...4, "abs": 1...1],
         "latlng": ["value": 2...2],
         "database": ["get": 1...1, "exists": 1...1],
-        "hashing": [:],
+        "hashing": ["crc32": 1...1, "crc32c": 1...1, "md5": 1...1, "sha256": 1...1],
     ]
 
     func global(_ name: String, _ arguments: [StorageRuleValue]) -> StorageRuleValue {
@@ -59,6 +59,7 @@ extension StorageRuleEvaluator {
             if case .null = value { return .bool(false) }
             return .bool(true)
         case ("math", _, 1): return math(name, arguments[0])
+        case ("hashing", _, 1): return hashing(name, arguments[0])
         case ("math", "pow", 2):
             guard let base = arguments[0].double, let exponent = arguments[1].double else {
                 return .error("math.pow takes numbers")

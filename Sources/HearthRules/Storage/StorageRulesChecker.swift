@@ -187,10 +187,6 @@ struct StorageRulesChecker {
             if case .identifier(let namespace) = base.kind, !names.contains(namespace),
                 let functions = StorageRuleEvaluator.namespaced[namespace]
             {
-                if namespace == "hashing" {
-                    report(position, Message.storageHashing())
-                    return
-                }
                 guard let range = functions[name] else {
                     let suggestion = Suggestion.closest(to: name, among: Array(functions.keys)).map {
                         "\(namespace).\($0)"

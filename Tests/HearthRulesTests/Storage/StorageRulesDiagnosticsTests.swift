@@ -29,7 +29,7 @@ struct StorageRulesDiagnosticsTests {
             ("match /x { allow read: if 'a'.matches('(') ; }", 4, 43, "invalid regular expression"),
             ("match /x { allow read: if get(/a/b) != null; }", 4, 31, "reads Firestore"),
             ("match /x { allow read: if firestore.exists(/a/b); }", 4, 31, "read the database with 'database.exists"),
-            ("match /x { allow read: if hashing.md5(b'a') != null; }", 4, 31, "'hashing' functions are not supported"),
+            ("match /x { allow read: if hashing.sha1(b'a') != null; }", 4, 31, "unknown function 'hashing.sha1'"),
             ("match /x { allow read: if 1 = 1; }", 4, 33, "'=' is not an operator"),
             ("match /x { allow read: if 'unterminated; }", 4, 31, "unterminated string literal"),
             ("match /x { allow read: if 1 is strin; }", 4, 36, "unknown type 'strin'; did you mean 'string'?"),

@@ -50,6 +50,13 @@ struct StorageRulesLanguageTests {
         // Math
         "math.abs(-2) == 2", "math.ceil(1.2) == 2.0", "math.floor(1.8) == 1.0", "math.round(2.5) == 3.0",
         "math.sqrt(16) == 4.0", "math.pow(2, 10) == 1024.0", "math.isNaN(0.0 / 0.0)", "math.isInfinite(1.0 / 0.0)",
+        // Hashing: bytes, of a string's UTF-8 or of bytes
+        "hashing.md5('hello').toBase64() == 'XUFAKrxLKna5cZ2REBfFkg=='",
+        "hashing.md5(b'hello') == hashing.md5('hello')",
+        "hashing.sha256('abc').toHexString() == 'BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD'",
+        "hashing.crc32('123456789').toHexString() == 'CBF43926'",
+        "hashing.crc32c('123456789').toHexString() == 'E3069283'",
+        "hashing.md5('').size() == 16",
         // Paths and the request
         "request.path == /b/hearth.appspot.com/o/a/b", "request.path[3] == 'a'", "request.path.size() == 5",
         "request.auth.uid == 'alice'", "request.auth.token.email == 'a@example.com'", "request.resource == null",
