@@ -349,9 +349,9 @@ public final class ObjectUpload: @unchecked Sendable {
         size += total
     }
 
-    /// `append(_:)` of an array.
+    /// `append(pieces:)` of an array: MD5 beside the write (a batch of an upload's bytes).
     public func append(_ bytes: [UInt8]) throws(StorageError) {
-        try bytes.withStorageBytes { bytes throws(StorageError) in try append(bytes) }
+        try bytes.withStorageBytes { bytes throws(StorageError) in try append(pieces: [bytes]) }
     }
 
     /// Removes what was received (a cancelled or failed upload).

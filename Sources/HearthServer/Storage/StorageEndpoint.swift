@@ -200,6 +200,14 @@ struct StorageEndpoint: Sendable {
         do {
             if multipart, let boundary = contentType.flatMap(MultipartRelated.boundary(fromContentType:)) {
                 var parser = MultipartRelated(boundary: boundary)
+                // The file's bytes go to disk a batch at a time (one hop, MD5 beside the write).
+                var media: [UInt8] = []
+                func writeMedia() async throws {
+                    guard !media.isEmpty else { return }
+                    let batch = media
+                    media.removeAll(keepingCapacity: true)
+                    try await Self.run { try upload.append(batch) }
+                }
                 for try await buffer in request.body {
                     for event in try parser.feed(Array(buffer.readableBytesView)) {
                         switch event {
@@ -222,7 +230,8 @@ struct StorageEndpoint: Sendable {
                         case .mediaType(let type):
                             mediaType = type
                         case .media(let bytes):
-                            try await Self.run { try upload.append(bytes) }
+                            media += bytes
+                            if media.count >= UploadBodyWriter.batchBytes { try await writeMedia() }
                         case .end:
                             break
                         }
@@ -231,6 +240,7 @@ struct StorageEndpoint: Sendable {
                 guard parser.isComplete else {
                     throw StorageError(.invalidMetadata, "The multipart upload ended before its closing boundary.")
                 }
+                try await writeMedia()
                 // The metadata's type, else X-Upload-Content-Type, else the bytes part's own.
                 if fields.contentType == nil {
                     fields.contentType = request.headers[Self.uploadContentType] ?? mediaType
