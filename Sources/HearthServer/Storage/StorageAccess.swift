@@ -35,7 +35,8 @@ struct StorageAccess: Sendable {
         return try await engine.readAsServer { snapshot in try body(SnapshotDatabase(snapshot: snapshot)) }
     }
 
-    /// Decides without changing anything: reads, listings, and uploads before their bytes come.
+    /// Decides without changing anything (reads, listings): on the caller's task when the rules
+    /// read no database (a decision is pure computation), else inside a read of the namespace.
     func require(
         _ judge: StorageJudge,
         _ method: StorageMethod,
@@ -45,6 +46,16 @@ struct StorageAccess: Sendable {
         proposed: ObjectMetadata? = nil
     ) async throws {
         guard !judge.isAdmin else { return }
+        guard judge.rules?.usesDatabase == true else {
+            return try judge.require(
+                method,
+                bucket: bucket,
+                name: name,
+                existing: existing,
+                proposed: proposed,
+                database: nil
+            )
+        }
         try await run(judge) { database in
             try judge.require(
                 method,
