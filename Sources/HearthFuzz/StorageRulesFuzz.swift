@@ -7,7 +7,13 @@ import HearthRules
 /// method, signed in and out, with and without a resource, over a small database) without
 /// crashing, and deciding twice gives the same answer.
 enum StorageRulesFuzz {
-    static let database = FuzzDatabase()
+    /// `members/c1/alice: true` and a user profile, for `database.get/exists`.
+    static let database = StorageRulesTree(
+        root: try? TreeParser.parse(
+            #"{"members": {"c1": {"alice": true}}, "users": {"alice": {"name": "Alice", "age": 30}}}"#,
+            at: .root
+        ).node
+    )
     static let requests: [StorageRuleRequest] = {
         let object = StorageRuleObject(
             name: "users/alice/a.png",
@@ -57,17 +63,5 @@ enum StorageRulesFuzz {
                 )
             }
         }
-    }
-}
-
-/// `members/c1/alice: true` and a user profile, for `database.get/exists`.
-struct FuzzDatabase: StorageRulesDatabase {
-    let root: Node? = try? TreeParser.parse(
-        #"{"members": {"c1": {"alice": true}}, "users": {"alice": {"name": "Alice", "age": 30}}}"#,
-        at: .root
-    ).node
-
-    func node(at path: DataPath) -> Node? {
-        path.isRoot ? root : root?.descendant(path)
     }
 }

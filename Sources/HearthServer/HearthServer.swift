@@ -133,7 +133,7 @@ public enum HearthServer {
                 let seeded = try StorageSeed.importIfEmpty(
                     objects,
                     manifest: manifest,
-                    bucket: "\(configuration.accounts.projectID).appspot.com"
+                    bucket: configuration.defaultBucket
                 )
                 if seeded > 0 { logger.info("storage seeded", metadata: ["hearth.files": "\(seeded)"]) }
             }
@@ -197,7 +197,7 @@ public enum HearthServer {
         )
         let files = StorageFiles(
             objects: objects,
-            bucket: "\(configuration.accounts.projectID).appspot.com",
+            bucket: configuration.defaultBucket,
             logger: logger
         )
         accountsEndpoint.beforeDeletion = Self.accountDeletion(
@@ -240,11 +240,10 @@ public enum HearthServer {
                     database: database,
                     clock: configuration.clock,
                     namespace: configuration.storageNamespace,
-                    defaultBucket: "\(configuration.accounts.projectID).appspot.com"
+                    defaultBucket: configuration.defaultBucket
                 ),
                 cors: responder.cors,
                 scheme: scheme,
-                defaultBucket: configuration.accounts.projectID + ".appspot.com",
                 logger: logger
             ),
             database: responder

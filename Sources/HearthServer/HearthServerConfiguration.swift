@@ -106,15 +106,20 @@ public struct HearthServerConfiguration: Sendable {
 extension HearthServerConfiguration {
     /// The seed's files manifest: `files.json` beside `seedFile` (nil without a seed file).
     var storageSeedPath: String? {
-        guard let seedFile else { return nil }
-        guard let slash = seedFile.lastIndex(of: "/") else { return "files.json" }
-        return seedFile[...slash] + "files.json"
+        seedFile.map { Self.sibling(of: $0, named: "files.json") }
     }
 
     /// Where the storage rules are: `storageRulesFile`, else `storage.rules` beside `rulesFile`.
     var storageRulesPath: String {
-        if let storageRulesFile { return storageRulesFile }
-        guard let slash = rulesFile.lastIndex(of: "/") else { return "storage.rules" }
-        return rulesFile[...slash] + "storage.rules"
+        storageRulesFile ?? Self.sibling(of: rulesFile, named: "storage.rules")
+    }
+
+    /// The default storage bucket, `<project-id>.appspot.com`.
+    var defaultBucket: String { "\(accounts.projectID).appspot.com" }
+
+    /// The file `name` in the directory of `path`.
+    static func sibling(of path: String, named name: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return name }
+        return path[...slash] + name
     }
 }

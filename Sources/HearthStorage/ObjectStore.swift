@@ -296,29 +296,18 @@ public final class ObjectUpload: @unchecked Sendable {
     /// The bytes received so far.
     public var received: UInt64 { size }
 
-    /// Appends `bytes`.
+    /// Appends `bytes` (`append(pieces:)` of one piece).
     /// - Throws: `StorageError` `.tooLarge` past the store's `maxObjectSize` (the upload is then
     ///   discarded: nothing of it stays on disk), `.io` when the disk refuses.
     public func append(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
-        guard size + UInt64(bytes.count) <= maxSize else {
-            part.discard()
-            throw StorageError(.tooLarge, "The object is larger than the \(maxSize) bytes this server accepts.")
-        }
-        do throws(StorageError) {
-            try part.write(bytes)
-        } catch {
-            part.discard()
-            throw error
-        }
-        md5.update(bufferPointer: bytes)
-        crc.update(bytes)
-        size += UInt64(bytes.count)
+        try append(pieces: [bytes])
     }
 
     /// Appends `pieces` in order: MD5 (the dearest part, 1.3 s of a 1 GiB upload's 2.5 s of
     /// CPU) advances on a second thread while this one writes and counts CRC-32C, so a large
     /// upload uses both cores.
-    /// - Throws: as `append(_:)`.
+    /// - Throws: `StorageError` `.tooLarge` past the store's `maxObjectSize` (the upload is then
+    ///   discarded: nothing of it stays on disk), `.io` when the disk refuses.
     public func append(pieces: [UnsafeRawBufferPointer]) throws(StorageError) {
         let total = pieces.reduce(UInt64(0)) { $0 + UInt64($1.count) }
         guard size + total <= maxSize else {

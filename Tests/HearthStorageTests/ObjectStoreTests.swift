@@ -175,9 +175,11 @@ import Testing
         let object = try fixture.store.finish(upload, as: try ObjectName("p.bin"), in: Self.bucket, contentType: nil)
         #expect(object.size == UInt64(bytes.count))
         #expect(object.md5Hash == Data(Insecure.MD5.hash(data: bytes)).base64EncodedString())
-        var crc = CRC32CReference()
-        crc.update(bytes)
-        #expect(object.crc32c == crc.base64)
+        let crc = CRC32CTests.bitwise(bytes)
+        #expect(
+            object.crc32c
+                == Data([24, 16, 8, 0].map { UInt8(truncatingIfNeeded: crc >> UInt32($0)) }).base64EncodedString()
+        )
         #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.store.path(of: object))) == Data(bytes))
     }
 
@@ -197,22 +199,5 @@ extension String.UTF8View {
     func chunked(into size: Int) -> [[UInt8]] {
         let bytes = Array(self)
         return stride(from: 0, to: bytes.count, by: size).map { Array(bytes[$0..<Swift.min($0 + size, bytes.count)]) }
-    }
-}
-
-/// CRC-32C one bit at a time (the definition), base64 of its big-endian bytes.
-struct CRC32CReference {
-    var crc: UInt32 = 0xFFFF_FFFF
-
-    mutating func update(_ bytes: [UInt8]) {
-        for byte in bytes {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
-        }
-    }
-
-    var base64: String {
-        let value = crc ^ 0xFFFF_FFFF
-        return Data([24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> UInt32($0)) }).base64EncodedString()
     }
 }

@@ -14,7 +14,7 @@ final class StorageRuleEvaluator {
     let request: StorageRuleValue
     let resource: StorageRuleValue
     let database: (any StorageRulesDatabase)?
-    private(set) var steps = 0
+    private var steps = 0
     private var callDepth = 0
     private var databaseCache: [DataPath: StorageRuleValue] = [:]
 

@@ -105,56 +105,29 @@ public struct StorageRuleTestRunner {
     {
         guard case .object = json else { throw RuleInputError("a case must be an object") }
         let name = json["name"]?.stringValue ?? "case \(index + 1)"
-        guard let methodName = json["method"]?.stringValue, let method = StorageMethod(rawValue: methodName) else {
-            throw RuleInputError("'method' must be get, list, create, update or delete")
-        }
-        guard let path = json["path"]?.stringValue else { throw RuleInputError("'path' must be the object's name") }
+        let request = try StorageRuleRequest(
+            json: json,
+            defaults: defaults,
+            bucket: "hearth.appspot.com",
+            now: 1_700_000_000_000,
+            namingObjectsByPath: true
+        )
         let expected: Bool
         switch json["expected"]?.stringValue {
         case "allow": expected = true
         case "deny": expected = false
         default: throw RuleInputError("'expected' must be \"allow\" or \"deny\"")
         }
-        let bucket = json["bucket"]?.stringValue ?? defaults["bucket"]?.stringValue ?? "hearth.appspot.com"
-        let now = json["now"]?.numberValue ?? defaults["now"]?.numberValue ?? 1_700_000_000_000
-        let auth = try (json["auth"] ?? defaults["auth"]).flatMap { value throws(RuleInputError) in
-            try RuleAuth(json: value)
-        }
-        func object(_ key: String) throws(RuleInputError) -> StorageRuleObject? {
-            guard let value = json[key], value != .null else { return nil }
-            guard case .object(var members) = value else { throw RuleInputError("'\(key)' must be an object") }
-            if !members.contains(where: { $0.0 == "name" }) { members.append(("name", .string(path))) }
-            return try StorageRuleObject(json: .object(members), bucket: bucket, now: now)
-        }
-        let request = StorageRuleRequest(
-            method: method,
-            bucket: bucket,
-            name: path,
-            auth: auth,
-            resource: try object("resource"),
-            newResource: try object("newResource"),
-            now: now
-        )
-        let data = json["database"] ?? defaults["database"] ?? .null
-        let root: Node?
+        let database: StorageRulesTree
         do {
-            root = try TreeParser.parse(JSONText.render(data), at: .root).node
+            database = try StorageRulesTree(json: json["database"] ?? defaults["database"] ?? .null)
         } catch {
             throw RuleInputError("'database' of '\(name)': \(error)")
         }
         return CaseResult(
             name: name,
             expectedAllow: expected,
-            decision: rules.decide(request, database: TreeDatabase(root: root))
+            decision: rules.decide(request, database: database)
         )
-    }
-}
-
-/// A database tree held in memory (a test file's `database`).
-struct TreeDatabase: StorageRulesDatabase {
-    let root: Node?
-
-    func node(at path: DataPath) -> Node? {
-        path.isRoot ? root : root?.descendant(path)
     }
 }

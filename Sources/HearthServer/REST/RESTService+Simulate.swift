@@ -56,17 +56,12 @@ extension RESTService {
         let options = try adminToolOptions(request)
         let text = try await withBody(of: request, options: options) { body in String(validating: body, as: UTF8.self) }
         guard let text else { throw RESTError.badRequest("Invalid rules document: not valid UTF-8.") }
-        var diagnostics: [JSONValue] = []
-        if case .failure(let found) = RulesDocument.compile(source: text, fileName: "draft.rules.json") {
-            diagnostics = found.diagnostics.map { diagnostic in
-                [
-                    "line": .number(Double(diagnostic.position.line)),
-                    "column": .number(Double(diagnostic.position.column)), "message": .string(diagnostic.message),
-                ]
-            }
+        var found: RulesDiagnostics?
+        if case .failure(let diagnostics) = RulesDocument.compile(source: text, fileName: "draft.rules.json") {
+            found = diagnostics
         }
         var out: [UInt8] = []
-        JSONRenderer.render(["ok": .bool(diagnostics.isEmpty), "diagnostics": .array(diagnostics)], into: &out)
+        JSONRenderer.render(RulesDiagnostics.checkAnswer(found), into: &out)
         return ResponseBuilder.json(out, print: options.print)
     }
 }

@@ -22,10 +22,4 @@ enum StorageAnswer {
         if error.code.httpStatus == 503 { response.headers[.retryAfter] = "1" }
         return response
     }
-
-    static let forbidden = error(
-        403,
-        "Permission denied: without storage rules only the admin reads or writes files "
-            + "('Authorization: Bearer <admin secret>'), or a download token (?alt=media&token=)."
-    )
 }

@@ -40,6 +40,8 @@ extension StorageEndpoint {
             return StorageAnswer.json(BucketResource(checked.value, base: base).storageJSON())
         }
         let holding = try await Self.run { try objects.buckets() }.map(\.value)
+        // The default bucket is listed even before it holds an object.
+        let defaultBucket = access.defaultBucket
         let names = ([defaultBucket] + holding.filter { $0 != defaultBucket })
         return StorageAnswer.json(BucketList(items: names.map { BucketResource($0, base: base) }).storageJSON())
     }

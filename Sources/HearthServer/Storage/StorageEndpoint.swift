@@ -21,8 +21,6 @@ struct StorageEndpoint: Sendable {
     let cors: CORS
     /// `http` or `https` (the session URLs of resumable uploads are absolute).
     let scheme: String
-    /// `<project-id>.appspot.com`: listed among the buckets even before it holds an object.
-    let defaultBucket: String
     let logger: Logger
     /// What a page may read of an answer (the SDKs read the upload protocol's headers).
     static let exposedHeaders =

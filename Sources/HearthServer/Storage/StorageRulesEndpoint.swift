@@ -87,16 +87,11 @@ extension StorageEndpoint {
             return ResponseBuilder.json("{\"status\":\"ok\"}")
         case (.check, .post):
             let text = try await Self.text(of: request)
-            var diagnostics: [JSONValue] = []
-            if case .failure(let found) = StorageRules.compile(source: text, fileName: "draft.rules") {
-                diagnostics = found.diagnostics.map { diagnostic in
-                    [
-                        "line": .number(Double(diagnostic.position.line)),
-                        "column": .number(Double(diagnostic.position.column)), "message": .string(diagnostic.message),
-                    ]
-                }
+            var found: RulesDiagnostics?
+            if case .failure(let diagnostics) = StorageRules.compile(source: text, fileName: "draft.rules") {
+                found = diagnostics
             }
-            return Self.jsonAnswer(["ok": .bool(diagnostics.isEmpty), "diagnostics": .array(diagnostics)])
+            return Self.jsonAnswer(RulesDiagnostics.checkAnswer(found))
         case (.simulate, .post):
             return try await simulate(request)
         default:
@@ -129,47 +124,13 @@ extension StorageEndpoint {
         }
         let ruleRequest: StorageRuleRequest
         do {
-            ruleRequest = try Self.ruleRequest(json, defaultBucket: access.defaultBucket, now: access.clock.now())
+            ruleRequest = try StorageRuleRequest(json: json, bucket: access.defaultBucket, now: access.clock.now())
         } catch {
             return Self.settingsError(400, "Invalid simulation: \(error.description)")
         }
         let judge = StorageJudge(caller: .anonymous, rules: rules, now: ruleRequest.now)
         let decision = try await access.run(judge) { database in rules.decide(ruleRequest, database: database) }
         return Self.jsonAnswer(decision.json)
-    }
-
-    /// The request a simulation describes.
-    static func ruleRequest(
-        _ json: JSONValue,
-        defaultBucket: String,
-        now defaultNow: Double
-    ) throws(RuleInputError)
-        -> StorageRuleRequest
-    {
-        guard let methodName = json["method"]?.stringValue, let method = StorageMethod(rawValue: methodName) else {
-            throw RuleInputError("'method' must be get, list, create, update or delete")
-        }
-        guard let path = json["path"]?.stringValue else {
-            throw RuleInputError("'path' must be the object's name, e.g. users/alice/a.png")
-        }
-        let bucket = json["bucket"]?.stringValue ?? defaultBucket
-        let now = json["now"]?.numberValue ?? defaultNow
-        let auth = try json["auth"].flatMap { json throws(RuleInputError) in try RuleAuth(json: json) }
-        let resource = try json["resource"].flatMap { value throws(RuleInputError) -> StorageRuleObject? in
-            value == .null ? nil : try StorageRuleObject(json: value, bucket: bucket, now: now)
-        }
-        let newResource = try json["newResource"].flatMap { value throws(RuleInputError) -> StorageRuleObject? in
-            value == .null ? nil : try StorageRuleObject(json: value, bucket: bucket, now: now)
-        }
-        return StorageRuleRequest(
-            method: method,
-            bucket: bucket,
-            name: path,
-            auth: auth,
-            resource: resource,
-            newResource: newResource,
-            now: now
-        )
     }
 
     private static func text(of request: Request) async throws -> String {

@@ -131,8 +131,9 @@ struct StorageRulesMatchingTests {
             """
         )
         #expect(rules.usesDatabase)
-        let database = try MemoryDatabase(
-            ["members": ["c1": ["alice": true]], "chats": ["c1": ["kind": "group"]]]
+        let database = try StorageRulesTree(json: [
+            "members": ["c1": ["alice": true]], "chats": ["c1": ["kind": "group"]],
+        ]
         )
         #expect(rules.decide(read("chats/c1/x.png"), database: database).allowed)
         #expect(!rules.decide(read("chats/c1/x.png", as: "bob"), database: database).allowed)

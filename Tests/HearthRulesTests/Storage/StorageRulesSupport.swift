@@ -82,16 +82,3 @@ func create(
 func holds(_ condition: String, functions: String = "") throws -> Bool {
     try conditionRules(condition, functions: functions).decide(read("a/b")).allowed
 }
-
-/// A database of nodes for `database.get/exists`.
-struct MemoryDatabase: StorageRulesDatabase {
-    let root: Node?
-
-    init(_ json: JSONValue) throws {
-        root = try TreeParser.parse(JSONText.render(json), at: .root).node
-    }
-
-    func node(at path: DataPath) -> Node? {
-        path.isRoot ? root : root?.descendant(path)
-    }
-}
