@@ -91,6 +91,8 @@ struct ServeSettings: Equatable, Sendable {
             quota: ContactLookupQuota(limits: contactQuota)
         )
         try! ChatApp.register(in: &configuration.triggers, namespaces: chatNamespaces)
+        // The chat app's presence (`presence/$uid`), kept from its users' connections.
+        configuration.presence.namespaces = chatNamespaces
         return configuration
     }
 }

@@ -78,6 +78,7 @@ public enum HearthServer {
         onPort: @escaping @Sendable (Int) -> Void
     ) async throws -> (ServiceGroup, RESTService) {
         if let problem = configuration.realtime.tuning.problem { throw HearthServerError(problem) }
+        if let problem = configuration.presence.problem { throw HearthServerError(problem) }
         let endpoint = RealtimeEndpoint(tuning: configuration.realtime.tuning)
         let cap = ConnectionCap(
             limit: configuration.connections.connectionLimit(openFileLimit: OpenFileLimit.current()?.soft),
@@ -154,6 +155,20 @@ public enum HearthServer {
         )
         // Connections of a previous run that stopped (crash, kill -9) before they closed.
         await database.runStoredOnDisconnect()
+        // Nobody is connected yet: presence a stopped server left online goes offline.
+        do {
+            _ = try await PresenceSweep.run(
+                database: database,
+                namespaces: configuration.presence.namespaces,
+                logger: logger
+            )
+        } catch {
+            objects.close()
+            database.close()
+            accounts.close()
+            throw HearthServerError("Cannot set presence offline at start: \(error)")
+        }
+        let presence = PresenceTracker(namespaces: configuration.presence.namespaces)
         // A revoked token's WebSocket connections learn it at once (`ac`), or when its live grace
         // ends (the owner changed the password and got new tokens); SSE streams within a second.
         accounts.onRevoke { [ticker = endpoint.ticker, grace = configuration.accounts.liveSessionGrace] revocation in
@@ -168,6 +183,7 @@ public enum HearthServer {
             database: database,
             credentials: RealtimeCredentials(resolver: credentials),
             hub: hub,
+            presence: presence,
             configuration: configuration.realtime,
             logger: logger
         )
@@ -273,6 +289,17 @@ public enum HearthServer {
                 services: [
                     .init(service: AccountsService(accounts: accounts, logger: logger)),
                     .init(service: StoreService(database: database, objects: objects, logger: logger)),
+                    // Stops before the store closes: everyone it left online goes offline.
+                    .init(
+                        service: PresenceService(
+                            tracker: presence,
+                            writer: PresenceWriter(database: database) { [revocations = accounts.revocations] uid in
+                                revocations.status(uid: uid, authTime: .max) == .deleted
+                            },
+                            configuration: configuration.presence,
+                            logger: logger
+                        )
+                    ),
                     .init(
                         service: RulesWatcher(
                             rules: database.rules,

@@ -51,6 +51,9 @@ public struct HearthServerConfiguration: Sendable {
     public var connections = ConnectionConfiguration()
     /// Limits and timings of WebSocket and SSE connections.
     public var realtime = RealtimeConfiguration()
+    /// Server-kept presence (`presence/$uid`) from signed-in realtime connections: in which
+    /// namespaces (none by default; `hearth serve` names the chat app's), and its batching.
+    public var presence = PresenceConfiguration()
     /// Password hashing cost, token lifetimes and sign-in limits of the accounts
     /// (`<data>/accounts/`); under `emulator`, email enumeration protection is off, as in the
     /// Firebase emulator.

@@ -69,6 +69,7 @@ struct RealtimeConnectionTests {
         case .registerOnDisconnect(_, let id, _): "onDisconnect r\(id)"
         case .cancelOnDisconnect(_, let id, _): "cancel onDisconnect r\(id)"
         case .authenticate(_, let id): "auth r\(id)"
+        case .identityChanged(let identity): "identity \(identity.role)"
         case .recheckListens(let listens, _): "recheck \(listens.map { $0.1.id })"
         case .unregister(let registration): "unregister \(registration.id)"
         case .finish(let registrations): "finish \(registrations.map(\.id).sorted())"
@@ -140,8 +141,20 @@ struct RealtimeConnectionTests {
         let first = connection.nextAction().map(Self.describe)
         #expect(first == "auth r1")
         connection.completed(.authenticated(AuthIdentity(role: .admin)), for: RequestID(1))
-        #expect(Self.actions(&connection) == [Self.ok(1, #"{"auth":null}"#), "write r2", "flush"])
+        // The identity goes to presence too (an urgent action: it waits for nothing).
+        #expect(Self.actions(&connection) == [Self.ok(1, #"{"auth":null}"#), "write r2", "identity admin", "flush"])
         #expect(connection.currentSession.identity.role == .admin)
+    }
+
+    /// Presence follows the session's identity: a user's `auth`, then `unauth`.
+    @Test func everyIdentityChangeIsReportedForPresence() {
+        var connection = Self.connection()
+        connection.received(Self.request(1, "auth", #"{"cred":"token"}"#), now: Self.at(seconds: 1))
+        #expect(connection.nextAction().map(Self.describe) == "auth r1")
+        connection.completed(.authenticated(.user(authVariable: .object([("uid", .string("ada"))]))), for: RequestID(1))
+        #expect(Self.actions(&connection) == [Self.ok(1, #"{"auth":{"uid":"ada"}}"#), "flush", "identity user"])
+        connection.received(Self.request(2, "unauth", "{}"), now: Self.at(seconds: 2))
+        #expect(Self.actions(&connection) == [Self.ok(2), "flush", "identity anonymous"])
     }
 
     @Test func aListensDataLeavesBeforeDeliveriesThatRacedIt() {
@@ -317,7 +330,7 @@ struct RealtimeConnectionTests {
         let first = connection.nextAction().map(Self.describe)
         #expect(first == "auth r2")
         connection.completed(.authenticated(AuthIdentity(role: .admin)), for: RequestID(2))
-        #expect(Self.actions(&connection) == [Self.ok(2, #"{"auth":null}"#), "recheck [7]", "flush"])
+        #expect(Self.actions(&connection) == [Self.ok(2, #"{"auth":null}"#), "recheck [7]", "identity admin", "flush"])
         connection.listensRechecked(unreadable: [key])
         #expect(
             Self.actions(&connection) == [

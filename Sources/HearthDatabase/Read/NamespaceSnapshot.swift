@@ -25,10 +25,11 @@ public struct NamespaceSnapshot {
         return reader.node(at: path)
     }
 
-    /// The children of `path` without their subtrees, in key order, at most `limit` of them.
-    public func shallow(at path: DataPath, limit: Int? = nil) -> ShallowResult {
+    /// The children of `path` without their subtrees, in key order, at most `limit` of them
+    /// (after `startAfter` when given: a page of a large node).
+    public func shallow(at path: DataPath, startAfter: ChildKey? = nil, limit: Int? = nil) -> ShallowResult {
         reads?.note(path)
-        return reader.shallow(at: path, limit: limit)
+        return reader.shallow(at: path, startAfter: startAfter, limit: limit)
     }
 
     /// The last child of `path` in key order with its subtree, without reading the others.

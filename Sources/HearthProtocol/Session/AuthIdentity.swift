@@ -22,6 +22,10 @@ public struct AuthIdentity: Sendable, Equatable {
     /// Asked on every tick whether the credential was revoked meanwhile (password changed,
     /// account disabled or deleted): the session then sends `ac` and continues anonymously.
     public var revocation: (any CredentialRevocationProbe)?
+    /// The uid of the ID token this identity was verified from: a user's own credential (nil for
+    /// anonymous callers, the admin and an admin acting as a user). What server-kept presence
+    /// counts a connection for.
+    public var signedInUID: String?
 
     public init(role: Role, authVariable: JSONValue = .null, expiresAt: Timestamp? = nil) {
         self.role = role
@@ -45,7 +49,8 @@ public struct AuthIdentity: Sendable, Equatable {
     /// True when rules do not apply.
     public var bypassesRules: Bool { role == .admin }
 
-    /// Equal role, `auth` and expiry (the probe is not compared).
+    /// Equal role, `auth` and expiry (the probe and `signedInUID`, which follows from `auth`,
+    /// are not compared).
     public static func == (lhs: AuthIdentity, rhs: AuthIdentity) -> Bool {
         lhs.role == rhs.role && lhs.authVariable == rhs.authVariable && lhs.expiresAt == rhs.expiresAt
     }

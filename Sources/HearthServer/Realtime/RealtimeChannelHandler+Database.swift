@@ -113,6 +113,7 @@ extension RealtimeChannelHandler {
     /// Drops the listeners and runs the connection's onDisconnect writes; the hub learns the
     /// connection is gone once they are done.
     func finish(_ registrations: [ListenRegistration]) {
+        presence.end(work.context.presence)
         upgrade.ticker.unregister(self)
         for registration in registrations { work.engine.unlisten(registration) }
         let hub = work.context.hub

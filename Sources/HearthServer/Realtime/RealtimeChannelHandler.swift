@@ -58,6 +58,8 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, Send
         var closeTimer: Scheduled<Void>?
         /// Whole messages out of data frames (fragments collected, size bounded).
         var messages: RealtimeMessageAssembler
+        /// The connection's count in server-kept presence while it acts as a user.
+        var presence = RealtimePresence()
 
         init(connection: RealtimeConnection<ListenRegistration>, messages: RealtimeMessageAssembler) {
             self.connection = connection
@@ -114,6 +116,10 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, Send
         get { state.hubID }
         set { state.hubID = newValue }
     }
+    var presence: RealtimePresence {
+        get { state.presence }
+        _modify { yield &state.presence }
+    }
     var frames: RealtimeFrameWriter { state.frames }
     var closeTimer: Scheduled<Void>? {
         get { state.closeTimer }
@@ -156,6 +162,7 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, Send
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        presence.end(work.context.presence)
         upgrade.ticker.unregister(self)
         closeTimer?.cancel()
         closeTimer = nil
@@ -164,6 +171,7 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, Send
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        presence.end(work.context.presence)
         closeTimer?.cancel()
         closeTimer = nil
         upgrade.ticker.unregister(self)
@@ -358,6 +366,8 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, Send
             )
         case .authenticate(let request, let requestID):
             connection.completed(work.context.credentials.authenticate(request), for: requestID)
+        case .identityChanged(let identity):
+            presence.identify(identity, namespace: work.namespace, in: work.context.presence)
         case .unregister(let registration):
             work.engine.unlisten(registration)
         case .finish(let registrations):

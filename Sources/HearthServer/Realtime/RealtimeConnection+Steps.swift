@@ -91,6 +91,7 @@ extension RealtimeConnection {
             busy = true
             return .cancelOnDisconnect(path, requestID, identity)
         case .identityChanged(let identity):
+            urgent.append(.identityChanged(identity))
             guard !registrations.isEmpty else { return nil }
             busy = true
             return .recheckListens(registrations.map { ($0.key, $0.value) }, identity)

@@ -47,6 +47,9 @@ enum RealtimeConnectionAction<Registration: RealtimeListenHandle> {
     case cancelOnDisconnect(DataPath, RequestID, AuthIdentity)
     /// Verify a credential now, on the loop; answer with `completed` before the next action.
     case authenticate(AuthRequest, RequestID)
+    /// The session acts as `identity` from now on (an `auth`, `unauth`, an expired or revoked
+    /// credential): presence follows it. No answer.
+    case identityChanged(AuthIdentity)
     /// Re-check these listens for a new identity; answer with `listensRechecked`.
     case recheckListens([(ListenKey, Registration)], AuthIdentity)
     /// Drop an engine registration (no answer).

@@ -2,12 +2,14 @@ import HearthDatabase
 import Logging
 
 /// What every realtime connection of a server shares: the engine, credentials,
-/// the hub of live connections and the limits. A reference: each connection holds one pointer
+/// the hub of live connections, the presence tracker and the limits. A reference: each connection holds one pointer
 /// to it, not a copy of the configuration and the logger.
 final class RealtimeContext: Sendable {
     let database: Database
     let credentials: RealtimeCredentials
     let hub: RealtimeHub
+    /// Counts signed-in connections for server-kept presence.
+    let presence: PresenceTracker
     let configuration: RealtimeConfiguration
     let logger: Logger
 
@@ -15,12 +17,14 @@ final class RealtimeContext: Sendable {
         database: Database,
         credentials: RealtimeCredentials,
         hub: RealtimeHub,
+        presence: PresenceTracker,
         configuration: RealtimeConfiguration,
         logger: Logger
     ) {
         self.database = database
         self.credentials = credentials
         self.hub = hub
+        self.presence = presence
         self.configuration = configuration
         self.logger = logger
     }

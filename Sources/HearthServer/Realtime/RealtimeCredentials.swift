@@ -72,7 +72,9 @@ struct RealtimeCredentials: Sendable {
         let expiresAt = claims.expiresAt.flatMap { seconds in
             Int64(exactly: (seconds * 1000).rounded(.down)).map { Timestamp(millisecondsSince1970: $0) }
         }
-        return .user(authVariable: .object(members), expiresAt: expiresAt)
+        var identity = AuthIdentity.user(authVariable: .object(members), expiresAt: expiresAt)
+        identity.signedInUID = claims.uid
+        return identity
     }
 }
 

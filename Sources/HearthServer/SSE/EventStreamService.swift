@@ -47,6 +47,8 @@ struct EventStreamService: Sendable {
         let (path, isPriority) = try CoreBridge.parseWritePath(decoded)
         if isPriority { throw RESTError.badRequest("Invalid path '\(decoded)': '.priority' cannot be streamed.") }
         let identity = context.credentials.identity(forCredential: credential)
+        // An admin acting as a user (`auth_variable_override`) is not that user's presence.
+        let countsForPresence = options.authVariableOverride == nil
         var shallow: ShallowRange?
         if let requested = options.shallow {
             // Everyone but the admin gets the answer they always got (Firebase streams nothing shallow).
@@ -69,7 +71,8 @@ struct EventStreamService: Sendable {
             shallow: shallow,
             format: options.format,
             identity: identity,
-            namespace: namespace
+            namespace: namespace,
+            countsForPresence: countsForPresence
         )
         return Response(
             status: .ok,
@@ -104,6 +107,8 @@ struct EventStream: Sendable {
     let format: RenderFormat
     let identity: AuthIdentity
     let namespace: String
+    /// The stream counts in server-kept presence while it streams (a user's own credential).
+    let countsForPresence: Bool
     let subscriber: EventStreamSubscriber
 
     init(
@@ -114,7 +119,8 @@ struct EventStream: Sendable {
         shallow: ShallowRange? = nil,
         format: RenderFormat,
         identity: AuthIdentity,
-        namespace: String
+        namespace: String,
+        countsForPresence: Bool = false
     ) {
         self.context = context
         self.engine = engine
@@ -124,6 +130,7 @@ struct EventStream: Sendable {
         self.format = format
         self.identity = identity
         self.namespace = namespace
+        self.countsForPresence = countsForPresence
         self.subscriber = EventStreamSubscriber(
             location: location,
             format: format,
@@ -170,6 +177,10 @@ struct EventStream: Sendable {
             return
         }
         defer { engine.unlisten(registration) }
+        // Online while it streams: from its first `put` until it ends (the client went, the
+        // credential expired or was revoked, access was lost, the server stops).
+        let presence = countsForPresence ? context.presence.join(identity, namespace: namespace) : nil
+        defer { if let presence { context.presence.leave(presence) } }
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await self.keepAlive() }

@@ -1,0 +1,124 @@
+import Foundation
+import HearthServer
+import HearthTestSupport
+import Testing
+
+/// Which connections count for presence: SSE streams of a user as well as WebSockets, each
+/// presence namespace on its own; not the admin, an admin acting as a user, anonymous clients,
+/// or namespaces without presence.
+struct PresenceSourcesTests {
+    @Test func aUsersSSEStreamCountsWhileItStreams() async throws {
+        try await PresenceServer.with { app in
+            let stream = try await SSETestStream.open(
+                port: app.server.port,
+                path: "/presence/\(app.uid("bob")).json?auth=\(app.token("ada"))"
+            )
+            #expect(stream.status == 200)
+            #expect(try await stream.nextData().name == "put")
+            try await app.waitFor("ada", "online")
+            // A WebSocket beside it: the stream alone still holds ada online when it goes.
+            let socket = try await app.connect("ada")
+            await socket.close()
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await app.state("ada") == "online")
+            stream.cancel()
+            #expect(try await app.waitFor("ada", "offline") < .seconds(1))
+        }
+    }
+
+    @Test func theAdminAnAdminActingAsAUserAndAnonymousClientsDoNotCount() async throws {
+        try await PresenceServer.with { app in
+            let admin = try await RealtimeTestClient.connect(port: app.server.port)
+            try await admin.authenticateAsAdmin()
+            let acting = try await RealtimeTestClient.connect(port: app.server.port)
+            let gauth = try await acting.response(
+                to: acting.request(
+                    "gauth",
+                    #"{"cred":"\#(TestServer.adminSecret)","authvar":{"uid":"\#(app.uid("ada"))"}}"#
+                )
+            )
+            #expect(gauth.body["s"] as? String == "ok")
+            let anonymous = try await RealtimeTestClient.connect(port: app.server.port)
+            _ = try await anonymous.response(to: anonymous.request("q", #"{"p":"/x","h":""}"#))
+            let override = #"{"uid":"\#(app.uid("bob"))"}"#
+                .addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let stream = try await SSETestStream.open(
+                port: app.server.port,
+                path:
+                    "/presence/\(app.uid("bob")).json?auth=\(TestServer.adminSecret)&auth_variable_override=\(override)"
+            )
+            #expect(try await stream.nextData().name == "put")
+            // A user's connection afterwards is the fence: its write is flushed with the others.
+            let fence = try await app.connectRaw("ada")
+            try await app.waitFor("ada", "online")
+            #expect(try await app.server.get("/presence", query: "&shallow=true") == #"{"\#(app.uid("ada"))":true}"#)
+            fence.abort()
+            stream.cancel()
+            await admin.close()
+            await acting.close()
+            await anonymous.close()
+        }
+    }
+
+    @Test func eachPresenceNamespaceCountsItsOwnConnectionsAndOthersNone() async throws {
+        try await PresenceServer.with { app in
+            let chat2 = try await app.connect("ada", ns: "chat2")
+            let other = try await app.connect("bob", ns: "elsewhere")
+            try await app.waitFor("ada", "online", ns: "chat2")
+            #expect(try await app.state("ada") == nil)
+            await other.close()
+            let bob = try await app.connect("bob")
+            try await app.waitFor("bob", "online")
+            #expect(try await app.server.get("/presence", ns: "elsewhere") == "null")
+            await chat2.close()
+            try await app.waitFor("ada", "offline", ns: "chat2")
+            await bob.close()
+        }
+    }
+
+    @Test func aDropAndReconnectInsideTheWindowWritesNothing() async throws {
+        try await PresenceServer.with(prepare: { $0.presence.flushDelay = .milliseconds(500) }) { app in
+            let first = try await app.connectRaw("ada")
+            try await app.waitFor("ada", "online")
+            let written = try #require(try await app.entry("ada")?["lastChanged"] as? Double)
+            let watcher = try await app.connect("bob")
+            let listen = try await watcher.response(
+                to: watcher.request("q", #"{"p":"/presence/\#(app.uid("ada"))","h":""}"#)
+            )
+            #expect(listen.body["s"] as? String == "ok")
+            // The connection drops and the app reconnects at once (well inside 500 ms).
+            first.abort()
+            let second = try await app.connectRaw("ada")
+            try await Task.sleep(for: .milliseconds(1_200))
+            // No push reached the listener, and the entry is the one written before.
+            let fence = watcher.request("s", #"{"c":{"x":1}}"#)
+            try await watcher.expectNothingBefore(answerTo: fence)
+            #expect(try await app.entry("ada")?["lastChanged"] as? Double == written)
+            #expect(try await app.state("ada") == "online")
+            second.abort()
+            try await app.waitFor("ada", "offline")
+            await watcher.close()
+        }
+    }
+
+    @Test func aRemovedEntryIsNotWrittenBackWhenTheConnectionEnds() async throws {
+        try await PresenceServer.with { app in
+            let client = try await app.connect("ada")
+            try await app.waitFor("ada", "online")
+            // What account deletion does before it revokes the user's tokens.
+            let removed = try await app.server.send(
+                "DELETE",
+                TestServer.url("/presence/\(app.uid("ada"))", admin: true)
+            )
+            #expect(removed.status == 200)
+            await client.close()
+            try await Task.sleep(for: .milliseconds(400))
+            #expect(try await app.entry("ada") == nil)
+            // A later connection is a new presence.
+            let again = try await app.connect("ada")
+            try await app.waitFor("ada", "online")
+            await again.close()
+            try await app.waitFor("ada", "offline")
+        }
+    }
+}

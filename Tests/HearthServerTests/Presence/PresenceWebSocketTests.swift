@@ -1,0 +1,157 @@
+import Foundation
+import HearthServer
+import HearthTestSupport
+import Testing
+
+/// Server-kept presence from WebSocket sessions: online on a user's `auth`, offline within 1 s
+/// of the last connection's end however it ends, one count per connection (multi-device).
+struct PresenceWebSocketTests {
+    @Test func authMakesAUserOnlineAndTheCloseFrameOfTheLastConnectionOffline() async throws {
+        try await PresenceServer.with { app in
+            #expect(try await app.entry("ada") == nil)
+            // Another user's listener sees both transitions as pushes.
+            let watcher = try await app.connect("bob")
+            let listen = try await watcher.response(
+                to: watcher.request("q", #"{"p":"/presence/\#(app.uid("ada"))","h":""}"#)
+            )
+            #expect(listen.body["s"] as? String == "ok")
+
+            let before = Date().timeIntervalSince1970 * 1000
+            let ada = try await app.connect("ada")
+            try await app.waitFor("ada", "online")
+            let online = try await app.entry("ada")
+            let lastChanged = try #require(online?["lastChanged"] as? Double)
+            #expect(lastChanged >= before.rounded(.down) - 1)
+            #expect(online?.count == 2)
+            #expect(try await Self.pushedState(watcher) == "online")
+
+            await ada.close()
+            let took = try await app.waitFor("ada", "offline")
+            #expect(took < .seconds(1))
+            #expect(try await Self.pushedState(watcher) == "offline")
+            #expect(try #require(try await app.entry("ada")?["lastChanged"] as? Double) >= lastChanged)
+            await watcher.close()
+        }
+    }
+
+    @Test func aUserIsOnlineUntilTheirLastConnectionEnds() async throws {
+        try await PresenceServer.with { app in
+            let phone = try await app.connect("ada")
+            let laptop = try await app.connect("ada")
+            let browser = try await app.connect("ada")
+            try await app.waitFor("ada", "online")
+            await phone.close()
+            await laptop.close()
+            // Two flush windows later, one connection still holds it online.
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await app.state("ada") == "online")
+            await browser.close()
+            #expect(try await app.waitFor("ada", "offline") < .seconds(1))
+        }
+    }
+
+    @Test(arguments: ["reset", "fin"])
+    func aConnectionDroppedWithoutACloseFrameGoesOfflineWithinASecond(_ ending: String) async throws {
+        try await PresenceServer.with { app in
+            let socket = try await app.connectRaw("ada")
+            try await app.waitFor("ada", "online")
+            if ending == "reset" { socket.abort() } else { socket.closeWithoutCloseFrame() }
+            #expect(try await app.waitFor("ada", "offline") < .seconds(1))
+        }
+    }
+
+    @Test func aSilentConnectionGoesOfflineWithinASecondOfItsLivenessTimeout() async throws {
+        try await PresenceServer.with(prepare: { configuration in
+            configuration.realtime.livenessTimeout = .milliseconds(600)
+            configuration.realtime.tickInterval = .milliseconds(100)
+        }) { app in
+            // A client that vanished: it never answers the server's ping, sends nothing.
+            let socket = try await app.connectRaw("ada")
+            try await app.waitFor("ada", "online")
+            let dropped = try await onThread { try socket.readUntilDisconnected() }
+            #expect(dropped == nil)  // dropped, no close frame
+            #expect(try await app.waitFor("ada", "offline") < .seconds(1))
+        }
+    }
+
+    @Test func unauthAndAnotherUsersAuthMoveTheConnectionsCount() async throws {
+        try await PresenceServer.with { app in
+            let client = try await app.connect("ada")
+            try await app.waitFor("ada", "online")
+            let unauth = try await client.response(to: client.request("unauth", "{}"))
+            #expect(unauth.body["s"] as? String == "ok")
+            #expect(try await app.waitFor("ada", "offline") < .seconds(1))
+            // Signed in again as bob on the same connection: bob is online, ada stays offline.
+            let auth = try await client.response(to: client.request("auth", #"{"cred":"\#(app.token("bob"))"}"#))
+            #expect(auth.body["s"] as? String == "ok")
+            try await app.waitFor("bob", "online")
+            #expect(try await app.state("ada") == "offline")
+            await client.close()
+            try await app.waitFor("bob", "offline")
+        }
+    }
+
+    @Test func aRefreshedTokenOfTheSameUserChangesNothing() async throws {
+        try await PresenceServer.with(prepare: { $0.presence.flushDelay = .milliseconds(50) }) { app in
+            let client = try await app.connect("ada")
+            try await app.waitFor("ada", "online")
+            let first = try #require(try await app.entry("ada")?["lastChanged"] as? Double)
+            let signIn = try await app.accounts.call(
+                "signInWithPassword",
+                ["email": "ada@example.com", "password": "secret1", "returnSecureToken": true]
+            )
+            let auth = try await client.response(
+                to: client.request("auth", #"{"cred":"\#(signIn.string("idToken"))"}"#)
+            )
+            #expect(auth.body["s"] as? String == "ok")
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await app.entry("ada")?["lastChanged"] as? Double == first)
+            await client.close()
+        }
+    }
+
+    @Test func aRevokedTokenMakesTheUserOffline() async throws {
+        try await PresenceServer.with(prepare: { configuration in
+            configuration.accounts.liveSessionGrace = .zero
+            configuration.realtime.tickInterval = .milliseconds(200)
+        }) { app in
+            let client = try await app.connect("ada")
+            try await app.waitFor("ada", "online")
+            let disable = try await app.accounts.call(
+                "update",
+                ["localId": app.uid("ada"), "disableUser": true],
+                headers: [("Authorization", "Bearer \(TestServer.adminSecret)")]
+            )
+            #expect(disable.status == 200)
+            let revoked = try await client.nextPush(timeout: .seconds(5))
+            #expect(revoked["a"] as? String == "ac")
+            #expect(try await app.waitFor("ada", "offline") < .seconds(1))
+            await client.close()
+        }
+    }
+
+    @Test func anExpiredTokenMakesTheUserOffline() async throws {
+        try await PresenceServer.with(prepare: { configuration in
+            configuration.realtime.tickInterval = .milliseconds(100)
+        }) { app in
+            // A token minted with the JWT secret that expires in 2 s.
+            let token = TokenMinter.token(uid: "eve", expiresIn: 2)
+            let client = try await RealtimeTestClient.connect(port: app.server.port)
+            let reply = try await client.response(to: client.request("auth", #"{"cred":"\#(token)"}"#))
+            #expect(reply.body["s"] as? String == "ok")
+            let entry = { try await app.server.get("/presence/eve") }
+            _ = try await eventually({ try await entry() }, until: { $0.contains("online") })
+            #expect(try await entry().contains("online"))
+            _ = try await eventually(timeout: .seconds(5), { try await entry() }, until: { $0.contains("offline") })
+            #expect(try await entry().contains("offline"))
+            await client.close()
+        }
+    }
+
+    /// The `state` of the next push (a listen's data at the entry).
+    static func pushedState(_ client: RealtimeTestClient) async throws -> String? {
+        let push = try await client.nextPush(timeout: .seconds(5))
+        let body = push["b"] as? [String: Any]
+        return (body?["d"] as? [String: Any])?["state"] as? String
+    }
+}
