@@ -33,6 +33,7 @@ public struct ChatConsistencyCheck {
             outcome.users += 1
             outcome.disagreements += check(user: uid, memberships: memberships)
         }
+        outcome.disagreements += presenceDisagreements()
         return outcome
     }
 
