@@ -7,6 +7,7 @@ import traceback
 
 import load_app
 import load_data
+import load_presence
 import load_storage
 from rest import HTTPFailure
 from ws import WSClosed
@@ -121,6 +122,7 @@ WORKERS = [
     ("storage-0", load_storage.uploads, (0,)),
     ("storage-1", load_storage.uploads, (1,)),
     ("storage-2", load_storage.uploads, (2,)),
+    ("presence", load_presence.presence, ()),
 ]
 
 

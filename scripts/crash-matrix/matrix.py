@@ -38,10 +38,11 @@ def arguments():
     parser.add_argument("--restart-kills", type=float, default=0.2,
                         help="share of iterations whose restart is itself killed 0-0.6 s in (default 0.2)")
     parser.add_argument("--strict", action="store_true", help="unexpected answers of a running server are violations too")
-    parser.add_argument("--inject", choices=["lost", "partial", "lost-object", "orphan"], default=None,
+    parser.add_argument("--inject", choices=["lost", "partial", "lost-object", "orphan", "online"], default=None,
                         help="self-check: after the restart, delete an acknowledged write (lost), tear a "
                              "multi-path update (partial), delete an acknowledged storage object (lost-object) or "
-                             "leave a file no object names in storage/objects (orphan) behind the checks' back; "
+                             "leave a file no object names in storage/objects (orphan), or set a user online "
+                             "after the restart (online) behind the checks' back; "
                              "the run must then fail")
     parser.add_argument("--verbose", action="store_true", help="print each iteration's figures as JSON")
     parser.add_argument("--keep", action="store_true", help="keep the work directory when the run passes")
@@ -116,6 +117,9 @@ def inject(ctx, kind):
         with open(os.path.join(ctx.server.data, "storage", "objects", "1000000000000000"), "wb") as file:
             file.write(b"orphan")
         return
+    if kind == "online":
+        ctx.rest.db("PUT", "presence/injected", {"state": "online", "lastChanged": 1})
+        return
     if kind == "lost-object":
         for name, history in ctx.objects.names.items():
             if history[-1].state == "acked" and history[-1].value is not None:
@@ -189,7 +193,9 @@ def iteration(number, options, server, state, seed, master):
              "increments_acked": ctx.increments.acked,
              "password_sign_ups": sum(1 for a in state.accounts if a["iteration"] == number and "email" in a),
              "password_changes": sum(1 for a in state.accounts if a["iteration"] == number and a.get("passwords") == ["second-pass"]),
-             "acked_by_kind": ctx.ledger.acked_by_kind(), "storage": ctx.objects.counts()}
+             "acked_by_kind": ctx.ledger.acked_by_kind(), "storage": ctx.objects.counts(),
+             "presence": {"left_online_at_kill": getattr(ctx, "presence_left_online", 0),
+                          "entries_offline_after_restart": getattr(ctx, "presence_entries", 0)}}
     storage = facts["storage"]
     line = (f"kill at {kill_after:.2f} s; {counts['acked']} acked, {counts['pending']} pending at the kill, "
             f"{counts['refused']} refused; {ctx.counter.acked} transactions; {facts['sign_ups']} sign-ups; "
@@ -278,6 +284,7 @@ def main():
         "password_changes": sum(r.get("password_changes", 0) for r in results),
         "increments_acked": sum(r.get("increments_acked", 0) for r in results),
         "kills_while_starting": sum(1 for r in results if r.get("killed_while_starting_s") is not None),
+        "presence_left_online_at_kills": sum(r.get("presence", {}).get("left_online_at_kill", 0) for r in results),
         "unexpected_answers": sum(r.get("unexpected_answers", 0) for r in results),
         "acked_by_kind": {},
         "storage": {},
