@@ -35,8 +35,17 @@ with list (pages) and listAll, deletes, and checks that a caller without credent
 storage/unauthorized; start `hearth serve --emulator` (the mock token `owner` is the admin):
 
     python3 scripts/sdk-check/run.py --sdk /tmp/sdk --hearth-port 9000 --page storage-check.html
+
+presence-check.html (also needs firebase-auth.js) signs a watcher and a subject up and checks,
+with an onValue listener on the subject's presence/<uid>, that the subject comes online and goes
+offline within 1 s through goOffline(), a page it opens and closes (presence-subject.html;
+popups are allowed), and a second browser process that the page asks this script to start
+(`POST /spawn`) and to kill (`POST /kill`: SIGKILL of its process group); start
+`hearth serve` with the shipped rules (the default namespace keeps presence):
+
+    python3 scripts/sdk-check/run.py --sdk /tmp/sdk --hearth-port 9000 --page presence-check.html
 """
-import argparse, http.server, json, os, subprocess, sys, tempfile, threading, time
+import argparse, http.server, json, os, shutil, signal, subprocess, sys, tempfile, threading, time
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--sdk", required=True)
@@ -62,6 +71,8 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         return os.path.join(here, path.lstrip("/"))
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        if self.path in ("/spawn", "/kill"):
+            return self.control(body)
         results.append(body)
         if body["name"] == "done":
             finished.set()
@@ -69,17 +80,37 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         self.end_headers()
     def log_message(self, *a):
         pass
+    def control(self, body):
+        """presence-check.html's second browser: start one on a page, or SIGKILL it."""
+        if self.path == "/spawn":
+            profile = tempfile.mkdtemp(prefix="hearth-sdk-subject-")
+            extra.append((subprocess.Popen(
+                [args.chromium, "--headless=new", "--no-sandbox", "--disable-gpu", f"--user-data-dir={profile}",
+                 f"http://127.0.0.1:{args.port}/{body['page']}"],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True), profile))
+        elif extra:
+            os.killpg(extra[-1][0].pid, signal.SIGKILL)
+            extra[-1][0].wait(10)
+        self.send_response(204)
+        self.end_headers()
+
+extra = []  # browsers started for a page (`POST /spawn`), killed at the end if still running
 
 server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
 threading.Thread(target=server.serve_forever, daemon=True).start()
 url = f"http://127.0.0.1:{args.port}/{args.page}?port={args.hearth_port}&ns=sdkcheck{int(time.time())}"
 profile = tempfile.TemporaryDirectory(ignore_cleanup_errors=True)  # a fresh browser profile
 browser = subprocess.Popen([args.chromium, "--headless=new", "--no-sandbox", "--disable-gpu",
-                            "--remote-debugging-port=0", f"--user-data-dir={profile.name}", url],
+                            "--disable-popup-blocking", "--remote-debugging-port=0", f"--user-data-dir={profile.name}", url],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 finished.wait(args.timeout)
 browser.terminate()
 browser.wait(10)
+for other, other_profile in extra:
+    if other.poll() is None:
+        os.killpg(other.pid, signal.SIGKILL)
+        other.wait(10)
+    shutil.rmtree(other_profile, ignore_errors=True)
 profile.cleanup()
 server.shutdown()
 failed = 0
