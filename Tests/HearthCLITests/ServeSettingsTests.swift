@@ -173,6 +173,9 @@ struct ServeSettingsTests {
         .init(id: "chat namespaces env", environment: ["HEARTH_CHAT_NS": "c"]) {
             $0.chatNamespaces == ["default", "c"]
         },
+        .init(id: "presence is kept in the chat namespaces", arguments: ["--chat-ns", "a"]) {
+            $0.serverConfiguration.presence.namespaces == ["default", "a"]
+        },
         .init(id: "contact quota defaults") {
             $0.contactQuota == .init(capacity: 10_000, refillPerHour: 1_000)
                 && $0.serverConfiguration.callables.callable(named: "matchContacts", in: "default") != nil
