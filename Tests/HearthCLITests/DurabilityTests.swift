@@ -193,8 +193,9 @@ struct DurabilityTests {
             _ = try socket.readText()  // hello
             try socket.sendText(#"{"t":"d","d":{"r":1,"a":"auth","b":{"cred":"test-admin-secret"}}}"#)
             _ = try socket.awaitResponse(to: 1)
+            // Not under presence/: the server keeps that itself in the chat app's namespaces.
             try socket.sendText(
-                #"{"t":"d","d":{"r":2,"a":"o","b":{"p":"/presence/ada","d":{"state":"offline","at":{".sv":"timestamp"}}}}}"#
+                #"{"t":"d","d":{"r":2,"a":"o","b":{"p":"/status/ada","d":{"state":"offline","at":{".sv":"timestamp"}}}}}"#
             )
             let ok = try socket.awaitResponse(to: 2)
             guard ok.contains(#""s":"ok""#) else { throw TestFailure("onDisconnect refused: \(ok)") }
@@ -209,17 +210,17 @@ struct DurabilityTests {
             workingDirectory: directory.url,
             arguments: []
         )
-        let read = try await restarted.request("GET", "/presence/ada/state.json", admin: true)
+        let read = try await restarted.request("GET", "/status/ada/state.json", admin: true)
         #expect(read.body == #""offline""#)
         // Once: overwrite it, start again, and the old registration does not come back.
-        _ = try await restarted.request("PUT", "/presence/ada.json", body: #""online""#, admin: true)
+        _ = try await restarted.request("PUT", "/status/ada.json", body: #""online""#, admin: true)
         _ = try await restarted.terminate()
         let again = try await ProcessTestServer.start(
             dataDirectory: data,
             workingDirectory: directory.url,
             arguments: []
         )
-        let after = try await again.request("GET", "/presence/ada.json", admin: true)
+        let after = try await again.request("GET", "/status/ada.json", admin: true)
         #expect(after.body == #""online""#)
         _ = try await again.terminate()
     }

@@ -71,6 +71,17 @@ struct PresenceServer: Sendable {
         return .now - started
     }
 
+    /// Waits until `name` is `offline`, then returns how long after `since` the server wrote it:
+    /// its `lastChanged` (the commit's time) minus `since`, so the wait's own polling and a busy
+    /// test machine's scheduling of this client do not count.
+    func offlineDelay(_ name: String, since: Date, ns: String? = nil) async throws -> Duration {
+        try await waitFor(name, "offline", ns: ns, timeout: .seconds(10))
+        guard let lastChanged = try await entry(name, ns: ns)?["lastChanged"] as? Double else {
+            throw TestFailure("\(name)'s offline entry has no lastChanged")
+        }
+        return .milliseconds(Int64(lastChanged - (since.timeIntervalSince1970 * 1000).rounded(.down)))
+    }
+
     /// A WebSocket of `name` to `ns`, authenticated with their ID token.
     func connect(_ name: String, ns: String? = nil) async throws -> RealtimeTestClient {
         let client = try await RealtimeTestClient.connect(port: server.port, ns: ns)

@@ -21,8 +21,9 @@ struct PresenceSourcesTests {
             await socket.close()
             try await Task.sleep(for: .milliseconds(300))
             #expect(try await app.state("ada") == "online")
+            let cancelled = Date()
             stream.cancel()
-            #expect(try await app.waitFor("ada", "offline") < .seconds(1))
+            #expect(try await app.offlineDelay("ada", since: cancelled) < .seconds(1))
         }
     }
 

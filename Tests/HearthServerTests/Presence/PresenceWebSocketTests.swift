@@ -25,9 +25,9 @@ struct PresenceWebSocketTests {
             #expect(online?.count == 2)
             #expect(try await Self.pushedState(watcher) == "online")
 
+            let closed = Date()
             await ada.close()
-            let took = try await app.waitFor("ada", "offline")
-            #expect(took < .seconds(1))
+            #expect(try await app.offlineDelay("ada", since: closed) < .seconds(1))
             #expect(try await Self.pushedState(watcher) == "offline")
             #expect(try #require(try await app.entry("ada")?["lastChanged"] as? Double) >= lastChanged)
             await watcher.close()
@@ -45,8 +45,9 @@ struct PresenceWebSocketTests {
             // Two flush windows later, one connection still holds it online.
             try await Task.sleep(for: .milliseconds(300))
             #expect(try await app.state("ada") == "online")
+            let closed = Date()
             await browser.close()
-            #expect(try await app.waitFor("ada", "offline") < .seconds(1))
+            #expect(try await app.offlineDelay("ada", since: closed) < .seconds(1))
         }
     }
 
@@ -55,8 +56,9 @@ struct PresenceWebSocketTests {
         try await PresenceServer.with { app in
             let socket = try await app.connectRaw("ada")
             try await app.waitFor("ada", "online")
+            let ended = Date()
             if ending == "reset" { socket.abort() } else { socket.closeWithoutCloseFrame() }
-            #expect(try await app.waitFor("ada", "offline") < .seconds(1))
+            #expect(try await app.offlineDelay("ada", since: ended) < .seconds(1))
         }
     }
 
@@ -70,7 +72,7 @@ struct PresenceWebSocketTests {
             try await app.waitFor("ada", "online")
             let dropped = try await onThread { try socket.readUntilDisconnected() }
             #expect(dropped == nil)  // dropped, no close frame
-            #expect(try await app.waitFor("ada", "offline") < .seconds(1))
+            #expect(try await app.offlineDelay("ada", since: Date()) < .seconds(1))
         }
     }
 
@@ -78,9 +80,10 @@ struct PresenceWebSocketTests {
         try await PresenceServer.with { app in
             let client = try await app.connect("ada")
             try await app.waitFor("ada", "online")
+            let sent = Date()
             let unauth = try await client.response(to: client.request("unauth", "{}"))
             #expect(unauth.body["s"] as? String == "ok")
-            #expect(try await app.waitFor("ada", "offline") < .seconds(1))
+            #expect(try await app.offlineDelay("ada", since: sent) < .seconds(1))
             // Signed in again as bob on the same connection: bob is online, ada stays offline.
             let auth = try await client.response(to: client.request("auth", #"{"cred":"\#(app.token("bob"))"}"#))
             #expect(auth.body["s"] as? String == "ok")
@@ -125,7 +128,7 @@ struct PresenceWebSocketTests {
             #expect(disable.status == 200)
             let revoked = try await client.nextPush(timeout: .seconds(5))
             #expect(revoked["a"] as? String == "ac")
-            #expect(try await app.waitFor("ada", "offline") < .seconds(1))
+            #expect(try await app.offlineDelay("ada", since: Date()) < .seconds(1))
             await client.close()
         }
     }
@@ -134,15 +137,15 @@ struct PresenceWebSocketTests {
         try await PresenceServer.with(prepare: { configuration in
             configuration.realtime.tickInterval = .milliseconds(100)
         }) { app in
-            // A token minted with the JWT secret that expires in 2 s.
-            let token = TokenMinter.token(uid: "eve", expiresIn: 2)
+            // A token minted with the JWT secret that expires in 4 s.
+            let token = TokenMinter.token(uid: "eve", expiresIn: 4)
             let client = try await RealtimeTestClient.connect(port: app.server.port)
             let reply = try await client.response(to: client.request("auth", #"{"cred":"\#(token)"}"#))
             #expect(reply.body["s"] as? String == "ok")
             let entry = { try await app.server.get("/presence/eve") }
             _ = try await eventually({ try await entry() }, until: { $0.contains("online") })
             #expect(try await entry().contains("online"))
-            _ = try await eventually(timeout: .seconds(5), { try await entry() }, until: { $0.contains("offline") })
+            _ = try await eventually(timeout: .seconds(10), { try await entry() }, until: { $0.contains("offline") })
             #expect(try await entry().contains("offline"))
             await client.close()
         }
