@@ -7,9 +7,9 @@ import HearthDatabase
 /// see it; triggers run; rules do not apply).
 ///
 /// A user whose account was deleted never gets an entry back: their `online` is not written,
-/// and an `offline` is written only where `presence/$uid` still exists when the write commits
-/// (account deletion removes the entry before it revokes the tokens that end the user's
-/// connections).
+/// their `offline` removes the entry instead (account deletion revokes the tokens that end the
+/// user's connections), and any other `offline` is written only where `presence/$uid` still
+/// exists when the write commits (an entry removed meanwhile stays removed).
 struct PresenceWriter: Sendable {
     let database: Database
     /// Whether the account of a uid was deleted (the accounts' revocation state).
@@ -33,7 +33,10 @@ struct PresenceWriter: Sendable {
         let onlineTransitions = transitions.filter { $0.online && !accountDeleted($0.key.uid) }
         let offlineTransitions = transitions.filter { !$0.online }
         let online = onlineTransitions.map(\.key.uid)
-        var offline = offlineTransitions.map(\.key.uid)
+        // A deleted account's entry goes (one written back by a flush that raced the deletion
+        // included); the others become offline where they still exist.
+        let removed = offlineTransitions.map(\.key.uid).filter(accountDeleted)
+        var offline = offlineTransitions.map(\.key.uid).filter { !accountDeleted($0) }
         let settled = onlineTransitions + offlineTransitions
         for _ in 0..<Self.attempts {
             if !offline.isEmpty {
@@ -45,6 +48,7 @@ struct PresenceWriter: Sendable {
             let entries =
                 online.map { UpdateEntry(path: DataPath(keys: [ChildKey($0)]), value: Self.online) }
                 + offline.map { UpdateEntry(path: DataPath(keys: [ChildKey($0)]), value: Self.offline) }
+                + removed.map { UpdateEntry(path: DataPath(keys: [ChildKey($0)]), value: .null) }
             if entries.isEmpty { return settled }
             let write = Write(.update(Self.location, entries))
             let required = offline

@@ -124,3 +124,28 @@ struct PresenceSourcesTests {
         }
     }
 }
+
+/// A deleted account's presence goes with it and does not come back.
+struct PresenceAccountDeletionTests {
+    @Test func deletingAConnectedUsersAccountRemovesTheirEntry() async throws {
+        try await PresenceServer.with(prepare: { configuration in
+            configuration.realtime.tickInterval = .milliseconds(100)
+        }) { app in
+            let client = try await app.connect("ada")
+            try await app.waitFor("ada", "online")
+            let deleted = try await app.accounts.call(
+                "delete",
+                ["localId": app.uid("ada")],
+                headers: [("Authorization", "Bearer \(TestServer.adminSecret)")]
+            )
+            #expect(deleted.status == 200)
+            // The connection loses its user (`ac`), and the entry is removed, not set offline.
+            let revoked = try await client.nextPush(timeout: .seconds(5))
+            #expect(revoked["a"] as? String == "ac")
+            try await app.waitFor("ada", nil)
+            await client.close()
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await app.entry("ada") == nil)
+        }
+    }
+}
