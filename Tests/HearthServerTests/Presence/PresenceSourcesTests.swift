@@ -62,6 +62,22 @@ struct PresenceSourcesTests {
         }
     }
 
+    /// Under `--emulator` the SDK's `mockUserToken` (unsigned) signs a user in, with or without an
+    /// account: its connections count like any user's.
+    @Test func anEmulatorMockTokenUserCounts() async throws {
+        try await PresenceServer.with(users: [], prepare: { $0.emulator = true }) { app in
+            let client = try await RealtimeTestClient.connect(port: app.server.port)
+            let mock = TokenMinter.token(uid: "mock-user", algorithm: "none")
+            let auth = try await client.response(to: client.request("auth", #"{"cred":"\#(mock)"}"#))
+            #expect(auth.body["s"] as? String == "ok")
+            _ = try await eventually({ try await app.server.get("/presence/mock-user") }) { $0.contains("online") }
+            #expect(try await app.server.get("/presence/mock-user").contains(#""state":"online""#))
+            await client.close()
+            _ = try await eventually({ try await app.server.get("/presence/mock-user") }) { $0.contains("offline") }
+            #expect(try await app.server.get("/presence/mock-user").contains(#""state":"offline""#))
+        }
+    }
+
     @Test func eachPresenceNamespaceCountsItsOwnConnectionsAndOthersNone() async throws {
         try await PresenceServer.with { app in
             let chat2 = try await app.connect("ada", ns: "chat2")
