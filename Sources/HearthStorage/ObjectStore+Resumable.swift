@@ -87,12 +87,20 @@ extension ObjectStore {
                 "The upload has \(received) bytes; send the next chunk at offset \(received), not \(offset)."
             )
         }
+        // The checksums go on from the previous chunk's (from nothing at offset 0); without
+        // them (a restart, a chunk that failed part-way) the finalize reads the file.
+        let counted = runningChecksums.take(id)
+        let lanes: ChecksumLanes? =
+            if let counted, counted.size == received { ChecksumLanes(from: counted) } else if received == 0 {
+                ChecksumLanes()
+            } else { nil }
         return ResumableChunk(
             part: try files.appendSession(id),
             received: received,
             maxSize: maxObjectSize,
-            announced: session.expectedSize
-        )
+            announced: session.expectedSize,
+            lanes: lanes
+        ) { [runningChecksums] counted in runningChecksums.keep(counted, for: id) }
     }
 
     /// Makes the object of session `id` from the bytes it received; a session already final
@@ -115,7 +123,11 @@ extension ObjectStore {
                     "The upload has \(received) of its \(expected) bytes; send the rest before finalizing."
                 )
             }
-            let checksums = try Self.checksums(of: files.sessionPath(id))
+            let counted = runningChecksums.take(id)
+            let checksums =
+                if let counted, counted.size == received { counted } else {
+                    try Self.checksums(of: files.sessionPath(id))
+                }
             let generation = nextGeneration()
             let name = try ObjectName(session.name)
             let bucket = try BucketName(session.bucket)
@@ -159,6 +171,7 @@ extension ObjectStore {
             session.status = .cancelled
             try catalog.save(session, id: id)
             files.removeSession(id)
+            _ = runningChecksums.take(id)
             try finished()
         }
     }
@@ -181,7 +194,9 @@ extension ObjectStore {
     }
 
     func expireSessions(_ sessions: [ResumableSession]) throws(StorageError) -> [ResumableSession] {
-        try Self.expireSessions(sessions, catalog: catalog, files: files, now: clock())
+        let kept = try Self.expireSessions(sessions, catalog: catalog, files: files, now: clock())
+        runningChecksums.keepOnly(Set(kept.filter { $0.status == .active }.map(\.id)))
+        return kept
     }
 
     /// Removes expired sessions and their bytes; returns the others.
@@ -236,39 +251,70 @@ extension ObjectStore {
     }
 }
 
-/// Bytes of one resumable chunk request, appended to the session's part file as they arrive.
+/// Bytes of one resumable chunk request, appended to the session's part file as they arrive,
+/// their checksums counted on from the previous chunk's when those are known.
 public final class ResumableChunk: @unchecked Sendable {
     let part: PartFile
     /// What the session has received, this chunk included so far.
     public private(set) var received: UInt64
     let maxSize: UInt64
-    /// The size the session's start announced, if any.
+    /// The size the start announced, if any.
     let announced: UInt64?
+    /// The checksums of every byte the session holds; nil when not known (the finalize reads
+    /// the file).
+    let lanes: ChecksumLanes?
+    /// Keeps the counted checksums for the next chunk or the finalize.
+    let keep: @Sendable (ObjectChecksums) -> Void
 
-    init(part: PartFile, received: UInt64, maxSize: UInt64, announced: UInt64?) {
+    init(
+        part: PartFile,
+        received: UInt64,
+        maxSize: UInt64,
+        announced: UInt64?,
+        lanes: ChecksumLanes? = nil,
+        keep: @escaping @Sendable (ObjectChecksums) -> Void = { _ in }
+    ) {
         self.part = part
         self.received = received
         self.maxSize = maxSize
         self.announced = announced
+        self.lanes = lanes
+        self.keep = keep
     }
 
-    /// Appends `bytes`.
+    /// Appends `pieces` in order.
     /// - Throws: `StorageError` `.tooLarge` past the store's limit, `.invalidOffset` past the
-    ///   size the start announced (either way nothing of `bytes` is written, so the session can
-    ///   still be finished with the right bytes).
-    public func append(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
-        let after = received + UInt64(bytes.count)
-        guard after <= maxSize else {
-            throw StorageError(.tooLarge, "The object is larger than the \(maxSize) bytes this server accepts.")
-        }
+    ///   size the start announced (either way nothing of `pieces` is written, so the session can
+    ///   still be finished with the right bytes), `.io` when the disk refuses.
+    public func append(pieces: [UnsafeRawBufferPointer]) throws(StorageError) {
+        let total = pieces.reduce(UInt64(0)) { $0 + UInt64($1.count) }
+        let after = received + total
+        // The announced size first: it is never above the limit (the start refuses that).
         if let announced, after > announced {
             throw StorageError(
                 .invalidOffset,
                 "The upload announced \(announced) bytes and has \(received); this chunk would take it past them."
             )
         }
-        try part.write(bytes)
-        received += UInt64(bytes.count)
+        guard after <= maxSize else {
+            throw StorageError(.tooLarge, "The object is larger than the \(maxSize) bytes this server accepts.")
+        }
+        if let lanes {
+            try lanes.write(pieces) { piece throws(StorageError) in
+                try part.write(piece)
+                received += UInt64(piece.count)
+            }
+        } else {
+            for piece in pieces {
+                try part.write(piece)
+                received += UInt64(piece.count)
+            }
+        }
+    }
+
+    /// `append(pieces:)` of one piece.
+    public func append(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
+        try append(pieces: [bytes])
     }
 
     /// `append(_:)` of an array.
@@ -276,6 +322,10 @@ public final class ResumableChunk: @unchecked Sendable {
         try bytes.withStorageBytes { bytes throws(StorageError) in try append(bytes) }
     }
 
-    /// Closes the part file (the chunk's request is over).
-    public func close() { part.close() }
+    /// Closes the part file (the chunk's request is over) and keeps the checksums when they
+    /// describe every byte written.
+    public func close() {
+        part.close()
+        if let lanes, lanes.isValid, lanes.size == received { keep(lanes.checksums) }
+    }
 }
