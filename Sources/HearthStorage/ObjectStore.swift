@@ -21,6 +21,8 @@ public final class ObjectStore: Sendable {
     public let maxObjectSize: UInt64
     /// The most resumable sessions active at once (`defaultMaxSessions`).
     public let maxSessions: Int
+    /// The bytes unfinished resumable uploads hold together, at most (`defaultMaxSessionBytes`).
+    public let maxSessionBytes: UInt64
     let clock: @Sendable () -> Double
     /// The last generation handed out (microseconds since 1970): each upload gets a later one.
     private let lastGeneration: Mutex<UInt64>
@@ -30,6 +32,8 @@ public final class ObjectStore: Sendable {
     let sessionCounts = SessionCounts()
     /// Resumable sessions' checksums between chunks.
     let runningChecksums = RunningChecksums()
+    /// The bytes unfinished resumable uploads hold.
+    let sessionBytes: SessionBytes
 
     /// Opens (creating) the store under `<dataDirectory>/storage` and sweeps what an interrupted
     /// upload, replacement or delete left behind.
@@ -39,6 +43,7 @@ public final class ObjectStore: Sendable {
         syncAlways: Bool = false,
         maxObjectSize: UInt64 = ObjectStore.defaultMaxObjectSize,
         maxSessions: Int = ObjectStore.defaultMaxSessions,
+        maxSessionBytes: UInt64 = ObjectStore.defaultMaxSessionBytes,
         clock: @escaping @Sendable () -> Double = ObjectStore.wallClock
     ) throws(StorageError) {
         let root = dataDirectory + "/storage"
@@ -46,10 +51,12 @@ public final class ObjectStore: Sendable {
         catalog = try ObjectCatalog(path: root + "/db", syncAlways: syncAlways)
         self.maxObjectSize = maxObjectSize
         self.maxSessions = maxSessions
+        self.maxSessionBytes = maxSessionBytes
         self.clock = clock
         let catalog = self.catalog
         let sessions = try Self.sweepSessions(catalog: catalog, files: files, now: clock())
         sessionCounts.active = sessions.active
+        sessionBytes = SessionBytes(limit: maxSessionBytes, held: sessions.bytes)
         // New generations start past every live one: a restored directory's, or one written
         // before the clock stepped back, must never be handed out again (its file would be
         // overwritten).
