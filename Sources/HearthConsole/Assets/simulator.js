@@ -3,6 +3,7 @@
 // (▸), the value of every part of its expression as a tree, short-circuited parts greyed.
 // Ctrl+Enter in the form simulates.
 import { $, call, clearAlert, element, onSubmitKey, settings, showAlert } from "./api.js";
+import { part } from "./evaluation-tree.js";
 
 async function simulate() {
   clearAlert("sim-error");
@@ -60,22 +61,6 @@ function showDecision(decision) {
       element("td", {}, entry.error ? "error: " + entry.error : String(entry.outcome))));
     if (values) rows.append(values);
   }
-}
-
-/// One part of an expression: its text = its value, then its own parts below it.
-function part(node) {
-  const line = element("div", { class: "sim-part", title: `line ${node.line}, column ${node.column}` },
-    element("code", {}, node.text), " = ", element("span", { class: "sim-value " + valueClass(node) }, node.shown));
-  const item = element("li", {}, line);
-  if (node.children.length) item.append(element("ul", {}, ...node.children.map(part)));
-  return item;
-}
-
-function valueClass(node) {
-  if (!node.evaluated) return "not-evaluated";
-  if (node.type === "error") return "value-error";
-  if (node.type === "boolean") return node.value ? "value-true" : "value-false";
-  return "";
 }
 
 $("sim-run").addEventListener("click", simulate);

@@ -31,7 +31,19 @@ final class StorageRuleEvaluator {
         let scope: StorageFunctionScope
     }
 
+    /// The simulator's record of the condition being evaluated; nil (the server's case): nothing
+    /// is recorded.
+    var recording: StorageEvaluationRecording?
+
     func evaluate(_ expression: StorageExpression, _ environment: Environment) -> StorageRuleValue {
+        guard let recording else { return compute(expression, environment) }
+        recording.enter()
+        let value = compute(expression, environment)
+        recording.leave(expression, value)
+        return value
+    }
+
+    private func compute(_ expression: StorageExpression, _ environment: Environment) -> StorageRuleValue {
         steps += 1
         if steps > Self.stepBudget { return .error("the rules took more than \(Self.stepBudget) steps") }
         switch expression.kind {

@@ -62,9 +62,12 @@ public struct StorageRules: Sendable {
     }
 
     /// Judges `request`. `database` serves `database.get/exists` (nil: they are errors).
+    /// `recording` (the simulator) keeps the value of every part of each condition that ran
+    /// (`StorageRuleTraceEntry.evaluation`).
     public func decide(
         _ request: StorageRuleRequest,
-        database: (any StorageRulesDatabase)? = nil
+        database: (any StorageRulesDatabase)? = nil,
+        recording: Bool = false
     ) -> StorageRuleDecision {
         if request.method == .list, version < 2 {
             return StorageRuleDecision(allowed: false, trace: [])
@@ -75,6 +78,8 @@ public struct StorageRules: Sendable {
             resource: request.resource?.value ?? .null,
             database: database
         )
+        let recorder = recording ? StorageEvaluationRecording() : nil
+        evaluator.recording = recorder
         var trace: [StorageRuleTraceEntry] = []
         for match in matches {
             let relevant = match.allows.filter { $0.methods.contains(request.method) }
@@ -100,13 +105,20 @@ public struct StorageRules: Sendable {
                         position: allow.position,
                         bindings: bindings.keys.sorted().map { ($0, bindings[$0]!) },
                         outcome: outcome,
-                        shown: result.shown
+                        shown: result.shown,
+                        evaluation: allow.condition == nil ? nil : recorder?.takeCondition()
                     )
                 )
-                if outcome == .allowed { return StorageRuleDecision(allowed: true, trace: trace) }
+                if outcome == .allowed {
+                    return StorageRuleDecision(
+                        allowed: true,
+                        trace: trace,
+                        evaluationTruncated: recorder?.truncated ?? false
+                    )
+                }
             }
         }
-        return StorageRuleDecision(allowed: false, trace: trace)
+        return StorageRuleDecision(allowed: false, trace: trace, evaluationTruncated: recorder?.truncated ?? false)
     }
 }
 

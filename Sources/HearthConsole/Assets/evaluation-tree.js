@@ -1,0 +1,20 @@
+// The value of every part of a rule's expression, as a tree (the simulators' `evaluation`, of
+// the database rules and of the storage rules alike): a part's text = its value, its own parts
+// below it; short-circuited parts greyed, errors, true and false coloured.
+import { element } from "./api.js";
+
+/// One part of an expression: its text = its value, then its own parts below it.
+export function part(node) {
+  const line = element("div", { class: "sim-part", title: `line ${node.line}, column ${node.column}` },
+    element("code", {}, node.text), " = ", element("span", { class: "sim-value " + valueClass(node) }, node.shown));
+  const item = element("li", {}, line);
+  if (node.children.length) item.append(element("ul", {}, ...node.children.map(part)));
+  return item;
+}
+
+function valueClass(node) {
+  if (!node.evaluated) return "not-evaluated";
+  if (node.type === "error") return "value-error";
+  if (node.type === "boolean") return node.value ? "value-true" : "value-false";
+  return "";
+}
