@@ -61,6 +61,22 @@ public struct StorageRules: Sendable {
         self.usesDatabase = usesDatabase
     }
 
+    /// Whether deciding one of `methods` on `name` in `bucket` may read the database: some
+    /// `allow` of a match that covers the name, for one of the methods, has a condition that
+    /// calls `database.get/exists` (directly or through its functions). When not, the decision
+    /// needs no snapshot of the database.
+    public func readsDatabase(_ methods: [StorageMethod], bucket: String, name: String) -> Bool {
+        guard usesDatabase else { return false }
+        let segments = StorageRuleRequest.segments(bucket: bucket, name: name)
+        for match in matches where match.readingDatabase.contains(true) {
+            let relevant = zip(match.allows, match.readingDatabase).contains { allow, reads in
+                reads && !allow.methods.isDisjoint(with: methods)
+            }
+            if relevant, match.bind(segments, version: version) != nil { return true }
+        }
+        return false
+    }
+
     /// Judges `request`. `database` serves `database.get/exists` (nil: they are errors).
     /// `recording` (the simulator) keeps the value of every part of each condition that ran
     /// (`StorageRuleTraceEntry.evaluation`).
@@ -146,6 +162,8 @@ struct StorageCompiledMatch: Sendable {
     let pattern: [StoragePatternSegment]
     let allows: [StorageAllowSyntax]
     let scope: StorageFunctionScope
+    /// For each of `allows`, whether its condition may read the database (`StorageDatabaseUse`).
+    var readingDatabase: [Bool] = []
 
     var text: String { "/" + pattern.map(\.text).joined(separator: "/") }
 

@@ -22,7 +22,16 @@ struct StorageRulesChecker {
         let service = scope(syntax.functions, parent: nil, variables: [])
         for match in syntax.matches { visit(match, prefix: [], variables: [], scope: service) }
         checkRecursion()
-        return StorageRules(version: syntax.version, matches: compiled, usesDatabase: usesDatabase)
+        guard problems.isEmpty else { return StorageRules(version: syntax.version, matches: [], usesDatabase: false) }
+        var use = StorageDatabaseUse()
+        let matches = compiled.map { match in
+            var match = match
+            match.readingDatabase = match.allows.map { allow in
+                allow.condition.map { use.reads($0, in: match.scope) } ?? false
+            }
+            return match
+        }
+        return StorageRules(version: syntax.version, matches: matches, usesDatabase: usesDatabase)
     }
 
     private mutating func report(_ position: SourcePosition, _ message: String) {

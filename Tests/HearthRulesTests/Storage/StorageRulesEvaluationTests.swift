@@ -1,3 +1,4 @@
+import Foundation
 import HearthCore
 import Testing
 
@@ -60,5 +61,51 @@ import Testing
         let rules = try conditionRules("request.auth.uid == 'alice'")
         let decision = rules.decide(read("a.png"))
         #expect(decision.allowed && decision.trace.last?.evaluation == nil)
+    }
+}
+
+/// Which requests need the database: only those a condition that reads it (directly or through
+/// the functions it calls) may decide.
+@Suite struct StorageRulesDatabaseUseTests {
+    @Test func onlyConditionsThatReachDatabaseCallsNeedIt() throws {
+        let rules = try storageRules(
+            """
+            rules_version = '2';
+            service firebase.storage {
+              function member(chat) { let path = /members/$(chat)/$(request.auth.uid); return database.exists(path); }
+              function viaMember(chat) { return request.auth != null && member(chat); }
+              match /b/{bucket}/o {
+                match /users/{uid}/{file=**} {
+                  allow read: if request.auth != null;
+                  allow write: if request.auth.uid == uid;
+                }
+                match /chats/{chat}/{file=**} {
+                  allow read: if viaMember(chat);
+                  allow delete: if request.auth.uid == 'admin';
+                }
+                match /rooms/{room} {
+                  allow get: if database.get(/rooms/$(room)/open) == true;
+                }
+              }
+            }
+            """
+        )
+        #expect(rules.usesDatabase)
+        #expect(!rules.readsDatabase([.create, .update], bucket: "b", name: "users/alice/a.png"))
+        #expect(!rules.readsDatabase([.get], bucket: "b", name: "users/alice/a.png"))
+        #expect(rules.readsDatabase([.get], bucket: "b", name: "chats/c1/photo.jpg"))
+        #expect(!rules.readsDatabase([.delete], bucket: "b", name: "chats/c1/photo.jpg"))
+        #expect(rules.readsDatabase([.get], bucket: "b", name: "rooms/r1"))
+        #expect(!rules.readsDatabase([.list], bucket: "b", name: "rooms/r1"))
+        #expect(!rules.readsDatabase([.get], bucket: "b", name: "elsewhere/x"))
+    }
+
+    @Test func theShippedRulesReadTheDatabaseForChatsOnly() throws {
+        let rules = try storageRules(
+            try String(contentsOf: shippedRulesDirectory.appendingPathComponent("storage.rules"), encoding: .utf8)
+        )
+        #expect(!rules.readsDatabase([.create, .update], bucket: "b", name: "users/alice/avatar.png"))
+        #expect(rules.readsDatabase([.get], bucket: "b", name: "chats/p1/a.jpg"))
+        #expect(rules.readsDatabase([.create, .update], bucket: "b", name: "chats/p1/a.jpg"))
     }
 }
