@@ -1,10 +1,11 @@
 public import HearthCore
 public import HearthFunctions
 
-/// `matchContacts {phoneNumbers, emails?, defaultRegion?, add?}` → `{matches: [{uid, displayName,
-/// phoneNumber, status, photoUrl, matched}]}`: the registered users among the caller's
-/// contacts; with `add: true` also added to the caller's contact list (`ContactAddition`). Numbers are normalised to E.164 (`ContactInputs`) and found in the phone index,
-/// a lookup index no client can read (`PhoneNumberLookup`); e-mails are found among the
+/// `matchContacts {phoneNumbers, emails?, defaultRegion?, add?}` → `{matches: [{uid,
+/// displayName, phoneNumber, status, photoUrl, matched}]}`: the registered users among the
+/// caller's contacts; with `add: true` also added to the caller's contact list
+/// (`ContactAddition`). Numbers are normalised to E.164 (`ContactInputs`) and found in the
+/// phone index, a lookup index no client can read (`PhoneNumberLookup`); e-mails are found among the
 /// accounts (the account's address, not what a profile claims). Each matched user appears
 /// once, with the inputs (as sent) that matched them; the caller never appears. The caller's
 /// quota of distinct inputs is charged first (`ContactLookupQuota`): past it nothing is looked
