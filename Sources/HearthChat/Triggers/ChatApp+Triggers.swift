@@ -3,7 +3,7 @@ public import HearthDatabase
 
 extension ChatApp {
     /// The chat app's write triggers.
-    public static var triggers: [any TreeTrigger] { [MessageTrigger()] }
+    public static var triggers: [any TreeTrigger] { [MessageTrigger(), ContactAddedTrigger()] }
 
     /// The chat app's lookup indexes (server-side, readable by no client): phone numbers for
     /// `matchContacts`, display-name words for `searchUsers`, memberships for account deletion.
