@@ -9,6 +9,7 @@ public enum ChatApp {
         [
             CreateChat(), CreateGroup(), UpdateGroup(), AddMembers(), RemoveMember(), MarkRead(), DeleteMessage(),
             DeleteChat(),
+            BlockUser(), UnblockUser(),
         ]
     }
 

@@ -8,6 +8,7 @@ public import HearthFunctions
 /// not exist (judged on the namespace's writer), so concurrent calls create it once. The write
 /// holds the chat, both memberships and both chat-list entries (`unread` 0, `name` = the other
 /// party's display name). A caller whose own entry is gone (deleteChat for me) gets it back.
+/// A participant who blocks the caller is `NOT_FOUND`, as an unregistered one (`BlockList`).
 public struct CreateChat: Callable {
     public init() {}
 
@@ -20,7 +21,7 @@ public struct CreateChat: Callable {
         guard other != uid else {
             throw .invalidArgument("'participant' is the caller '\(uid)': a private chat needs another user.")
         }
-        let names = try await RegisteredUsers.displayNames(of: [uid, other], in: request)
+        let names = try await RegisteredUsers.displayNames(of: [uid, other], in: request, seenBy: uid)
         guard let otherName = names[other] else { throw RegisteredUsers.notFound(other, field: "participant") }
         let callerName = try RegisteredUsers.callerName(uid, in: names)
         let chatId = Self.chatID(uid, other)

@@ -33,6 +33,7 @@ public struct ChatConsistencyCheck {
             outcome.users += 1
             outcome.disagreements += check(user: uid, memberships: memberships)
         }
+        outcome.disagreements += checkBlocks()
         return outcome
     }
 
@@ -106,7 +107,7 @@ public struct ChatConsistencyCheck {
         return found
     }
 
-    private func keys(at location: DataPath) -> [String] {
+    func keys(at location: DataPath) -> [String] {
         guard case .children(let children) = reader.shallow(at: location) else { return [] }
         return children.map(\.key.string)
     }
