@@ -19,6 +19,15 @@ import Testing
         ]
     }
 
+    /// The marker's chat id as the crash matrix (`load_blocks.private_chat_id`) and the CLI
+    /// tests compute it.
+    @Test func theMarkersChatIDIsThePrivateChatsID() {
+        #expect(CreateChat.chatID("alice", "bob") == "p141a4cd242b67e82edf4a78bb418d40a")
+        #expect(
+            BlockList.marker("bob", "alice") == DataPath("blockedSenders", "p141a4cd242b67e82edf4a78bb418d40a", "alice")
+        )
+    }
+
     @Test func blocksWithTheirMarkersHaveNoDisagreement() async throws {
         let chat = try ChatStore()
         defer { chat.destroy() }
