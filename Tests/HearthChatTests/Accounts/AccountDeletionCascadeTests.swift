@@ -82,4 +82,32 @@ import Testing
             )
         }
     }
+
+    /// Blocks of a user whose account is being deleted, racing the deletion: whatever the
+    /// order, none outlives it (`blockUser` commits only while both profiles exist; the
+    /// cascade reads the lists after the profile is gone).
+    @Test func blocksRacingTheDeletionDoNotOutliveIt() async throws {
+        try await ChatServer.with { chat in
+            let bob = chat.uid("Bob")
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for blocker in ["Alice", "Carol", "Dave"] {
+                    group.addTask {
+                        for _ in 0..<5 {
+                            let reply = try await chat.call("blockUser", as: blocker, data: #"{"uid":"\#(bob)"}"#)
+                            #expect(reply.status == 200 || reply.status == 404, "\(reply.body)")
+                        }
+                    }
+                }
+                group.addTask { try await chat.deleteAccount("Bob") }
+                try await group.waitForAll()
+            }
+            let blocks = try await chat.object("/blocks")
+            #expect(blocks.values.allSatisfy { ($0 as? [String: Any])?[bob] == nil }, "\(blocks)")
+            let markers = try await chat.object("/blockedSenders")
+            #expect(markers.values.allSatisfy { ($0 as? [String: Any])?[bob] == nil }, "\(markers)")
+            // Once the account is gone, blocking it is NOT_FOUND.
+            let after = try await chat.call("blockUser", as: "Alice", data: #"{"uid":"\#(bob)"}"#)
+            #expect(after.status == 404)
+        }
+    }
 }
