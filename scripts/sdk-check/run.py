@@ -45,6 +45,14 @@ with list (pages) and listAll, deletes, and checks that a caller without credent
 storage/unauthorized; start `hearth serve --emulator` (the mock token `owner` is the admin):
 
     python3 scripts/sdk-check/run.py --sdk /tmp/sdk --hearth-port 9000 --page storage-check.html
+
+blocking-check.html (firebase-auth.js and firebase-functions.js too) blocks and unblocks with
+httpsCallable("blockUser"/"unblockUser") against a server with the shipped rules: the blocked
+user's createChat is functions/not-found, their push() into the private chat PERMISSION_DENIED,
+the blocker's list unreadable to them, and all works again after unblocking; also both
+callables' errors:
+
+    python3 scripts/sdk-check/run.py --sdk /tmp/sdk --hearth-port 9000 --page blocking-check.html
 """
 import argparse, http.server, json, os, subprocess, sys, tempfile, threading, time
 

@@ -9,7 +9,8 @@ public import HearthFunctions
 /// holds the chat, both memberships and both chat-list entries (`unread` 0, `name` = the other
 /// party's display name; the other's with `request: true` when the two are strangers, see
 /// `create`). A caller whose own entry is gone (deleteChat for me) gets it back, as it was made
-/// (no request: the caller asked for the chat).
+/// (no request: the caller asked for the chat). A participant who blocks the caller is
+/// `NOT_FOUND`, as an unregistered one (`BlockList`).
 public struct CreateChat: Callable {
     public init() {}
 
@@ -22,7 +23,7 @@ public struct CreateChat: Callable {
         guard other != uid else {
             throw .invalidArgument("'participant' is the caller '\(uid)': a private chat needs another user.")
         }
-        let names = try await RegisteredUsers.displayNames(of: [uid, other], in: request)
+        let names = try await RegisteredUsers.displayNames(of: [uid, other], in: request, seenBy: uid)
         guard let otherName = names[other] else { throw RegisteredUsers.notFound(other, field: "participant") }
         let callerName = try RegisteredUsers.callerName(uid, in: names)
         let chatId = Self.chatID(uid, other)

@@ -33,7 +33,7 @@ public struct ChatConsistencyCheck {
             outcome.users += 1
             outcome.disagreements += check(user: uid, memberships: memberships)
         }
-        outcome.disagreements += contactDisagreements() + requestDisagreements()
+        outcome.disagreements += contactDisagreements() + requestDisagreements() + checkBlocks()
         return outcome
     }
 
