@@ -104,7 +104,9 @@ def check(data, seed_dir):
     avatars = read_avatars(seed_dir)
     avatar_entries = {entry.get("name"): entry for entry in avatars.get("objects", [])}
     check_firebase_tree(data, "")
-    expected_top = {"users", "chats", "members", "messages", "userChats", "unreadTotals", "contacts"}
+    expected_top = {
+        "users", "chats", "members", "messages", "userChats", "unreadTotals", "contacts", "blocks", "blockedSenders",
+    }
     if set(data) != expected_top:
         fail(f"top-level keys {sorted(data)} != {sorted(expected_top)}")
         return
@@ -325,6 +327,7 @@ def check(data, seed_dir):
     if not any(entry.get("request") for entries in user_chats.values() for entry in entries.values()):
         fail("userChats: no pending conversation request (the fixture should show one)")
     check_contacts(data["contacts"], users)
+    check_blocks(data["blocks"], data["blockedSenders"], users, messages)
     return total_messages
 
 
@@ -345,6 +348,32 @@ def check_request(flag, uid, chat_id, chat, chat_members, chat_messages, contact
     for other in chat_members:
         if other != uid and (other in contacts.get(uid, {}) or uid in contacts.get(other, {})):
             fail(f"{p}: {uid} and {other} are not strangers (contacts), so no request is made")
+
+
+def check_blocks(blocks, markers, users, messages):
+    """blocks/$uid/$blockedUid = true, as blockUser writes it: registered users, not oneself,
+    each with its marker blockedSenders/<the pair's private chat id>/$blockedUid = $uid, and no
+    marker without its block (hearth chat check says the same); nothing the blocked user posted
+    in that chat. At least one block."""
+    wanted = {}
+    for uid, entries in blocks.items():
+        for other, value in entries.items():
+            p = f"/blocks/{uid}/{other}"
+            if value is not True:
+                fail(f"{p}: {value!r} is not true")
+            if uid not in users or other not in users:
+                fail(f"{p}: not between registered users")
+            if uid == other:
+                fail(f"{p}: a user blocking themselves")
+            chat_id = derived_chat_id(uid, other)
+            wanted[(chat_id, other)] = uid
+            if any(m.get("sender") == other for m in messages.get(chat_id, {}).values()):
+                fail(f"{p}: {other} posted into the private chat {chat_id}, which the rules refuse")
+    found = {(chat_id, other): uid for chat_id, entries in markers.items() for other, uid in entries.items()}
+    if found != wanted:
+        fail(f"blockedSenders {sorted(found.items())} != the markers the blocks need {sorted(wanted.items())}")
+    if not wanted:
+        fail("blocks: nobody is blocked (the fixture should show one)")
 
 
 def check_contacts(contacts, users):

@@ -490,6 +490,7 @@ def build():
     }
     add_pending_request(data, order)
     data["contacts"] = make_contacts(data, order)
+    add_block(data, order)
     return data
 
 
@@ -590,6 +591,31 @@ def make_contacts(data, order):
             if crng.random() < 0.3:
                 add(uid, other, favorite=False)
     return contacts
+
+
+# The user who blocked someone: blockUser's entry and the marker the messages rule reads.
+BLOCKER = "Sam"
+
+
+def add_block(data, order):
+    """BLOCKER blocks the first user (in registration order) they share no chat with, have no
+    contact with either way, and who is not in the pending request: blocks/$blocker/$blocked =
+    true and blockedSenders/<their private chat id>/$blocked = $blocker, as blockUser writes
+    them (the chat need not exist; nothing the blocked user posted is in it)."""
+    users = data["users"]
+    blocker = next(uid for uid in order if users[uid]["displayName"] == BLOCKER)
+    together = shared_chats(data).get(blocker, set())
+    contacts = data["contacts"]
+    blocked = next(
+        uid
+        for uid in order
+        if uid != blocker
+        and uid not in together
+        and uid not in contacts.get(blocker, {})
+        and blocker not in contacts.get(uid, {})
+    )
+    data["blocks"] = {blocker: {blocked: True}}
+    data["blockedSenders"] = {derived_chat_id(blocker, blocked): {blocked: blocker}}
 
 
 def main():
