@@ -18,3 +18,20 @@ function valueClass(node) {
   if (node.type === "boolean") return node.value ? "value-true" : "value-false";
   return "";
 }
+
+/// The row under a rule that holds the tree of its `evaluation` (hidden until its toggle opens
+/// it), and that toggle; both null when the entry has no evaluation. Opened at first when `open`.
+export function evaluationRow(entry, deciding, open) {
+  if (!entry.evaluation) return { values: null, toggle: "" };
+  const values = element("tr", { class: deciding ? "sim-values deciding-values" : "sim-values" },
+    element("td", { colspan: "5" }, element("ul", { class: "sim-tree" }, part(entry.evaluation))));
+  const toggle = element("button", { class: "sim-toggle", title: "the value of each part", "aria-expanded": "false" }, "▸");
+  const show = (shown) => {
+    values.hidden = !shown;
+    toggle.textContent = shown ? "▾" : "▸";
+    toggle.setAttribute("aria-expanded", String(shown));
+  };
+  toggle.addEventListener("click", () => show(values.hidden));
+  show(open);
+  return { values, toggle };
+}

@@ -3,7 +3,7 @@
 // (▸), the value of every part of its expression as a tree, short-circuited parts greyed.
 // Ctrl+Enter in the form simulates.
 import { $, call, clearAlert, element, onSubmitKey, settings, showAlert } from "./api.js";
-import { part } from "./evaluation-tree.js";
+import { evaluationRow } from "./evaluation-tree.js";
 
 async function simulate() {
   clearAlert("sim-error");
@@ -39,22 +39,7 @@ function showDecision(decision) {
   const openAll = !decided && decision.trace.length <= 5;
   for (const entry of decision.trace) {
     const deciding = Boolean(decided) && entry.rule === decided.rule && entry.path === decided.path;
-    const values = entry.evaluation
-      ? element("tr", { class: deciding ? "sim-values deciding-values" : "sim-values" },
-          element("td", { colspan: "5" }, element("ul", { class: "sim-tree" }, part(entry.evaluation))))
-      : null;
-    const toggle = values
-      ? element("button", { class: "sim-toggle", title: "the value of each part", "aria-expanded": "false" }, "▸")
-      : "";
-    if (values) {
-      const show = (open) => {
-        values.hidden = !open;
-        toggle.textContent = open ? "▾" : "▸";
-        toggle.setAttribute("aria-expanded", String(open));
-      };
-      toggle.addEventListener("click", () => show(values.hidden));
-      show(deciding || openAll);
-    }
+    const { values, toggle } = evaluationRow(entry, deciding, deciding || openAll);
     rows.append(element("tr", { class: deciding ? "deciding" : "" },
       element("td", {}, toggle, " ", entry.rule), element("td", {}, entry.path), element("td", {}, `${entry.line}:${entry.column}`),
       element("td", { class: "code" }, entry.expression),

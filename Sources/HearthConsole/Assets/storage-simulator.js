@@ -6,7 +6,7 @@
 // what its condition came to; under each (▸) the value of every part of its condition as a
 // tree. Ctrl+Enter in the form simulates.
 import { $, call, clearAlert, element, onSubmitKey, showAlert } from "./api.js";
-import { part } from "./evaluation-tree.js";
+import { evaluationRow } from "./evaluation-tree.js";
 import { draft } from "./storage-rules.js";
 import { metadata } from "./storage-api.js";
 
@@ -77,22 +77,7 @@ function showDecision(decision) {
   const rows = decision.trace.flatMap((entry) => {
     const deciding = Boolean(decided) && entry.line === decided.line && entry.column === decided.column;
     const bindings = Object.entries(entry.bindings ?? {}).map(([name, value]) => `${name} = ${value}`).join(", ");
-    const values = entry.evaluation
-      ? element("tr", { class: deciding ? "sim-values deciding-values" : "sim-values" },
-          element("td", { colspan: "5" }, element("ul", { class: "sim-tree" }, part(entry.evaluation))))
-      : null;
-    const toggle = values
-      ? element("button", { class: "sim-toggle", title: "the value of each part", "aria-expanded": "false" }, "▸")
-      : "";
-    if (values) {
-      const show = (open) => {
-        values.hidden = !open;
-        toggle.textContent = open ? "▾" : "▸";
-        toggle.setAttribute("aria-expanded", String(open));
-      };
-      toggle.addEventListener("click", () => show(values.hidden));
-      show(deciding || openAll);
-    }
+    const { values, toggle } = evaluationRow(entry, deciding, deciding || openAll);
     const row = element("tr", { class: deciding ? "deciding" : "" },
       element("td", { class: "code" }, toggle, " ", entry.rule),
       element("td", { class: "code" }, entry.match, bindings ? element("div", { class: "muted small" }, bindings) : ""),
