@@ -14,14 +14,22 @@ final class StorageRuleEvaluator {
     let request: StorageRuleValue
     let resource: StorageRuleValue
     let database: (any StorageRulesDatabase)?
+    /// The rules' literal patterns, compiled at load.
+    let regexes: StorageRegexes
     private var steps = 0
     private var callDepth = 0
     private var databaseCache: [DataPath: StorageRuleValue] = [:]
 
-    init(request: StorageRuleValue, resource: StorageRuleValue, database: (any StorageRulesDatabase)?) {
+    init(
+        request: StorageRuleValue,
+        resource: StorageRuleValue,
+        database: (any StorageRulesDatabase)?,
+        regexes: StorageRegexes = StorageRegexes()
+    ) {
         self.request = request
         self.resource = resource
         self.database = database
+        self.regexes = regexes
     }
 
     /// What an expression can see: the variables (wildcards, parameters, `let`s) and the

@@ -9,6 +9,8 @@ public struct StorageRules: Sendable {
     /// Whether any rule calls `database.get` or `database.exists` (the server then takes a
     /// snapshot of the bucket's database for each decision).
     public let usesDatabase: Bool
+    /// The literal patterns of `matches`, `replace` and `split`, compiled at load.
+    let regexes: StorageRegexes
 
     /// Rules that allow nothing (what a server without a rules file enforces, besides the admin).
     public static let denyAll = StorageRules(version: 2, matches: [], usesDatabase: false)
@@ -55,10 +57,16 @@ public struct StorageRules: Sendable {
         return .success(rules)
     }
 
-    init(version: Int, matches: [StorageCompiledMatch], usesDatabase: Bool) {
+    init(
+        version: Int,
+        matches: [StorageCompiledMatch],
+        usesDatabase: Bool,
+        regexes: StorageRegexes = StorageRegexes()
+    ) {
         self.version = version
         self.matches = matches
         self.usesDatabase = usesDatabase
+        self.regexes = regexes
     }
 
     /// Whether deciding one of `methods` on `name` in `bucket` may read the database: some
@@ -92,7 +100,8 @@ public struct StorageRules: Sendable {
         let evaluator = StorageRuleEvaluator(
             request: request.value,
             resource: request.resource?.value ?? .null,
-            database: database
+            database: database,
+            regexes: regexes
         )
         let recorder = recording ? StorageEvaluationRecording() : nil
         evaluator.recording = recorder
