@@ -7,6 +7,7 @@ Prints every violation, then `ok: ...` or `N problem(s)`; exits 1 when any invar
 Python 3 standard library only.
 """
 
+import hashlib
 import json
 import os
 import re
@@ -19,7 +20,8 @@ PUSH_ID = re.compile(r"^[-0-9A-Za-z_]{20}$")
 BAD_KEY = re.compile(r"[.#$\[\]/\x00-\x1f\x7f]")
 INT_KEY = re.compile(r"^-?(0|[1-9][0-9]*)$")
 
-MIN_USERS, CHATS, MIN_MESSAGES = 30, 12, 400
+MIN_USERS, CHATS, MIN_MESSAGES = 30, 13, 400
+MIN_CONTACTS = 20
 
 problems = []
 
@@ -33,6 +35,12 @@ def push_time(push_id):
     for ch in push_id[:8]:
         t = t * 64 + PUSH_CHARS.index(ch)
     return t
+
+
+def derived_chat_id(uid_a, uid_b):
+    """The id createChat gives the private chat of a pair (CreateChat.chatID)."""
+    first, second = sorted([uid_a.encode(), uid_b.encode()])
+    return "p" + hashlib.sha256(first + b"\0" + second).digest()[:16].hex()
 
 
 def utf16_key(s):
@@ -96,7 +104,9 @@ def check(data, seed_dir):
     avatars = read_avatars(seed_dir)
     avatar_entries = {entry.get("name"): entry for entry in avatars.get("objects", [])}
     check_firebase_tree(data, "")
-    expected_top = {"users", "chats", "members", "messages", "userChats", "unreadTotals"}
+    expected_top = {
+        "users", "chats", "members", "messages", "userChats", "unreadTotals", "contacts", "blocks", "blockedSenders",
+    }
     if set(data) != expected_top:
         fail(f"top-level keys {sorted(data)} != {sorted(expected_top)}")
         return
@@ -161,9 +171,13 @@ def check(data, seed_dir):
         fail(f"messages: chat ids {sorted(set(messages) ^ set(chats))} not in both chats and messages")
     for chat_id, chat in chats.items():
         p = f"/chats/{chat_id}"
-        if not PUSH_ID.match(chat_id):
-            fail(f"{p}: chat id is not a 20-character push id")
         kind = chat.get("type")
+        pair = sorted(members.get(chat_id, {}))
+        if kind == "private" and len(pair) == 2:
+            if chat_id != derived_chat_id(*pair):
+                fail(f"{p}: a private chat's id is not the one createChat derives for its pair ({derived_chat_id(*pair)})")
+        elif not PUSH_ID.match(chat_id):
+            fail(f"{p}: chat id is not a 20-character push id")
         if kind == "group":
             required = ["type", "name", "photoUrl", "owner", "createdAt", "lastMessage"]
         else:
@@ -201,7 +215,6 @@ def check(data, seed_dir):
             elif m["joinedAt"] < users.get(uid, {}).get("createdAt", 0):
                 fail(f"{mp}/joinedAt: before the user registered")
         if kind == "private":
-            pair = sorted(chat_members)
             for other_id, other in chats.items():
                 if other_id < chat_id and other.get("type") == "private" and sorted(members.get(other_id, {})) == pair:
                     fail(f"{p}: a second private chat for the pair (also {other_id})")
@@ -277,10 +290,13 @@ def check(data, seed_dir):
                 continue
             if uid not in members.get(chat_id, {}):
                 fail(f"{p}: user is not a member")
-            if not check_fields(entry, p, ["unread", "lastMessageAt", "lastReadAt", "name"]):
+            if not check_fields(entry, p, ["unread", "lastMessageAt", "lastReadAt", "name"], ["request"]):
                 continue
             chat = chats[chat_id]
             chat_messages = messages.get(chat_id, {})
+            if "request" in entry:
+                check_request(entry["request"], uid, chat_id, chat, members.get(chat_id, {}), chat_messages,
+                              data["contacts"])
             read_at = entry.get("lastReadAt")
             if not is_int(read_at):
                 fail(f"{p}/lastReadAt: not a millisecond timestamp")
@@ -308,7 +324,85 @@ def check(data, seed_dir):
             fail(f"/unreadTotals/{uid}: {value!r} for a user without chats")
     if not any(is_int(v) and v > 0 for v in totals.values()):
         fail("unreadTotals: nobody has unread messages (the fixture should exercise counters)")
+    if not any(entry.get("request") for entries in user_chats.values() for entry in entries.values()):
+        fail("userChats: no pending conversation request (the fixture should show one)")
+    check_contacts(data["contacts"], users)
+    check_blocks(data["blocks"], data["blockedSenders"], users, messages)
     return total_messages
+
+
+def check_request(flag, uid, chat_id, chat, chat_members, chat_messages, contacts):
+    """A pending conversation request, as createChat leaves it between strangers and nothing
+    has cleared yet: on the other party's entry of a private chat, no reply from them, and
+    neither has the other in contacts (hearth chat check says the same)."""
+    p = f"/userChats/{uid}/{chat_id}/request"
+    if flag is not True:
+        fail(f"{p}: {flag!r} is not true")
+    if chat.get("type") != "private":
+        fail(f"{p}: on a chat that is not private")
+        return
+    if chat.get("owner") == uid:
+        fail(f"{p}: on the entry of the chat's creator, not of the other party")
+    if any(m.get("sender") == uid for m in chat_messages.values()):
+        fail(f"{p}: {uid} has replied, which clears the request")
+    for other in chat_members:
+        if other != uid and (other in contacts.get(uid, {}) or uid in contacts.get(other, {})):
+            fail(f"{p}: {uid} and {other} are not strangers (contacts), so no request is made")
+
+
+def check_blocks(blocks, markers, users, messages):
+    """blocks/$uid/$blockedUid = true, as blockUser writes it: registered users, not oneself,
+    each with its marker blockedSenders/<the pair's private chat id>/$blockedUid = $uid, and no
+    marker without its block (hearth chat check says the same); nothing the blocked user posted
+    in that chat. At least one block."""
+    wanted = {}
+    for uid, entries in blocks.items():
+        for other, value in entries.items():
+            p = f"/blocks/{uid}/{other}"
+            if value is not True:
+                fail(f"{p}: {value!r} is not true")
+            if uid not in users or other not in users:
+                fail(f"{p}: not between registered users")
+            if uid == other:
+                fail(f"{p}: a user blocking themselves")
+            chat_id = derived_chat_id(uid, other)
+            wanted[(chat_id, other)] = uid
+            if any(m.get("sender") == other for m in messages.get(chat_id, {}).values()):
+                fail(f"{p}: {other} posted into the private chat {chat_id}, which the rules refuse")
+    found = {(chat_id, other): uid for chat_id, entries in markers.items() for other, uid in entries.items()}
+    if found != wanted:
+        fail(f"blockedSenders {sorted(found.items())} != the markers the blocks need {sorted(wanted.items())}")
+    if not wanted:
+        fail("blocks: nobody is blocked (the fixture should show one)")
+
+
+def check_contacts(contacts, users):
+    """contacts/$uid/$contactUid = {addedAt, favorite}: registered users other than the owner,
+    added after both registered; at least one favorite."""
+    count, favorites = 0, 0
+    for uid, entries in contacts.items():
+        if uid not in users:
+            fail(f"/contacts/{uid}: unknown user")
+        for other, entry in entries.items():
+            p = f"/contacts/{uid}/{other}"
+            count += 1
+            if other not in users:
+                fail(f"{p}: not a registered user")
+            if other == uid:
+                fail(f"{p}: the owner in their own contacts")
+            if not check_fields(entry, p, ["addedAt", "favorite"]):
+                continue
+            if not isinstance(entry["favorite"], bool):
+                fail(f"{p}/favorite: {entry['favorite']!r} is not a boolean")
+            favorites += entry["favorite"] is True
+            added = entry["addedAt"]
+            registered = max(users.get(uid, {}).get("createdAt", 0), users.get(other, {}).get("createdAt", 0))
+            if not is_int(added) or added < registered:
+                fail(f"{p}/addedAt: {added!r} is not a millisecond time after both users registered")
+    if count < MIN_CONTACTS:
+        fail(f"contacts: {count} < {MIN_CONTACTS}")
+    if favorites == 0:
+        fail("contacts: no favorite (the fixture should show one)")
 
 
 def main():

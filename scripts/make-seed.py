@@ -10,6 +10,7 @@ Then check it with scripts/check-seed.py.
 """
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -333,8 +334,17 @@ PRIVATES = [
 
 
 def private_chat_id(push_ids, created_ms, uid_a, uid_b):
-    """Id of the private chat of a pair. Currently a push id from the chat's creation time."""
-    return push_ids.make(created_ms)
+    """Id of the private chat of a pair, the one createChat derives for them (CreateChat.chatID):
+    "p" and the first 128 bits of SHA-256 of the two uids in byte order, a NUL between them, in
+    hex. The id generator still draws a push id for the creation time, so the group ids and
+    everything random after them come out the same as when private chats had push ids."""
+    push_ids.make(created_ms)
+    return derived_chat_id(uid_a, uid_b)
+
+
+def derived_chat_id(uid_a, uid_b):
+    first, second = sorted([uid_a.encode(), uid_b.encode()])
+    return "p" + hashlib.sha256(first + b"\0" + second).digest()[:16].hex()
 
 
 def pick_members(user_order, count, owner_index, exclude_first_n=0):
@@ -470,7 +480,7 @@ def build():
             }
             unread_totals[uid] += unread
 
-    return {
+    data = {
         "users": users,
         "chats": chats,
         "members": members,
@@ -478,6 +488,134 @@ def build():
         "userChats": user_chats,
         "unreadTotals": unread_totals,
     }
+    add_pending_request(data, order)
+    data["contacts"] = make_contacts(data, order)
+    add_block(data, order)
+    return data
+
+
+# ---------------------------------------------------------------------------------------------
+# Contacts and a conversation request. Their own random generators, so the rest of the fixture
+# does not move when they change.
+
+# The user who starts a chat with a stranger, who has not answered yet.
+REQUEST_FROM = "Sam"
+REQUEST_MESSAGES = ["Hi! Got your number from the climbing gym sign-up sheet 🧗", "Are you going on Saturday?"]
+
+
+def shared_chats(data):
+    """uid -> the set of uids sharing a chat with them."""
+    together = {}
+    for chat_members in data["members"].values():
+        for uid in chat_members:
+            together.setdefault(uid, set()).update(u for u in chat_members if u != uid)
+    return together
+
+
+def add_pending_request(data, order):
+    """A private chat REQUEST_FROM started two hours before NOW_MS with someone they share no
+    chat with: two messages from the starter, none back. The other party's entry carries
+    request: true, as createChat leaves it between strangers (make_contacts keeps them so)."""
+    users = data["users"]
+    starter = next(uid for uid in order if users[uid]["displayName"] == REQUEST_FROM)
+    together = shared_chats(data).get(starter, set())
+    other = next(uid for uid in order if uid != starter and uid not in together)
+    created = NOW_MS - 2 * 3_600_000
+    chat_id = derived_chat_id(starter, other)
+    ids = PushIdGenerator(random.Random("request-messages"))
+    messages = {}
+    for n, text in enumerate(REQUEST_MESSAGES):
+        sent = created + 1_000 + n * 45_000
+        messages[ids.make(sent)] = {"sender": starter, "kind": "text", "text": text, "sentAt": sent}
+    newest_id = max(messages)
+    newest = messages[newest_id]
+    data["chats"][chat_id] = {
+        "type": "private",
+        "owner": starter,
+        "createdAt": created,
+        "lastMessage": {"id": newest_id, "text": newest["text"], "sender": starter, "sentAt": newest["sentAt"]},
+    }
+    data["members"][chat_id] = {
+        starter: {"role": "owner", "joinedAt": created},
+        other: {"role": "member", "joinedAt": created},
+    }
+    data["messages"][chat_id] = messages
+    data["userChats"].setdefault(starter, {})[chat_id] = {
+        "unread": 0,
+        "lastMessageAt": newest["sentAt"],
+        "lastReadAt": newest["sentAt"],
+        "name": users[other]["displayName"],
+    }
+    data["userChats"].setdefault(other, {})[chat_id] = {
+        "unread": len(messages),
+        "lastMessageAt": newest["sentAt"],
+        "lastReadAt": created,
+        "name": users[starter]["displayName"],
+        "request": True,
+    }
+    data["unreadTotals"][other] += len(messages)
+
+
+def make_contacts(data, order):
+    """contacts/$uid/$contactUid = {addedAt, favorite}: the parties of each private chat have
+    each other (the longest-standing ones as favorites), and each user some of the people they
+    share a group with; never the two parties of a pending request. addedAt falls after both
+    users registered."""
+    crng = random.Random("contacts")
+    users = data["users"]
+    pending = set()
+    for uid, entries in data["userChats"].items():
+        for chat_id, entry in entries.items():
+            if entry.get("request"):
+                pending.update({(uid, o) for o in data["members"][chat_id] if o != uid})
+                pending.update({(o, uid) for o in data["members"][chat_id] if o != uid})
+    contacts = {}
+
+    def add(uid, other, favorite):
+        if uid == other or (uid, other) in pending or other in contacts.get(uid, {}):
+            return
+        earliest = max(users[uid]["createdAt"], users[other]["createdAt"])
+        added = earliest + crng.randrange(DAY_MS, 20 * DAY_MS)
+        contacts.setdefault(uid, {})[other] = {"addedAt": added, "favorite": favorite}
+
+    privates = sorted(
+        (chat["createdAt"], chat_id) for chat_id, chat in data["chats"].items() if chat["type"] == "private"
+    )
+    for rank, (_, chat_id) in enumerate(privates):
+        a, b = sorted(data["members"][chat_id])
+        add(a, b, favorite=rank < 3)
+        add(b, a, favorite=rank < 2)
+    together = shared_chats(data)
+    for uid in order:
+        for other in sorted(together.get(uid, set()), key=order.index):
+            if crng.random() < 0.3:
+                add(uid, other, favorite=False)
+    return contacts
+
+
+# The user who blocked someone: blockUser's entry and the marker the messages rule reads.
+BLOCKER = "Sam"
+
+
+def add_block(data, order):
+    """BLOCKER blocks the first user (in registration order) they share no chat with, have no
+    contact with either way, and who is not in the pending request: blocks/$blocker/$blocked =
+    true and blockedSenders/<their private chat id>/$blocked = $blocker, as blockUser writes
+    them (the chat need not exist; nothing the blocked user posted is in it)."""
+    users = data["users"]
+    blocker = next(uid for uid in order if users[uid]["displayName"] == BLOCKER)
+    together = shared_chats(data).get(blocker, set())
+    contacts = data["contacts"]
+    blocked = next(
+        uid
+        for uid in order
+        if uid != blocker
+        and uid not in together
+        and uid not in contacts.get(blocker, {})
+        and blocker not in contacts.get(uid, {})
+    )
+    data["blocks"] = {blocker: {blocked: True}}
+    data["blockedSenders"] = {derived_chat_id(blocker, blocked): {blocked: blocker}}
 
 
 def main():

@@ -10,6 +10,8 @@ import HearthRules
 struct RulesScenario {
     /// The rules file (`rules/database.rules.json` from the repository root by default).
     var rulesFile: String
+    /// The storage rules file (`rules/storage.rules` from the repository root by default).
+    var storageRulesFile = "rules/storage.rules"
     var users = 10_000
     var chats = 2_000
     var messagesPerChat = 20
@@ -101,6 +103,7 @@ struct RulesScenario {
                 return program.canRead(path: r.profile, auth: r.auth, root: current, now: now).allowed
             }
         )
+        decisions += try storageDecisions(data: data, samples: samples, now: now)
         return RulesReport(
             rulesFile: rulesFile,
             users: users,
@@ -111,6 +114,74 @@ struct RulesScenario {
             decisions: decisions,
             meetsTarget: decisions.allSatisfy { $0.meetsTarget ?? true }
         )
+    }
+
+    /// The shipped storage rules (`storageRulesFile`): an avatar upload by its owner, and a
+    /// chat attachment read by a member (a `database.exists` of the membership).
+    private func storageDecisions(
+        data: RulesBenchData,
+        samples: [RulesBenchData.Sample],
+        now: Double
+    ) throws -> [RulesDecisionReport] {
+        let source: String
+        do {
+            source = try String(contentsOfFile: storageRulesFile, encoding: .utf8)
+        } catch {
+            throw BenchError("rules: cannot read '\(storageRulesFile)' (run from the repository root)")
+        }
+        let rules: StorageRules
+        switch StorageRules.compile(source: source, fileName: storageRulesFile) {
+        case .success(let compiled): rules = compiled
+        case .failure(let diagnostics): throw BenchError("rules: \(storageRulesFile) does not compile:\n\(diagnostics)")
+        }
+        let database = StorageRulesTree(root: data.root)
+        let bucket = "hearth.appspot.com"
+        let uploads = samples.map { sample in
+            StorageRuleRequest(
+                method: .create,
+                bucket: bucket,
+                name: "users/\(sample.member)/avatar.png",
+                auth: RuleAuth(uid: sample.member),
+                newResource: StorageRuleObject(
+                    name: "users/\(sample.member)/avatar.png",
+                    bucket: bucket,
+                    size: 50_000,
+                    timeCreated: now,
+                    updated: now,
+                    contentType: "image/png"
+                ),
+                now: now
+            )
+        }
+        let reads = samples.map { sample in
+            StorageRuleRequest(
+                method: .get,
+                bucket: bucket,
+                name: "chats/\(sample.chat)/photo.jpg",
+                auth: RuleAuth(uid: sample.member),
+                resource: StorageRuleObject(
+                    name: "chats/\(sample.chat)/photo.jpg",
+                    bucket: bucket,
+                    size: 200_000,
+                    timeCreated: now,
+                    updated: now,
+                    contentType: "image/jpeg"
+                ),
+                now: now
+            )
+        }
+        return [
+            measure("storage-avatar-create", "storage: users/{uid}/avatar.png upload by its owner (image, size)", nil) {
+                rules.decide(uploads[$0 & 1_023]).allowed
+            },
+            measure(
+                "storage-attachment-read",
+                "storage: chats/{chatId}/photo.jpg read by a member (database.exists)",
+                nil
+            ) {
+                rules.decide(reads[$0 & 1_023], database: database).allowed
+            },
+        ]
     }
 
     /// Best and median µs per decision over `runs` loops; every decision must be allowed.

@@ -8,7 +8,7 @@ public enum ChatApp {
     public static var callables: [any Callable] {
         [
             CreateChat(), CreateGroup(), UpdateGroup(), AddMembers(), RemoveMember(), MarkRead(), DeleteMessage(),
-            DeleteChat(),
+            DeleteChat(), AcceptChat(), BlockUser(), UnblockUser(),
         ]
     }
 

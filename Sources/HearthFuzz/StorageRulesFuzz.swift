@@ -50,8 +50,9 @@ enum StorageRulesFuzz {
         case .success(let rules):
             for request in requests {
                 let first = rules.decide(request, database: database)
-                let second = rules.decide(request, database: database)
-                require(first.allowed == second.allowed, "a decision changed between two runs")
+                let second = rules.decide(request, database: database, recording: true)
+                require(first.allowed == second.allowed, "recording the evaluation changed the decision")
+                require(first.trace.count == second.trace.count, "recording the evaluation changed the trace")
                 require(!first.allowed || first.decidedBy != nil, "allowed without a deciding rule")
             }
         case .failure(let diagnostics):

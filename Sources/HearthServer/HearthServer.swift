@@ -113,7 +113,8 @@ public enum HearthServer {
                 dataDirectory: configuration.dataDirectory,
                 syncAlways: configuration.syncMode == .always,
                 maxObjectSize: configuration.maxObjectSize,
-                maxSessions: configuration.maxResumableSessions
+                maxSessions: configuration.maxResumableSessions,
+                maxSessionBytes: configuration.maxResumableBytes
             )
         } catch {
             database.close()

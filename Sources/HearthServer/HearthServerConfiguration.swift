@@ -46,6 +46,10 @@ public struct HearthServerConfiguration: Sendable {
     /// Resumable uploads (Storage) open at once, 10,000 by default; one more start is answered 429
     /// until some finish or expire (7 days after their start).
     public var maxResumableSessions: Int = 10_000
+    /// The bytes unfinished resumable uploads hold together, 20 GiB by default: past it a chunk is
+    /// answered 429 until uploads finish, are cancelled or expire (the disk the database needs
+    /// stays free of uploads nobody finishes).
+    public var maxResumableBytes: UInt64 = 20 << 30
     /// Timeouts and limits of connections: header and idle timeouts, the cap on open
     /// connections, the largest request line and head.
     public var connections = ConnectionConfiguration()

@@ -3,9 +3,9 @@ import Foundation
 
 /// What Cloud Storage reports of an object's bytes, counted as they stream: MD5 and CRC-32C
 /// (each base64, as Firebase gives them) and the size.
-struct ObjectChecksums {
-    private var md5 = Insecure.MD5()
-    private var crc = CRC32C()
+struct ObjectChecksums: Sendable {
+    private(set) var md5 = Insecure.MD5()
+    private(set) var crc = CRC32C()
     private(set) var size: UInt64 = 0
 
     init() {}

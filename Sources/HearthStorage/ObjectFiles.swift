@@ -56,6 +56,14 @@ struct ObjectFiles: Sendable {
         if syncingDirectory { try syncObjects() }
     }
 
+    /// Gives `source`'s file a second name, `generation`'s, durably (a copy shares the bytes of
+    /// the version it copies: neither file is ever rewritten).
+    func share(generation source: String, as generation: String) throws(StorageError) {
+        let target = path(of: generation)
+        guard link(path(of: source), target) == 0 else { throw Self.failure("link", target) }
+        try syncObjects()
+    }
+
     /// Makes the renames into `objects/` durable (fsyncs the directory).
     func syncObjects() throws(StorageError) { try Self.syncDirectory(objects) }
 

@@ -93,3 +93,18 @@ extension Encodable {
         return (try? Array(encoder.encode(self))) ?? Array("{}".utf8)
     }
 }
+
+/// A finished rewrite (`rewriteTo`): `{kind, totalBytesRewritten, objectSize, done, resource}`.
+public struct GCSRewriteResponse: Encodable, Sendable {
+    public var kind = "storage#rewriteResponse"
+    public var totalBytesRewritten: String
+    public var objectSize: String
+    public var done = true
+    public var resource: GCSObjectResource
+
+    public init(_ object: ObjectMetadata, base: String) {
+        totalBytesRewritten = String(object.size)
+        objectSize = String(object.size)
+        resource = object.gcsResource(base: base)
+    }
+}

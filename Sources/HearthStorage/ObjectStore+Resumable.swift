@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Resumable uploads: a session started with the object's name and fields, chunks appended at
 /// the offset the session has reached, a query of that offset (after a dropped connection or a
@@ -12,6 +13,11 @@ extension ObjectStore {
     /// The most active sessions unless configured; a start past it is refused until some finish
     /// or expire.
     public static let defaultMaxSessions = 10_000
+    /// The most bytes unfinished resumable uploads hold together unless configured: 20 GiB (four
+    /// objects of the largest size by default). Part files are the only disk a caller can fill
+    /// without finishing anything; past this a chunk is refused (429) until uploads finish,
+    /// are cancelled or expire, so the disk the database needs stays free.
+    public static let defaultMaxSessionBytes: UInt64 = 20 << 30
     /// How often, at most, a start at the cap looks for expired sessions to remove: 1 minute.
     static let capScanInterval: Double = 60 * 1000
 
@@ -87,12 +93,21 @@ extension ObjectStore {
                 "The upload has \(received) bytes; send the next chunk at offset \(received), not \(offset)."
             )
         }
+        // The checksums go on from the previous chunk's (from nothing at offset 0); without
+        // them (a restart, a chunk that failed part-way) the finalize reads the file.
+        let counted = runningChecksums.take(id)
+        let lanes: ChecksumLanes? =
+            if let counted, counted.size == received { ChecksumLanes(from: counted) } else if received == 0 {
+                ChecksumLanes()
+            } else { nil }
         return ResumableChunk(
             part: try files.appendSession(id),
             received: received,
             maxSize: maxObjectSize,
-            announced: session.expectedSize
-        )
+            announced: session.expectedSize,
+            lanes: lanes,
+            budget: sessionBytes
+        ) { [runningChecksums] counted in runningChecksums.keep(counted, for: id) }
     }
 
     /// Makes the object of session `id` from the bytes it received; a session already final
@@ -115,7 +130,11 @@ extension ObjectStore {
                     "The upload has \(received) of its \(expected) bytes; send the rest before finalizing."
                 )
             }
-            let checksums = try Self.checksums(of: files.sessionPath(id))
+            let counted = runningChecksums.take(id)
+            let checksums =
+                if let counted, counted.size == received { counted } else {
+                    try Self.checksums(of: files.sessionPath(id))
+                }
             let generation = nextGeneration()
             let name = try ObjectName(session.name)
             let bucket = try BucketName(session.bucket)
@@ -133,6 +152,7 @@ extension ObjectStore {
                     session.status = .cancelled
                     try catalog.save(session, id: id)
                     files.removeSession(id)
+                    sessionBytes.release(received)
                     try finished()
                     throw error
                 }
@@ -141,6 +161,7 @@ extension ObjectStore {
             session.status = .final
             session.result = object
             try commitVersion(object, finishing: session)
+            sessionBytes.release(received)
             try finished()
             return object
         }
@@ -150,7 +171,7 @@ extension ObjectStore {
     /// - Throws: `StorageError` `.notFound`, `.invalidMetadata` for a final session.
     public func cancelResumable(_ id: String) throws(StorageError) {
         try changing { () throws(StorageError) in
-            var (session, _) = try resumable(id)
+            var (session, received) = try resumable(id)
             switch session.status {
             case .final: throw StorageError(.invalidMetadata, "The upload is already final; delete the object instead.")
             case .cancelled: return
@@ -159,6 +180,8 @@ extension ObjectStore {
             session.status = .cancelled
             try catalog.save(session, id: id)
             files.removeSession(id)
+            sessionBytes.release(received)
+            _ = runningChecksums.take(id)
             try finished()
         }
     }
@@ -181,7 +204,12 @@ extension ObjectStore {
     }
 
     func expireSessions(_ sessions: [ResumableSession]) throws(StorageError) -> [ResumableSession] {
-        try Self.expireSessions(sessions, catalog: catalog, files: files, now: clock())
+        let expiring = sessions.filter { $0.status == .active && isExpired($0) }
+        let held = expiring.reduce(UInt64(0)) { $0 + (files.sessionSize($1.id) ?? 0) }
+        let kept = try Self.expireSessions(sessions, catalog: catalog, files: files, now: clock())
+        sessionBytes.release(held)
+        runningChecksums.keepOnly(Set(kept.filter { $0.status == .active }.map(\.id)))
+        return kept
     }
 
     /// Removes expired sessions and their bytes; returns the others.
@@ -209,11 +237,12 @@ extension ObjectStore {
         catalog: ObjectCatalog,
         files: ObjectFiles,
         now: Double
-    ) throws(StorageError) -> (removed: Int, active: Int) {
+    ) throws(StorageError) -> (removed: Int, active: Int, bytes: UInt64) {
         let all = try catalog.sessions()
         let kept = try expireSessions(all, catalog: catalog, files: files, now: now)
         let ids = Set(kept.filter { $0.status == .active }.map(\.id))
-        return (all.count - kept.count + files.sweepSessions { ids.contains($0) }, ids.count)
+        let bytes = ids.reduce(UInt64(0)) { $0 + (files.sessionSize($1) ?? 0) }
+        return (all.count - kept.count + files.sweepSessions { ids.contains($0) }, ids.count, bytes)
     }
 
     static func isSessionID(_ id: String) -> Bool {
@@ -236,39 +265,88 @@ extension ObjectStore {
     }
 }
 
-/// Bytes of one resumable chunk request, appended to the session's part file as they arrive.
+/// Bytes of one resumable chunk request, appended to the session's part file as they arrive,
+/// their checksums counted on from the previous chunk's when those are known.
 public final class ResumableChunk: @unchecked Sendable {
     let part: PartFile
     /// What the session has received, this chunk included so far.
     public private(set) var received: UInt64
     let maxSize: UInt64
-    /// The size the session's start announced, if any.
+    /// The size the start announced, if any.
     let announced: UInt64?
+    /// The checksums of every byte the session holds; nil when not known (the finalize reads
+    /// the file).
+    let lanes: ChecksumLanes?
+    /// Keeps the counted checksums for the next chunk or the finalize.
+    let keep: @Sendable (ObjectChecksums) -> Void
+    /// The bytes all unfinished uploads hold (nil: unbounded).
+    let budget: SessionBytes?
 
-    init(part: PartFile, received: UInt64, maxSize: UInt64, announced: UInt64?) {
+    init(
+        part: PartFile,
+        received: UInt64,
+        maxSize: UInt64,
+        announced: UInt64?,
+        lanes: ChecksumLanes? = nil,
+        budget: SessionBytes? = nil,
+        keep: @escaping @Sendable (ObjectChecksums) -> Void = { _ in }
+    ) {
         self.part = part
         self.received = received
         self.maxSize = maxSize
         self.announced = announced
+        self.lanes = lanes
+        self.budget = budget
+        self.keep = keep
     }
 
-    /// Appends `bytes`.
+    /// Appends `pieces` in order.
     /// - Throws: `StorageError` `.tooLarge` past the store's limit, `.invalidOffset` past the
-    ///   size the start announced (either way nothing of `bytes` is written, so the session can
-    ///   still be finished with the right bytes).
-    public func append(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
-        let after = received + UInt64(bytes.count)
-        guard after <= maxSize else {
-            throw StorageError(.tooLarge, "The object is larger than the \(maxSize) bytes this server accepts.")
-        }
+    ///   size the start announced, `.tooManySessions` when unfinished uploads hold all the bytes
+    ///   they may (in each case nothing of `pieces` is written, so the session can still be
+    ///   finished with the right bytes), `.io` when the disk refuses.
+    public func append(pieces: [UnsafeRawBufferPointer]) throws(StorageError) {
+        let total = pieces.reduce(UInt64(0)) { $0 + UInt64($1.count) }
+        let after = received + total
+        // The announced size first: it is never above the limit (the start refuses that).
         if let announced, after > announced {
             throw StorageError(
                 .invalidOffset,
                 "The upload announced \(announced) bytes and has \(received); this chunk would take it past them."
             )
         }
-        try part.write(bytes)
-        received += UInt64(bytes.count)
+        guard after <= maxSize else {
+            throw StorageError(.tooLarge, "The object is larger than the \(maxSize) bytes this server accepts.")
+        }
+        if let budget, !budget.reserve(total) {
+            throw StorageError(
+                .tooManySessions,
+                "Unfinished uploads hold \(budget.limit) bytes, all this server keeps for them; finish or cancel some, or try again later."
+            )
+        }
+        let before = received
+        do {
+            if let lanes {
+                try lanes.write(pieces) { piece throws(StorageError) in
+                    try part.write(piece)
+                    received += UInt64(piece.count)
+                }
+            } else {
+                for piece in pieces {
+                    try part.write(piece)
+                    received += UInt64(piece.count)
+                }
+            }
+        } catch {
+            // What the disk did not take holds nothing.
+            budget?.release(total - (received - before))
+            throw error
+        }
+    }
+
+    /// `append(pieces:)` of one piece.
+    public func append(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
+        try append(pieces: [bytes])
     }
 
     /// `append(_:)` of an array.
@@ -276,6 +354,39 @@ public final class ResumableChunk: @unchecked Sendable {
         try bytes.withStorageBytes { bytes throws(StorageError) in try append(bytes) }
     }
 
-    /// Closes the part file (the chunk's request is over).
-    public func close() { part.close() }
+    /// Closes the part file (the chunk's request is over) and keeps the checksums when they
+    /// describe every byte written.
+    public func close() {
+        part.close()
+        if let lanes, lanes.isValid, lanes.size == received { keep(lanes.checksums) }
+    }
+}
+
+/// The bytes unfinished resumable uploads hold, within a limit: reserved before a chunk's bytes
+/// are written, released when the upload finishes, is cancelled or expires.
+final class SessionBytes: Sendable {
+    let limit: UInt64
+    private let held: Mutex<UInt64>
+
+    init(limit: UInt64, held: UInt64) {
+        self.limit = limit
+        self.held = Mutex(held)
+    }
+
+    /// Counts `bytes` in when they fit within the limit.
+    func reserve(_ bytes: UInt64) -> Bool {
+        held.withLock { held in
+            guard held + bytes <= limit else { return false }
+            held += bytes
+            return true
+        }
+    }
+
+    /// Counts `bytes` out.
+    func release(_ bytes: UInt64) {
+        held.withLock { $0 -= min($0, bytes) }
+    }
+
+    /// What is held now.
+    var current: UInt64 { held.withLock { $0 } }
 }

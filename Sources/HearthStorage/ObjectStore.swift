@@ -21,6 +21,8 @@ public final class ObjectStore: Sendable {
     public let maxObjectSize: UInt64
     /// The most resumable sessions active at once (`defaultMaxSessions`).
     public let maxSessions: Int
+    /// The bytes unfinished resumable uploads hold together, at most (`defaultMaxSessionBytes`).
+    public let maxSessionBytes: UInt64
     let clock: @Sendable () -> Double
     /// The last generation handed out (microseconds since 1970): each upload gets a later one.
     private let lastGeneration: Mutex<UInt64>
@@ -28,6 +30,10 @@ public final class ObjectStore: Sendable {
     private let changes = NSLock()
     /// Resumable sessions: active now, finished since the start (changed only in `changing`).
     let sessionCounts = SessionCounts()
+    /// Resumable sessions' checksums between chunks.
+    let runningChecksums = RunningChecksums()
+    /// The bytes unfinished resumable uploads hold.
+    let sessionBytes: SessionBytes
 
     /// Opens (creating) the store under `<dataDirectory>/storage` and sweeps what an interrupted
     /// upload, replacement or delete left behind.
@@ -37,6 +43,7 @@ public final class ObjectStore: Sendable {
         syncAlways: Bool = false,
         maxObjectSize: UInt64 = ObjectStore.defaultMaxObjectSize,
         maxSessions: Int = ObjectStore.defaultMaxSessions,
+        maxSessionBytes: UInt64 = ObjectStore.defaultMaxSessionBytes,
         clock: @escaping @Sendable () -> Double = ObjectStore.wallClock
     ) throws(StorageError) {
         let root = dataDirectory + "/storage"
@@ -44,10 +51,12 @@ public final class ObjectStore: Sendable {
         catalog = try ObjectCatalog(path: root + "/db", syncAlways: syncAlways)
         self.maxObjectSize = maxObjectSize
         self.maxSessions = maxSessions
+        self.maxSessionBytes = maxSessionBytes
         self.clock = clock
         let catalog = self.catalog
         let sessions = try Self.sweepSessions(catalog: catalog, files: files, now: clock())
         sessionCounts.active = sessions.active
+        sessionBytes = SessionBytes(limit: maxSessionBytes, held: sessions.bytes)
         // New generations start past every live one: a restored directory's, or one written
         // before the clock stepped back, must never be handed out again (its file would be
         // overwritten).
@@ -281,11 +290,8 @@ public final class ObjectUpload: @unchecked Sendable {
     let generation: String
     let part: PartFile
     let maxSize: UInt64
-    private(set) var size: UInt64 = 0
-    /// MD5 and CRC-32C of what was received, kept apart so that two threads can each advance one
-    /// (`append(pieces:)`).
-    private var md5 = Insecure.MD5()
-    private var crc = CRC32C()
+    /// What was received, counted as it is written.
+    private let lanes = ChecksumLanes()
 
     init(generation: String, part: PartFile, maxSize: UInt64) {
         self.generation = generation
@@ -294,7 +300,7 @@ public final class ObjectUpload: @unchecked Sendable {
     }
 
     /// The bytes received so far.
-    public var received: UInt64 { size }
+    public var received: UInt64 { lanes.size }
 
     /// Appends `bytes` (`append(pieces:)` of one piece).
     /// - Throws: `StorageError` `.tooLarge` past the store's `maxObjectSize` (the upload is then
@@ -303,39 +309,21 @@ public final class ObjectUpload: @unchecked Sendable {
         try append(pieces: [bytes])
     }
 
-    /// Appends `pieces` in order: MD5 (the dearest part, 1.3 s of a 1 GiB upload's 2.5 s of
-    /// CPU) advances on a second thread while this one writes and counts CRC-32C, so a large
-    /// upload uses both cores.
+    /// Appends `pieces` in order, MD5 on a second thread (`ChecksumLanes`).
     /// - Throws: `StorageError` `.tooLarge` past the store's `maxObjectSize` (the upload is then
     ///   discarded: nothing of it stays on disk), `.io` when the disk refuses.
     public func append(pieces: [UnsafeRawBufferPointer]) throws(StorageError) {
         let total = pieces.reduce(UInt64(0)) { $0 + UInt64($1.count) }
-        guard size + total <= maxSize else {
+        guard lanes.size + total <= maxSize else {
             part.discard()
             throw StorageError(.tooLarge, "The object is larger than the \(maxSize) bytes this server accepts.")
         }
-        let failure = Mutex<StorageError?>(nil)
-        // The pointers stay valid while both lanes run: `concurrentPerform` returns after them.
-        let shared = SharedPieces(pieces: pieces)
-        DispatchQueue.concurrentPerform(iterations: 2) { lane in
-            if lane == 0 {
-                for piece in shared.pieces { md5.update(bufferPointer: piece) }
-                return
-            }
-            do throws(StorageError) {
-                for piece in shared.pieces {
-                    try part.write(piece)
-                    crc.update(piece)
-                }
-            } catch {
-                failure.withLock { $0 = error }
-            }
-        }
-        if let error = failure.withLock({ $0 }) {
+        do {
+            try lanes.write(pieces) { piece throws(StorageError) in try part.write(piece) }
+        } catch {
             part.discard()
             throw error
         }
-        size += total
     }
 
     /// `append(pieces:)` of an array: MD5 beside the write (a batch of an upload's bytes).
@@ -347,13 +335,7 @@ public final class ObjectUpload: @unchecked Sendable {
     public func cancel() { part.discard() }
 
     /// What was received, counted.
-    var checksums: ObjectChecksums { ObjectChecksums(md5: md5, crc: crc, size: size) }
-}
-
-/// An upload's pieces, read by both lanes of `ObjectUpload.append(pieces:)` while the caller
-/// keeps them alive.
-private struct SharedPieces: @unchecked Sendable {
-    let pieces: [UnsafeRawBufferPointer]
+    var checksums: ObjectChecksums { lanes.checksums }
 }
 
 /// What an upload sets besides its bytes (the SDK's metadata part, or a media upload's

@@ -39,6 +39,10 @@ struct ServeSettingsTests {
         var testDescription: String { id }
     }
 
+    /// The chat app's triggers, in registration order: messages, then contacts (a contact added
+    /// accepts a conversation request).
+    static let chatTriggers = ["/messages/$chatId/$messageId", "/contacts/$uid/$contactUid"]
+
     static let cases: [Case] = [
         .init(id: "host flag", arguments: ["--host", "0.0.0.0"]) { $0.host == "0.0.0.0" },
         .init(id: "host env", environment: ["HEARTH_HOST": "::1"]) { $0.host == "::1" },
@@ -157,7 +161,7 @@ struct ServeSettingsTests {
             $0.chatNamespaces == ["default"]
                 && $0.serverConfiguration.callables.callable(named: "createChat", in: "default") != nil
                 && $0.serverConfiguration.callables.callable(named: "createChat", in: "other") == nil
-                && $0.serverConfiguration.triggers.patterns(of: "default") == ["/messages/$chatId/$messageId"]
+                && $0.serverConfiguration.triggers.patterns(of: "default") == ServeSettingsTests.chatTriggers
                 && $0.serverConfiguration.triggers.patterns(of: "other").isEmpty
         },
         .init(
@@ -167,7 +171,7 @@ struct ServeSettingsTests {
         ) {
             $0.chatNamespaces == ["default", "a", "b"]
                 && $0.serverConfiguration.callables.callable(named: "createGroup", in: "b") != nil
-                && $0.serverConfiguration.triggers.patterns(of: "b") == ["/messages/$chatId/$messageId"]
+                && $0.serverConfiguration.triggers.patterns(of: "b") == ServeSettingsTests.chatTriggers
                 && $0.serverConfiguration.triggers.patterns(of: "c").isEmpty
         },
         .init(id: "chat namespaces env", environment: ["HEARTH_CHAT_NS": "c"]) {

@@ -55,7 +55,7 @@ struct ChatScenario {
     }
 
     /// 1. Alice and Bob open their private chat at the same moment, 8 times each: one chat,
-    /// one entry on each list, named after the other party.
+    /// one entry on each list, named after the other party, the other party's a request.
     mutating func concurrentCreateChatCallsMakeOnePrivateChat() async throws {
         let (alice, bob, chat) = (uid("Alice"), uid("Bob"), self.chat)
         // The profiles each user wrote: any signed-in user reads one by uid; nobody lists them.
@@ -81,9 +81,15 @@ struct ChatScenario {
         #expect(try await chat.object("/chats").keys.sorted() == [direct])
         #expect(try await chat.object("/chats/\(direct)")["type"] as? String == "private")
         #expect(Set(try await chat.object("/members/\(direct)").keys) == [alice, bob])
+        // Strangers: the party whose call did not create the chat has a conversation request.
+        let owner = try #require(try await chat.object("/chats/\(direct)")["owner"] as? String)
         for (name, other) in [("Alice", "Bob"), ("Bob", "Alice")] {
             let list = try await chat.object("/userChats/\(uid(name))")
-            #expect(canonicalJSON(list) == #"{"\#(direct)":{"name":"\#(other)","unread":0}}"#, "\(name)'s list")
+            let request = uid(name) == owner ? "" : #""request":true,"#
+            #expect(
+                canonicalJSON(list) == #"{"\#(direct)":{"name":"\#(other)",\#(request)"unread":0}}"#,
+                "\(name)'s list"
+            )
         }
         #expect(try await chat.server.get("/userChats/\(uid("Carol"))") == "null")
     }

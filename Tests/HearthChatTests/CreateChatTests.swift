@@ -37,7 +37,8 @@ import Testing
             let aliceEntry = try await chat.object("/userChats/\(alice)/\(id)")
             let bobEntry = try await chat.object("/userChats/\(bob)/\(id)")
             #expect(canonicalJSON(aliceEntry) == #"{"name":"Bob","unread":0}"#)
-            #expect(canonicalJSON(bobEntry) == #"{"name":"Alice","unread":0}"#)
+            // Strangers: the other party's entry is a conversation request (ConversationRequestTests).
+            #expect(canonicalJSON(bobEntry) == #"{"name":"Alice","request":true,"unread":0}"#)
             // A caller who removed the chat from their list (deleteChat for me) gets it back.
             let removed = try await chat.server.send("DELETE", TestServer.url("/userChats/\(bob)/\(id)", admin: true))
             #expect(removed.status == 200)

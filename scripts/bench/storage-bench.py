@@ -30,7 +30,11 @@ parser.add_argument("--mib", type=int, default=1024, help="object size in MiB")
 parser.add_argument("--clients", type=int, default=5, help="concurrent uploads of the memory figure")
 parser.add_argument("--timeout", type=float, default=300.0, help="seconds any one request may take")
 parser.add_argument("--figures", default="upload,download,rss", help="which figures, comma-separated")
+parser.add_argument("--discard", action="store_true",
+                    help="download clients drop the bytes in the kernel (recv with MSG_TRUNC: received, never "
+                         "copied out, as > /dev/null drops cat's) instead of copying them into a buffer")
 args = parser.parse_args()
+RECEIVE_FLAGS = socket.MSG_TRUNC if args.discard else 0
 
 SECRET = "storage-bench-secret"
 CHUNK = 1 << 20
@@ -97,7 +101,7 @@ def read_response(sock, discard_body=False):
     left = length - len(rest)
     view = memoryview(bytearray(CHUNK))
     while left > 0:
-        got = sock.recv_into(view, min(CHUNK, left))
+        got = sock.recv_into(view, min(CHUNK, left), RECEIVE_FLAGS)
         if got == 0:
             raise RuntimeError(f"connection closed with {left} bytes of the body unread")
         left -= got
@@ -164,7 +168,7 @@ def loopback_sendfile(path):
         left = size
         started = time.monotonic()
         while left > 0:
-            got = sock.recv_into(view, min(CHUNK, left))
+            got = sock.recv_into(view, min(CHUNK, left), RECEIVE_FLAGS)
             if got == 0:
                 break
             left -= got

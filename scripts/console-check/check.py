@@ -743,6 +743,9 @@ async def steps(page):
                         "an allowed avatar upload")
         await page.wait("document.querySelector('#storage-sim-trace tr.deciding')?.textContent.includes('uid = alice')",
                         "the deciding allow with its wildcards")
+        await page.wait("[...document.querySelectorAll('#storage-sim-trace tr.deciding-values:not([hidden]) .sim-part')]"
+                        ".some(p => p.textContent.startsWith('request.auth.uid ='))",
+                        "the deciding condition's parts with their values")
         await fill("create", "users/alice/avatar.png", "alice", size=str(6 * 1024 * 1024))
         await page.wait("document.getElementById('storage-sim-decision').textContent.startsWith('denied')", "a 6 MB avatar denied")
         await fill("get", "docs/dropped.png", "")

@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 
+import load_blocks
 from ledger import Counter, Ledger
 from load import Chat, Context, run_and_kill
 from load_app import BULK_ITEMS, rules_text
@@ -38,12 +39,13 @@ def arguments():
     parser.add_argument("--restart-kills", type=float, default=0.2,
                         help="share of iterations whose restart is itself killed 0-0.6 s in (default 0.2)")
     parser.add_argument("--strict", action="store_true", help="unexpected answers of a running server are violations too")
-    parser.add_argument("--inject", choices=["lost", "partial", "lost-object", "orphan", "online"], default=None,
+    parser.add_argument("--inject", choices=["lost", "partial", "lost-object", "orphan", "torn-block", "online"],
+                        default=None,
                         help="self-check: after the restart, delete an acknowledged write (lost), tear a "
-                             "multi-path update (partial), delete an acknowledged storage object (lost-object) or "
-                             "leave a file no object names in storage/objects (orphan), or set a user online "
-                             "after the restart (online) behind the checks' back; "
-                             "the run must then fail")
+                             "multi-path update (partial), delete an acknowledged storage object (lost-object), "
+                             "leave a file no object names in storage/objects (orphan), tear a block from its "
+                             "marker (torn-block) or set a user online (online) behind the checks' back; the run "
+                             "must then fail")
     parser.add_argument("--verbose", action="store_true", help="print each iteration's figures as JSON")
     parser.add_argument("--keep", action="store_true", help="keep the work directory when the run passes")
     return parser.parse_args()
@@ -116,6 +118,9 @@ def inject(ctx, kind):
     if kind == "orphan":
         with open(os.path.join(ctx.server.data, "storage", "objects", "1000000000000000"), "wb") as file:
             file.write(b"orphan")
+        return
+    if kind == "torn-block":
+        load_blocks.tear(ctx)
         return
     if kind == "online":
         ctx.rest.db("PUT", "presence/injected", {"state": "online", "lastChanged": 1})

@@ -4,6 +4,7 @@ updates, transactions, onDisconnect writes, rules, indexes, accounts and storage
 import json
 import os
 
+import load_blocks
 import load_storage
 from load_app import RULES_VARIANTS, variant_of
 from load_presence import WRITTEN_WITHIN
@@ -47,7 +48,8 @@ class Tree:
 
     def __init__(self, ctx):
         rest = ctx.rest
-        self.default = {"crash": {f"it{ctx.iteration}": rest.read(ctx.prefix)}, "messages": rest.read("messages")}
+        self.default = {"crash": {f"it{ctx.iteration}": rest.read(ctx.prefix)}, "messages": rest.read("messages"),
+                        "blocks": rest.read("blocks"), "blockedSenders": rest.read("blockedSenders")}
         self.crashns = {name: rest.read(name, ns="crashns") for name in ("items", "bulk")}
         self.rules = rest.request("GET", "/.settings/rules.json?ns=crashns",
                                   headers={"Authorization": f"Bearer {ctx.admin_secret}"}).body
@@ -74,6 +76,7 @@ def online_checks(ctx, state):
     increments = tree.lookup("default", f"{ctx.prefix}/inc")
     violations += ctx.increments.check(0 if increments is None else increments, f"/{ctx.prefix}/inc (server increments)")
     violations += rules_and_index_checks(ctx, tree)
+    violations += load_blocks.online_checks(ctx, tree.lookup)
     violations += earlier_iterations(ctx, state, tree)
     violations += account_checks(ctx, state)
     violations += load_storage.online_checks(ctx, state)

@@ -3,7 +3,8 @@
 firebase-admin's storage.bucket() is), through STORAGE_EMULATOR_HOST, as the emulator's admin
 (`Authorization: Bearer owner`, so start `hearth serve --emulator`): upload_from_string with a
 content type, download_as_bytes (checksums validated by the client), get_blob, patch, list_blobs,
-a 1 MiB upload with a ranged download, a 10 MiB resumable upload, delete.
+a 1 MiB upload with a ranged download, a 10 MiB resumable upload, copy_blob (copyTo), rewrite
+(rewriteTo), rename_blob (a copy, then a delete), delete.
 
     python3 -m pip install google-cloud-storage
     python3 scripts/sdk-check/gcs-check.py PORT
@@ -52,7 +53,14 @@ check("1 MiB upload and ranged download", bucket.blob("admin/big.bin").download_
 large = bytes(range(256)) * (40 * 1024)  # 10 MiB: past 8 MiB the client uploads resumably
 bucket.blob("admin/large.bin").upload_from_string(large, content_type="application/octet-stream")
 check("10 MiB resumable upload", bucket.blob("admin/large.bin").download_as_bytes() == large)
+copied = bucket.copy_blob(bucket.blob("admin/hello.txt"), client.bucket("backup.appspot.com"), "kept/hello.txt")
+check("copy_blob", copied.download_as_bytes() == b"hello from python" and copied.md5_hash == b.md5_hash, copied.name)
+target = bucket.blob("admin/rewritten.txt")
+token, done, total = target.rewrite(bucket.blob("admin/hello.txt"))
+check("rewrite", token is None and done == total == 17 and target.download_as_bytes() == b"hello from python")
+renamed = bucket.rename_blob(bucket.blob("admin/rewritten.txt"), "admin/renamed.txt")
+check("rename_blob", renamed.download_as_bytes() == b"hello from python" and bucket.get_blob("admin/rewritten.txt") is None)
 bucket.blob("admin/hello.txt").delete()
 check("delete", bucket.get_blob("admin/hello.txt") is None)
 print(f"{ok} passed")
-sys.exit(0 if ok == 8 else 1)
+sys.exit(0 if ok == 11 else 1)

@@ -21,6 +21,16 @@ and a small contact quota (`hearth serve --contact-quota 50`):
 
     python3 scripts/sdk-check/run.py --sdk /tmp/sdk --hearth-port 9000 --page functions-check.html
 
+contacts-check.html (firebase-auth.js and firebase-functions.js too, as for functions-check.html)
+signs four users up against a server with the shipped rules and checks contacts and conversation
+requests: a contact added with set() (a stranger's uid, another user's list and a non-boolean
+favorite refused with PERMISSION_DENIED), a favorite toggled and queried, matchContacts with
+add: true, createChat between strangers flagging the other's entry (seen by an onValue
+listener), and the flag cleared by acceptChat, by a reply and by adding the starter as a contact;
+acceptChat's not-found, invalid-argument and unauthenticated:
+
+    python3 scripts/sdk-check/run.py --sdk /tmp/sdk --hearth-port 9000 --page contacts-check.html
+
 mock-token-check.html connects with the SDK's mockUserToken ({sub: "alice"}: unsigned, iat 0)
 from apps whose projectId is not the server's, sets per-user rules over REST as the emulator
 admin (Bearer owner) and checks that rules see the users; start `hearth serve --emulator` with
@@ -35,6 +45,14 @@ with list (pages) and listAll, deletes, and checks that a caller without credent
 storage/unauthorized; start `hearth serve --emulator` (the mock token `owner` is the admin):
 
     python3 scripts/sdk-check/run.py --sdk /tmp/sdk --hearth-port 9000 --page storage-check.html
+
+blocking-check.html (firebase-auth.js and firebase-functions.js too) blocks and unblocks with
+httpsCallable("blockUser"/"unblockUser") against a server with the shipped rules: the blocked
+user's createChat is functions/not-found, their push() into the private chat PERMISSION_DENIED,
+the blocker's list unreadable to them, and all works again after unblocking; also both
+callables' errors:
+
+    python3 scripts/sdk-check/run.py --sdk /tmp/sdk --hearth-port 9000 --page blocking-check.html
 
 presence-check.html (also needs firebase-auth.js) signs a watcher and a subject up and checks,
 with an onValue listener on the subject's presence/<uid>, that the subject comes online and goes

@@ -6,8 +6,10 @@ import HearthFunctions
 /// index (ownership passes on, the last one out deletes a group; one atomic write per chat, as
 /// `removeMember`), then their profile goes, and with it their phone-number and name-word
 /// index entries (same batch), their chat list and their unread total. The messages they sent
-/// stay, with their `sender`; their files under `users/{uid}/` in storage go. Idempotent: a
-/// retry after a failure goes on where it stopped.
+/// stay, with their `sender`; their files under `users/{uid}/` in storage go; then their
+/// presence, contacts, devices and blocks, and the entries naming them in others' contact and
+/// block lists (`ChatAccountDeletion+Cascade.swift`). Idempotent: a retry after a failure goes
+/// on where it stopped.
 struct ChatAccountDeletion: AccountDeletionHandler {
     func accountWillBeDeleted(
         uid: String,
@@ -35,6 +37,7 @@ struct ChatAccountDeletion: AccountDeletionHandler {
                 .delete(DataPath("unreadTotals", uid)),
             ] + stray.map { .delete(DataPath("members", $0, uid)) }
         )
+        try await removeLists(of: uid, in: database)
     }
 
     /// The chats `uid` is a member of.

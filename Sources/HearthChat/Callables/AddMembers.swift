@@ -5,7 +5,8 @@ public import HearthFunctions
 /// Duplicates, the caller and those already members are ignored; each new member gets a
 /// membership (`role: "member"`, `joinedAt` the commit's time) and a chat-list entry (`unread`
 /// 0, `name` the group's). The group stays within `createGroup`'s size (`maxMembers`). One
-/// atomic write, committed only while the roster and the name are the ones read.
+/// atomic write, committed only while the roster and the name are the ones read. A participant
+/// who blocks the caller is `NOT_FOUND`, as an unregistered one (`BlockList`).
 public struct AddMembers: Callable {
     /// The most members a group has: its owner and as many participants as `createGroup` takes.
     public static let maxMembers = CreateGroup.maxParticipants + 1
@@ -26,7 +27,7 @@ public struct AddMembers: Callable {
             return room
         }
         let candidates = listed.filter { before.members[$0] == nil }
-        let names = try await RegisteredUsers.displayNames(of: candidates, in: request)
+        let names = try await RegisteredUsers.displayNames(of: candidates, in: request, seenBy: uid)
         let unknown = candidates.filter { names[$0] == nil }
         guard unknown.isEmpty else {
             let shown = unknown.prefix(10).map { "'\($0)'" }.joined(separator: ", ")

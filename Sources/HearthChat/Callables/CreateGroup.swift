@@ -5,7 +5,7 @@ public import HearthFunctions
 /// owner is the caller and whose members are the caller and the participants (duplicates and
 /// the caller dropped; at least 2 others, each a registered user). One atomic write holds the
 /// chat, every membership and every member's chat-list entry (`unread` 0, `name` = the group's
-/// name).
+/// name). A participant who blocks the caller is `NOT_FOUND`, as an unregistered one (`BlockList`).
 public struct CreateGroup: Callable {
     /// The longest group name, in user-perceived characters after trimming.
     public static let maxNameLength = 25
@@ -26,7 +26,7 @@ public struct CreateGroup: Callable {
         let groupName = try Self.groupName(data.string("name"))
         let photoURL = try data.optionalString("photoUrl", maxLength: Self.maxPhotoURLLength)
         let others = try Self.others(data.array("participants"), caller: uid)
-        let names = try await RegisteredUsers.displayNames(of: others, in: request)
+        let names = try await RegisteredUsers.displayNames(of: others, in: request, seenBy: uid)
         if let unknown = others.first(where: { names[$0] == nil }) {
             throw RegisteredUsers.notFound(unknown, field: "participants")
         }

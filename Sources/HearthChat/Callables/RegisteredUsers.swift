@@ -7,12 +7,18 @@ import HearthFunctions
 enum RegisteredUsers {
     /// The display names of `uids` (a profile without a string `displayName` counts as none),
     /// read in one snapshot; a uid without an account or profile is missing.
-    static func displayNames(of uids: [String], in request: CallRequest) async throws(CallableError) -> [String: String]
-    {
+    /// - Parameter caller: when given, a user who blocks `caller` is missing too: to the
+    ///   blocked, the blocker looks unregistered (`BlockList`).
+    static func displayNames(
+        of uids: [String],
+        in request: CallRequest,
+        seenBy caller: String? = nil
+    ) async throws(CallableError) -> [String: String] {
         let withAccounts = uids.filter { request.accounts.account(uid: $0) != nil }
         return try await request.database.read { snapshot in
             var names: [String: String] = [:]
             for uid in withAccounts {
+                if let caller, BlockList.blocks(uid, caller, in: snapshot) { continue }
                 let profile = snapshot.node(at: DataPath("users", uid))
                 if case .leaf(.string(let name), _)? = profile?.child(ChildKey("displayName")) { names[uid] = name }
             }

@@ -33,6 +33,7 @@ public struct ChatConsistencyCheck {
             outcome.users += 1
             outcome.disagreements += check(user: uid, memberships: memberships)
         }
+        outcome.disagreements += contactDisagreements() + requestDisagreements() + checkBlocks()
         outcome.disagreements += presenceDisagreements()
         return outcome
     }
@@ -107,12 +108,12 @@ public struct ChatConsistencyCheck {
         return found
     }
 
-    private func keys(at location: DataPath) -> [String] {
+    func keys(at location: DataPath) -> [String] {
         guard case .children(let children) = reader.shallow(at: location) else { return [] }
         return children.map(\.key.string)
     }
 
-    private func path(_ keys: String...) -> DataPath {
+    func path(_ keys: String...) -> DataPath {
         DataPath(keys: keys.map { ChildKey($0) })
     }
 

@@ -1,10 +1,11 @@
 public import HearthCore
 public import HearthFunctions
 
-/// `matchContacts {phoneNumbers, emails?, defaultRegion?}` → `{matches: [{uid, displayName,
-/// phoneNumber, status, photoUrl, matched}]}`: the registered users among the caller's
-/// contacts. Numbers are normalised to E.164 (`ContactInputs`) and found in the phone index,
-/// a lookup index no client can read (`PhoneNumberLookup`); e-mails are found among the
+/// `matchContacts {phoneNumbers, emails?, defaultRegion?, add?}` → `{matches: [{uid,
+/// displayName, phoneNumber, status, photoUrl, matched}]}`: the registered users among the
+/// caller's contacts; with `add: true` also added to the caller's contact list
+/// (`ContactAddition`). Numbers are normalised to E.164 (`ContactInputs`) and found in the
+/// phone index, a lookup index no client can read (`PhoneNumberLookup`); e-mails are found among the
 /// accounts (the account's address, not what a profile claims). Each matched user appears
 /// once, with the inputs (as sent) that matched them; the caller never appears. The caller's
 /// quota of distinct inputs is charged first (`ContactLookupQuota`): past it nothing is looked
@@ -24,6 +25,7 @@ public struct MatchContacts: Callable {
     public func call(_ request: CallRequest) async throws(CallableError) -> JSONValue {
         let uid = try request.signedInUID()
         let data = try CallData(request.data, usage: ContactInputs.usage)
+        let add = try data.optionalBool("add")
         let inputs = try await ContactInputs(data) { () async throws(CallableError) -> String? in
             try await request.database.read { snapshot in
                 snapshot.node(at: DataPath("users", uid, "phoneNumber"))?.stringLeaf
@@ -41,7 +43,7 @@ public struct MatchContacts: Callable {
         }
         let accounts = request.accounts
         let numbers = inputs.numbers
-        let matches = try await request.database.read { snapshot in
+        let lookup = { @Sendable (snapshot: CallableSnapshot) -> [JSONValue] in
             var matched = MatchedUsers(caller: uid)
             for (sent, e164) in numbers {
                 for location in snapshot.lookup(PhoneNumberLookup.name, term: e164, limit: Self.usersPerNumber) {
@@ -53,6 +55,12 @@ public struct MatchContacts: Callable {
                 guard accounts.isActive(uid: found) else { return nil }
                 return snapshot.node(at: DataPath("users", found))
             }
+        }
+        let matches: [JSONValue]
+        if add {
+            matches = try await ContactAddition.commit(for: uid, in: request.database, lookup: lookup)
+        } else {
+            matches = try await request.database.read(lookup)
         }
         return ["matches": .array(matches)]
     }

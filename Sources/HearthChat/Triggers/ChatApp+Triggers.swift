@@ -3,11 +3,14 @@ public import HearthDatabase
 
 extension ChatApp {
     /// The chat app's write triggers.
-    public static var triggers: [any TreeTrigger] { [MessageTrigger()] }
+    public static var triggers: [any TreeTrigger] { [MessageTrigger(), ContactAddedTrigger()] }
 
     /// The chat app's lookup indexes (server-side, readable by no client): phone numbers for
-    /// `matchContacts`, display-name words for `searchUsers`, memberships for account deletion.
-    static var lookups: [any LookupIndex] { [PhoneNumberLookup(), NameWordsLookup(), MembershipLookup()] }
+    /// `matchContacts`, display-name words for `searchUsers`, memberships, contact entries and
+    /// block entries naming a user for account deletion.
+    static var lookups: [any LookupIndex] {
+        [PhoneNumberLookup(), NameWordsLookup(), MembershipLookup(), ContactLookup(), BlockLookup()]
+    }
 
     /// Adds the chat app's triggers and lookup indexes to `triggers` for each of `namespaces` (`default` and those
     /// of `--chat-ns`).

@@ -6,7 +6,8 @@ public import HearthDatabase
 ///
 /// - A new message: each other member's `userChats/$uid/$chatId/unread` and
 ///   `unreadTotals/$uid` +1, every member's `lastMessageAt` (the sender's too), a member's
-///   missing entry recreated with its `name`, and `chats/$chatId/lastMessage`.
+///   missing entry recreated with its `name`, and `chats/$chatId/lastMessage`; in a private
+///   chat the sender's own `request` flag goes (a reply accepts, `ConversationRequest`).
 /// - An edited or deleted message: no counter changes; `lastMessage` follows the newest
 ///   remaining message by key (removed when none remains).
 /// - A new message older than the newest (by key) counts like any other and leaves
@@ -39,11 +40,12 @@ public struct MessageTrigger: TreeTrigger {
             // rewrites). An older one (its sender's clock is behind, or another sender's id of
             // the same millisecond sorts after it) only counts: the newer one set them.
             let isNewest = change.written.isLastChild(id, at: messages)
+            let sender = message.string("sender") ?? change.author.uid
             let fanout = NewMessageFanout(
                 namespace: change.namespace,
                 chat: chat,
                 members: members.map(\.key),
-                sender: message.string("sender") ?? change.author.uid,
+                sender: sender,
                 sentAt: isNewest ? message.number("sentAt") ?? change.now : nil,
                 newestSentAt: { change.written.lastChild(at: messages)?.node.number("sentAt") ?? change.now },
                 snapshot: change.snapshot,
@@ -51,6 +53,12 @@ public struct MessageTrigger: TreeTrigger {
             )
             var updates = fanout.updates()
             if isNewest { updates.append(.set(lastMessage, LastMessage.summary(id: id, message: message))) }
+            updates += ConversationRequest.clearedByReply(
+                from: sender,
+                in: chat,
+                memberCount: members.count,
+                snapshot: change.snapshot
+            )
             return updates
         case (_?, _):
             guard change.snapshot.exists(at: ChatPaths.members(chat)) else { return [] }

@@ -3,6 +3,7 @@
 // (▸), the value of every part of its expression as a tree, short-circuited parts greyed.
 // Ctrl+Enter in the form simulates.
 import { $, call, clearAlert, element, onSubmitKey, settings, showAlert } from "./api.js";
+import { evaluationRow } from "./evaluation-tree.js";
 
 async function simulate() {
   clearAlert("sim-error");
@@ -38,44 +39,13 @@ function showDecision(decision) {
   const openAll = !decided && decision.trace.length <= 5;
   for (const entry of decision.trace) {
     const deciding = Boolean(decided) && entry.rule === decided.rule && entry.path === decided.path;
-    const values = entry.evaluation
-      ? element("tr", { class: deciding ? "sim-values deciding-values" : "sim-values" },
-          element("td", { colspan: "5" }, element("ul", { class: "sim-tree" }, part(entry.evaluation))))
-      : null;
-    const toggle = values
-      ? element("button", { class: "sim-toggle", title: "the value of each part", "aria-expanded": "false" }, "▸")
-      : "";
-    if (values) {
-      const show = (open) => {
-        values.hidden = !open;
-        toggle.textContent = open ? "▾" : "▸";
-        toggle.setAttribute("aria-expanded", String(open));
-      };
-      toggle.addEventListener("click", () => show(values.hidden));
-      show(deciding || openAll);
-    }
+    const { values, toggle } = evaluationRow(entry, deciding, deciding || openAll);
     rows.append(element("tr", { class: deciding ? "deciding" : "" },
       element("td", {}, toggle, " ", entry.rule), element("td", {}, entry.path), element("td", {}, `${entry.line}:${entry.column}`),
       element("td", { class: "code" }, entry.expression),
       element("td", {}, entry.error ? "error: " + entry.error : String(entry.outcome))));
     if (values) rows.append(values);
   }
-}
-
-/// One part of an expression: its text = its value, then its own parts below it.
-function part(node) {
-  const line = element("div", { class: "sim-part", title: `line ${node.line}, column ${node.column}` },
-    element("code", {}, node.text), " = ", element("span", { class: "sim-value " + valueClass(node) }, node.shown));
-  const item = element("li", {}, line);
-  if (node.children.length) item.append(element("ul", {}, ...node.children.map(part)));
-  return item;
-}
-
-function valueClass(node) {
-  if (!node.evaluated) return "not-evaluated";
-  if (node.type === "error") return "value-error";
-  if (node.type === "boolean") return node.value ? "value-true" : "value-false";
-  return "";
 }
 
 $("sim-run").addEventListener("click", simulate);

@@ -3,8 +3,10 @@
 // object as stored, when there is one, is the request's `resource`. The server's decision
 // (POST /.settings/storage.rules:simulate, against the rules in force or the draft in the
 // editor), the deciding `allow`, and every `allow` that ran with its match's wildcards and
-// what its condition came to. Ctrl+Enter in the form simulates.
+// what its condition came to; under each (▸) the value of every part of its condition as a
+// tree. Ctrl+Enter in the form simulates.
 import { $, call, clearAlert, element, onSubmitKey, showAlert } from "./api.js";
+import { evaluationRow } from "./evaluation-tree.js";
 import { draft } from "./storage-rules.js";
 import { metadata } from "./storage-api.js";
 
@@ -67,16 +69,23 @@ function showDecision(decision) {
     : "denied: no allow granted it";
   $("storage-sim-decision").className = decision.allowed ? "allowed" : "denied";
   $("storage-sim-empty").hidden = true;
-  const rows = decision.trace.map((entry) => {
-    const deciding = decided && entry.line === decided.line && entry.column === decided.column;
+  if (decision.evaluationTruncated) {
+    $("storage-sim-decision").append(element("span", { class: "muted" }, " (values of some conditions left out: a simulation records at most 1,000)"));
+  }
+  // Opened at first: the deciding condition's values, or every one's when none decided (a few).
+  const openAll = !decided && decision.trace.length <= 5;
+  const rows = decision.trace.flatMap((entry) => {
+    const deciding = Boolean(decided) && entry.line === decided.line && entry.column === decided.column;
     const bindings = Object.entries(entry.bindings ?? {}).map(([name, value]) => `${name} = ${value}`).join(", ");
-    return element("tr", { class: deciding ? "deciding" : "" },
-      element("td", { class: "code" }, entry.rule),
+    const { values, toggle } = evaluationRow(entry, deciding, deciding || openAll);
+    const row = element("tr", { class: deciding ? "deciding" : "" },
+      element("td", { class: "code" }, toggle, " ", entry.rule),
       element("td", { class: "code" }, entry.match, bindings ? element("div", { class: "muted small" }, bindings) : ""),
       element("td", {}, `${entry.line}:${entry.column}`),
       element("td", { class: "code" }, entry.expression || "(no condition)"),
       element("td", { class: entry.error ? "value-error" : entry.outcome ? "value-true" : "value-false" },
         entry.error ? "error: " + entry.error : entry.value));
+    return values ? [row, values] : [row];
   });
   if (rows.length === 0) {
     rows.push(element("tr", {}, element("td", { colspan: "5", class: "muted" },

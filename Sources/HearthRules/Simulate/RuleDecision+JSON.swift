@@ -49,7 +49,7 @@ extension RuleSubexpression {
             ("shown", .string(value.shown)),
         ]
         switch value {
-        case .data(let json): fields.append(("value", json))
+        case .data(let json), .typed(_, let json): fields.append(("value", json))
         case .snapshot(let path, let afterWrite):
             fields += [("path", .string(path.description)), ("afterWrite", .bool(afterWrite))]
         case .error(let message): fields.append(("error", .string(message)))

@@ -72,7 +72,7 @@ extension RuleSubexpression.Value {
         return String(s.prefix(RuleSubexpression.maxStringLength)) + "…"
     }
 
-    private static func shortened(_ json: JSONValue) -> JSONValue {
+    static func shortened(_ json: JSONValue) -> JSONValue {
         switch json {
         case .null, .bool, .number: return json
         case .string(let s): return .string(shortened(s))

@@ -31,6 +31,9 @@ public struct RuleSubexpression: Hashable, Sendable {
         /// An evaluation error (a type error, a method on a value that does not have it, ...):
         /// it makes the rule false.
         case error(String)
+        /// A value of a type JSON does not have (the storage rules' timestamp, duration, path,
+        /// bytes, set, latlng, map_diff): the type's name and the value as JSON.
+        case typed(String, JSONValue)
 
         public func hash(into hasher: inout Hasher) {
             hasher.combine(shown)
@@ -49,11 +52,15 @@ public struct RuleSubexpression: Hashable, Sendable {
             case .nodeWithChildren: return "a node with children"
             case .regex(let pattern): return pattern
             case .error(let message): return "error: \(message)"
+            case .typed(_, let json):
+                var out: [UInt8] = []
+                JSONRenderer.render(json, into: &out)
+                return String(decoding: out, as: UTF8.self)
             }
         }
 
-        /// "string", "number", "boolean", "null", "object", "array", "snapshot", "regex", "error"
-        /// or "not evaluated" (the JSON answer's `type`).
+        /// "string", "number", "boolean", "null", "object", "array", "snapshot", "regex", "error",
+        /// "not evaluated" (the JSON answer's `type`), or a storage rules type ("timestamp", ...).
         public var typeName: String {
             switch self {
             case .notEvaluated: return "not evaluated"
@@ -66,6 +73,7 @@ public struct RuleSubexpression: Hashable, Sendable {
             case .snapshot: return "snapshot"
             case .regex: return "regex"
             case .error: return "error"
+            case .typed(let type, _): return type
             }
         }
     }

@@ -30,21 +30,21 @@ extension StorageRuleEvaluator {
         case (.string(let s), "toUtf8"): return .bytes(Array(s.utf8))
         case (.string(let s), "matches"):
             guard case .string(let pattern)? = first else { return wrong() }
-            return Self.regex(pattern).map { regex in
+            return regex(pattern).map { regex in
                 regex.matches(s).map(StorageRuleValue.bool) ?? .error("the pattern took too long to match")
             } ?? .error("invalid regular expression '\(pattern)'")
         case (.string(let s), "replace"):
             guard case .string(let pattern)? = first, case .string(let replacement) = arguments[1] else {
                 return wrong()
             }
-            guard let regex = Self.regex(pattern, anchored: false) else {
+            guard let regex = regex(pattern, anchored: false) else {
                 return .error("invalid regular expression '\(pattern)'")
             }
             return regex.replacingAll(in: s, with: replacement).map(StorageRuleValue.string)
                 ?? .error("the pattern took too long to match")
         case (.string(let s), "split"):
             guard case .string(let pattern)? = first else { return wrong() }
-            guard let regex = Self.regex(pattern, anchored: false) else {
+            guard let regex = regex(pattern, anchored: false) else {
                 return .error("invalid regular expression '\(pattern)'")
             }
             return regex.splitting(s).map { .list($0.map(StorageRuleValue.string)) }
@@ -188,9 +188,10 @@ extension StorageRuleEvaluator {
     }
 
     /// A pattern of `matches` (the whole string must match, as RE2's FullMatch) or, not
-    /// anchored, of `replace` and `split`. A leading `(?i)` ignores case.
-    static func regex(_ pattern: String, anchored: Bool = true) -> RuleRegex? {
-        try? RuleRegex(rulesPattern: pattern, fullMatch: anchored)
+    /// anchored, of `replace` and `split`. A leading `(?i)` ignores case. A pattern written as
+    /// a literal in the rules was compiled at load (`StorageRegexes`); others are compiled here.
+    func regex(_ pattern: String, anchored: Bool = true) -> RuleRegex? {
+        regexes.compiled(pattern, anchored: anchored) ?? (try? RuleRegex(rulesPattern: pattern, fullMatch: anchored))
     }
 }
 
@@ -201,5 +202,20 @@ extension StorageRuleValue {
         case .list(let items), .set(let items): return items
         default: return nil
         }
+    }
+}
+
+/// The rules' literal patterns, compiled once when the rules load.
+struct StorageRegexes: Sendable {
+    private var table: [String: RuleRegex] = [:]
+
+    private static func key(_ pattern: String, anchored: Bool) -> String { (anchored ? "m:" : "s:") + pattern }
+
+    func compiled(_ pattern: String, anchored: Bool) -> RuleRegex? {
+        table[Self.key(pattern, anchored: anchored)]
+    }
+
+    mutating func add(_ regex: RuleRegex, _ pattern: String, anchored: Bool) {
+        table[Self.key(pattern, anchored: anchored)] = regex
     }
 }

@@ -14,14 +14,22 @@ final class StorageRuleEvaluator {
     let request: StorageRuleValue
     let resource: StorageRuleValue
     let database: (any StorageRulesDatabase)?
+    /// The rules' literal patterns, compiled at load.
+    let regexes: StorageRegexes
     private var steps = 0
     private var callDepth = 0
     private var databaseCache: [DataPath: StorageRuleValue] = [:]
 
-    init(request: StorageRuleValue, resource: StorageRuleValue, database: (any StorageRulesDatabase)?) {
+    init(
+        request: StorageRuleValue,
+        resource: StorageRuleValue,
+        database: (any StorageRulesDatabase)?,
+        regexes: StorageRegexes = StorageRegexes()
+    ) {
         self.request = request
         self.resource = resource
         self.database = database
+        self.regexes = regexes
     }
 
     /// What an expression can see: the variables (wildcards, parameters, `let`s) and the
@@ -31,7 +39,19 @@ final class StorageRuleEvaluator {
         let scope: StorageFunctionScope
     }
 
+    /// The simulator's record of the condition being evaluated; nil (the server's case): nothing
+    /// is recorded.
+    var recording: StorageEvaluationRecording?
+
     func evaluate(_ expression: StorageExpression, _ environment: Environment) -> StorageRuleValue {
+        guard let recording else { return compute(expression, environment) }
+        recording.enter()
+        let value = compute(expression, environment)
+        recording.leave(expression, value)
+        return value
+    }
+
+    private func compute(_ expression: StorageExpression, _ environment: Environment) -> StorageRuleValue {
         steps += 1
         if steps > Self.stepBudget { return .error("the rules took more than \(Self.stepBudget) steps") }
         switch expression.kind {

@@ -146,7 +146,10 @@ public struct StorageRuleRequest: Sendable {
     }
 
     /// `/b/{bucket}/o/{name...}` as segments.
-    var segments: [String] {
+    var segments: [String] { Self.segments(bucket: bucket, name: name) }
+
+    /// `/b/{bucket}/o/{name...}` as segments (a listing's trailing slashes do not count).
+    static func segments(bucket: String, name: String) -> [String] {
         var trimmed = Substring(name)
         while trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
         let nameSegments =

@@ -127,7 +127,7 @@ public struct StorageRuleTestRunner {
         return CaseResult(
             name: name,
             expectedAllow: expected,
-            decision: rules.decide(request, database: database)
+            decision: rules.decide(request, database: database, recording: true)
         )
     }
 }

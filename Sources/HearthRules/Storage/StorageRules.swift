@@ -9,6 +9,8 @@ public struct StorageRules: Sendable {
     /// Whether any rule calls `database.get` or `database.exists` (the server then takes a
     /// snapshot of the bucket's database for each decision).
     public let usesDatabase: Bool
+    /// The literal patterns of `matches`, `replace` and `split`, compiled at load.
+    let regexes: StorageRegexes
 
     /// Rules that allow nothing (what a server without a rules file enforces, besides the admin).
     public static let denyAll = StorageRules(version: 2, matches: [], usesDatabase: false)
@@ -55,16 +57,41 @@ public struct StorageRules: Sendable {
         return .success(rules)
     }
 
-    init(version: Int, matches: [StorageCompiledMatch], usesDatabase: Bool) {
+    init(
+        version: Int,
+        matches: [StorageCompiledMatch],
+        usesDatabase: Bool,
+        regexes: StorageRegexes = StorageRegexes()
+    ) {
         self.version = version
         self.matches = matches
         self.usesDatabase = usesDatabase
+        self.regexes = regexes
+    }
+
+    /// Whether deciding one of `methods` on `name` in `bucket` may read the database: some
+    /// `allow` of a match that covers the name, for one of the methods, has a condition that
+    /// calls `database.get/exists` (directly or through its functions). When not, the decision
+    /// needs no snapshot of the database.
+    public func readsDatabase(_ methods: [StorageMethod], bucket: String, name: String) -> Bool {
+        guard usesDatabase else { return false }
+        let segments = StorageRuleRequest.segments(bucket: bucket, name: name)
+        for match in matches where match.readingDatabase.contains(true) {
+            let relevant = zip(match.allows, match.readingDatabase).contains { allow, reads in
+                reads && !allow.methods.isDisjoint(with: methods)
+            }
+            if relevant, match.bind(segments, version: version) != nil { return true }
+        }
+        return false
     }
 
     /// Judges `request`. `database` serves `database.get/exists` (nil: they are errors).
+    /// `recording` (the simulator) keeps the value of every part of each condition that ran
+    /// (`StorageRuleTraceEntry.evaluation`).
     public func decide(
         _ request: StorageRuleRequest,
-        database: (any StorageRulesDatabase)? = nil
+        database: (any StorageRulesDatabase)? = nil,
+        recording: Bool = false
     ) -> StorageRuleDecision {
         if request.method == .list, version < 2 {
             return StorageRuleDecision(allowed: false, trace: [])
@@ -73,8 +100,11 @@ public struct StorageRules: Sendable {
         let evaluator = StorageRuleEvaluator(
             request: request.value,
             resource: request.resource?.value ?? .null,
-            database: database
+            database: database,
+            regexes: regexes
         )
+        let recorder = recording ? StorageEvaluationRecording() : nil
+        evaluator.recording = recorder
         var trace: [StorageRuleTraceEntry] = []
         for match in matches {
             let relevant = match.allows.filter { $0.methods.contains(request.method) }
@@ -100,13 +130,20 @@ public struct StorageRules: Sendable {
                         position: allow.position,
                         bindings: bindings.keys.sorted().map { ($0, bindings[$0]!) },
                         outcome: outcome,
-                        shown: result.shown
+                        shown: result.shown,
+                        evaluation: allow.condition == nil ? nil : recorder?.takeCondition()
                     )
                 )
-                if outcome == .allowed { return StorageRuleDecision(allowed: true, trace: trace) }
+                if outcome == .allowed {
+                    return StorageRuleDecision(
+                        allowed: true,
+                        trace: trace,
+                        evaluationTruncated: recorder?.truncated ?? false
+                    )
+                }
             }
         }
-        return StorageRuleDecision(allowed: false, trace: trace)
+        return StorageRuleDecision(allowed: false, trace: trace, evaluationTruncated: recorder?.truncated ?? false)
     }
 }
 
@@ -134,6 +171,8 @@ struct StorageCompiledMatch: Sendable {
     let pattern: [StoragePatternSegment]
     let allows: [StorageAllowSyntax]
     let scope: StorageFunctionScope
+    /// For each of `allows`, whether its condition may read the database (`StorageDatabaseUse`).
+    var readingDatabase: [Bool] = []
 
     var text: String { "/" + pattern.map(\.text).joined(separator: "/") }
 

@@ -6,6 +6,8 @@ struct StorageRulesChecker {
     let syntax: StorageRulesSyntax
     private(set) var problems: [(position: SourcePosition, message: String)] = []
     private var usesDatabase = false
+    /// The literal patterns, compiled while checking them.
+    private var regexes = StorageRegexes()
     private var compiled: [StorageCompiledMatch] = []
     /// The function whose body is being checked, and the calls each function makes.
     private var currentFunction: String?
@@ -22,7 +24,16 @@ struct StorageRulesChecker {
         let service = scope(syntax.functions, parent: nil, variables: [])
         for match in syntax.matches { visit(match, prefix: [], variables: [], scope: service) }
         checkRecursion()
-        return StorageRules(version: syntax.version, matches: compiled, usesDatabase: usesDatabase)
+        guard problems.isEmpty else { return StorageRules(version: syntax.version, matches: [], usesDatabase: false) }
+        var use = StorageDatabaseUse()
+        let matches = compiled.map { match in
+            var match = match
+            match.readingDatabase = match.allows.map { allow in
+                allow.condition.map { use.reads($0, in: match.scope) } ?? false
+            }
+            return match
+        }
+        return StorageRules(version: syntax.version, matches: matches, usesDatabase: usesDatabase, regexes: regexes)
     }
 
     private mutating func report(_ position: SourcePosition, _ message: String) {
@@ -211,7 +222,8 @@ struct StorageRulesChecker {
             }
             if ["matches", "replace", "split"].contains(name), case .string(let pattern)? = arguments.first?.kind {
                 do {
-                    _ = try RuleRegex(rulesPattern: pattern, fullMatch: name == "matches")
+                    let regex = try RuleRegex(rulesPattern: pattern, fullMatch: name == "matches")
+                    regexes.add(regex, pattern, anchored: name == "matches")
                 } catch {
                     report(arguments[0].position, Message.storageBadRegex(error.detail))
                 }

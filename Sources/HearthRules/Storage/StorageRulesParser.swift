@@ -245,7 +245,10 @@ struct StorageRulesParser {
         skipSpace()
         let start = index
         var left = try andExpression()
-        while consume("||") { left = make(.or(left, try andExpression()), from: start) }
+        while consume("||") {
+            let right = try andExpression()
+            left = make(.or(left, right), from: start)
+        }
         return left
     }
 
@@ -253,7 +256,10 @@ struct StorageRulesParser {
         skipSpace()
         let start = index
         var left = try relation()
-        while consume("&&") { left = make(.and(left, try relation()), from: start) }
+        while consume("&&") {
+            let right = try relation()
+            left = make(.and(left, right), from: start)
+        }
         return left
     }
 
@@ -300,7 +306,8 @@ struct StorageRulesParser {
             } else {
                 return left
             }
-            left = make(.binary(op, left, try additive()), from: start)
+            let right = try additive()
+            left = make(.binary(op, left, right), from: start)
         }
     }
 
@@ -311,10 +318,12 @@ struct StorageRulesParser {
         while true {
             skipSpace()
             if consume("+") {
-                left = make(.binary(.plus, left, try multiplicative()), from: start)
+                let right = try multiplicative()
+                left = make(.binary(.plus, left, right), from: start)
             } else if peek() == "-" {
                 index += 1
-                left = make(.binary(.minus, left, try multiplicative()), from: start)
+                let right = try multiplicative()
+                left = make(.binary(.minus, left, right), from: start)
             } else {
                 return left
             }
@@ -338,7 +347,8 @@ struct StorageRulesParser {
             } else {
                 return left
             }
-            left = make(.binary(op, left, try unary()), from: start)
+            let right = try unary()
+            left = make(.binary(op, left, right), from: start)
         }
     }
 
@@ -350,7 +360,8 @@ struct StorageRulesParser {
             depth += 1
             defer { depth -= 1 }
             guard depth <= Self.maxDepth else { throw fail(index, Message.expressionTooDeep(Self.maxDepth)) }
-            return make(.not(try unary()), from: start)
+            let operand = try unary()
+            return make(.not(operand), from: start)
         }
         if peek() == "-" {
             index += 1
@@ -362,7 +373,8 @@ struct StorageRulesParser {
             depth += 1
             defer { depth -= 1 }
             guard depth <= Self.maxDepth else { throw fail(index, Message.expressionTooDeep(Self.maxDepth)) }
-            return make(.negate(try unary()), from: start)
+            let operand = try unary()
+            return make(.negate(operand), from: start)
         }
         return try postfix(try primary(), start: start)
     }
@@ -416,7 +428,8 @@ struct StorageRulesParser {
         }
         if c == "[" {
             index += 1
-            return make(.list(try list(closing: "]")), from: start)
+            let items = try list(closing: "]")
+            return make(.list(items), from: start)
         }
         if c == "{" {
             index += 1
@@ -434,14 +447,19 @@ struct StorageRulesParser {
             }
             return make(.map(entries), from: start)
         }
-        if c == "'" || c == "\"" { return make(.string(try stringLiteral()), from: start) }
+        if c == "'" || c == "\"" {
+            let text = try stringLiteral()
+            return make(.string(text), from: start)
+        }
         if (c == "r" || c == "R"), peek(1) == "'" || peek(1) == "\"" {
             index += 1
-            return make(.string(try stringLiteral(raw: true)), from: start)
+            let text = try stringLiteral(raw: true)
+            return make(.string(text), from: start)
         }
         if (c == "b" || c == "B"), peek(1) == "'" || peek(1) == "\"" {
             index += 1
-            return make(.bytes(Array(try stringLiteral().utf8)), from: start)
+            let text = try stringLiteral()
+            return make(.bytes(Array(text.utf8)), from: start)
         }
         if isDigit(c) || (c == "." && peek(1).map(isDigit) == true) { return try number(negative: false, start: start) }
         if c == "/" { return try pathLiteral() }
@@ -671,6 +689,9 @@ struct StorageRulesParser {
         Failure(offset: offset, message: message)
     }
 
+    /// The expression of `kind` written from `start` to the cursor. Parse its parts into locals
+    /// first: in `make(.not(try unary()), ...)` Swift reads `self`, and so the cursor, before the
+    /// argument moves it, and the text would end where the operand starts.
     func make(_ kind: StorageExpression.Kind, from start: Int) -> StorageExpression {
         let end = max(start, min(index, scalars.count))
         var text = String(String.UnicodeScalarView(scalars[start..<end]))

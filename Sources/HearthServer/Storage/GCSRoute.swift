@@ -1,10 +1,18 @@
 /// A request of Cloud Storage's JSON API, as firebase-admin and google-cloud-storage send it
 /// (`STORAGE_EMULATOR_HOST`): `/storage/v1/b/{bucket}/o[/{name}]` (list, metadata, patch,
 /// delete), `/upload/storage/v1/b/{bucket}/o?uploadType=media|multipart&name=` and
-/// `/download/storage/v1/b/{bucket}/o/{name}?alt=media`; and the buckets, `/storage/v1/b` and
-/// `/storage/v1/b/{bucket}` (`bucket` empty for the list).
+/// `/download/storage/v1/b/{bucket}/o/{name}?alt=media`; the buckets, `/storage/v1/b` and
+/// `/storage/v1/b/{bucket}` (`bucket` empty for the list); and copies,
+/// `/storage/v1/b/{bucket}/o/{name}/copyTo|rewriteTo/b/{bucket}/o/{name}`.
 struct GCSRoute: Equatable {
     enum Kind: Equatable { case json, upload, download, bucket }
+
+    /// Where a copy goes, and whether it was asked as `rewriteTo` (answered as a rewrite).
+    struct Copy: Equatable {
+        let rewrite: Bool
+        let bucket: String
+        let name: String
+    }
 
     let kind: Kind
     let bucket: String
@@ -12,6 +20,8 @@ struct GCSRoute: Equatable {
     let query: Substring?
     /// Why the target is refused (400), as `StorageRoute.refusal`.
     let refusal: String?
+    /// The destination of a copy (`copyTo`, `rewriteTo`), nil for every other request.
+    var copy: Copy? = nil
 
     static let prefixes: [(String, Kind)] = [
         ("/storage/v1/b/", .json), ("/upload/storage/v1/b/", .upload), ("/download/storage/v1/b/", .download),
@@ -23,6 +33,11 @@ struct GCSRoute: Equatable {
             return
         }
         guard let (prefix, kind) = Self.prefixes.first(where: { target.hasPrefix($0.0) }) else { return nil }
+        if kind == .json, let (source, copy) = Self.copyTarget(target) {
+            (self.kind, bucket, name, query, refusal) = source
+            self.copy = copy
+            return
+        }
         guard let parts = StorageRoute.objectTarget(target, after: prefix) else { return nil }
         self.kind = kind
         (bucket, name, query, refusal) = parts
@@ -37,6 +52,28 @@ struct GCSRoute: Equatable {
         let segment = split[0].dropFirst("/storage/v1/b/".count)
         guard !segment.isEmpty, !segment.contains("/"), let bucket = PercentDecoding.decode(segment) else { return nil }
         return (bucket, query)
+    }
+
+    /// `/storage/v1/b/{bucket}/o/{name}/copyTo|rewriteTo/b/{bucket}/o/{name}[?query]`: the source
+    /// as a route and the destination (names and buckets decoded once). Nil for any other target;
+    /// a refusal when a part is not percent-encoded UTF-8.
+    static func copyTarget(_ target: String) -> ((Kind, String, String?, Substring?, String?), Copy)? {
+        let split = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let query = split.count > 1 ? split[1] : nil
+        let segments = split[0].dropFirst("/storage/v1/b/".count).split(
+            separator: "/",
+            omittingEmptySubsequences: false
+        )
+        guard segments.count == 8, segments[1] == "o", segments[4] == "b", segments[6] == "o",
+            segments[3] == "copyTo" || segments[3] == "rewriteTo"
+        else { return nil }
+        let decoded = [segments[0], segments[2], segments[5], segments[7]].map { PercentDecoding.decode($0) }
+        let refusal =
+            decoded.contains { $0 == nil || $0!.isEmpty }
+            ? "A copy's buckets and names are percent-encoded UTF-8, one segment each."
+            : StorageRoute.undecodable(query)
+        let copy = Copy(rewrite: segments[3] == "rewriteTo", bucket: decoded[2] ?? "", name: decoded[3] ?? "")
+        return ((.json, decoded[0] ?? "", decoded[1] ?? "", query, refusal), copy)
     }
 
     /// The query's parameters, decoded.

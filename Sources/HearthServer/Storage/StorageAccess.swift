@@ -35,8 +35,25 @@ struct StorageAccess: Sendable {
         return try await engine.readAsServer { snapshot in try body(SnapshotDatabase(snapshot: snapshot)) }
     }
 
+    /// `run(_:_:)` for a change deciding one of `methods` on `name` in `bucket`: inside a read of
+    /// the namespace only when a condition that may decide it reads the database (an avatar upload
+    /// under rules that read it only for chats' files takes no snapshot).
+    func run<T: Sendable>(
+        _ judge: StorageJudge,
+        deciding methods: [StorageMethod],
+        bucket: BucketName,
+        name: String,
+        _ body: @escaping @Sendable ((any StorageRulesDatabase)?) throws -> T
+    ) async throws -> T {
+        guard judge.rules?.readsDatabase(methods, bucket: bucket.value, name: name) == true else {
+            return try await StorageEndpoint.run { try body(nil) }
+        }
+        return try await run(judge, body)
+    }
+
     /// Decides without changing anything (reads, listings): on the caller's task when the rules
-    /// read no database (a decision is pure computation), else inside a read of the namespace.
+    /// read no database for it (a decision is pure computation), else inside a read of the
+    /// namespace.
     func require(
         _ judge: StorageJudge,
         _ method: StorageMethod,
@@ -46,7 +63,7 @@ struct StorageAccess: Sendable {
         proposed: ObjectMetadata? = nil
     ) async throws {
         guard !judge.isAdmin else { return }
-        guard judge.rules?.usesDatabase == true else {
+        guard judge.rules?.readsDatabase([method], bucket: bucket.value, name: name) == true else {
             return try judge.require(
                 method,
                 bucket: bucket,

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import HearthStorage
 import Hummingbird
@@ -52,6 +53,8 @@ extension StorageEndpoint {
                     return StorageAnswer.error(400, "A resumable upload's PUT goes to its session URL (upload_id=).")
                 }
                 return try await continueGCSResumable(request, id: id, base: base)
+            case (.json, let name?, .post) where route.copy != nil:
+                return try await copyAnswer(request, from: bucket, name, to: route.copy!, base: base)
             case (.json, nil, .get):
                 let listing = try await listing(bucket, parameters)
                 return StorageAnswer.json(GCSObjectList(listing, base: base).storageJSON())
@@ -84,5 +87,38 @@ extension StorageEndpoint {
             logger.error("storage request failed", metadata: ["hearth.error": "\(error)"])
             return StorageAnswer.error(500, "The server failed to serve the file; try again.")
         }
+    }
+
+    /// `copyTo` / `rewriteTo`: the copy's resource, or for a rewrite the finished rewrite (one call
+    /// always copies everything: a version's bytes are shared, not moved).
+    private func copyAnswer(
+        _ request: Request,
+        from bucket: BucketName,
+        _ name: String,
+        to copy: GCSRoute.Copy,
+        base: String
+    ) async throws -> Response {
+        let source = try ObjectName(name)
+        let destinationBucket = try BucketName(copy.bucket)
+        let destination = try ObjectName(copy.name)
+        let patch = try await Self.copyPatch(request)
+        let object = try await Self.run {
+            try objects.copy(bucket, source, to: destinationBucket, destination, applying: patch)
+        }
+        guard copy.rewrite else { return StorageAnswer.json(object.gcsResource(base: base).storageJSON()) }
+        return StorageAnswer.json(GCSRewriteResponse(object, base: base).storageJSON())
+    }
+
+    /// The fields a copy's body sets on the destination (none when the body is empty).
+    private static func copyPatch(_ request: Request) async throws -> MetadataPatch {
+        let body = try await metadataBody(request)
+        guard body.readableBytes > 0 else { return MetadataPatch() }
+        guard let json = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any] else {
+            throw StorageError(
+                .invalidMetadata,
+                "A copy's body is a JSON object of the destination's fields, or empty."
+            )
+        }
+        return try MetadataPatch(json: json.filter { $0.key != "name" && $0.key != "bucket" })
     }
 }

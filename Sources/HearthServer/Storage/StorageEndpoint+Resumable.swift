@@ -89,7 +89,7 @@ extension StorageEndpoint {
         let chunk = try await Self.run { try objects.continueResumable(id, at: offset) }
         defer { chunk.close() }
         try await UploadBodyWriter.write(request) { pieces throws(StorageError) in
-            for piece in pieces { try chunk.append(piece) }
+            try chunk.append(pieces: pieces)
         }
         return chunk.received
     }

@@ -107,12 +107,13 @@ struct StorageEndpoint: Sendable {
                 return try await upload(request, to: bucket, name: nameText, judge: judge)
             case .patch:
                 let patch = try await Self.metadataPatch(request)
-                let object = try await access.run(judge) { database in
+                let object = try await access.run(judge, deciding: [.update], bucket: bucket, name: name.value) {
+                    database in
                     try objects.update(bucket, name, with: patch, admit: judge.admission(database: database))
                 }
                 return StorageAnswer.json(object.firebaseResource.storageJSON())
             case .delete:
-                try await access.run(judge) { database in
+                try await access.run(judge, deciding: [.delete], bucket: bucket, name: name.value) { database in
                     try objects.delete(bucket, name, admit: judge.admission(database: database))
                 }
                 return Response(status: .noContent)
@@ -253,7 +254,8 @@ struct StorageEndpoint: Sendable {
             }
             let checkedName = try ObjectName(objectName)
             let chosen = fields
-            return try await access.run(judge) { database in
+            return try await access.run(judge, deciding: [.create, .update], bucket: bucket, name: checkedName.value) {
+                database in
                 try objects.finish(
                     upload,
                     as: checkedName,
@@ -280,7 +282,8 @@ struct StorageEndpoint: Sendable {
         guard !judge.isAdmin else { return }
         let checked = try ObjectName(name)
         // One hop to the storage queue (or one database read) for the lookup and the decisions.
-        try await access.run(judge) { [objects] database in
+        try await access.run(judge, deciding: [.create, .update], bucket: bucket, name: checked.value) {
+            [objects] database in
             let existing = try? objects.metadata(bucket, checked)
             var refusal: StorageError?
             for size in sizes {

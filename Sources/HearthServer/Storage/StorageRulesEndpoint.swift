@@ -129,7 +129,9 @@ extension StorageEndpoint {
             return Self.settingsError(400, "Invalid simulation: \(error.description)")
         }
         let judge = StorageJudge(caller: .anonymous, rules: rules, now: ruleRequest.now)
-        let decision = try await access.run(judge) { database in rules.decide(ruleRequest, database: database) }
+        let decision = try await access.run(judge) { database in
+            rules.decide(ruleRequest, database: database, recording: true)
+        }
         return Self.jsonAnswer(decision.json)
     }
 
