@@ -24,7 +24,8 @@ struct PresenceSourcesTests {
             let cancelled = Date()
             stream.cancel()
             let delay = try await app.offlineDelay("ada", since: cancelled)
-            #expect(delay < .seconds(1), "offline \(delay) after the end")
+            // Caused by the stream's end (the 1 s bound: PresenceWebSocketTests).
+            #expect(delay < .seconds(5), "offline \(delay) after the end")
         }
     }
 
