@@ -17,7 +17,7 @@ struct PresenceWebSocketTests {
             #expect(listen.body["s"] as? String == "ok")
 
             let before = Date().timeIntervalSince1970 * 1000
-            let ada = try await app.connect("ada")
+            let ada = try await app.connectRaw("ada")
             try await app.waitFor("ada", "online")
             let online = try await app.entry("ada")
             let lastChanged = try #require(online?["lastChanged"] as? Double)
@@ -25,12 +25,14 @@ struct PresenceWebSocketTests {
             #expect(online?.count == 2)
             #expect(try await Self.pushedState(watcher) == "online")
 
+            // A close frame (1000), sent at once; the server answers it and hangs up.
             let closed = Date()
-            await ada.close()
+            try ada.sendFrame(firstByte: 0x88, [0x03, 0xE8])
             let delay = try await app.offlineDelay("ada", since: closed)
             #expect(delay < .seconds(1), "offline \(delay) after the end")
             #expect(try await Self.pushedState(watcher) == "offline")
             #expect(try #require(try await app.entry("ada")?["lastChanged"] as? Double) >= lastChanged)
+            ada.closeWithoutCloseFrame()
             await watcher.close()
         }
     }
@@ -76,6 +78,7 @@ struct PresenceWebSocketTests {
             let socket = try await app.connectRaw("ada")
             let dropped = try await onThread { try socket.readUntilDisconnected() }
             #expect(dropped == nil)  // dropped, no close frame
+            socket.closeWithoutCloseFrame()
             let delay = try await app.offlineDelay("ada", since: Date())
             #expect(delay < .seconds(1), "offline \(delay) after the end")
         }
