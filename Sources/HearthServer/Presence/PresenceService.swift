@@ -32,7 +32,9 @@ struct PresenceService: Service {
         logger.info("presence offline at shutdown", metadata: ["hearth.presence.offline": "\(last.count)"])
     }
 
-    /// Writes batches until no transition is pending.
+    /// Writes what is pending, in full batches while more than a batch waits. What arrives
+    /// while a batch is written waits for the next window (its first change woke the service
+    /// again), so the tail of a storm is one more commit, not one per write's duration.
     func flushPending() async {
         while true {
             let batch = tracker.takeTransitions(limit: configuration.maxUsersPerCommit)
@@ -41,6 +43,7 @@ struct PresenceService: Service {
                 try? await Task.sleep(for: Self.retryDelay)
                 return
             }
+            if batch.count < configuration.maxUsersPerCommit { return }
         }
     }
 
