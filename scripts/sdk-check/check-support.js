@@ -46,9 +46,10 @@ export function denied(error) {
   return String(error.message ?? error);
 }
 
-/// A user signed up as `email` in an app of their own (named `appName`), with `profile` (and
-/// `createdAt` the server time) at users/<uid>: {name, uid, auth, db, call(fn, data)}.
-export async function signedUpUser(name, { appName, email, profile }) {
+/// A user signed up as `email` (password "secret1") in an app of their own (named `appName`),
+/// with `profile` (and `createdAt` the server time) at users/<uid> unless it is null:
+/// {name, uid, email, password, auth, db, call(fn, data)}.
+export async function signedUpUser(name, { appName, email, profile = null }) {
   const app = initializeApp(
     { apiKey: "hearth-sdk-check", projectId: "hearth", databaseURL: `http://127.0.0.1:${port}?ns=default` }, appName);
   const auth = initializeAuth(app, { persistence: inMemoryPersistence });
@@ -58,6 +59,9 @@ export async function signedUpUser(name, { appName, email, profile }) {
   const functions = getFunctions(app);
   connectFunctionsEmulator(functions, "127.0.0.1", port);
   const cred = await createUserWithEmailAndPassword(auth, email, "secret1");
-  await set(ref(db, `users/${cred.user.uid}`), { ...profile, createdAt: serverTimestamp() });
-  return { name, uid: cred.user.uid, auth, db, call: (fn, data) => httpsCallable(functions, fn)(data) };
+  if (profile) await set(ref(db, `users/${cred.user.uid}`), { ...profile, createdAt: serverTimestamp() });
+  return {
+    name, uid: cred.user.uid, email, password: "secret1", auth, db,
+    call: (fn, data) => httpsCallable(functions, fn)(data),
+  };
 }

@@ -24,7 +24,7 @@ struct PresenceSourcesTests {
             let cancelled = Date()
             stream.cancel()
             let delay = try await app.offlineDelay("ada", since: cancelled)
-            // Caused by the stream's end (the 1 s bound: PresenceWebSocketTests).
+            // Caused by the stream's end.
             #expect(delay < .seconds(5), "offline \(delay) after the end")
         }
     }
