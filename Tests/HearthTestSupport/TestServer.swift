@@ -102,6 +102,8 @@ public struct TestServer: Sendable {
     public static func isStaleConnection(_ error: any Error) -> Bool {
         if let error = error as? ChannelError, error == .ioOnClosedChannel { return true }
         if let error = error as? HTTPClientError, error == .remoteConnectionClosed { return true }
+        // The server's close for idleness crossed the request on the wire: it answered with a reset.
+        if let error = error as? IOError, error.errnoCode == ECONNRESET { return true }
         return false
     }
 

@@ -123,32 +123,11 @@ class PresenceWatch(threading.Thread):
         self.ws.send({"t": "d", "d": {"r": 2, "a": "q", "b": {"p": "/presence", "h": ""}}})
         self.states, self.written, self.changed = {}, 0, threading.Condition()
 
-    def read_text(self):
-        """The next text frame's payload (control frames skipped)."""
-        ws = self.ws
-        while True:
-            if len(ws.buffer) >= 2:
-                length, start = ws.buffer[1] & 0x7F, 2
-                if length == 126:
-                    length, start = struct.unpack(">H", ws.buffer[2:4])[0], 4
-                elif length == 127:
-                    length, start = struct.unpack(">Q", ws.buffer[2:10])[0], 10
-                if len(ws.buffer) >= start + length:
-                    opcode, payload = ws.buffer[0] & 0x0F, ws.buffer[start:start + length]
-                    ws.buffer = ws.buffer[start + length:]
-                    if opcode == 0x1:
-                        return payload.decode()
-                    continue
-            chunk = ws.sock.recv(1 << 20)
-            if not chunk:
-                raise EOFError
-            ws.buffer += chunk
-
     def read(self):
         """The next message, parsed; a message split into frames (its frame count first) joined."""
-        text = self.read_text()
+        text = self.ws.read_text()
         if text.isdigit():
-            text = "".join(self.read_text() for _ in range(int(text)))
+            text = "".join(self.ws.read_text() for _ in range(int(text)))
         return json.loads(text)
 
     def run(self):

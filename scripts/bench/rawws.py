@@ -24,6 +24,10 @@ class RawWebSocket:
 
     def read(self):
         """The next text message, parsed (pings and other control frames are skipped)."""
+        return json.loads(self.read_text())
+
+    def read_text(self):
+        """The next text message's payload, as text (pings and other control frames are skipped)."""
         while True:
             if len(self.buffer) >= 2:
                 length, start = self.buffer[1] & 0x7F, 2
@@ -35,9 +39,9 @@ class RawWebSocket:
                     opcode, payload = self.buffer[0] & 0x0F, self.buffer[start:start + length]
                     self.buffer = self.buffer[start + length:]
                     if opcode == 0x1:
-                        return json.loads(payload)
+                        return payload.decode()
                     continue
-            chunk = self.sock.recv(65536)
+            chunk = self.sock.recv(1 << 20)
             if not chunk:
                 raise EOFError
             self.buffer += chunk
