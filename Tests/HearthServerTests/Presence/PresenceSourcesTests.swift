@@ -96,7 +96,9 @@ struct PresenceSourcesTests {
     }
 
     @Test func aDropAndReconnectInsideTheWindowWritesNothing() async throws {
-        try await PresenceServer.with(prepare: { $0.presence.flushDelay = .milliseconds(500) }) { app in
+        // The widest window (1 s), so that the reconnect (a new socket and its auth) falls inside
+        // it even on a machine busy with a whole test run.
+        try await PresenceServer.with(prepare: { $0.presence.flushDelay = .seconds(1) }) { app in
             let first = try await app.connectRaw("ada")
             try await app.waitFor("ada", "online")
             let written = try #require(try await app.entry("ada")?["lastChanged"] as? Double)
@@ -105,17 +107,20 @@ struct PresenceSourcesTests {
                 to: watcher.request("q", #"{"p":"/presence/\#(app.uid("ada"))","h":""}"#)
             )
             #expect(listen.body["s"] as? String == "ok")
-            // The connection drops and the app reconnects at once (well inside 500 ms).
+            // The connection drops and the app reconnects at once (well inside the window).
+            let dropped = ContinuousClock.now
             first.abort()
             let second = try await app.connectRaw("ada")
-            try await Task.sleep(for: .milliseconds(1_200))
+            let reconnected = ContinuousClock.now - dropped
+            try #require(reconnected < .seconds(1), "the reconnect took \(reconnected), past the window")
+            try await Task.sleep(until: dropped + .milliseconds(1_800))
             // No push reached the listener, and the entry is the one written before.
             let fence = watcher.request("s", #"{"c":{"x":1}}"#)
             try await watcher.expectNothingBefore(answerTo: fence)
             #expect(try await app.entry("ada")?["lastChanged"] as? Double == written)
             #expect(try await app.state("ada") == "online")
             second.abort()
-            try await app.waitFor("ada", "offline")
+            try await app.waitFor("ada", "offline", timeout: .seconds(15))
             await watcher.close()
         }
     }
