@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HTTPTypes
+import HearthRules
 import HearthStorage
 import Hummingbird
 import Logging
@@ -281,41 +282,61 @@ struct StorageEndpoint: Sendable {
     ) async throws {
         guard !judge.isAdmin else { return }
         let checked = try ObjectName(name)
-        // One hop to the storage queue (or one database read) for the lookup and the decisions.
+        // Rules that read no database for it decide on the request's task: a catalog lookup and
+        // two decisions, cheaper than a hop to the storage queue (avatars through the shipped
+        // rules: 0.88× of the admin's rate with the hop, 0.93–1.0× without, alternating runs).
+        if judge.rules?.readsDatabase([.create, .update], bucket: bucket.value, name: checked.value) != true {
+            return try Self.admit(judge, objects, bucket, checked, fields, sizes, database: nil)
+        }
+        // Else one read of the database (on the storage queue) for the lookup and the decisions.
         try await access.run(judge, deciding: [.create, .update], bucket: bucket, name: checked.value) {
             [objects] database in
-            let existing = try? objects.metadata(bucket, checked)
-            var refusal: StorageError?
-            for size in sizes {
-                var proposed = ObjectMetadata(
-                    bucket: bucket.value,
-                    name: checked.value,
-                    generation: "0",
-                    size: size,
-                    md5Hash: "",
-                    crc32c: "",
-                    contentType: fields.contentType,
-                    time: judge.now,
-                    downloadTokens: [],
-                    metadata: fields.metadata
-                )
-                proposed.metageneration = 1
-                do throws(StorageError) {
-                    try judge.require(
-                        existing == nil ? .create : .update,
-                        bucket: bucket,
-                        name: checked.value,
-                        existing: existing,
-                        proposed: proposed,
-                        database: database
-                    )
-                    return
-                } catch {
-                    refusal = error
-                }
-            }
-            if let refusal { throw refusal }
+            try Self.admit(judge, objects, bucket, checked, fields, sizes, database: database)
         }
+    }
+
+    /// Admits an upload of `checked` with `fields` as a create or an update (whichever the object
+    /// as stored makes it) at each of `sizes`; throws the last refusal when none is admitted.
+    private static func admit(
+        _ judge: StorageJudge,
+        _ objects: ObjectStore,
+        _ bucket: BucketName,
+        _ checked: ObjectName,
+        _ fields: ObjectFields,
+        _ sizes: [UInt64],
+        database: (any StorageRulesDatabase)?
+    ) throws(StorageError) {
+        let existing = try? objects.metadata(bucket, checked)
+        var refusal: StorageError?
+        for size in sizes {
+            var proposed = ObjectMetadata(
+                bucket: bucket.value,
+                name: checked.value,
+                generation: "0",
+                size: size,
+                md5Hash: "",
+                crc32c: "",
+                contentType: fields.contentType,
+                time: judge.now,
+                downloadTokens: [],
+                metadata: fields.metadata
+            )
+            proposed.metageneration = 1
+            do throws(StorageError) {
+                try judge.require(
+                    existing == nil ? .create : .update,
+                    bucket: bucket,
+                    name: checked.value,
+                    existing: existing,
+                    proposed: proposed,
+                    database: database
+                )
+                return
+            } catch {
+                refusal = error
+            }
+        }
+        if let refusal { throw refusal }
     }
 
     /// A `PATCH` body: a JSON object of the fields to change, at most 64 KiB.
