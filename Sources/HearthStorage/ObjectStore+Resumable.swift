@@ -386,7 +386,4 @@ final class SessionBytes: Sendable {
     func release(_ bytes: UInt64) {
         held.withLock { $0 -= min($0, bytes) }
     }
-
-    /// What is held now.
-    var current: UInt64 { held.withLock { $0 } }
 }

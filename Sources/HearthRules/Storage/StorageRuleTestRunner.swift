@@ -27,26 +27,11 @@ public struct StorageRuleTestRunner {
         return rules.hasSuffix(".rules") || rules.contains("firebase.storage")
     }
 
-    public struct CaseResult: Sendable, CustomStringConvertible {
-        public let name: String
-        public let expectedAllow: Bool
-        public let decision: StorageRuleDecision
-        public var passed: Bool { decision.allowed == expectedAllow }
+    /// The result of one case.
+    public typealias CaseResult = RuleTestCaseResult<StorageRuleDecision>
 
-        public var description: String {
-            let expected = expectedAllow ? "allow" : "deny"
-            let actual = decision.allowed ? "allow" : "deny"
-            return passed ? "PASS \(name)" : "FAIL \(name): expected \(expected), got \(actual)\n\(decision)"
-        }
-    }
-
-    public struct Report: Sendable, CustomStringConvertible {
-        public let results: [CaseResult]
-        public var passed: Int { results.filter(\.passed).count }
-        public var failed: Int { results.count - passed }
-        public var summary: String { "\(passed) passed, \(failed) failed" }
-        public var description: String { (results.map(\.description) + [summary]).joined(separator: "\n") }
-    }
+    /// Every case's result, in file order.
+    public typealias Report = RuleTestReport<StorageRuleDecision>
 
     public func run(
         testFile text: String,

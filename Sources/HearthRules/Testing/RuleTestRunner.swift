@@ -17,31 +17,10 @@ public struct RuleTestRunner {
     }
 
     /// The result of one case.
-    public struct CaseResult: Sendable, CustomStringConvertible {
-        public let name: String
-        public let expectedAllow: Bool
-        public let decision: RuleDecision
-        public var passed: Bool { decision.allowed == expectedAllow }
-
-        public var description: String {
-            let expected = expectedAllow ? "allow" : "deny"
-            let actual = decision.allowed ? "allow" : "deny"
-            return passed ? "PASS \(name)" : "FAIL \(name): expected \(expected), got \(actual)\n\(decision)"
-        }
-    }
+    public typealias CaseResult = RuleTestCaseResult<RuleDecision>
 
     /// Every case's result, in file order.
-    public struct Report: Sendable, CustomStringConvertible {
-        public let results: [CaseResult]
-        public var passed: Int { results.filter(\.passed).count }
-        public var failed: Int { results.count - passed }
-        /// `N passed, N failed`
-        public var summary: String { "\(passed) passed, \(failed) failed" }
-
-        public var description: String {
-            (results.map(\.description) + [summary]).joined(separator: "\n")
-        }
-    }
+    public typealias Report = RuleTestReport<RuleDecision>
 
     /// Why a test file cannot run: malformed JSON or case, or rules that do not compile.
     public struct Failure: Error, Sendable, CustomStringConvertible {

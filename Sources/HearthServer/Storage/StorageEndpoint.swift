@@ -289,8 +289,7 @@ struct StorageEndpoint: Sendable {
             return try Self.admit(judge, objects, bucket, checked, fields, sizes, database: nil)
         }
         // Else one read of the database (on the storage queue) for the lookup and the decisions.
-        try await access.run(judge, deciding: [.create, .update], bucket: bucket, name: checked.value) {
-            [objects] database in
+        try await access.run(judge) { [objects] database in
             try Self.admit(judge, objects, bucket, checked, fields, sizes, database: database)
         }
     }
