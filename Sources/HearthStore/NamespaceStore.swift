@@ -20,6 +20,10 @@ public final class NamespaceStore: Sendable {
     let recentLocations = RecentLocations()
     /// See `onDisconnectBytesWritten`.
     let onDisconnectBytes = Atomic<Int>(0)
+    /// Whether every write is synced before it is acknowledged (`SyncMode.always`).
+    let syncsEveryWrite: Bool
+    /// Told that the store has unsynced writes.
+    let onCommit: @Sendable () -> Void
     private static let readQueue = DispatchQueue(label: "hearth.read", qos: .userInitiated, attributes: .concurrent)
 
     init(
@@ -35,6 +39,8 @@ public final class NamespaceStore: Sendable {
         keys = KeySpace(namespaceID: id)
         self.db = db
         self.clock = clock
+        syncsEveryWrite = configuration.syncMode == .always
+        self.onCommit = onCommit
         triggers = configuration.triggers.triggers(of: name)
         lookups = configuration.triggers.lookups(of: name)
         let (sequence, indexes) = try db.withSnapshot { snapshot -> (UInt64, [RegisteredIndex]) in

@@ -27,6 +27,9 @@ public struct CommittedWrite: Sendable, Equatable {
     /// Where the write applied (the set path, or the update's base).
     public let location: DataPath
     public let kind: Kind
+    /// How many jobs (`ServerJob`) the write's triggers queued in this commit: their consumers
+    /// look for new work after a commit that queued any.
+    public var queuedJobs = 0
 
     public init(sequence: UInt64, location: DataPath, kind: Kind) {
         self.sequence = sequence

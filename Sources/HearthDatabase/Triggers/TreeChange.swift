@@ -31,6 +31,11 @@ public struct TreeChange {
     /// it is called in.
     public var written: Written { Written(state: change.written) }
 
+    /// Queues `job` in the write's commit (a transactional outbox): it is stored exactly when
+    /// the write commits, and stays until its consumer removes it (`NamespaceEngine.changeJobs`).
+    /// A trigger called again for the same write queues again; only the last run's jobs commit.
+    public func queue(_ job: ServerJob) { change.queue(job) }
+
     /// Read access to the tree the write was planned against. The writer notes what is read, so
     /// a write whose trigger read something another write of the same round changed is planned
     /// again after that write.

@@ -28,6 +28,8 @@ struct TriggerRun {
         /// read. A write staged in the same round that changes one of them could change the
         /// outcome.
         let reads: TriggerReads
+        /// The jobs the triggers queued, committed with the write.
+        var jobs: [ServerJob] = []
     }
 
     /// The write and its derived updates as one multi-path update at the root.
@@ -48,6 +50,7 @@ struct TriggerRun {
         overlay.shapes = shapes
         let client = overlay
         let log = TriggerReads()
+        let jobs = TriggerJobs()
         var derived: [DerivedUpdate] = []
         for trigger in triggers {
             for location in PatternLocations(reader: reader).locations(of: trigger.pattern, changedBy: client) {
@@ -73,7 +76,8 @@ struct TriggerRun {
                         overlay: client,
                         reads: log,
                         stagedLaterChildren: stagedLaterChildren
-                    )
+                    ),
+                    jobs: jobs
                 )
                 do {
                     derived += try trigger.trigger.updates(for: change)
@@ -90,7 +94,19 @@ struct TriggerRun {
                 }
             }
         }
-        guard !derived.isEmpty else { return Outcome(combined: nil, reads: log) }
+        if jobs.jobs.count > TriggerJobs.maxPerCommit {
+            throw StoreError(
+                .invalidWrite,
+                "The write's triggers queued \(jobs.jobs.count) jobs; one commit holds at most \(TriggerJobs.maxPerCommit): write less at once."
+            )
+        }
+        for job in jobs.jobs where job.queue.utf8.isEmpty || job.queue.utf8.count > ServerJob.maxQueueNameBytes {
+            throw StoreError(
+                .triggerFailed,
+                "A trigger queued a job in '\(job.queue)': a queue's name is 1 to \(ServerJob.maxQueueNameBytes) bytes."
+            )
+        }
+        guard !derived.isEmpty else { return Outcome(combined: nil, reads: log, jobs: jobs.jobs) }
         for update in derived where update.path.isPriorityPath {
             throw StoreError(
                 .invalidWrite,
@@ -98,7 +114,7 @@ struct TriggerRun {
             )
         }
         if let direct = Self.side(by: write, values: values, derived: derived, keys: reader.keys, layouts: layouts) {
-            return Outcome(combined: direct, reads: log)
+            return Outcome(combined: direct, reads: log, jobs: jobs.jobs)
         }
         for update in derived {
             // An increment needs only the number there: a point read, unless a priority is
@@ -112,7 +128,8 @@ struct TriggerRun {
         }
         return Outcome(
             combined: Combined(write: overlay.write, locations: nil, describe: WriteJob.describe(overlay)),
-            reads: log
+            reads: log,
+            jobs: jobs.jobs
         )
     }
 

@@ -49,6 +49,15 @@ public struct TriggerChange {
     /// trigger needs when one write changes several matching locations, whatever the order
     /// it is called in.
     public let written: TriggerWrittenState
+    /// Where queued jobs are collected for the write's commit.
+    let jobs: TriggerJobs
+
+    /// Queues `job` in the write's commit: it is stored exactly when the write commits
+    /// (`ServerJob`). A trigger called again for the same write queues again; only the last
+    /// run's jobs commit.
+    public func queue(_ job: ServerJob) {
+        jobs.queue(job)
+    }
 }
 
 /// Read access to the state a write was planned against. The writer notes what it reads, so

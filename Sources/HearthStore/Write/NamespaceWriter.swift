@@ -72,7 +72,7 @@ final class NamespaceWriter: Sendable, WritePassMember {
                 registration: registration,
                 db: db,
                 output: output,
-                sequenceKey: keys.sequenceKey,
+                keys: keys,
                 commitLog: commitLog,
                 onCommit: onCommit
             )

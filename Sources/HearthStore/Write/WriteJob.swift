@@ -83,6 +83,7 @@ struct WriteJob {
         }
         var committed = (write: write, values: values, commit: Self.describe(write, values: values))
         var committedLocations: WriteLocations? = locations
+        var jobs: [ServerJob] = []
         if !triggers.isEmpty {
             var run = TriggerRun(
                 namespace: namespace,
@@ -101,6 +102,7 @@ struct WriteJob {
             }
             let outcome = try run.run(write, values: values)
             if round.hasStaged, Self.stagedChanges(outcome.reads, in: round, keys: keys) { return nil }
+            jobs = outcome.jobs
             if let combined = outcome.combined {
                 let write = combined.write
                 batch = WriteBatch()
@@ -135,6 +137,7 @@ struct WriteJob {
                 hashes: round.shapes.staged.hashes,
                 fromMemory: { $0 < fromMemory.count && fromMemory[$0] },
                 reverseEntries: indexNotes?.reverseEntries ?? [],
+                jobs: jobs,
                 as: committed.commit
             )
         {
@@ -142,7 +145,7 @@ struct WriteJob {
         } else if round.hasStaged {
             return nil
         } else {
-            sequence = try round.commit(batch, stagedShapes: true, as: committed.commit)
+            sequence = try round.commit(batch, stagedShapes: true, jobs: jobs, as: committed.commit)
         }
         return WriteResult.committed(sequence: sequence, values: values)
     }

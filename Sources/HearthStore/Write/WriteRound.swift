@@ -110,12 +110,15 @@ final class WriteRound {
     /// - Parameter reverseEntries: the reverse index entries the write put or deleted (later
     ///   writes of the group read them from the group: `stagedReverseEntry`).
     /// - Parameter hashes: `SubtreeShapes.hash` of the first of `touched`, when known.
+    /// - Parameter jobs: the jobs the write's triggers queued, put under the commit's sequence
+    ///   number.
     func stage(
         _ batch: WriteBatch,
         touching touched: [[UInt8]],
         hashes: [UInt64] = [],
         fromMemory: (Int) -> Bool = { _ in false },
         reverseEntries: [(key: [UInt8], value: [UInt8]?)] = [],
+        jobs: [ServerJob] = [],
         as describe: (UInt64) -> CommittedWrite
     ) -> UInt64? {
         precondition(jobStages, "only a job started with staging may stage a write")
@@ -134,7 +137,11 @@ final class WriteRound {
         let group = staged ?? StagedWrites(sequenceBefore: state.sequence, announcedBefore: announced.count)
         staged = group
         let next = state.sequence + 1
-        let commit = describe(next)
+        var commit = describe(next)
+        if !jobs.isEmpty {
+            state.keys.putJobs(jobs, sequence: next, into: batch)
+            commit.queuedJobs = jobs.count
+        }
         state.commitLog?.append(commit, to: batch)
         group.add(
             batch,
@@ -177,16 +184,23 @@ final class WriteRound {
     /// batch was planned against a state without them.
     /// - Parameter stagedShapes: the batch was planned with `shapes` (its staged change is
     ///   applied); otherwise every remembered shape is dropped.
+    /// - Parameter jobs: the jobs the write's triggers queued, put under the commit's sequence
+    ///   number.
     /// - Parameter describe: the commit, given its sequence number.
     func commit(
         _ batch: WriteBatch,
         stagedShapes: Bool = false,
+        jobs: [ServerJob] = [],
         as describe: (UInt64) -> CommittedWrite
     ) throws -> UInt64 {
         precondition(staged == nil, "a job must flush staged writes before it commits on its own")
         releaseSnapshot()
         let next = state.sequence + 1
-        let commit = describe(next)
+        var commit = describe(next)
+        if !jobs.isEmpty {
+            state.keys.putJobs(jobs, sequence: next, into: batch)
+            commit.queuedJobs = jobs.count
+        }
         batch.put(state.sequenceKey, NamespaceWriter.encode(next))
         state.commitLog?.append(commit, to: batch)
         do {

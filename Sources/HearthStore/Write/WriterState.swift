@@ -15,6 +15,8 @@ final class WriterState {
     /// Where batches go (LevelDB, or a test's wrapper).
     let output: BatchWriter
     let sequenceKey: [UInt8]
+    /// The namespace's keys (for the jobs a commit queues).
+    let keys: KeySpace
     /// The namespace's commit log, when it has commit observers.
     let commitLog: CommitLog?
     /// Told that the store has unsynced writes.
@@ -25,7 +27,7 @@ final class WriterState {
         registration: NamespaceRegistration?,
         db: LevelDB,
         output: BatchWriter,
-        sequenceKey: [UInt8],
+        keys: KeySpace,
         commitLog: CommitLog?,
         onCommit: @escaping @Sendable () -> Void
     ) {
@@ -33,7 +35,8 @@ final class WriterState {
         self.registration = registration
         self.db = db
         self.output = output
-        self.sequenceKey = sequenceKey
+        self.keys = keys
+        self.sequenceKey = keys.sequenceKey
         self.commitLog = commitLog
         self.onCommit = onCommit
     }
