@@ -37,6 +37,9 @@ public struct Write: Hashable, Sendable {
     public var ifMatch: String?
     /// Who makes the write (write triggers see it).
     public var author: WriteAuthor
+    /// Jobs queued in the write's commit before its triggers' (`ServerJob`): a server write's
+    /// own outbox entries (a file to delete once the write committed). No client write has any.
+    public var jobs: [ServerJob] = []
 
     public init(_ operation: Operation, ifMatch: String? = nil, author: WriteAuthor = .system) {
         self.operation = operation

@@ -83,7 +83,7 @@ struct WriteJob {
         }
         var committed = (write: write, values: values, commit: Self.describe(write, values: values))
         var committedLocations: WriteLocations? = locations
-        var jobs: [ServerJob] = []
+        var jobs = write.jobs
         if !triggers.isEmpty {
             var run = TriggerRun(
                 namespace: namespace,
@@ -102,7 +102,7 @@ struct WriteJob {
             }
             let outcome = try run.run(write, values: values)
             if round.hasStaged, Self.stagedChanges(outcome.reads, in: round, keys: keys) { return nil }
-            jobs = outcome.jobs
+            jobs += outcome.jobs
             if let combined = outcome.combined {
                 let write = combined.write
                 batch = WriteBatch()

@@ -72,6 +72,21 @@ struct ItemJobs: WriteTrigger {
         #expect(try reopened.jobs(in: "items", limit: 10).map(\.payload) == [Array("b".utf8), Array("c".utf8)])
     }
 
+    @Test func aServerWriteQueuesItsOwnJobsBeforeItsTriggers() async throws {
+        let temp = try TemporaryStore.with([ItemJobs()])
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        var write = Write(.set(path("items/a"), try value("1")))
+        write.jobs = [ServerJob(queue: "items", payload: Array("own".utf8))]
+        _ = try await ns.write(write)
+        #expect(try ns.jobs(in: "items", limit: 10).map(\.payload) == [Array("own".utf8), Array("a".utf8)])
+        // A refused write queues none of its own either.
+        var refused = Write(.set(path("items/b"), try value(#""refused""#)))
+        refused.jobs = [ServerJob(queue: "items", payload: Array("lost".utf8))]
+        await #expect(throws: StoreError.self) { try await ns.write(refused) }
+        #expect(try ns.jobs(in: "items", limit: 10).count == 2)
+    }
+
     @Test func commitsThatQueuedJobsSayHowMany() async throws {
         let temp = try TemporaryStore.with([ItemJobs()])
         defer { temp.destroy() }
