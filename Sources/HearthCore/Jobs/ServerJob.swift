@@ -49,7 +49,9 @@ public enum JobKey {
     public static func committed(sequence: UInt64, index: Int) -> [UInt8] {
         var key: [UInt8] = []
         key.reserveCapacity(10)
-        for shift in stride(from: 56, through: 0, by: -8) { key.append(UInt8(truncatingIfNeeded: sequence >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            key.append(UInt8(truncatingIfNeeded: sequence >> UInt64(shift)))
+        }
         key.append(UInt8(truncatingIfNeeded: index >> 8))
         key.append(UInt8(truncatingIfNeeded: index))
         return key
