@@ -97,6 +97,21 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Push notifications' providers (FCM HTTP v1, the signed webhook), their outcomes and the
+        // retry policy; the queue and its delivery worker call them.
+        .target(
+            name: "HearthPush",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strict
+        ),
         // The web console's files (`Sources/HearthConsole/Assets`: HTML, CSS, JavaScript), embedded
         // in the binary at build time by the EmbedConsole plugin (docs/console.md). Not in the fuzz
         // builds: their `-sanitize=fuzzer` reaches the plugin's tool too, which then cannot link
@@ -206,6 +221,30 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
+        ),
+        // A fake FCM (OAuth2 token endpoint and messages:send, checking every field) and a webhook
+        // receiver (checking the signature), on loopback ports, for any test target.
+        .target(
+            name: "HearthPushFakes",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/HearthPushFakes"
+        ),
+        .testTarget(
+            name: "HearthPushTests",
+            dependencies: [
+                "HearthPush", "HearthPushFakes",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(
