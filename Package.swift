@@ -92,8 +92,12 @@ let package = Package(
         .target(
             name: "HearthChat",
             dependencies: [
-                "HearthCore", "HearthDatabase", "HearthAccounts", "HearthFunctions",
+                "HearthCore", "HearthDatabase", "HearthAccounts", "HearthFunctions", "HearthPush",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strict
         ),
@@ -131,7 +135,7 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 "HearthCore", "HearthProtocol", "HearthDatabase", "HearthRules", "HearthAccounts",
-                "HearthFunctions", "HearthConsole", "HearthStorage",
+                "HearthFunctions", "HearthConsole", "HearthStorage", "HearthPush",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -152,7 +156,7 @@ let package = Package(
             name: "HearthCLI",
             dependencies: [
                 "HearthCore", "HearthStore", "HearthDatabase", "HearthServer", "HearthRules", "HearthAccounts",
-                "HearthFunctions", "HearthChat", "HearthStorage",
+                "HearthFunctions", "HearthChat", "HearthStorage", "HearthPush",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -251,7 +255,7 @@ let package = Package(
             name: "HearthChatTests",
             dependencies: [
                 "HearthChat", "HearthFunctions", "HearthStore", "HearthDatabase", "HearthServer", "HearthCore",
-                "HearthTestSupport",
+                "HearthTestSupport", "HearthPush", "HearthPushFakes",
             ]
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 public import HearthCore
+import HearthPush
 
 /// One push to one device, planned from a `PushIntent` and queued in `PushQueues.deliveries`
 /// until the provider accepts it. Its payload is the webhook's body (`../shared/CONTRACT.md`,
@@ -108,6 +109,25 @@ public struct PlannedPush: Sendable, Equatable {
             String(decoding: key[..<first], as: UTF8.self),
             String(decoding: key[(first + 1)..<second], as: UTF8.self),
             Array(key[...second])
+        )
+    }
+}
+
+extension PlannedPush {
+    /// The push as its provider sends it (an unknown platform is sent as `fcm`: the planner
+    /// plans only the three).
+    var message: PushMessage {
+        PushMessage(
+            id: id,
+            uid: uid,
+            deviceID: deviceId,
+            token: token,
+            platform: PushPlatform(rawValue: platform) ?? .fcm,
+            title: title,
+            body: body,
+            badge: badge,
+            data: callId.map { PushData.call(chatID: chatId, callID: $0) }
+                ?? PushData.message(chatID: chatId, messageID: messageId ?? "")
         )
     }
 }

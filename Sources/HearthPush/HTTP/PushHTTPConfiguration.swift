@@ -1,5 +1,5 @@
 public import AsyncHTTPClient
-import NIOCore
+public import NIOCore
 
 /// The bounds of every provider request: connect, the whole exchange, the answer's body.
 public struct PushHTTPConfiguration: Sendable, Hashable {
@@ -37,5 +37,18 @@ extension TimeAmount {
     init(_ duration: Duration) {
         let (seconds, attoseconds) = duration.components
         self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}
+
+extension PushHTTPConfiguration {
+    /// `makeClient()` on `group` rather than the shared singleton group: a push service that
+    /// runs its own loop (at a lower priority) keeps its provider's I/O there.
+    public func makeClient(on group: any EventLoopGroup) -> HTTPClient {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: TimeAmount(connectTimeout))
+        )
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroup: group, configuration: configuration)
     }
 }
