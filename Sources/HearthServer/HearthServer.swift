@@ -236,7 +236,11 @@ public enum HearthServer {
         )
         let router = HearthRouter(
             metrics: metrics,
-            metricsEndpoint: MetricsEndpoint(metrics: metrics, credentials: credentials, push: configuration.pushStatus),
+            metricsEndpoint: MetricsEndpoint(
+                metrics: metrics,
+                credentials: credentials,
+                push: configuration.pushStatus
+            ),
             limiter: configuration.connections.maxRequestRatePerAddress.map {
                 RequestRateLimiter(rate: Double($0), limitsLoopback: configuration.connections.limitsLoopback)
             },
