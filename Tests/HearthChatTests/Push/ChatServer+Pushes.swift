@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import HearthChat
 import HearthPush
@@ -14,18 +15,46 @@ extension ChatServer {
         settings: ChatPushService.Settings = ChatPushService.Settings(),
         run body: (ChatServer) async throws -> Void
     ) async throws {
-        let rules = try String(contentsOf: shippedRules, encoding: .utf8)
         let url = receiver.url
+        try await withPushes(provider: "webhook", users: users, settings: settings, run: body) { client in
+            try WebhookProvider(url: url, secret: TestServer.adminSecret, httpClient: client)
+        }
+    }
+
+    /// The shipped chat app with push notifications on, delivered through FCM (`fake`).
+    static func withPushes(
+        to fake: FakeFCM,
+        users: [String] = ["Alice", "Bob", "Carol", "Dave"],
+        run body: (ChatServer) async throws -> Void
+    ) async throws {
+        let file = fake.serviceAccountFile
+        let endpoint = fake.endpoint
+        try await withPushes(provider: "fcm", users: users, settings: ChatPushService.Settings(), run: body) {
+            client in
+            try FCMProvider(serviceAccountFile: file, endpoint: endpoint, httpClient: client)
+        }
+    }
+
+    static func withPushes(
+        provider: String,
+        users: [String],
+        settings: ChatPushService.Settings,
+        run body: (ChatServer) async throws -> Void,
+        makeProvider: @escaping @Sendable (HTTPClient) throws -> any PushProvider
+    ) async throws {
+        let rules = try String(contentsOf: shippedRules, encoding: .utf8)
         try await with(
             users: users,
             prepare: { configuration in
                 try? rules.write(toFile: configuration.rulesFile, atomically: true, encoding: .utf8)
                 try? ChatApp.register(in: &configuration.callables, namespaces: ["default"])
                 try? ChatApp.register(in: &configuration.triggers, namespaces: ["default"], pushes: true)
-                let service = ChatPushService(provider: "webhook", namespaces: ["default"], settings: settings) {
-                    client in
-                    try WebhookProvider(url: url, secret: TestServer.adminSecret, httpClient: client)
-                }
+                let service = ChatPushService(
+                    provider: provider,
+                    namespaces: ["default"],
+                    settings: settings,
+                    makeProvider: makeProvider
+                )
                 configuration.services.append(service)
                 configuration.pushStatus = service
                 configuration.presence.namespaces = ["default"]
