@@ -1,4 +1,4 @@
-import HearthCore
+public import HearthCore
 public import HearthDatabase
 
 /// `hearth chat check`: recomputes the chat app's derived values from its messages and
@@ -13,9 +13,12 @@ public struct ChatConsistencyCheck {
     }
 
     let reader: NamespaceSnapshot
+    /// The time the check runs at (milliseconds since 1970): what is overdue is judged by it.
+    let now: Double
 
-    public init(snapshot: NamespaceSnapshot) {
+    public init(snapshot: NamespaceSnapshot, now: Double = ServerClock.system.now()) {
         reader = snapshot
+        self.now = now
     }
 
     public func run() -> Outcome {
@@ -35,6 +38,7 @@ public struct ChatConsistencyCheck {
         }
         outcome.disagreements += contactDisagreements() + requestDisagreements() + checkBlocks()
         outcome.disagreements += presenceDisagreements()
+        outcome.disagreements += pushDisagreements() + callDisagreements()
         return outcome
     }
 

@@ -225,6 +225,20 @@ actor PushDeliveryQueue {
                 readyStart = 0
             }
             guard var queue = devices[prefix], !queue.sending else { continue }
+            // Waiting for its retry (its timer puts it back when due).
+            if let at = queue.retryAt, at.timeIntervalSinceNow > 0.05 { continue }
+            // A device removed (signed out) or registered again with another token since the
+            // push was planned gets nothing more for that token.
+            guard deviceStillHas(queue.push) else {
+                figures.dropped["device_removed", default: 0] += 1
+                do {
+                    try finishHead(of: prefix)
+                } catch {
+                    stopped = true
+                    logger.error("the push queue stopped: it cannot be written", metadata: ["hearth.error": "\(error)"])
+                }
+                continue
+            }
             queue.sending = true
             queue.retryAt = nil
             devices[prefix] = queue
@@ -237,6 +251,13 @@ actor PushDeliveryQueue {
                 await self.attempted(prefix, key: key, outcome: outcome)
             }
         }
+    }
+
+    /// Whether `devices/$uid/$deviceId/token` is still the push's token (a point read).
+    private func deviceStillHas(_ push: PlannedPush) -> Bool {
+        let token = DataPath("devices", push.uid, push.deviceId, "token")
+        let current = try? engine.readAsServerSynchronously { $0.node(at: token) }
+        return current == .leaf(.string(push.token), priority: nil)
     }
 
     /// Acts on an attempt's outcome: the push removed (accepted, rejected, expired, the device

@@ -19,6 +19,9 @@ public struct PushIntent: Sendable, Equatable {
     public var sender: String
     /// The members who may be told, in the order of the member list (never the sender).
     public var recipients: [String]
+    /// Each recipient's badge, their unread total as the commit left it (a message's intent);
+    /// empty: read when planned (a call's).
+    public var badges: [Int]
     /// The push's body for a message ("Photo", "Video", the text's first 100 characters, ...);
     /// nil for a call (the planner words it).
     public var body: String?
@@ -30,6 +33,7 @@ public struct PushIntent: Sendable, Equatable {
         subject: Subject,
         sender: String,
         recipients: [String],
+        badges: [Int] = [],
         body: String?,
         createdAt: Double
     ) {
@@ -37,6 +41,7 @@ public struct PushIntent: Sendable, Equatable {
         self.subject = subject
         self.sender = sender
         self.recipients = recipients
+        self.badges = badges
         self.body = body
         self.createdAt = createdAt
     }
@@ -74,6 +79,7 @@ public struct PushIntent: Sendable, Equatable {
         }
         fields.append(("sender", .string(sender)))
         fields.append(("recipients", .array(recipients.map { .string($0) })))
+        if !badges.isEmpty { fields.append(("badges", .array(badges.map { .number(Double($0)) }))) }
         if let body { fields.append(("body", .string(body))) }
         fields.append(("createdAt", .number(createdAt)))
         var out: [UInt8] = []
@@ -100,6 +106,7 @@ public struct PushIntent: Sendable, Equatable {
         self.chatId = chatId
         self.sender = sender
         self.recipients = recipients.compactMap(\.stringValue)
+        badges = json["badges"]?.arrayValue?.compactMap { $0.numberValue.map { Int($0) } } ?? []
         body = json["body"]?.stringValue
         self.createdAt = createdAt
     }

@@ -38,13 +38,15 @@ public struct PushPlanner: Sendable {
         }
         let order = JobKey.commitOrder(of: key).map { "\($0.sequence).\($0.index)" } ?? key.map { String($0) }.joined()
         var planned: [(key: [UInt8], push: PlannedPush)] = []
-        for uid in intent.recipients where uid != intent.sender {
+        for (index, uid) in intent.recipients.enumerated() where uid != intent.sender {
             guard snapshot.node(at: DataPath("presence", uid, "state"))?.leafString != "online",
                 snapshot.node(at: DataPath("userChats", uid, intent.chatId, "muted"))
                     != .leaf(.bool(true), priority: nil),
                 case .children(let devices, _)? = snapshot.node(at: DataPath("devices", uid))
             else { continue }
-            let badge = snapshot.node(at: DataPath("unreadTotals", uid))?.leafNumber ?? 0
+            let badge =
+                index < intent.badges.count
+                ? Double(intent.badges[index]) : snapshot.node(at: DataPath("unreadTotals", uid))?.leafNumber ?? 0
             for (deviceKey, device) in zip(devices.keys, devices.nodes) {
                 guard let token = device.string("token"), !token.isEmpty,
                     let platform = device.string("platform"), ["fcm", "apns", "webpush"].contains(platform)

@@ -14,6 +14,8 @@ final class FanoutPaths: Sendable {
         let lastMessageAt: TreeLocation
         let name: TreeLocation
         let unreadTotal: DataPath
+        /// `unreadTotal`, prepared: a push's badge reads it.
+        let unreadTotalLocation: TreeLocation
     }
 
     /// Members kept at most, over all chats (a new chat past it starts over): about 400 bytes
@@ -43,7 +45,8 @@ final class FanoutPaths: Sendable {
                 unread: ChatPaths.entry(member, chat, ChatPaths.Key.unread),
                 lastMessageAt: snapshot.prepare(ChatPaths.entry(member, chat, ChatPaths.Key.lastMessageAt)),
                 name: snapshot.prepare(ChatPaths.entry(member, chat, ChatPaths.Key.name)),
-                unreadTotal: ChatPaths.unreadTotal(member)
+                unreadTotal: ChatPaths.unreadTotal(member),
+                unreadTotalLocation: snapshot.prepare(ChatPaths.unreadTotal(member))
             )
         }
         guard members.count <= Self.capacity else { return made }

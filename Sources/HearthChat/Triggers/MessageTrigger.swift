@@ -67,11 +67,29 @@ public struct MessageTrigger: TreeTrigger {
                 snapshot: change.snapshot
             )
             if queuesPushes, members.count > 1 {
+                // Each recipient's badge: their unread total as this commit leaves it (one more).
+                var recipients: [String] = []
+                var badges: [Int] = []
+                let located = paths.paths(
+                    namespace: change.namespace,
+                    chat: chat,
+                    members: members.map(\.key),
+                    snapshot: change.snapshot
+                )
+                for (member, location) in zip(members, located) where member.key.string != sender {
+                    recipients.append(member.key.string)
+                    var total = 0
+                    if case .number(let number)? = change.snapshot.leaf(at: location.unreadTotalLocation) {
+                        total = max(0, Int(exactly: number.rounded()) ?? 0)
+                    }
+                    badges.append(total + 1)
+                }
                 let intent = PushIntent(
                     chatId: chatID,
                     subject: .message(id: messageID),
                     sender: sender ?? "",
-                    recipients: members.map(\.key.string).filter { $0 != sender },
+                    recipients: recipients,
+                    badges: badges,
                     body: PushIntent.body(of: message),
                     createdAt: change.now
                 )

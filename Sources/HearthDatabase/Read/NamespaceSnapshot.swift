@@ -38,6 +38,11 @@ public struct NamespaceSnapshot {
         return reader.lastChild(at: path)
     }
 
+    /// Up to `limit` queued jobs of `queue` (`ServerJob`) after `key`, as of this snapshot.
+    public func jobs(in queue: String, after key: [UInt8]? = nil, limit: Int) -> [StoredJob] {
+        reader.jobs(in: queue, after: key, limit: limit)
+    }
+
     /// The locations lookup index `index` finds under exactly `term`, at most `limit`
     /// (`LookupIndex`: server-side tables no client reaches).
     public func lookup(_ index: String, term: String, limit: Int = .max) -> [DataPath] {

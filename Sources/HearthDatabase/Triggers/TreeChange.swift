@@ -66,6 +66,10 @@ public struct TreeChange {
         /// True when a leaf is stored at `location`: `leaf(at: location.path) != nil`, without
         /// decoding it (and without reading anything when the writer remembers writing it).
         public func hasLeaf(at location: TreeLocation) -> Bool { snapshot.hasLeaf(at: location.location) }
+
+        /// `leaf(at: location.path)` without encoding the path again (nothing read when the
+        /// writer remembers writing that leaf: a hot counter).
+        public func leaf(at location: TreeLocation) -> LeafValue? { snapshot.leaf(at: location.location) }
     }
 
     /// Read access to the tree as the write leaves it (before its triggers' updates), noted like

@@ -83,3 +83,23 @@ extension NamespaceStore {
         }
     }
 }
+
+extension NamespaceReader {
+    /// Up to `limit` jobs of `queue` in key order, after `key`, as this reader's snapshot holds
+    /// them (consistent with its tree: `hearth chat check` compares the two).
+    public func jobs(in queue: String, after key: [UInt8]? = nil, limit: Int) -> [StoredJob] {
+        let prefix = keys.jobsPrefix(queue: queue)
+        var found: [StoredJob] = []
+        guard limit > 0 else { return found }
+        let cursor = snapshot.makeIterator()
+        cursor.seek(key.map { prefix + $0 + [0] } ?? prefix)
+        while cursor.hasPrefix(prefix), found.count < limit {
+            let stored = Array(cursor.keyBytes)
+            found.append(
+                StoredJob(queue: queue, key: Array(stored[prefix.count...]), payload: Array(cursor.valueBytes))
+            )
+            cursor.next()
+        }
+        return found
+    }
+}

@@ -33,3 +33,18 @@ extension TriggerSnapshot {
         return reader.snapshot.get(location.dataKey) != nil
     }
 }
+
+extension TriggerSnapshot {
+    /// `leaf(at: location.path)`, without encoding the path again (nothing read when the writer
+    /// remembers writing that leaf).
+    public func leaf(at location: TriggerLocation) -> LeafValue? {
+        guard location.namespaceID == reader.keys.namespaceID else { return leaf(at: location.path) }
+        if let shapes, let bytes = shapes.shape(at: location.dataKey, hash: location.hash)?.leafValue {
+            return bytes.withUnsafeBytes { ValueEncoding.decode($0) }
+        }
+        reads.note(location.path)
+        return reader.snapshot.get(location.dataKey).flatMap { bytes in
+            bytes.withUnsafeBytes { ValueEncoding.decode($0) }
+        }
+    }
+}
