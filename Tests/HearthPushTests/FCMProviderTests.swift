@@ -155,7 +155,8 @@ struct FCMProviderTests {
                 let provider = try FCMProvider(
                     serviceAccountFile: fake.serviceAccountFile,
                     endpoint: fake.endpoint,
-                    httpClient: client
+                    httpClient: client,
+                    configuration: testHTTPConfiguration
                 )
                 #expect(await provider.send(samplePush()) == .retry(.connect, after: nil))
             }

@@ -18,7 +18,12 @@ struct FakeFCMTests {
                 replacing: ["client_email": fake.account.clientEmail, "private_key_id": fake.account.privateKeyID]
             )
             try await withPushClient { client in
-                let provider = try FCMProvider(serviceAccountFile: path, endpoint: fake.endpoint, httpClient: client)
+                let provider = try FCMProvider(
+                    serviceAccountFile: path,
+                    endpoint: fake.endpoint,
+                    httpClient: client,
+                    configuration: testHTTPConfiguration
+                )
                 #expect(await provider.send(samplePush()) == .retry(.auth, after: nil))
             }
             #expect(fake.violations == ["grant: Invalid JWT Signature."])

@@ -31,9 +31,13 @@ func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> 
     return try await body(url)
 }
 
+/// The providers' bounds in tests: a grant (RSA in a debug build) on a machine loaded by parallel
+/// tests can take seconds, so only the timeout tests set a short deadline.
+let testHTTPConfiguration = PushHTTPConfiguration(requestTimeout: .seconds(60))
+
 /// A client configured as the providers' (`PushHTTPConfiguration.makeClient()`), shut down after `body`.
 func withPushClient<T>(
-    _ configuration: PushHTTPConfiguration = PushHTTPConfiguration(),
+    _ configuration: PushHTTPConfiguration = testHTTPConfiguration,
     _ body: (HTTPClient) async throws -> T
 ) async throws -> T {
     let client = configuration.makeClient()
@@ -49,7 +53,7 @@ func withPushClient<T>(
 
 /// A fake FCM and a provider pointed at it, sharing one wall clock.
 func withFakeFCM(
-    configuration: PushHTTPConfiguration = PushHTTPConfiguration(),
+    configuration: PushHTTPConfiguration = testHTTPConfiguration,
     _ body: (FakeFCM, FCMProvider) async throws -> Void
 ) async throws {
     try await withTemporaryDirectory { directory in
@@ -77,7 +81,7 @@ func withFakeFCM(
 /// A webhook receiver and a provider pointed at it.
 func withWebhook(
     secret: String = "test-admin-secret",
-    configuration: PushHTTPConfiguration = PushHTTPConfiguration(),
+    configuration: PushHTTPConfiguration = testHTTPConfiguration,
     _ body: (WebhookReceiver, WebhookProvider) async throws -> Void
 ) async throws {
     let receiver = try await WebhookReceiver.start(secret: secret)

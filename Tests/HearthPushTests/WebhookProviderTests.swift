@@ -71,7 +71,12 @@ struct WebhookProviderTests {
         let url = receiver.url
         await receiver.shutdown()
         try await withPushClient { client in
-            let provider = try WebhookProvider(url: url, secret: "s", httpClient: client)
+            let provider = try WebhookProvider(
+                url: url,
+                secret: "s",
+                httpClient: client,
+                configuration: testHTTPConfiguration
+            )
             let started = ContinuousClock.now
             #expect(await provider.send(samplePush()) == .retry(.connect, after: nil))
             // At once, not at the request's deadline (10 s) after the pool's own retries.
@@ -97,8 +102,22 @@ struct WebhookProviderTests {
             let error = #expect(throws: PushError.self) {
                 try WebhookProvider(url: url, secret: "s", httpClient: client)
             }
-            #expect(error?.code == .invalidWebhookURL)
+            #expect(error?.code == .invalidWebhook)
             #expect(error?.message.contains("'\(text)'") == true)
+        }
+    }
+
+    @Test func anEmptySecretIsRefused() async throws {
+        try await withPushClient { client in
+            let error = #expect(throws: PushError.self) {
+                try WebhookProvider(
+                    url: URL(string: "https://push.example.com/hearth")!,
+                    secret: "",
+                    httpClient: client
+                )
+            }
+            #expect(error?.code == .invalidWebhook)
+            #expect(error?.message.contains("--admin-secret") == true)
         }
     }
 }
