@@ -46,7 +46,7 @@ struct FakeFCMTests {
             request.headers.add(name: "Authorization", value: "Bearer \(accessToken)")
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(string: body))
-            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
             let answer = String(buffer: try await response.body.collect(upTo: 1 << 16))
             #expect(response.status.code == 400)
             #expect(answer.contains(#""status":"INVALID_ARGUMENT""#))
@@ -68,7 +68,7 @@ struct FakeFCMTests {
             request.headers.add(name: "Authorization", value: "Bearer made-up")
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(string: #"{"message":{"token":"t"}}"#))
-            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
             #expect(response.status.code == 401)
             #expect(fake.violations == ["send: a bearer token it never issued"])
         }

@@ -87,7 +87,12 @@ struct WebhookProviderTests {
     @Test func theReceiverRefusesAWrongSecretsSignature() async throws {
         try await withWebhook(secret: "right") { receiver, _ in
             try await withPushClient { client in
-                let provider = try WebhookProvider(url: receiver.url, secret: "wrong", httpClient: client)
+                let provider = try WebhookProvider(
+                    url: receiver.url,
+                    secret: "wrong",
+                    httpClient: client,
+                    configuration: testHTTPConfiguration
+                )
                 #expect(await provider.send(samplePush()) == .retry(.http(401), after: nil))
                 #expect(receiver.violations.count == 1)
                 #expect(receiver.acceptedIDs.isEmpty)
