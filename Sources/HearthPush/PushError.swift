@@ -8,7 +8,7 @@ public struct PushError: Error, Sendable, CustomStringConvertible {
             case unreadableServiceAccount
             case invalidServiceAccount
             case invalidEndpoint
-            case invalidWebhookURL
+            case invalidWebhook
         }
 
         private let value: Value
@@ -20,7 +20,7 @@ public struct PushError: Error, Sendable, CustomStringConvertible {
         /// The FCM endpoint (or the file's `token_uri`) is not a usable URL.
         public static let invalidEndpoint = Code(value: .invalidEndpoint)
         /// The webhook's URL or secret is not usable.
-        public static let invalidWebhookURL = Code(value: .invalidWebhookURL)
+        public static let invalidWebhook = Code(value: .invalidWebhook)
 
         public var description: String { "\(value)" }
     }

@@ -50,6 +50,27 @@ public struct PushRetryPolicy: Sendable, Hashable {
     /// - Parameters:
     ///   - createdAt: when the push was queued (the message's commit).
     ///   - hint: the provider's `after` (`PushOutcome.retry`), if any.
+    ///   - jitter: where in the backoff's range the wait falls, from 0 (half the nominal wait) to
+    ///     1 (all of it); random in the other forms of this method.
+    public func decision(
+        afterFailedAttempts failedAttempts: Int,
+        createdAt: Date,
+        now: Date,
+        hint: Duration? = nil,
+        jitter: Double
+    ) -> Decision {
+        let deadline = expiry(createdAt: createdAt)
+        guard now < deadline else { return .expire }
+        let backoff = backoffRange(afterFailedAttempts: failedAttempts)
+        let span = backoff.upperBound - backoff.lowerBound
+        var delay = backoff.lowerBound + span * min(max(jitter, 0), 1)
+        if let hint { delay = min(max(delay, hint), maximumDelay) }
+        let retryAt = now.addingTimeInterval(delay.seconds)
+        // The last attempt falls at the end of the window rather than being given up early.
+        return .retry(at: min(retryAt, deadline))
+    }
+
+    /// The decision with a jitter drawn from `generator`.
     public func decision(
         afterFailedAttempts failedAttempts: Int,
         createdAt: Date,
@@ -57,18 +78,16 @@ public struct PushRetryPolicy: Sendable, Hashable {
         hint: Duration? = nil,
         using generator: inout some RandomNumberGenerator
     ) -> Decision {
-        let deadline = expiry(createdAt: createdAt)
-        guard now < deadline else { return .expire }
-        let backoff = backoffRange(afterFailedAttempts: failedAttempts)
-        let span = backoff.upperBound - backoff.lowerBound
-        var delay = backoff.lowerBound + span * Double.random(in: 0...1, using: &generator)
-        if let hint { delay = min(max(delay, hint), maximumDelay) }
-        let retryAt = now.addingTimeInterval(delay.seconds)
-        // The last attempt falls at the end of the window rather than being given up early.
-        return .retry(at: min(retryAt, deadline))
+        decision(
+            afterFailedAttempts: failedAttempts,
+            createdAt: createdAt,
+            now: now,
+            hint: hint,
+            jitter: Double.random(in: 0...1, using: &generator)
+        )
     }
 
-    /// The decision with the system's random numbers.
+    /// The decision with a jitter from the system's random numbers.
     public func decision(
         afterFailedAttempts failedAttempts: Int,
         createdAt: Date,

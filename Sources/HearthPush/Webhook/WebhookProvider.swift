@@ -31,14 +31,14 @@ public struct WebhookProvider: PushProvider {
             let host = url.host, !host.isEmpty
         else {
             throw PushError(
-                .invalidWebhookURL,
+                .invalidWebhook,
                 "The push webhook URL '\(url.absoluteString)' is not an http or https URL with a host: "
                     + "pass one like https://push.example.com/hearth to --push-webhook."
             )
         }
         guard !secret.isEmpty else {
             throw PushError(
-                .invalidWebhookURL,
+                .invalidWebhook,
                 "The push webhook needs the admin secret to sign its bodies: set --admin-secret."
             )
         }
