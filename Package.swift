@@ -212,7 +212,7 @@ let package = Package(
             name: "HearthChatTests",
             dependencies: [
                 "HearthChat", "HearthFunctions", "HearthStore", "HearthDatabase", "HearthServer", "HearthCore",
-                "HearthTestSupport",
+                "HearthTestSupport", "HearthAccounts", "HearthRules",
             ]
         ),
         .testTarget(
