@@ -92,8 +92,27 @@ let package = Package(
         .target(
             name: "HearthChat",
             dependencies: [
-                "HearthCore", "HearthDatabase", "HearthAccounts", "HearthFunctions",
+                "HearthCore", "HearthDatabase", "HearthAccounts", "HearthFunctions", "HearthPush",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: strict
+        ),
+        // Push notifications' providers (FCM HTTP v1, the signed webhook), their outcomes and the
+        // retry policy; the queue and its delivery worker call them.
+        .target(
+            name: "HearthPush",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strict
         ),
@@ -116,7 +135,7 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 "HearthCore", "HearthProtocol", "HearthDatabase", "HearthRules", "HearthAccounts",
-                "HearthFunctions", "HearthConsole", "HearthStorage",
+                "HearthFunctions", "HearthConsole", "HearthStorage", "HearthPush",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -137,7 +156,7 @@ let package = Package(
             name: "HearthCLI",
             dependencies: [
                 "HearthCore", "HearthStore", "HearthDatabase", "HearthServer", "HearthRules", "HearthAccounts",
-                "HearthFunctions", "HearthChat", "HearthStorage",
+                "HearthFunctions", "HearthChat", "HearthStorage", "HearthPush",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -208,11 +227,35 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
+        // A fake FCM (OAuth2 token endpoint and messages:send, checking every field) and a webhook
+        // receiver (checking the signature), on loopback ports, for any test target.
+        .target(
+            name: "HearthPushFakes",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/HearthPushFakes"
+        ),
+        .testTarget(
+            name: "HearthPushTests",
+            dependencies: [
+                "HearthPush", "HearthPushFakes",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .testTarget(
             name: "HearthChatTests",
             dependencies: [
                 "HearthChat", "HearthFunctions", "HearthStore", "HearthDatabase", "HearthServer", "HearthCore",
-                "HearthTestSupport", "HearthAccounts", "HearthRules",
+                "HearthTestSupport", "HearthPush", "HearthPushFakes", "HearthAccounts", "HearthRules",
             ]
         ),
         .testTarget(

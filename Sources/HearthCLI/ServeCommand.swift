@@ -174,6 +174,29 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var contactQuotaRefill: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "Push notifications: POST each push to this http(s) URL, signed with the admin secret "
+                + "(env HEARTH_PUSH_WEBHOOK)."
+        )
+    )
+    var pushWebhook: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Push notifications through FCM HTTP v1 with this Google service-account JSON file "
+                + "(env HEARTH_PUSH_FCM)."
+        )
+    )
+    var pushFcm: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The FCM endpoint pushes go to, replacing https://fcm.googleapis.com (env HEARTH_PUSH_FCM_ENDPOINT)."
+        )
+    )
+    var pushFcmEndpoint: String?
+
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {

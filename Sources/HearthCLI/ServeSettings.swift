@@ -50,6 +50,8 @@ struct ServeSettings: Equatable, Sendable {
     var chatNamespaces: Set<String> = ["default"]
     /// Each caller's quota of distinct contacts `matchContacts` looks up.
     var contactQuota = ContactLookupQuota.Limits()
+    /// Where push notifications go; nil: none are queued.
+    var push: PushProviderSettings?
 
     /// The server's configuration.
     var serverConfiguration: HearthServerConfiguration {
@@ -90,7 +92,12 @@ struct ServeSettings: Equatable, Sendable {
             namespaces: chatNamespaces,
             quota: ContactLookupQuota(limits: contactQuota)
         )
-        try! ChatApp.register(in: &configuration.triggers, namespaces: chatNamespaces)
+        try! ChatApp.register(in: &configuration.triggers, namespaces: chatNamespaces, pushes: push != nil)
+        if let push {
+            let service = push.service(namespaces: chatNamespaces, adminSecret: adminSecret)
+            configuration.services.append(service)
+            configuration.pushStatus = service
+        }
         // The chat app's presence (`presence/$uid`), kept from its users' connections.
         configuration.presence.namespaces = chatNamespaces
         return configuration
@@ -166,6 +173,7 @@ extension ServeSettings {
                 in: 0...100_000_000,
                 option: "--contact-quota-refill"
             ) ?? settings.contactQuota.refillPerHour
+        settings.push = try PushProviderSettings.resolve(flags, environment: environment)
         return settings
     }
 

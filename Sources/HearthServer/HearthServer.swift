@@ -196,7 +196,8 @@ public enum HearthServer {
             bodyMemory: BodyMemoryBudget(
                 limit: max(configuration.maxBodyMemoryBytes, configuration.maxRequestBodyBytes)
             ),
-            logger: logger
+            logger: logger,
+            push: configuration.pushStatus
         )
         let responder = HearthResponder(
             service: service,
@@ -237,7 +238,11 @@ public enum HearthServer {
         )
         let router = HearthRouter(
             metrics: metrics,
-            metricsEndpoint: MetricsEndpoint(metrics: metrics, credentials: credentials),
+            metricsEndpoint: MetricsEndpoint(
+                metrics: metrics,
+                credentials: credentials,
+                push: configuration.pushStatus
+            ),
             limiter: configuration.connections.maxRequestRatePerAddress.map {
                 RequestRateLimiter(rate: Double($0), limitsLoopback: configuration.connections.limitsLoopback)
             },
@@ -302,6 +307,14 @@ public enum HearthServer {
                                 revocations.status(uid: uid, authTime: .max) == .deleted
                             },
                             configuration: configuration.presence,
+                            logger: logger
+                        )
+                    ),
+                    // Stops before the store closes: the app's timers and queues.
+                    .init(
+                        service: DatabaseServices(
+                            services: configuration.services,
+                            database: database,
                             logger: logger
                         )
                     ),

@@ -2,6 +2,7 @@ public import HearthAccounts
 public import HearthCore
 public import HearthDatabase
 public import HearthFunctions
+public import HearthPush
 
 /// Settings of a Hearth server; the CLI fills it from flags, environment and defaults.
 public struct HearthServerConfiguration: Sendable {
@@ -75,6 +76,12 @@ public struct HearthServerConfiguration: Sendable {
     /// Callable functions, per namespace or for all (`POST /functions/<name>?ns=...`; see
     /// `Callable`). A name not served in a namespace answers `NOT_FOUND` there.
     public var callables = Callables()
+    /// Work that runs while the server serves (`DatabaseService`): started after the database
+    /// opened and presence was swept, cancelled and awaited before the database closes.
+    public var services: [any DatabaseService] = []
+    /// The push queues (`GET /.settings/push.json`, `hearth_push_*` metrics), when push
+    /// notifications are on (their service is one of `services`).
+    public var pushStatus: (any PushQueueStatus)?
     /// Largest request body of a callable (its `{"data": ...}`); a larger one is refused with
     /// `INVALID_ARGUMENT` as soon as its `Content-Length` or the bytes read pass it.
     public var maxCallableBodyBytes = 1 << 20

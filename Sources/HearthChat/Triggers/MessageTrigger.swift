@@ -16,11 +16,18 @@ public import HearthDatabase
 ///
 /// A chat without members (or a new message that is not an object) yields no update: the
 /// rules never let such a message in, and it has nobody to count it for.
+///
+/// With `queuesPushes`, a new message also queues its `PushIntent` (every other member) in its
+/// commit, for the push queue to plan and deliver.
 public struct MessageTrigger: TreeTrigger {
     /// The members' locations, made once per chat and member list.
     private let paths = FanoutPaths()
+    /// Whether new messages queue pushes (a push provider is configured).
+    public var queuesPushes: Bool
 
-    public init() {}
+    public init(queuesPushes: Bool = false) {
+        self.queuesPushes = queuesPushes
+    }
 
     public var pattern: String { "/messages/$chatId/$messageId" }
 
@@ -59,6 +66,17 @@ public struct MessageTrigger: TreeTrigger {
                 memberCount: members.count,
                 snapshot: change.snapshot
             )
+            if queuesPushes, members.count > 1 {
+                let intent = PushIntent(
+                    chatId: chatID,
+                    subject: .message(id: messageID),
+                    sender: sender ?? "",
+                    recipients: members.map(\.key.string).filter { $0 != sender },
+                    body: PushIntent.body(of: message),
+                    createdAt: change.now
+                )
+                change.queue(ServerJob(queue: PushQueues.intents, payload: intent.encoded()))
+            }
             return updates
         case (_?, _):
             guard change.snapshot.exists(at: ChatPaths.members(chat)) else { return [] }

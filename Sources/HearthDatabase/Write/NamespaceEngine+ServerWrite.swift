@@ -41,3 +41,11 @@ extension NamespaceEngine {
         }
     }
 }
+
+extension NamespaceEngine {
+    /// `readAsServer` on the calling thread, for work that runs on a thread of its own and must
+    /// not suspend (a queue's worker). Never call it from a serving event loop.
+    public func readAsServerSynchronously<T>(_ body: (NamespaceSnapshot) throws -> T) throws -> T {
+        try store.readSynchronously { reader in try body(NamespaceSnapshot(reader: reader, reads: nil)) }
+    }
+}

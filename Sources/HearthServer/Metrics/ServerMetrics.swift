@@ -87,6 +87,8 @@ final class ServerMetrics: Sendable {
 
     /// Counters by label and dimensions, made once.
     private let counters = Mutex<[String: CoreMetrics.Counter]>([:])
+    /// The push figures' totals as last recorded, by counter key (`record(push:)`).
+    let pushTotals = Mutex<[String: Int]>([:])
 
     /// The counter `label` with `dimensions` (made on first use, then reused).
     func counter(_ label: String, _ dimensions: [(String, String)]) -> CoreMetrics.Counter {

@@ -1,6 +1,7 @@
 import HTTPTypes
 import HearthCore
 import HearthDatabase
+import HearthPush
 import Hummingbird
 import Logging
 
@@ -16,6 +17,8 @@ struct RESTService: Sendable {
     /// The memory all request bodies being read may hold together.
     let bodyMemory: BodyMemoryBudget
     let logger: Logger
+    /// The push queues shown at `GET /.settings/push.json`, when push notifications are on.
+    var push: (any PushQueueStatus)? = nil
 
     static let healthPath = "/.well-known/hearth/health"
     static let rulesPath = "/.settings/rules.json"
@@ -71,6 +74,7 @@ struct RESTService: Sendable {
             return try await handleRules(call, request: request)
         }
         if rawPath == Self.rulesHistoryPath { return try await rulesHistory(call) }
+        if rawPath == Self.pushPath { return try await pushStatus(call) }
         if rawPath == Self.namespacesPath { return try await listNamespaces(call) }
 
         let decoded = try Self.decodePath(rawPath)

@@ -41,7 +41,7 @@ struct HearthRouter: HTTPResponder {
         }
         switch route {
         case .metrics(let query):
-            return metricsEndpoint.respond(to: request, query: query)
+            return await metricsEndpoint.respond(to: request, query: query)
         case .backup(let query):
             return try await backup.respond(to: request, query: query)
         case .accounts(let accountsRoute):
