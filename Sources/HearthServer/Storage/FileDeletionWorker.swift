@@ -90,7 +90,7 @@ final class FileDeletionWorker: Service, Sendable {
         (try? database.jobCount(in: FileDeletion.queue, limit: 100_000)) ?? -1
     }
 
-    /// Watches `engine`'s commits for queued deletions (once per namespace).
+    /// Watches `engine`'s commits for queued deletions (once per namespace), and drains it once.
     private func watch(_ name: String, _ engine: NamespaceEngine) {
         let isNew = state.withLock { state in
             guard state.engines[name] == nil else { return false }
@@ -99,6 +99,9 @@ final class FileDeletionWorker: Service, Sendable {
         }
         guard isNew else { return }
         engine.onJobsQueued { [weak self] _ in self?.wake(name) }
+        // A commit another caller made through this engine before the line above: its jobs
+        // are read now (a page read when there are none).
+        wake(name)
     }
 
     /// Marks `name` to be drained and wakes the worker.
