@@ -255,7 +255,7 @@ let package = Package(
             name: "HearthChatTests",
             dependencies: [
                 "HearthChat", "HearthFunctions", "HearthStore", "HearthDatabase", "HearthServer", "HearthCore",
-                "HearthTestSupport", "HearthPush", "HearthPushFakes",
+                "HearthTestSupport", "HearthPush", "HearthPushFakes", "HearthAccounts", "HearthRules",
             ]
         ),
         .testTarget(

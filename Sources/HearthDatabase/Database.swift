@@ -15,6 +15,8 @@ public final class Database: Sendable {
     /// What the engines report (`DatabaseActivity`).
     let activity: DatabaseActivity
     private let engines = Mutex<[String: NamespaceEngine]>([:])
+    /// Told of every engine created (`observeEngines`).
+    let engineObservers = Mutex<[@Sendable (String, NamespaceEngine) -> Void]>([])
 
     /// A database over `store` whose rules documents are found in `rulesFiles`.
     public init(store: Store, rulesFiles: RulesFiles, logger: Logger, activity: DatabaseActivity = .none) {
@@ -35,8 +37,8 @@ public final class Database: Sendable {
         if let engine = engines.withLock({ $0[name] }) { return engine }
         let namespaceStore = try store.namespace(name)
         let namespaceRules = rules.rules(for: name)
-        return engines.withLock { table in
-            if let engine = table[name] { return engine }
+        let (engine, created) = engines.withLock { table in
+            if let engine = table[name] { return (engine, false) }
             var logger = logger
             logger[metadataKey: "hearth.ns"] = "\(name)"
             let engine = NamespaceEngine(
@@ -46,8 +48,17 @@ public final class Database: Sendable {
                 activity: activity.namespace(name)
             )
             table[name] = engine
-            return engine
+            return (engine, true)
         }
+        if created {
+            for observer in engineObservers.withLock({ $0 }) { observer(name, engine) }
+        }
+        return engine
+    }
+
+    /// The engines open now, by namespace.
+    var openEngines: [String: NamespaceEngine] {
+        engines.withLock { $0 }
     }
 
     /// The engine of namespace `name` with its rules in force (loaded, compiled and indexed on

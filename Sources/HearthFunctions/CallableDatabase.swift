@@ -38,20 +38,25 @@ public struct CallableDatabase: Sendable {
 
     /// Commits `updates` as one atomic multi-path write; their paths must not contain one
     /// another.
-    /// - Parameter precondition: when given, judged on the namespace's writer against the
-    ///   state the write applies to, with nothing committing in between; false writes nothing.
+    /// - Parameters:
+    ///   - precondition: when given, judged on the namespace's writer against the state the
+    ///     write applies to, with nothing committing in between; false writes nothing.
+    ///   - jobs: queued in the same commit (`Write.jobs`): work outside the tree, such as a
+    ///     file to delete (`FileDeletion`), that exists exactly when the updates committed.
     /// - Returns: false when `precondition` did not hold (nothing written), else true.
     /// - Throws: `INTERNAL` when the store refuses or fails (paths that contain one another,
     ///   invalid keys: a bug of the callable, which validates client input first).
     @discardableResult
     public func commit(
         _ updates: [DatabaseUpdate],
-        when precondition: (@Sendable (CallableSnapshot) -> Bool)? = nil
+        when precondition: (@Sendable (CallableSnapshot) -> Bool)? = nil,
+        jobs: [ServerJob] = []
     ) async throws(CallableError) -> Bool {
         guard !updates.isEmpty else { return true }
         do {
             let entries = try updates.map { try UpdateEntry(path: $0.path, value: $0.newValue()) }
-            let write = Write(.update(.root, entries))
+            var write = Write(.update(.root, entries))
+            write.jobs = jobs
             return try await engine.writeAsServer(write, precondition: precondition) != nil
         } catch {
             throw .internal(error)

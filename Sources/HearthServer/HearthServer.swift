@@ -218,6 +218,8 @@ public enum HearthServer {
             bucket: configuration.defaultBucket,
             logger: logger
         )
+        let fileDeletions = FileDeletionWorker(database: database, files: files, logger: logger)
+        metrics.measure("hearth_file_deletions_pending") { fileDeletions.pendingCount() }
         accountsEndpoint.beforeDeletion = Self.accountDeletion(
             configuration.callables,
             database: database,
@@ -295,6 +297,8 @@ public enum HearthServer {
                 services: [
                     .init(service: AccountsService(accounts: accounts, logger: logger)),
                     .init(service: StoreService(database: database, objects: objects, logger: logger)),
+                    // Stops before the store closes; drains what a previous run left at start.
+                    .init(service: fileDeletions),
                     // Stops before the store closes: everyone it left online goes offline.
                     .init(
                         service: PresenceService(

@@ -3,8 +3,10 @@ import HearthTestSupport
 import Testing
 
 /// The chat app removes the files its deletions leave behind (CONTRACT.md, "Attachments" and
-/// account deletion): a deleted message's attachment, a chat deleted for everyone's folder, a
-/// deleted account's `users/{uid}/`.
+/// account deletion): a deleted message's attachment, a chat deleted for everyone's folder (or
+/// left by its last member), a deleted account's `users/{uid}/`. Each deletion is queued in the
+/// database change's commit and done at once; the queue is empty afterwards
+/// (`hearth_file_deletions_pending`). After a crash: `ChatFilesRepairTests`.
 @Suite struct ChatFilesTests {
     static let bucket = "hearth.appspot.com"
     static let admin = [("Authorization", "Bearer \(TestServer.adminSecret)")]
@@ -23,6 +25,21 @@ import Testing
             let token = object["downloadTokens"] as? String
         else { throw TestFailure("upload of \(name): \(reply.status) \(reply.body)") }
         return "http://127.0.0.1:\(server.port)/v0/b/\(bucket)/o/\(encoded)?alt=media&token=\(token)"
+    }
+
+    /// The deletions queued and not yet carried out (the metrics gauge).
+    static func pendingDeletions(_ server: TestServer) async throws -> Double? {
+        let reply = try await server.send("GET", "/metrics", headers: admin)
+        return PrometheusText.sample("hearth_file_deletions_pending", in: reply.body)
+    }
+
+    /// Waits until no deletion is queued; fails with the gauge's last reading otherwise.
+    static func expectNoPendingDeletion(
+        _ server: TestServer,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let pending = try await eventually({ try await pendingDeletions(server) }, until: { $0 == 0 })
+        #expect(pending == 0, "queued file deletions left", sourceLocation: sourceLocation)
     }
 
     static func exists(_ server: TestServer, _ name: String) async throws -> Bool {
@@ -52,6 +69,7 @@ import Testing
             #expect(try await !Self.exists(chat.server, "chats/\(group)/photo.png"))
             #expect(try await Self.exists(chat.server, "chats/\(group)/kept.png"))
             #expect(try await Self.exists(chat.server, "chats/other/x.png"))
+            try await Self.expectNoPendingDeletion(chat.server)
         }
     }
 
@@ -73,6 +91,32 @@ import Testing
             #expect(try await !Self.exists(chat.server, "chats/\(group)/a.png"))
             #expect(try await !Self.exists(chat.server, "chats/\(group)/sub/b.png"))
             #expect(try await Self.exists(chat.server, "chats/\(group)x/c.png"))
+            try await Self.expectNoPendingDeletion(chat.server)
+        }
+    }
+
+    @Test func theLastMemberLeavingAGroupRemovesItsFolder() async throws {
+        try await ChatServer.with { chat in
+            let group = try await chat.group()
+            _ = try await Self.upload(chat.server, "chats/\(group)/a.png")
+            for name in ["Bob", "Carol"] {
+                let leaves = try await chat.call(
+                    "removeMember",
+                    as: name,
+                    data: #"{"chatId":"\#(group)","uid":"\#(chat.uid(name))"}"#
+                )
+                #expect(leaves.status == 200, "\(leaves.body)")
+            }
+            #expect(try await Self.exists(chat.server, "chats/\(group)/a.png"), "a member is left: the files stay")
+            let aliceLeaves = try await chat.call(
+                "removeMember",
+                as: "Alice",
+                data: #"{"chatId":"\#(group)","uid":"\#(chat.uid("Alice"))"}"#
+            )
+            #expect(aliceLeaves.status == 200, "\(aliceLeaves.body)")
+            #expect(try await chat.server.get("/chats/\(group)") == "null")
+            #expect(try await !Self.exists(chat.server, "chats/\(group)/a.png"))
+            try await Self.expectNoPendingDeletion(chat.server)
         }
     }
 
@@ -86,6 +130,7 @@ import Testing
             #expect(try await !Self.exists(chat.server, "users/\(alice)/avatar.png"))
             #expect(try await !Self.exists(chat.server, "users/\(alice)/old/1.png"))
             #expect(try await Self.exists(chat.server, "users/\(bob)/avatar.png"))
+            try await Self.expectNoPendingDeletion(chat.server)
         }
     }
 }

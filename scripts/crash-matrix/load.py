@@ -6,6 +6,7 @@ import time
 import traceback
 
 import load_app
+import load_attachments
 import load_blocks
 import load_data
 import load_presence
@@ -117,6 +118,7 @@ WORKERS = [
     ("chat-1", load_app.chat_messages, (1,)),
     ("chat-2", load_app.chat_messages, (2,)),
     ("blocks", load_blocks.blocks, ()),
+    ("attachments", load_attachments.attachments, ()),
     ("imports", load_app.imports, ()),
     ("rules", load_app.rules_and_indexes, ()),
     ("anonymous-sign-ups", load_app.anonymous_sign_ups, ()),

@@ -11,6 +11,7 @@ import os
 import threading
 import urllib.parse
 
+import load_attachments
 from ledger import ACKED, PENDING, Entry
 
 BUCKET = "crash.appspot.com"
@@ -189,20 +190,24 @@ def read_object(ctx, name):
 def stray_files(ctx):
     """Files the sweep at the start should have removed: any in `storage/objects` that no
     object names, any in `storage/tmp`."""
-    generations, token = set(), None
-    for _ in range(10_000):  # bounded: pages of 1000
-        query = "maxResults=1000" + (f"&pageToken={urllib.parse.quote(token)}" if token else "")
-        answer = ctx.rest.request("GET", f"/v0/b/{BUCKET}/o?{query}", headers=admin(ctx))
-        if not answer.ok:
-            return [f"listing the bucket answered {answer!r}"]
-        page = answer.json()
-        for item in page.get("items", []):
-            meta = ctx.rest.request("GET", object_target(item["name"]), headers=admin(ctx))
-            if meta.ok:
-                generations.add(meta.json()["generation"])
-        token = page.get("nextPageToken")
-        if not token:
-            break
+    generations = set()
+    # The storage clients' bucket and the default one (the attachments client's files).
+    for bucket in (BUCKET, load_attachments.BUCKET):
+        token = None
+        for _ in range(10_000):  # bounded: pages of 1000
+            query = "maxResults=1000" + (f"&pageToken={urllib.parse.quote(token)}" if token else "")
+            answer = ctx.rest.request("GET", f"/v0/b/{bucket}/o?{query}", headers=admin(ctx))
+            if not answer.ok:
+                return [f"listing the bucket {bucket} answered {answer!r}"]
+            page = answer.json()
+            for item in page.get("items", []):
+                target = f"/v0/b/{bucket}/o/{urllib.parse.quote(item['name'], safe='')}"
+                meta = ctx.rest.request("GET", target, headers=admin(ctx))
+                if meta.ok:
+                    generations.add(meta.json()["generation"])
+            token = page.get("nextPageToken")
+            if not token:
+                break
     storage = os.path.join(ctx.server.data, "storage")
     violations = []
     orphans = sorted(set(os.listdir(os.path.join(storage, "objects"))) - generations)

@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 
+import load_attachments
 import load_blocks
 from ledger import Counter, Ledger
 from load import Chat, Context, run_and_kill
@@ -39,13 +40,14 @@ def arguments():
     parser.add_argument("--restart-kills", type=float, default=0.2,
                         help="share of iterations whose restart is itself killed 0-0.6 s in (default 0.2)")
     parser.add_argument("--strict", action="store_true", help="unexpected answers of a running server are violations too")
-    parser.add_argument("--inject", choices=["lost", "partial", "lost-object", "orphan", "torn-block", "online"],
+    parser.add_argument("--inject", choices=["lost", "partial", "lost-object", "orphan", "torn-block", "online",
+                                             "kept-attachment"],
                         default=None,
                         help="self-check: after the restart, delete an acknowledged write (lost), tear a "
                              "multi-path update (partial), delete an acknowledged storage object (lost-object), "
                              "leave a file no object names in storage/objects (orphan), tear a block from its "
-                             "marker (torn-block) or set a user online (online) behind the checks' back; the run "
-                             "must then fail")
+                             "marker (torn-block), set a user online (online) or upload a deleted message's "
+                             "attachment again (kept-attachment) behind the checks' back; the run must then fail")
     parser.add_argument("--verbose", action="store_true", help="print each iteration's figures as JSON")
     parser.add_argument("--keep", action="store_true", help="keep the work directory when the run passes")
     return parser.parse_args()
@@ -122,6 +124,9 @@ def inject(ctx, kind):
     if kind == "torn-block":
         load_blocks.tear(ctx)
         return
+    if kind == "kept-attachment":
+        load_attachments.keep(ctx)
+        return
     if kind == "online":
         ctx.rest.db("PUT", "presence/injected", {"state": "online", "lastChanged": 1})
         return
@@ -149,7 +154,7 @@ def iteration(number, options, server, state, seed, master):
     syncs = [server.sync]
     rest = Rest(server.port, server.admin_secret)
     ctx = Context(iteration=number, prefix=f"crash/it{number}", port=server.port, admin_secret=server.admin_secret,
-                  rest=rest, ledger=Ledger(), objects=ObjectLedger(), counter=Counter(), increments=Counter(), workdir=server.workdir, server=server,
+                  rest=rest, ledger=Ledger(), objects=ObjectLedger(), attachments=load_attachments.Attachments(), counter=Counter(), increments=Counter(), workdir=server.workdir, server=server,
                   chat=None, accounts=state.accounts, password_signups=options.password_signups, seed=seed,
                   rng=random.Random(f"{seed}-{number}-checks"))
     before_load(ctx, state, rest)
@@ -199,6 +204,7 @@ def iteration(number, options, server, state, seed, master):
              "password_sign_ups": sum(1 for a in state.accounts if a["iteration"] == number and "email" in a),
              "password_changes": sum(1 for a in state.accounts if a["iteration"] == number and a.get("passwords") == ["second-pass"]),
              "acked_by_kind": ctx.ledger.acked_by_kind(), "storage": ctx.objects.counts(),
+             "attachments": getattr(ctx, "attachment_counts", {}),
              "presence": {"left_online_at_kill": getattr(ctx, "presence_left_online", 0),
                           "entries_offline_after_restart": getattr(ctx, "presence_entries", 0)}}
     storage = facts["storage"]
@@ -293,6 +299,7 @@ def main():
         "unexpected_answers": sum(r.get("unexpected_answers", 0) for r in results),
         "acked_by_kind": {},
         "storage": {},
+        "attachments": {},
         "binary": binary,
     }
     for result in results:
@@ -302,6 +309,8 @@ def main():
             for kind, count in kinds.items():
                 totals = summary["storage"].setdefault(state, {})
                 totals[kind] = totals.get(kind, 0) + count
+        for kind, count in result.get("attachments", {}).items():
+            summary["attachments"][kind] = summary["attachments"].get(kind, 0) + count
     if failure:
         summary["failure"] = failure
         summary["kept"] = kept

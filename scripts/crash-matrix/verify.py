@@ -4,6 +4,7 @@ updates, transactions, onDisconnect writes, rules, indexes, accounts and storage
 import json
 import os
 
+import load_attachments
 import load_blocks
 import load_storage
 from load_app import RULES_VARIANTS, variant_of
@@ -77,6 +78,7 @@ def online_checks(ctx, state):
     violations += ctx.increments.check(0 if increments is None else increments, f"/{ctx.prefix}/inc (server increments)")
     violations += rules_and_index_checks(ctx, tree)
     violations += load_blocks.online_checks(ctx, tree.lookup)
+    violations += load_attachments.online_checks(ctx, tree.lookup)
     violations += earlier_iterations(ctx, state, tree)
     violations += account_checks(ctx, state)
     violations += load_storage.online_checks(ctx, state)

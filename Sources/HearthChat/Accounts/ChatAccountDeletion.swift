@@ -6,7 +6,8 @@ import HearthFunctions
 /// index (ownership passes on, the last one out deletes a group; one atomic write per chat, as
 /// `removeMember`), then their profile goes, and with it their phone-number and name-word
 /// index entries (same batch), their chat list and their unread total. The messages they sent
-/// stay, with their `sender`; their files under `users/{uid}/` in storage go; then their
+/// stay, with their `sender`; their files under `users/{uid}/` in storage go (queued in the
+/// commit that deletes the profile, `FileDeletion`, and done at once); then their
 /// presence, contacts, devices and blocks, and the entries naming them in others' contact and
 /// block lists (`ChatAccountDeletion+Cascade.swift`). Idempotent: a retry after a failure goes
 /// on where it stopped.
@@ -17,8 +18,14 @@ struct ChatAccountDeletion: AccountDeletionHandler {
         files: (any CallableFiles)?
     ) async throws(CallableError) {
         try await accountWillBeDeleted(uid: uid, in: database)
-        await files?.deleteFolder("users/\(uid)/")
+        await files?.deleteFolder(Self.folderPrefix(of: uid))
     }
+
+    /// The user's folder in storage (their avatar, what they uploaded for themselves).
+    static func folderPrefix(of uid: String) -> String { "users/\(uid)/" }
+
+    /// The deletion of the user's folder, queued with their profile's.
+    static func folder(of uid: String) -> FileDeletion { .folder(folderPrefix(of: uid)) }
 
     func accountWillBeDeleted(uid: String, in database: CallableDatabase) async throws(CallableError) {
         for chatId in try await Self.memberships(of: uid, in: database) {
@@ -35,7 +42,8 @@ struct ChatAccountDeletion: AccountDeletionHandler {
             [
                 .delete(DataPath("users", uid)), .delete(DataPath("userChats", uid)),
                 .delete(DataPath("unreadTotals", uid)),
-            ] + stray.map { .delete(DataPath("members", $0, uid)) }
+            ] + stray.map { .delete(DataPath("members", $0, uid)) },
+            jobs: [Self.folder(of: uid).job]
         )
         try await removeLists(of: uid, in: database)
     }

@@ -1,11 +1,14 @@
+import HearthCore
 import HearthFunctions
 
-/// What a chat callable decided from one snapshot: its updates (one atomic write) and the
-/// condition, judged on the writer, under which they are still right. `commit` retries the
+/// What a chat callable decided from one snapshot: its updates (one atomic write), the jobs
+/// queued in the same commit (files it leaves behind, `FileDeletion`) and the condition,
+/// judged on the writer, under which they are still right. `commit` retries the
 /// decision on a fresh snapshot when the condition fails (a message, a join or a leave
 /// committed in between), so no concurrent change is lost and no stale decision is written.
 struct ChatChange: Sendable {
     var updates: [DatabaseUpdate] = []
+    var jobs: [ServerJob] = []
     var conditions: [@Sendable (CallableSnapshot) -> Bool] = []
 
     /// Also requires `condition` on the writer.
@@ -28,9 +31,11 @@ struct ChatChange: Sendable {
         for _ in 0..<maxAttempts {
             let change = try await database.read(decide)
             let conditions = change.conditions
-            let committed = try await database.commit(change.updates) { snapshot in
-                conditions.allSatisfy { $0(snapshot) }
-            }
+            let committed = try await database.commit(
+                change.updates,
+                when: { snapshot in conditions.allSatisfy { $0(snapshot) } },
+                jobs: change.jobs
+            )
             if committed { return }
         }
         throw CallableError(

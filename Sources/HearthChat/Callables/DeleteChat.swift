@@ -6,7 +6,9 @@ public import HearthFunctions
 ///   total; they stay a member (the chat comes back with the next message).
 /// - For everyone: the owner of a group or either party of a private chat deletes the chat,
 ///   its members, its messages and every member's entry, each entry's unread coming off that
-///   member's total; then the chat's files in storage (`chats/{chatId}/`) go.
+///   member's total; and the chat's files in storage (`chats/{chatId}/`): their deletion is
+///   queued in the same commit (`FileDeletion`, carried out even after a crash) and done at
+///   once.
 /// One atomic write, committed only while the roster and the unread counts are the ones read.
 public struct DeleteChat: Callable {
     public init() {}
@@ -36,11 +38,18 @@ public struct DeleteChat: Callable {
                 UnreadTotals.removeEntry(of: member, in: chatId, snapshot, &change)
             }
             change.updates += Self.chatItself(chatId)
+            change.jobs = [Self.folder(of: chatId).job]
             return change
         }
-        if forEveryone { await request.files?.deleteFolder("chats/\(chatId)/") }
+        if forEveryone { await request.files?.deleteFolder(Self.folderPrefix(of: chatId)) }
         return .object([])
     }
+
+    /// The chat's folder in storage, where its members' attachments are.
+    static func folderPrefix(of chatId: String) -> String { "chats/\(chatId)/" }
+
+    /// The deletion of the chat's folder, queued with the chat's own.
+    static func folder(of chatId: String) -> FileDeletion { .folder(folderPrefix(of: chatId)) }
 
     /// Deleting the chat, its members and its messages.
     static func chatItself(_ chatId: String) -> [DatabaseUpdate] {

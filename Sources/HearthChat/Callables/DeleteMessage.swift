@@ -4,8 +4,10 @@ import Synchronization
 
 /// `deleteMessage {chatId, messageId}` → `{}`: a member deletes a message they sent, for
 /// everyone. Unread counters stay as they are; the message trigger moves the chat's
-/// `lastMessage`. Committed only while the message is still there; then its attachment, when
-/// `attachmentUrl` is a download URL of this server's storage under `chats/{chatId}/`, goes.
+/// `lastMessage`. Committed only while the message is still there. Its attachment, when
+/// `attachmentUrl` is a download URL of this server's storage under `chats/{chatId}/`, goes:
+/// its deletion is queued in the same commit (`FileDeletion`, carried out even after a crash)
+/// and done at once, so the file is gone when the call returns.
 public struct DeleteMessage: Callable {
     public init() {}
 
@@ -32,8 +34,10 @@ public struct DeleteMessage: Callable {
                     "'messageId' names '\(messageId)', which the caller '\(uid)' did not send; only its sender may delete it."
                 )
             }
-            attachment.withLock { $0 = sent.child(ChildKey("attachmentUrl"))?.string }
+            let url = sent.child(ChildKey("attachmentUrl"))?.string
+            attachment.withLock { $0 = url }
             var change = ChatChange(updates: [.delete(message)])
+            if let url { change.jobs = [FileDeletion.object(downloadURL: url, under: "chats/\(chatId)/").job] }
             change.require { $0.exists(message) }
             return change
         }

@@ -1,12 +1,14 @@
 public import HearthCore
 public import HearthFunctions
+import Synchronization
 
 /// `removeMember {chatId, uid}` → `{}`: the owner removes a member, or a member removes
 /// themselves (leaves). Their membership and chat-list entry go, and the entry's unread comes
 /// off their total. When the owner leaves, the longest-standing member (earliest `joinedAt`,
 /// ties by uid) becomes the owner; when the last member leaves, the group goes with its
-/// members and messages. One atomic write, committed only while the roster, the owner and the
-/// entry's unread count are the ones read.
+/// members and messages, and its files (`chats/{chatId}/`, queued in the same commit as
+/// `deleteChat` does: nobody is left who could read them). One atomic write, committed only
+/// while the roster, the owner and the entry's unread count are the ones read.
 public struct RemoveMember: Callable {
     public init() {}
 
@@ -17,6 +19,7 @@ public struct RemoveMember: Callable {
         let data = try CallData(request.data, usage: #"e.g. {"chatId": "<chat id>", "uid": "<uid>"}"#)
         let chatId = try data.key("chatId", of: "chat id")
         let removed = try data.uid("uid")
+        let dissolved = Mutex(false)
         try await ChatChange.commit(chat: chatId, in: request.database) { snapshot throws(CallableError) in
             let room = try ChatRoom.forMember(caller, of: chatId, in: snapshot)
             try room.requireGroup(for: "removeMember")
@@ -32,8 +35,11 @@ public struct RemoveMember: Callable {
                     "'uid' names '\(removed)', who is not a member of the group '\(chatId)'."
                 )
             }
-            return Self.leaving(removed, room, snapshot)
+            let change = Self.leaving(removed, room, snapshot)
+            dissolved.withLock { $0 = !change.jobs.isEmpty }
+            return change
         }
+        if dissolved.withLock({ $0 }) { await request.files?.deleteFolder(DeleteChat.folderPrefix(of: chatId)) }
         return .object([])
     }
 
@@ -53,6 +59,7 @@ public struct RemoveMember: Callable {
             }
         } else {
             change.updates += DeleteChat.chatItself(chatId)
+            change.jobs.append(DeleteChat.folder(of: chatId).job)
         }
         return change
     }

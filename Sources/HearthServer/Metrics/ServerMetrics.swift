@@ -28,6 +28,14 @@ final class ServerMetrics: Sendable {
     /// Each namespace's size on disk, once the database is open (`measureNamespaces`).
     private let namespaceSizes = Mutex<(@Sendable () -> [String: Int64])?>(nil)
 
+    /// Gauges read at each scrape that parts of the server register (`measure`), by label.
+    private let measured = Mutex<[(label: String, read: @Sendable () -> Int)]>([])
+
+    /// Reports `read()` as the gauge `label` at each scrape.
+    func measure(_ label: String, _ read: @escaping @Sendable () -> Int) {
+        measured.withLock { $0.append((label, read)) }
+    }
+
     /// Reports `sizes` as `hearth_namespace_store_bytes` by namespace at each scrape.
     func measureNamespaces(_ sizes: @escaping @Sendable () -> [String: Int64]) {
         namespaceSizes.withLock { $0 = sizes }
@@ -115,6 +123,7 @@ final class ServerMetrics: Sendable {
                 .record(bytes)
             }
         }
+        for (label, read) in measured.withLock({ $0 }) { gauge(label, read()) }
         let figures = process.read()
         gauge("process_resident_memory_bytes", figures.residentBytes)
         gauge("process_virtual_memory_bytes", figures.virtualBytes)

@@ -3,51 +3,80 @@ import HearthFunctions
 import HearthStorage
 import Logging
 
-/// The files server-side functions remove (`CallableFiles`): objects of the default bucket,
-/// deleted as the server (no rules), on the storage queue; failures are logged.
+/// The files server-side functions remove (`CallableFiles`, `FileDeletion`): objects of the
+/// default bucket, deleted as the server (no rules), on the storage queue. The callables' calls
+/// are best effort (failures logged: the deletion queued with their commit is retried by
+/// `FileDeletionWorker`); `carryOut` throws, for the worker.
 struct StorageFiles: CallableFiles {
     let objects: ObjectStore
     let bucket: String
     let logger: Logger
 
     func deleteObject(downloadURL: String, under prefix: String) async {
-        guard let (bucketName, name) = Self.object(downloadURL), bucketName == bucket, name.hasPrefix(prefix) else {
-            return
-        }
-        await delete([name])
+        await bestEffort(.object(downloadURL: downloadURL, under: prefix))
     }
 
     func deleteFolder(_ prefix: String) async {
-        guard let bucketName = try? BucketName(bucket) else { return }
+        await bestEffort(.folder(prefix))
+    }
+
+    private func bestEffort(_ deletion: FileDeletion) async {
+        do {
+            try await carryOut(deletion)
+        } catch {
+            logger.error(
+                "a file the chat app removes could not be deleted yet",
+                metadata: ["hearth.file": "\(deletion)", "hearth.error": "\(error)"]
+            )
+        }
+    }
+
+    /// Deletes what `deletion` names; an object already gone is no error, and neither is a URL
+    /// of another bucket, host or folder (nothing of ours to delete).
+    /// - Throws: the storage's error when an object could not be listed or deleted (the
+    ///   deletion is to be tried again; what was deleted stays deleted).
+    func carryOut(_ deletion: FileDeletion) async throws {
+        switch deletion {
+        case .object(let url, let prefix):
+            guard let (bucketName, name) = Self.object(url), bucketName == bucket, name.hasPrefix(prefix) else {
+                return
+            }
+            try await delete([name])
+        case .folder(let prefix):
+            try await delete(try await names(under: prefix))
+        }
+    }
+
+    /// Every object name under `prefix`, page by page.
+    private func names(under prefix: String) async throws -> [String] {
+        guard let bucketName = try? BucketName(bucket) else { return [] }
         var names: [String] = []
         var pageToken: String?
         repeat {
-            guard
-                let page = try? await StorageEndpoint.run({ [objects, pageToken] in
-                    try objects.list(bucketName, prefix: prefix, delimiter: nil, pageToken: pageToken, limit: 1000)
-                })
-            else { break }
+            let page = try await StorageEndpoint.run { [objects, pageToken] in
+                try objects.list(bucketName, prefix: prefix, delimiter: nil, pageToken: pageToken, limit: 1000)
+            }
             names += page.items.map(\.name)
             pageToken = page.nextPageToken
         } while pageToken != nil
-        await delete(names)
+        return names
     }
 
-    private func delete(_ names: [String]) async {
+    /// Deletes every one of `names`, going on past a failure; throws the first one.
+    private func delete(_ names: [String]) async throws {
         guard let bucketName = try? BucketName(bucket) else { return }
+        var failure: (any Error)?
         for name in names {
+            guard let objectName = try? ObjectName(name) else { continue }
             do {
-                let objectName = try ObjectName(name)
                 try await StorageEndpoint.run { [objects] in try objects.delete(bucketName, objectName) }
             } catch let error as StorageError where error.code == .notFound {
                 continue
             } catch {
-                logger.error(
-                    "a file the chat app removes could not be deleted",
-                    metadata: ["hearth.file": "\(name)", "hearth.error": "\(error)"]
-                )
+                failure = failure ?? error
             }
         }
+        if let failure { throw failure }
     }
 
     /// The bucket and object name of a download URL, `…/v0/b/{bucket}/o/{name}?…`.
