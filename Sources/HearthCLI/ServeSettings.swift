@@ -91,6 +91,7 @@ struct ServeSettings: Equatable, Sendable {
             quota: ContactLookupQuota(limits: contactQuota)
         )
         try! ChatApp.register(in: &configuration.triggers, namespaces: chatNamespaces)
+        configuration.services += ChatApp.services(namespaces: chatNamespaces)
         // The chat app's presence (`presence/$uid`), kept from its users' connections.
         configuration.presence.namespaces = chatNamespaces
         return configuration

@@ -301,6 +301,14 @@ public enum HearthServer {
                             logger: logger
                         )
                     ),
+                    // Stops before the store closes: the app's timers and queues.
+                    .init(
+                        service: DatabaseServices(
+                            services: configuration.services,
+                            database: database,
+                            logger: logger
+                        )
+                    ),
                     .init(
                         service: RulesWatcher(
                             rules: database.rules,

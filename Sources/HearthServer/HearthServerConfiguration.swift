@@ -75,6 +75,9 @@ public struct HearthServerConfiguration: Sendable {
     /// Callable functions, per namespace or for all (`POST /functions/<name>?ns=...`; see
     /// `Callable`). A name not served in a namespace answers `NOT_FOUND` there.
     public var callables = Callables()
+    /// Work that runs while the server serves (`DatabaseService`): started after the database
+    /// opened and presence was swept, cancelled and awaited before the database closes.
+    public var services: [any DatabaseService] = []
     /// Largest request body of a callable (its `{"data": ...}`); a larger one is refused with
     /// `INVALID_ARGUMENT` as soon as its `Content-Length` or the bytes read pass it.
     public var maxCallableBodyBytes = 1 << 20

@@ -1,0 +1,47 @@
+import HearthCore
+import HearthFunctions
+
+/// The writes that finish a call, all in one commit: its final `state` and `endedAt`, its
+/// ringing marker gone (when it rang), and the `kind: "call"` message in its chat
+/// (`messages/$chatId/<push id>` = `{sender: the caller, kind: "call", call: {callId, state,
+/// durationMs}, sentAt}`), which the message trigger counts like any message (unread counters,
+/// `lastMessage`) in the same commit. `durationMs` is `endedAt - answeredAt` for an answered call,
+/// else 0.
+struct CallEnding {
+    let call: CallRecord
+    let state: CallState
+    /// The server time the call ended (milliseconds since 1970).
+    let endedAt: Double
+    /// The id of the call message.
+    let messageId: String
+
+    var durationMs: Double {
+        guard call.state == .accepted, let answeredAt = call.answeredAt else { return 0 }
+        return max(0, endedAt - answeredAt)
+    }
+
+    var updates: [DatabaseUpdate] {
+        var updates: [DatabaseUpdate] = [
+            .set(DataPath("calls", call.id, "state"), .string(state.rawValue)),
+            .set(DataPath("calls", call.id, "endedAt"), .number(endedAt)),
+            .set(
+                DataPath("messages", call.chatId, messageId),
+                [
+                    "sender": .string(call.caller),
+                    "kind": "call",
+                    "call": [
+                        "callId": .string(call.id),
+                        "state": .string(state.rawValue),
+                        "durationMs": .number(durationMs),
+                    ],
+                    "sentAt": .serverTimestamp,
+                ]
+            ),
+        ]
+        if call.state == .ringing { updates.append(.delete(CallRecord.ringingMarker(call.chatId))) }
+        return updates
+    }
+
+    /// The ids of calls and call messages: chronological push ids, as the SDKs make.
+    static let ids = PushIDGenerator()
+}

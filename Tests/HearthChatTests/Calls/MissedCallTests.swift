@@ -1,0 +1,105 @@
+import Foundation
+import HearthChat
+import HearthServer
+import HearthTestSupport
+import Logging
+import Testing
+
+/// The durable missed-call timer: a call still ringing `ringTimeout` after `createdAt` becomes
+/// `missed` with its message, never over an answer, and across a restart at once.
+struct MissedCallTests {
+    @Test func aCallNobodyAnswersIsMissed() async throws {
+        try await ChatServer.withCalls(ringTimeout: .milliseconds(600)) { chat in
+            let chatId = try await chat.privateChat("Alice", "Bob")
+            let missed = try await chat.startCall(as: "Alice", in: chatId)
+            let group = try await chat.group(with: ["Bob", "Carol"])
+            let answered = try await chat.startCall(as: "Carol", in: group)
+            #expect(try await chat.onCall("answerCall", answered, as: "Bob").status == 200)
+            #expect(try await chat.callRecord(missed)["state"] as? String == "ringing")
+            let call = try await eventually({ try await chat.callRecord(missed) }) {
+                $0["state"] as? String == "missed"
+            }
+            let createdAt = try #require(call["createdAt"] as? Double)
+            let endedAt = try #require(call["endedAt"] as? Double)
+            #expect(endedAt - createdAt >= 600)
+            #expect(endedAt - createdAt < 600 + 2_000)
+            let message = try #require(try await chat.callMessages(in: chatId).first)
+            #expect((message["call"] as? [String: Any])?["state"] as? String == "missed")
+            #expect((message["call"] as? [String: Any])?["durationMs"] as? Double == 0)
+            #expect(try await chat.number("/unreadTotals/\(chat.uid("Bob"))") == 1)
+            #expect(try await chat.object("/ringingCalls").isEmpty)
+            // Too late to answer; the answered call was left alone.
+            let late = try await chat.onCall("answerCall", missed, as: "Bob")
+            #expect(late.status == 400 && late.body.contains("is 'missed'"), "\(late.body)")
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await chat.callRecord(answered)["state"] as? String == "accepted")
+            #expect(try await chat.callMessages(in: group).isEmpty)
+        }
+    }
+
+    @Test func aMarkerWhoseCallIsGoneIsRemoved() async throws {
+        try await ChatServer.withCalls(ringTimeout: .seconds(30)) { chat in
+            let chatId = try await chat.privateChat("Alice", "Bob")
+            try await chat.server.put("/ringingCalls/\(chatId)", #""ghost""#)
+            _ = try await eventually({ try await chat.object("/ringingCalls") }) { $0.isEmpty }
+            _ = try await chat.startCall(as: "Alice", in: chatId)
+        }
+    }
+
+    /// Stopped while a call rings, started again after its deadline: the first look marks it.
+    @Test func aCallOverdueAcrossARestartIsMissedAtOnce() async throws {
+        let temporary = try TemporaryDirectory(prefix: "hearth-missed-call-restart")
+        defer { temporary.remove() }
+        let directory = temporary.url
+        var configuration = HearthServerConfiguration(
+            port: 0,
+            dataDirectory: directory.appendingPathComponent("data").path,
+            rulesFile: directory.appendingPathComponent("rules/database.rules.json").path,
+            seedFile: nil,
+            adminSecret: TestServer.adminSecret,
+            jwtSecret: TestServer.jwtSecret
+        )
+        try ChatApp.register(in: &configuration.callables, namespaces: ["default"])
+        try ChatApp.register(in: &configuration.triggers, namespaces: ["default"])
+        let timeout = Duration.milliseconds(1_500)
+        configuration.services = ChatApp.services(
+            namespaces: ["default"],
+            calls: CallConfiguration(ringTimeout: timeout, checkInterval: .seconds(30))
+        )
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+
+        let first = try await HearthServer.start(configuration: configuration, logger: logger)
+        let one = TestServer(port: first.port, directory: directory)
+        try await one.put("/chats/c1", #"{"type":"private","owner":"ada","createdAt":1}"#)
+        try await one.put("/members/c1", #"{"ada":{"role":"owner","joinedAt":1},"bob":{"role":"member","joinedAt":1}}"#)
+        let reply = try await one.send(
+            "POST",
+            "/functions/startCall",
+            headers: [
+                ("Content-Type", "application/json"), ("Authorization", "Bearer \(TokenMinter.token(uid: "ada"))"),
+            ],
+            text: #"{"data":{"chatId":"c1","kind":"audio","offer":"v=0"}}"#
+        )
+        let result = try JSONSerialization.jsonObject(with: Data(reply.body.utf8)) as? [String: Any]
+        let callId = try #require((result?["result"] as? [String: Any])?["callId"] as? String, "\(reply.body)")
+        #expect(try await one.get("/calls/\(callId)/state") == #""ringing""#)
+        await first.shutdown()
+        try await Task.sleep(for: timeout + .milliseconds(200))
+
+        let restarted = Date().timeIntervalSince1970 * 1000
+        let second = try await HearthServer.start(configuration: configuration, logger: logger)
+        let two = TestServer(port: second.port, directory: directory)
+        // A check interval of 30 s: only the start's first look can have marked it.
+        let state = try await eventually(timeout: .seconds(5), { try await two.get("/calls/\(callId)/state") }) {
+            $0 == #""missed""#
+        }
+        #expect(state == #""missed""#)
+        // At the start's first look, not a check interval later.
+        let endedAt = try #require(Double(try await two.get("/calls/\(callId)/endedAt")))
+        #expect(endedAt - restarted < 5_000)
+        let messages = try await two.get("/messages/c1")
+        #expect(messages.contains(#""state":"missed""#))
+        await second.shutdown()
+    }
+}
