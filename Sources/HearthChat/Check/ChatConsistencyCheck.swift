@@ -35,6 +35,7 @@ public struct ChatConsistencyCheck {
         }
         outcome.disagreements += contactDisagreements() + requestDisagreements() + checkBlocks()
         outcome.disagreements += presenceDisagreements()
+        outcome.disagreements += callDisagreements()
         return outcome
     }
 
