@@ -14,6 +14,9 @@ struct CallEnding {
     let endedAt: Double
     /// The id of the call message.
     let messageId: String
+    /// Whether the chat still exists to take the call message (a chat deleted for everyone
+    /// while its call rang gets none: the timer ends the call without one).
+    var chatExists = true
 
     var durationMs: Double {
         guard call.state == .accepted, let answeredAt = call.answeredAt else { return 0 }
@@ -24,6 +27,10 @@ struct CallEnding {
         var updates: [DatabaseUpdate] = [
             .set(DataPath("calls", call.id, "state"), .string(state.rawValue)),
             .set(DataPath("calls", call.id, "endedAt"), .number(endedAt)),
+        ]
+        if call.state == .ringing { updates.append(.delete(CallRecord.ringingMarker(call.chatId))) }
+        guard chatExists else { return updates }
+        updates.append(
             .set(
                 DataPath("messages", call.chatId, messageId),
                 [
@@ -36,9 +43,8 @@ struct CallEnding {
                     ],
                     "sentAt": .serverTimestamp,
                 ]
-            ),
-        ]
-        if call.state == .ringing { updates.append(.delete(CallRecord.ringingMarker(call.chatId))) }
+            )
+        )
         return updates
     }
 

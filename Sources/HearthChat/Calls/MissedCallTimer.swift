@@ -12,7 +12,9 @@ public import HearthFunctions
 /// `ringing`), read afresh every `checkInterval` (1 s) and again at each call's deadline. So a
 /// restart loses nothing: the first look after the start marks every call whose deadline passed
 /// while the server was down, at once. A marker whose call is gone or no longer ringing (an
-/// admin's edit) is removed, so it cannot keep its chat from ringing again.
+/// admin's edit) is removed, so it cannot keep its chat from ringing again. A call whose chat was
+/// deleted for everyone while it rang ends `missed` without a call message (there is no chat to
+/// hold one).
 struct MissedCallTimer: DatabaseService {
     /// The chat app's namespaces.
     let namespaces: [String]
@@ -38,15 +40,16 @@ struct MissedCallTimer: DatabaseService {
         let timeout = configuration.ringTimeout.milliseconds
         let ringing = try await database.read { snapshot in
             guard case .children(let markers, _)? = snapshot.node(at: DataPath(CallRecord.ringingKey)) else {
-                return [(chatId: String, callId: String?, call: CallRecord?)]()
+                return [(chatId: String, callId: String?, call: CallRecord?, chatExists: Bool)]()
             }
             return zip(markers.keys, markers.nodes).map { key, marker in
                 let callId = marker.string
-                return (key.string, callId, callId.flatMap { CallRecord.read($0, in: snapshot) })
+                let call = callId.flatMap { CallRecord.read($0, in: snapshot) }
+                return (key.string, callId, call, snapshot.exists(DataPath("chats", key.string)))
             }
         }
         var next: Double?
-        for (chatId, callId, call) in ringing {
+        for (chatId, callId, call, chatExists) in ringing {
             let marker = CallRecord.ringingMarker(chatId)
             guard let call, call.state == .ringing, call.chatId == chatId else {
                 try await database.commit([.delete(marker)]) { $0.node(at: marker)?.string == callId }
@@ -58,8 +61,10 @@ struct MissedCallTimer: DatabaseService {
                 next = min(next ?? .infinity, due - now)
                 continue
             }
-            let ending = CallEnding(call: call, state: .missed, endedAt: now, messageId: CallEnding.ids.next())
-            try await database.commit(ending.updates) { call.isUnchanged(in: $0) }
+            var ending = CallEnding(call: call, state: .missed, endedAt: now, messageId: CallEnding.ids.next())
+            ending.chatExists = chatExists
+            let chat = DataPath("chats", chatId)
+            try await database.commit(ending.updates) { call.isUnchanged(in: $0) && $0.exists(chat) == chatExists }
         }
         return next
     }

@@ -52,6 +52,22 @@ struct MissedCallTests {
         }
     }
 
+    @Test func aCallOfAChatDeletedWhileItRangEndsWithoutAMessage() async throws {
+        try await ChatServer.withCalls(ringTimeout: .milliseconds(600)) { chat in
+            let group = try await chat.group(with: ["Bob", "Carol"])
+            let callId = try await chat.startCall(as: "Bob", in: group)
+            let deleted = try await chat.call(
+                "deleteChat",
+                as: "Alice",
+                data: #"{"chatId":"\#(group)","forEveryone":true}"#
+            )
+            #expect(deleted.status == 200, "\(deleted.body)")
+            _ = try await eventually({ try await chat.callRecord(callId) }) { $0["state"] as? String == "missed" }
+            #expect(try await chat.server.get("/messages/\(group)") == "null")
+            #expect(try await chat.object("/ringingCalls").isEmpty)
+        }
+    }
+
     @Test func aMarkerWhoseCallIsGoneIsRemoved() async throws {
         try await ChatServer.withCalls(ringTimeout: .seconds(30)) { chat in
             let chatId = try await chat.privateChat("Alice", "Bob")
