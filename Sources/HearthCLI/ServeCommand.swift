@@ -174,6 +174,14 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var contactQuotaRefill: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a call rings before the server marks it missed (env HEARTH_CALL_RING_TIMEOUT, default 45, "
+                + "the contract's)."
+        )
+    )
+    var callRingTimeout: Int?
+
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {

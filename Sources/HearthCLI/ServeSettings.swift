@@ -50,6 +50,8 @@ struct ServeSettings: Equatable, Sendable {
     var chatNamespaces: Set<String> = ["default"]
     /// Each caller's quota of distinct contacts `matchContacts` looks up.
     var contactQuota = ContactLookupQuota.Limits()
+    /// Seconds a call rings before it is missed.
+    var callRingTimeout = 45
 
     /// The server's configuration.
     var serverConfiguration: HearthServerConfiguration {
@@ -91,7 +93,10 @@ struct ServeSettings: Equatable, Sendable {
             quota: ContactLookupQuota(limits: contactQuota)
         )
         try! ChatApp.register(in: &configuration.triggers, namespaces: chatNamespaces)
-        configuration.services += ChatApp.services(namespaces: chatNamespaces)
+        configuration.services += ChatApp.services(
+            namespaces: chatNamespaces,
+            calls: CallConfiguration(ringTimeout: .seconds(callRingTimeout))
+        )
         // The chat app's presence (`presence/$uid`), kept from its users' connections.
         configuration.presence.namespaces = chatNamespaces
         return configuration
@@ -167,6 +172,13 @@ extension ServeSettings {
                 in: 0...100_000_000,
                 option: "--contact-quota-refill"
             ) ?? settings.contactQuota.refillPerHour
+        settings.callRingTimeout =
+            try environment.integer(
+                flags.callRingTimeout,
+                "HEARTH_CALL_RING_TIMEOUT",
+                in: 1...86_400,
+                option: "--call-ring-timeout"
+            ) ?? settings.callRingTimeout
         return settings
     }
 
