@@ -47,7 +47,4 @@ struct CallEnding {
         )
         return updates
     }
-
-    /// The ids of calls and call messages: chronological push ids, as the SDKs make.
-    static let ids = PushIDGenerator()
 }

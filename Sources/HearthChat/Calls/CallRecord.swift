@@ -32,6 +32,9 @@ struct CallRecord: Hashable, Sendable {
     /// The top-level key of the ringing markers.
     static let ringingKey = "ringingCalls"
 
+    /// The ids of calls and call messages: chronological push ids, as the SDKs make.
+    static let ids = PushIDGenerator()
+
     /// The call `id` as `snapshot` has it, or nil when there is none (or it is not a call the
     /// server wrote: no chat, caller or known state).
     static func read(_ id: String, in snapshot: CallableSnapshot) -> CallRecord? {

@@ -14,7 +14,7 @@ extension ChatAccountDeletion {
         database: CallableDatabase
     ) async throws(CallableError) {
         for chatId in chats {
-            let messageId = CallEnding.ids.next()
+            let messageId = CallRecord.ids.next()
             try await ChatChange.commit(chat: chatId, in: database) { snapshot in
                 guard let callId = snapshot.node(at: CallRecord.ringingMarker(chatId))?.string,
                     let call = CallRecord.read(callId, in: snapshot), call.state == .ringing

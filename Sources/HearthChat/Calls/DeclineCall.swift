@@ -20,7 +20,7 @@ public struct DeclineCall: Callable {
         let uid = try request.signedInUID()
         let data = try CallData(request.data, usage: #"e.g. {"callId": "<call id>"}"#)
         let callId = try data.key("callId", of: "call id")
-        let messageId = CallEnding.ids.next()
+        let messageId = CallRecord.ids.next()
         try await ChatChange.commit(call: callId, in: request.database) {
             [database = request.database] snapshot throws(CallableError) in
             let (call, room) = try CallAccess.forMember(uid, call: callId, in: snapshot)

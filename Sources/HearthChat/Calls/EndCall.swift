@@ -18,7 +18,7 @@ public struct EndCall: Callable {
         let uid = try request.signedInUID()
         let data = try CallData(request.data, usage: #"e.g. {"callId": "<call id>"}"#)
         let callId = try data.key("callId", of: "call id")
-        let messageId = CallEnding.ids.next()
+        let messageId = CallRecord.ids.next()
         try await ChatChange.commit(call: callId, in: request.database) {
             [database = request.database] snapshot throws(CallableError) in
             let (call, _) = try CallAccess.forMember(uid, call: callId, in: snapshot)

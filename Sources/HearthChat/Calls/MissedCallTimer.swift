@@ -34,38 +34,64 @@ struct MissedCallTimer: DatabaseService {
         }
     }
 
+    /// What a look reads of one ringing marker: three leaves of its call, not the call's offer
+    /// and candidates (those are read only for a call that is due).
+    struct Ringing: Sendable {
+        let chatId: String
+        let callId: String?
+        let isRingingHere: Bool
+        let createdAt: Double
+    }
+
     /// Marks the overdue ringing calls of one namespace missed.
     /// - Returns: milliseconds until the next ringing call is due, nil when none rings.
     func markOverdue(in database: CallableDatabase) async throws(CallableError) -> Double? {
         let timeout = configuration.ringTimeout.milliseconds
         let ringing = try await database.read { snapshot in
             guard case .children(let markers, _)? = snapshot.node(at: DataPath(CallRecord.ringingKey)) else {
-                return [(chatId: String, callId: String?, call: CallRecord?, chatExists: Bool)]()
+                return [Ringing]()
             }
             return zip(markers.keys, markers.nodes).map { key, marker in
                 let callId = marker.string
-                let call = callId.flatMap { CallRecord.read($0, in: snapshot) }
-                return (key.string, callId, call, snapshot.exists(DataPath("chats", key.string)))
+                let field = { (name: String) in callId.flatMap { snapshot.node(at: DataPath("calls", $0, name)) } }
+                return Ringing(
+                    chatId: key.string,
+                    callId: callId,
+                    isRingingHere: field("state")?.string == CallState.ringing.rawValue
+                        && field("chatId")?.string == key.string,
+                    createdAt: field("createdAt")?.number ?? 0
+                )
             }
         }
         var next: Double?
-        for (chatId, callId, call, chatExists) in ringing {
-            let marker = CallRecord.ringingMarker(chatId)
-            guard let call, call.state == .ringing, call.chatId == chatId else {
-                try await database.commit([.delete(marker)]) { $0.node(at: marker)?.string == callId }
+        for entry in ringing {
+            let marker = CallRecord.ringingMarker(entry.chatId)
+            guard let callId = entry.callId, entry.isRingingHere else {
+                // Its call is gone or not ringing here, and no call can start while it stays.
+                try await database.commit([.delete(marker)]) { $0.node(at: marker)?.string == entry.callId }
                 continue
             }
             let now = database.now()
-            let due = (call.createdAt ?? 0) + timeout
+            let due = entry.createdAt + timeout
             guard due <= now else {
                 next = min(next ?? .infinity, due - now)
                 continue
             }
-            var ending = CallEnding(call: call, state: .missed, endedAt: now, messageId: CallEnding.ids.next())
-            ending.chatExists = chatExists
-            let chat = DataPath("chats", chatId)
-            try await database.commit(ending.updates) { call.isUnchanged(in: $0) && $0.exists(chat) == chatExists }
+            try await markMissed(callId, at: now, in: database)
         }
         return next
+    }
+
+    /// Ends the call `callId` `missed` at `now`, while it is still ringing as read.
+    private func markMissed(_ callId: String, at now: Double, in database: CallableDatabase) async throws(CallableError)
+    {
+        let read = try await database.read { snapshot in
+            CallRecord.read(callId, in: snapshot).map { ($0, snapshot.exists(DataPath("chats", $0.chatId))) }
+        }
+        guard let (call, chatExists) = read, call.state == .ringing else { return }
+        var ending = CallEnding(call: call, state: .missed, endedAt: now, messageId: CallRecord.ids.next())
+        ending.chatExists = chatExists
+        let chat = DataPath("chats", call.chatId)
+        try await database.commit(ending.updates) { call.isUnchanged(in: $0) && $0.exists(chat) == chatExists }
     }
 }

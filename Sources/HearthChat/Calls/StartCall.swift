@@ -31,7 +31,7 @@ public struct StartCall: Callable {
             throw .invalidArgument("'kind' is '\(kind.prefix(64))'; a call is 'audio' or 'video'.")
         }
         let offer = try data.sdp("offer")
-        let callId = CallEnding.ids.next()
+        let callId = CallRecord.ids.next()
         try await ChatChange.commit(chat: chatId, in: request.database) { snapshot throws(CallableError) in
             let room = try ChatRoom.forMember(uid, of: chatId, in: snapshot)
             let others = room.members.keys.filter { $0 != uid }
