@@ -11,7 +11,9 @@ struct CallKill9Tests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let data = directory.appending("data")
-        let arguments = ["--jwt-secret", TestServer.jwtSecret, "--call-ring-timeout", "2"]
+        // Long enough that the first process, however loaded, is killed before the call is due.
+        let timeout = Duration.seconds(10)
+        let arguments = ["--jwt-secret", TestServer.jwtSecret, "--call-ring-timeout", "10"]
         let first = try await ProcessTestServer.start(
             dataDirectory: data,
             workingDirectory: directory.url,
@@ -23,6 +25,7 @@ struct CallKill9Tests {
         ] {
             #expect(try await first.request("PUT", path, body: body, admin: true).status == 200)
         }
+        let started = ContinuousClock.now
         let reply = try await first.request(
             "POST",
             "/functions/startCall",
@@ -31,8 +34,11 @@ struct CallKill9Tests {
         )
         let result = try JSONSerialization.jsonObject(with: Data(reply.body.utf8)) as? [String: Any]
         let callId = try #require((result?["result"] as? [String: Any])?["callId"] as? String, "\(reply.body)")
+        let stateAtKill = try await first.request("GET", "/calls/\(callId)/state.json", admin: true).body
         await first.kill()
-        try await Task.sleep(for: .milliseconds(2_500))
+        try #require(stateAtKill == #""ringing""#, "the first process killed before the call was due")
+        try #require(ContinuousClock.now - started < timeout, "the first process killed before the call was due")
+        try await Task.sleep(until: started + timeout + .milliseconds(500))
 
         let restarted = Date().timeIntervalSince1970 * 1000
         let second = try await ProcessTestServer.start(
