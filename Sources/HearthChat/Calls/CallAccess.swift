@@ -23,6 +23,18 @@ enum CallAccess {
         return (call, room)
     }
 
+    /// The call `id`, for a caller who is a member of its chat or one of its two parties (a
+    /// party who left the chat, or whose chat was deleted, can still hang up).
+    /// - Throws: `NOT_FOUND` naming `callId` otherwise.
+    static func forMemberOrParty(
+        _ uid: String,
+        call id: String,
+        in snapshot: CallableSnapshot
+    ) throws(CallableError) -> CallRecord {
+        if let call = CallRecord.read(id, in: snapshot), call.isParty(uid) { return call }
+        return try forMember(uid, call: id, in: snapshot).call
+    }
+
     /// `FAILED_PRECONDITION`: `call` is not ringing, so `action` cannot be done.
     static func notRinging(_ call: CallRecord, action: String) -> CallableError {
         CallableError(

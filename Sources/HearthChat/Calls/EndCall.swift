@@ -6,7 +6,8 @@ public import HearthFunctions
 /// Either way the call message goes into the chat in the same commit (`CallEnding`), committed
 /// only while the call is exactly as read (so a cancel racing an answer is one or the other).
 ///
-/// Refusals: a call the caller cannot see `NOT_FOUND` (`CallAccess`); an answered call ended by
+/// Its parties may hang up even after leaving the chat. Refusals: a call of a chat the caller is
+/// not in and not a party of `NOT_FOUND` (`CallAccess`); an answered call ended by
 /// a member who is not one of its parties `PERMISSION_DENIED`; a ringing call ended by a callee
 /// (who declines it with `declineCall`) and a call that is over `FAILED_PRECONDITION`.
 public struct EndCall: Callable {
@@ -21,7 +22,7 @@ public struct EndCall: Callable {
         let messageId = CallRecord.ids.next()
         try await ChatChange.commit(call: callId, in: request.database) {
             [database = request.database] snapshot throws(CallableError) in
-            let (call, _) = try CallAccess.forMember(uid, call: callId, in: snapshot)
+            let call = try CallAccess.forMemberOrParty(uid, call: callId, in: snapshot)
             let state: CallState
             switch call.state {
             case .ringing:
@@ -46,9 +47,12 @@ public struct EndCall: Callable {
                     "The call '\(callId)' is already over ('\(call.state.rawValue)'); there is nothing to end."
                 )
             }
-            let ending = CallEnding(call: call, state: state, endedAt: database.now(), messageId: messageId)
+            var ending = CallEnding(call: call, state: state, endedAt: database.now(), messageId: messageId)
+            let chat = DataPath("chats", call.chatId)
+            let chatExists = snapshot.exists(chat)
+            ending.chatExists = chatExists
             var change = ChatChange(updates: ending.updates)
-            change.require { call.isUnchanged(in: $0) }
+            change.require { call.isUnchanged(in: $0) && $0.exists(chat) == chatExists }
             return change
         }
         return .object([])

@@ -150,6 +150,40 @@ struct CallLifecycleTests {
         }
     }
 
+    @Test func aPartyWhoLeftTheChatStillHangsUp() async throws {
+        try await ChatServer.withCalls { chat in
+            let group = try await chat.group(with: ["Bob", "Carol"])
+            let callId = try await chat.startCall(as: "Alice", in: group)
+            #expect(try await chat.onCall("answerCall", callId, as: "Bob").status == 200)
+            let left = try await chat.call(
+                "removeMember",
+                as: "Bob",
+                data: #"{"chatId":"\#(group)","uid":"\#(chat.uid("Bob"))"}"#
+            )
+            #expect(left.status == 200, "\(left.body)")
+            #expect(try ChatServer.result(try await chat.onCall("endCall", callId, as: "Bob")) == "{}")
+            #expect(try await chat.callRecord(callId)["state"] as? String == "ended")
+            #expect(try await chat.callMessages(in: group).count == 1)
+            // A chat deleted for everyone during a call: hanging up leaves no message behind.
+            let chatId = try await chat.privateChat("Alice", "Carol")
+            let second = try await chat.startCall(as: "Carol", in: chatId)
+            #expect(try await chat.onCall("answerCall", second, as: "Alice").status == 200)
+            let deleted = try await chat.call(
+                "deleteChat",
+                as: "Carol",
+                data: #"{"chatId":"\#(chatId)","forEveryone":true}"#
+            )
+            #expect(deleted.status == 200, "\(deleted.body)")
+            #expect(try await chat.onCall("endCall", second, as: "Alice").status == 200)
+            #expect(try await chat.callRecord(second)["state"] as? String == "ended")
+            #expect(try await chat.server.get("/messages/\(chatId)") == "null")
+            // Someone who is neither a member nor a party still finds nothing.
+            let third = try await chat.startCall(as: "Alice", in: group)
+            let stranger = try await chat.onCall("endCall", third, as: "Dave")
+            #expect(stranger.status == 404, "\(stranger.body)")
+        }
+    }
+
     @Test func aPrivateCallIsAnsweredByItsCalleeOnly() async throws {
         try await ChatServer.withCalls { chat in
             let chatId = try await chat.privateChat("Alice", "Bob")
