@@ -176,6 +176,14 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "Seconds a call rings before the server marks it missed (env HEARTH_CALL_RING_TIMEOUT, default 45, "
+                + "the contract's)."
+        )
+    )
+    var callRingTimeout: Int?
+
+    @Option(
+        help: ArgumentHelp(
             "Push notifications: POST each push to this http(s) URL, signed with the admin secret "
                 + "(env HEARTH_PUSH_WEBHOOK)."
         )

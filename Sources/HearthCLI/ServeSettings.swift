@@ -50,6 +50,8 @@ struct ServeSettings: Equatable, Sendable {
     var chatNamespaces: Set<String> = ["default"]
     /// Each caller's quota of distinct contacts `matchContacts` looks up.
     var contactQuota = ContactLookupQuota.Limits()
+    /// Seconds a call rings before it is missed.
+    var callRingTimeout = 45
     /// Where push notifications go; nil: none are queued.
     var push: PushProviderSettings?
 
@@ -93,6 +95,10 @@ struct ServeSettings: Equatable, Sendable {
             quota: ContactLookupQuota(limits: contactQuota)
         )
         try! ChatApp.register(in: &configuration.triggers, namespaces: chatNamespaces, pushes: push != nil)
+        configuration.services += ChatApp.services(
+            namespaces: chatNamespaces,
+            calls: CallConfiguration(ringTimeout: .seconds(callRingTimeout))
+        )
         if let push {
             let service = push.service(namespaces: chatNamespaces, adminSecret: adminSecret)
             configuration.services.append(service)
@@ -173,6 +179,13 @@ extension ServeSettings {
                 in: 0...100_000_000,
                 option: "--contact-quota-refill"
             ) ?? settings.contactQuota.refillPerHour
+        settings.callRingTimeout =
+            try environment.integer(
+                flags.callRingTimeout,
+                "HEARTH_CALL_RING_TIMEOUT",
+                in: 1...86_400,
+                option: "--call-ring-timeout"
+            ) ?? settings.callRingTimeout
         settings.push = try PushProviderSettings.resolve(flags, environment: environment)
         return settings
     }

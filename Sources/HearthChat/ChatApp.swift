@@ -9,6 +9,7 @@ public enum ChatApp {
         [
             CreateChat(), CreateGroup(), UpdateGroup(), AddMembers(), RemoveMember(), MarkRead(), DeleteMessage(),
             DeleteChat(), AcceptChat(), BlockUser(), UnblockUser(),
+            StartCall(), AnswerCall(), DeclineCall(), EndCall(),
         ]
     }
 

@@ -17,6 +17,12 @@ public struct CallableDatabase: Sendable {
         self.engine = engine
     }
 
+    /// Milliseconds since 1970 by the server's clock (what a server timestamp resolves to), for
+    /// a time a callable must compute with before it writes it.
+    public func now() -> Double {
+        engine.serverTime()
+    }
+
     /// Runs `body` on one consistent snapshot of the namespace.
     /// - Throws: what `body` throws; `INTERNAL` when the store fails.
     public func read<T: Sendable>(

@@ -138,6 +138,7 @@ final class ProcessTestServer: @unchecked Sendable {
         _ path: String,
         body: String? = nil,
         admin: Bool = false,
+        headers: [(String, String)] = [],
         timeout: Duration = .seconds(30)
     ) async throws -> Response {
         var url = baseURL + path
@@ -146,6 +147,7 @@ final class ProcessTestServer: @unchecked Sendable {
         }
         var request = HTTPClientRequest(url: url)
         request.method = .init(rawValue: method)
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body {
             request.body = .bytes(ByteBuffer(string: body))
             request.headers.add(name: "Content-Type", value: "application/json")

@@ -191,6 +191,19 @@ struct ServeSettingsTests {
         ) {
             $0.contactQuota == .init(capacity: 50, refillPerHour: 0)
         },
+        .init(id: "calls ring 45 s by default, with the missed-call timer") {
+            $0.callRingTimeout == 45 && $0.serverConfiguration.services.map(\.name) == ["chat.calls.missed"]
+        },
+        .init(
+            id: "call ring timeout flag beats env",
+            arguments: ["--call-ring-timeout", "30"],
+            environment: ["HEARTH_CALL_RING_TIMEOUT": "7"]
+        ) {
+            $0.callRingTimeout == 30
+        },
+        .init(id: "call ring timeout from env", environment: ["HEARTH_CALL_RING_TIMEOUT": "7"]) {
+            $0.callRingTimeout == 7
+        },
     ]
 
     @Test(arguments: cases)
@@ -221,6 +234,10 @@ struct ServeSettingsTests {
         (
             ["--contact-quota", "0"], [:],
             "Invalid value '0' for '--contact-quota': expected 1...100000000."
+        ),
+        (
+            ["--call-ring-timeout", "0"], [:],
+            "Invalid value '0' for '--call-ring-timeout': expected 1...86400."
         ),
         (
             ["--max-body-bytes", "2000", "--max-body-memory", "1000"], [:],

@@ -54,6 +54,13 @@ callables' errors:
 
     python3 scripts/sdk-check/run.py --sdk /tmp/sdk --hearth-port 9000 --page blocking-check.html
 
+calls-check.html (firebase-auth.js and firebase-functions.js too) signals a call with
+httpsCallable("startCall"/"answerCall"/"endCall") against a server with the shipped rules: an
+onValue listener on the call sees ringing → accepted → ended, both parties push ICE candidates,
+a stranger reads nothing, no client writes a call or a call message; also the callables' errors:
+
+    python3 scripts/sdk-check/run.py --sdk /tmp/sdk --hearth-port 9000 --page calls-check.html
+
 presence-check.html (also needs firebase-auth.js) signs a watcher and a subject up and checks,
 with an onValue listener on the subject's presence/<uid>, that the subject comes online and goes
 offline within 1 s through goOffline(), a page it opens and closes (presence-subject.html;

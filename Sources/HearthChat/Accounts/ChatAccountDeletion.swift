@@ -28,7 +28,10 @@ struct ChatAccountDeletion: AccountDeletionHandler {
     static func folder(of uid: String) -> FileDeletion { .folder(folderPrefix(of: uid)) }
 
     func accountWillBeDeleted(uid: String, in database: CallableDatabase) async throws(CallableError) {
-        for chatId in try await Self.memberships(of: uid, in: database) {
+        let chats = try await Self.memberships(of: uid, in: database)
+        // Their ringing calls end first (ChatAccountDeletion+Calls.swift).
+        try await Self.endRingingCalls(of: uid, in: chats, database: database)
+        for chatId in chats {
             try await ChatChange.commit(chat: chatId, in: database) { snapshot throws(CallableError) in
                 guard let room = ChatRoom.read(chatId, in: snapshot), room.members[uid] != nil else {
                     return ChatChange()

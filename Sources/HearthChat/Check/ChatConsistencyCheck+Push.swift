@@ -49,31 +49,4 @@ extension ChatConsistencyCheck {
         }
         return found
     }
-
-    /// No call is still `ringing` past its 45-second timeout: a running server marks it
-    /// `missed`, so one left `ringing` was left by a server stopped since (its next start marks it).
-    func callDisagreements() -> [String] {
-        var found: [String] = []
-        let calls = DataPath(keys: [ChildKey("calls")])
-        guard case .children(let children) = reader.shallow(at: calls) else { return [] }
-        for child in children {
-            let state = reader.node(at: calls.child(child.key).child(ChildKey("state")))
-            guard state == .leaf(.string("ringing"), priority: nil) else { continue }
-            let createdAt = reader.node(at: calls.child(child.key).child(ChildKey("createdAt")))
-            guard case .leaf(.number(let started), _)? = createdAt else {
-                found.append("calls/\(child.key.string) is ringing without a numeric createdAt")
-                continue
-            }
-            if now - started > Self.ringingTimeout {
-                found.append(
-                    "calls/\(child.key.string) is still ringing \(Self.number((now - started) / 1000)) s after its "
-                        + "createdAt: past the 45 s timeout (the next start marks it missed)"
-                )
-            }
-        }
-        return found
-    }
-
-    /// How long a call rings before it is missed (milliseconds), with a second of slack.
-    static let ringingTimeout: Double = 46_000
 }

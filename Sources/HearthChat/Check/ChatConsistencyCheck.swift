@@ -38,7 +38,7 @@ public struct ChatConsistencyCheck {
         }
         outcome.disagreements += contactDisagreements() + requestDisagreements() + checkBlocks()
         outcome.disagreements += presenceDisagreements()
-        outcome.disagreements += pushDisagreements() + callDisagreements()
+        outcome.disagreements += pushDisagreements() + callDisagreements(now: now)
         return outcome
     }
 

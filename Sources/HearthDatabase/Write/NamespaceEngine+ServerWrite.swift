@@ -10,6 +10,12 @@ extension NamespaceEngine {
         try await store.read { reader in try body(NamespaceSnapshot(reader: reader, reads: nil)) }
     }
 
+    /// Milliseconds since 1970 by the server's clock: what `{".sv": "timestamp"}` resolves to
+    /// in a write committed now.
+    public func serverTime() -> Double {
+        rules.now()
+    }
+
     /// Writes as the server itself (author `.system`, no rules), like any write: through the
     /// namespace's serial writer, with its triggers, announced to every listener as one commit.
     /// When `precondition` is given it is judged on the writer against the state the write
