@@ -16,10 +16,12 @@ import tempfile
 import time
 
 import load_blocks
+import load_push
 from ledger import Counter, Ledger
 from load import Chat, Context, run_and_kill
 from load_app import BULK_ITEMS, rules_text
 from load_storage import ObjectLedger, object_target
+from push_receiver import PushReceiver
 from rest import Rest
 from server import Server
 from verify import offline_checks, online_checks
@@ -39,13 +41,17 @@ def arguments():
     parser.add_argument("--restart-kills", type=float, default=0.2,
                         help="share of iterations whose restart is itself killed 0-0.6 s in (default 0.2)")
     parser.add_argument("--strict", action="store_true", help="unexpected answers of a running server are violations too")
-    parser.add_argument("--inject", choices=["lost", "partial", "lost-object", "orphan", "torn-block", "online"],
+    parser.add_argument("--inject", choices=["lost", "partial", "lost-object", "orphan", "torn-block", "online",
+                                             "lost-push", "duplicate-push"],
                         default=None,
                         help="self-check: after the restart, delete an acknowledged write (lost), tear a "
                              "multi-path update (partial), delete an acknowledged storage object (lost-object), "
                              "leave a file no object names in storage/objects (orphan), tear a block from its "
-                             "marker (torn-block) or set a user online (online) behind the checks' back; the run "
-                             "must then fail")
+                             "marker (torn-block), set a user online (online), or make the webhook receiver "
+                             "forget user 3's last push (lost-push) or record it twice from one server run "
+                             "(duplicate-push) behind the checks' back; the run must then fail")
+    parser.add_argument("--no-pushes", action="store_true",
+                        help="run the server without --push-webhook (no push notifications, no push checks)")
     parser.add_argument("--verbose", action="store_true", help="print each iteration's figures as JSON")
     parser.add_argument("--keep", action="store_true", help="keep the work directory when the run passes")
     return parser.parse_args()
@@ -60,6 +66,10 @@ class RunState:
         self.accounts = []
         self.chat = None
         self.objects = {}  # storage object name -> what it held when checked (md5, size, token)
+        self.devices = {}  # (uid, device id) -> load_push.Device, registered with the chat app
+        self.push_mark = (0, 0, 0)  # what the webhook receiver had recorded at the last check
+        self.push_runs = {}  # push id -> the server runs (generations) that delivered it
+        self.push_deleted = set()  # (chat, key) of messages deleteMessage was sent for
 
 
 def prepare(workdir):
@@ -89,8 +99,11 @@ def before_load(ctx, state, rest):
     next start and the check of that iteration's snapshot would see them)."""
     if state.chat is None:
         state.chat = Chat(rest)
+        state.devices = load_push.register_devices(rest, state.chat, ctx.seed)
         import_bulk(ctx)
     state.chat.refresh_tokens(rest)
+    ctx.chat = state.chat
+    load_push.before_load(ctx, state, rest)
     ctx.lists_before = {name: rest.read(name, ns="crashns") or {} for name in ("items", "bulk")}
     ctx.ledger.initial[("crashns.settings", "rules")] = rest.request(
         "GET", "/.settings/rules.json?ns=crashns", headers={"Authorization": f"Bearer {ctx.admin_secret}"}).body
@@ -121,6 +134,9 @@ def inject(ctx, kind):
         return
     if kind == "torn-block":
         load_blocks.tear(ctx)
+        return
+    if kind in ("lost-push", "duplicate-push"):
+        ctx.server.push.inject(kind, ctx.chat.users[3].uid)
         return
     if kind == "online":
         ctx.rest.db("PUT", "presence/injected", {"state": "online", "lastChanged": 1})
@@ -157,7 +173,11 @@ def iteration(number, options, server, state, seed, master):
     kill_after = master.uniform(options.kill_min, options.kill_max)
     phases = {}
     mark = time.monotonic()
+    if server.push is not None:  # 500s now and then under the load, so retries straddle the kill
+        server.push.failing = True
     run_and_kill(ctx, kill_after)
+    if server.push is not None:  # after the restart every POST is accepted: the queue drains fast
+        server.push.failing = False
     phases["load_and_stop_s"], mark = round(time.monotonic() - mark, 2), time.monotonic()
     phases["kill_to_exit_s"] = round(ctx.kill_to_exit, 2)
     violations = offline_checks(ctx)
@@ -200,14 +220,24 @@ def iteration(number, options, server, state, seed, master):
              "password_changes": sum(1 for a in state.accounts if a["iteration"] == number and a.get("passwords") == ["second-pass"]),
              "acked_by_kind": ctx.ledger.acked_by_kind(), "storage": ctx.objects.counts(),
              "presence": {"left_online_at_kill": getattr(ctx, "presence_left_online", 0),
-                          "entries_offline_after_restart": getattr(ctx, "presence_entries", 0)}}
+                          "entries_offline_after_restart": getattr(ctx, "presence_entries", 0)},
+             "push": getattr(ctx, "push_facts", {})}
     storage = facts["storage"]
     line = (f"kill at {kill_after:.2f} s; {counts['acked']} acked, {counts['pending']} pending at the kill, "
             f"{counts['refused']} refused; {ctx.counter.acked} transactions; {facts['sign_ups']} sign-ups; "
             f"{sum(storage.get('acked', {}).values())} storage uploads and deletes acked, "
             f"{sum(storage.get('pending', {}).values())} pending at the kill; "
-            f"restart ready in {ready:.2f} s" + (f" (after a kill {early_kill:.2f} s into a start)" if early_kill is not None else ""))
+            f"restart ready in {ready:.2f} s" + (f" (after a kill {early_kill:.2f} s into a start)" if early_kill is not None else "")
+            + push_summary(facts["push"]))
     return line, violations, dict(facts, notes=ctx.notes[:20])
+
+
+def push_summary(push):
+    """The iteration line's part on pushes."""
+    if not push:
+        return ""
+    return (f"; {push['delivered']} pushes delivered ({push['duplicates']} again after the kill, "
+            f"{push['answered_500']} answered 500), drained in {push['drain_s']:.2f} s")
 
 
 def keep_failure(workdir, number, violations, facts, server):
@@ -236,7 +266,8 @@ def main():
     prepare(workdir)
     print(f"crash matrix: seed {seed}, {options.iterations} iterations, budget {options.budget:.0f} s, "
           f"binary {binary}, work directory {workdir}", flush=True)
-    server = Server(binary, workdir, admin_secret=f"crash-matrix-{seed}", sync=None)
+    receiver = None if options.no_pushes else PushReceiver(f"crash-matrix-{seed}", seed)
+    server = Server(binary, workdir, admin_secret=f"crash-matrix-{seed}", sync=None, push=receiver)
     master = random.Random(seed)
     state = RunState()
     started = time.monotonic()
@@ -275,6 +306,8 @@ def main():
                 print(f"final chat check: {output[-2000:]}")
     finally:
         server.kill()
+        if receiver is not None:
+            receiver.shutdown()
     summary = {
         "seed": seed,
         "iterations_requested": options.iterations,
@@ -293,11 +326,20 @@ def main():
         "unexpected_answers": sum(r.get("unexpected_answers", 0) for r in results),
         "acked_by_kind": {},
         "storage": {},
+        "push": {},
         "binary": binary,
     }
     for result in results:
         for kind, count in result.get("acked_by_kind", {}).items():
             summary["acked_by_kind"][kind] = summary["acked_by_kind"].get(kind, 0) + count
+        for name, value in result.get("push", {}).items():
+            pushes = summary["push"]
+            if name == "most_deliveries_of_one_push":
+                pushes[name] = max(pushes.get(name, 0), value)
+            elif name == "drain_s":
+                pushes["longest_drain_s"] = max(pushes.get("longest_drain_s", 0), value)
+            else:
+                pushes[name] = pushes.get(name, 0) + value
         for state, kinds in result.get("storage", {}).items():
             for kind, count in kinds.items():
                 totals = summary["storage"].setdefault(state, {})

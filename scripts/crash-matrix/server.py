@@ -14,7 +14,7 @@ def free_port():
 
 
 class Server:
-    def __init__(self, binary, workdir, admin_secret, sync=None):
+    def __init__(self, binary, workdir, admin_secret, sync=None, push=None):
         self.binary = binary
         self.workdir = workdir
         self.data = os.path.join(workdir, "data")
@@ -22,6 +22,7 @@ class Server:
         self.log_path = os.path.join(workdir, "server.log")
         self.admin_secret = admin_secret
         self.sync = sync
+        self.push = push  # the webhook receiver (push_receiver.PushReceiver) pushes go to, if any
         self.process = None
         self.port = None
 
@@ -39,6 +40,9 @@ class Server:
         ]
         if self.sync:
             arguments += ["--sync", self.sync]
+        if self.push is not None:
+            arguments += ["--push-webhook", self.push.url]
+            self.push.new_generation()
         started = time.monotonic()
         with open(self.log_path, "ab") as log:
             log.write(f"\n=== start {time.strftime('%H:%M:%S')} port {self.port}\n".encode())
