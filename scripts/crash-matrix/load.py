@@ -7,6 +7,7 @@ import traceback
 
 import load_app
 import load_blocks
+import load_calls
 import load_data
 import load_presence
 import load_storage
@@ -126,6 +127,7 @@ WORKERS = [
     ("storage-1", load_storage.uploads, (1,)),
     ("storage-2", load_storage.uploads, (2,)),
     ("presence", load_presence.presence, ()),
+    ("calls", load_calls.calls, ()),
 ]
 
 

@@ -13,6 +13,8 @@ the acceptance and that commit sends it again, from the next run, with the same 
 """
 import time
 
+import load_calls
+
 #: Each user's devices: (device id, platform). User 3 has two, so "each of its devices" means
 #: something.
 DEVICES = [
@@ -119,6 +121,8 @@ def online_checks(ctx, state, tree):
     receiver = ctx.server.push
     violations = []
     expected = expected_for_user_3(ctx, tree)
+    calls_now = ctx.rest.read("calls") or {}  # no call starts after the restart
+    expected_calls = load_calls.calls_for_user_3(ctx, state, calls_now)
     waited, stuck = wait_for_drain(ctx)
     if stuck is not None:
         violations.append(f"the push queue did not drain within {DRAIN_TIMEOUT:.0f} s of the restart: {stuck}")
@@ -126,7 +130,6 @@ def online_checks(ctx, state, tree):
     state.push_mark = receiver.mark()
     violations += problems
     messages_now = ctx.rest.read("messages") or {}
-    calls_now = ctx.rest.read("calls") or {}
     state.push_deleted |= deleted_messages(ctx)
     duplicates, firsts = 0, []  # firsts: the first delivery of each push, in the order they came
     for delivery in deliveries:
@@ -158,10 +161,14 @@ def online_checks(ctx, state, tree):
         for key in sorted(expected - got):
             violations.append(f"push lost: /messages/{ctx.chat.group}/{key} committed but user 3's device "
                               f"{device_id} got no push for it")
+        rung = {d.call for d in deliveries if (d.uid, d.device) == (uid, device_id) and d.call is not None}
+        for call_id in sorted(expected_calls - rung):
+            violations.append(f"call push lost: /calls/{call_id} committed but user 3's device {device_id} got no push for it")
     order_violations, inversions, ordered = order_checks(ctx, state, firsts)
     violations += order_violations
     ctx.push_facts = {"delivered": len(deliveries), "answered_500": failed, "duplicates": duplicates,
-                      "expected_for_user_3": len(expected) * len(DEVICES[3]), "drain_s": round(waited, 2),
+                      "expected_for_user_3": len(expected) * len(DEVICES[3]),
+                      "expected_calls_for_user_3": len(expected_calls) * len(DEVICES[3]), "drain_s": round(waited, 2),
                       "order_checked": ordered, "key_order_inversions": inversions,
                       "most_deliveries_of_one_push": max((len(state.push_runs[d.id]) for d in deliveries), default=0)}
     return violations

@@ -16,6 +16,7 @@ import tempfile
 import time
 
 import load_blocks
+import load_calls
 import load_push
 from ledger import Counter, Ledger
 from load import Chat, Context, run_and_kill
@@ -50,6 +51,8 @@ def arguments():
                              "marker (torn-block), set a user online (online), or make the webhook receiver "
                              "forget user 3's last push (lost-push) or record it twice from one server run "
                              "(duplicate-push) behind the checks' back; the run must then fail")
+    parser.add_argument("--no-calls", action="store_true",
+                        help="ring no calls (a binary without --call-ring-timeout rings none anyway)")
     parser.add_argument("--no-pushes", action="store_true",
                         help="run the server without --push-webhook (no push notifications, no push checks)")
     parser.add_argument("--verbose", action="store_true", help="print each iteration's figures as JSON")
@@ -70,6 +73,7 @@ class RunState:
         self.push_mark = (0, 0, 0)  # what the webhook receiver had recorded at the last check
         self.push_runs = {}  # push id -> the server runs (generations) that delivered it
         self.push_deleted = set()  # (chat, key) of messages deleteMessage was sent for
+        self.call_chats = []  # load_calls.CallChat, when the binary has calls
 
 
 def prepare(workdir):
@@ -100,10 +104,14 @@ def before_load(ctx, state, rest):
     if state.chat is None:
         state.chat = Chat(rest)
         state.devices = load_push.register_devices(rest, state.chat, ctx.seed)
+        if ctx.server.call_ring_timeout is not None:
+            state.call_chats = load_calls.make_chats(rest, state.chat)
         import_bulk(ctx)
     state.chat.refresh_tokens(rest)
     ctx.chat = state.chat
+    ctx.call_chats = state.call_chats
     load_push.before_load(ctx, state, rest)
+    load_calls.before_load(ctx, state, rest)
     ctx.lists_before = {name: rest.read(name, ns="crashns") or {} for name in ("items", "bulk")}
     ctx.ledger.initial[("crashns.settings", "rules")] = rest.request(
         "GET", "/.settings/rules.json?ns=crashns", headers={"Authorization": f"Bearer {ctx.admin_secret}"}).body
@@ -176,6 +184,7 @@ def iteration(number, options, server, state, seed, master):
     if server.push is not None:  # 500s now and then under the load, so retries straddle the kill
         server.push.failing = True
     run_and_kill(ctx, kill_after)
+    ctx.killed_at = server.killed_at
     if server.push is not None:  # after the restart every POST is accepted: the queue drains fast
         server.push.failing = False
     phases["load_and_stop_s"], mark = round(time.monotonic() - mark, 2), time.monotonic()
@@ -194,6 +203,7 @@ def iteration(number, options, server, state, seed, master):
     except RuntimeError as error:
         return f"store did not open: {error}", violations + [f"the store did not open after the kill: {error}"], {}
     ctx.rest = Rest(server.port, server.admin_secret)
+    ctx.restarted_at = time.time()
     if options.inject:
         inject(ctx, options.inject)
     phases["restart_s"], mark = round(time.monotonic() - mark, 2), time.monotonic()
@@ -221,7 +231,7 @@ def iteration(number, options, server, state, seed, master):
              "acked_by_kind": ctx.ledger.acked_by_kind(), "storage": ctx.objects.counts(),
              "presence": {"left_online_at_kill": getattr(ctx, "presence_left_online", 0),
                           "entries_offline_after_restart": getattr(ctx, "presence_entries", 0)},
-             "push": getattr(ctx, "push_facts", {})}
+             "push": getattr(ctx, "push_facts", {}), "calls": getattr(ctx, "call_facts", {})}
     storage = facts["storage"]
     line = (f"kill at {kill_after:.2f} s; {counts['acked']} acked, {counts['pending']} pending at the kill, "
             f"{counts['refused']} refused; {ctx.counter.acked} transactions; {facts['sign_ups']} sign-ups; "
@@ -268,6 +278,8 @@ def main():
           f"binary {binary}, work directory {workdir}", flush=True)
     receiver = None if options.no_pushes else PushReceiver(f"crash-matrix-{seed}", seed)
     server = Server(binary, workdir, admin_secret=f"crash-matrix-{seed}", sync=None, push=receiver)
+    if not options.no_calls and load_calls.supported(server):
+        server.call_ring_timeout = load_calls.RING_TIMEOUT
     master = random.Random(seed)
     state = RunState()
     started = time.monotonic()
@@ -327,6 +339,7 @@ def main():
         "acked_by_kind": {},
         "storage": {},
         "push": {},
+        "calls": {},
         "binary": binary,
     }
     for result in results:
@@ -340,6 +353,12 @@ def main():
                 pushes["longest_drain_s"] = max(pushes.get("longest_drain_s", 0), value)
             else:
                 pushes[name] = pushes.get(name, 0) + value
+        for name, value in result.get("calls", {}).items():
+            calls = summary["calls"]
+            if name in ("started", "due_while_down"):
+                calls[name] = calls.get(name, 0) + value
+            else:  # the run's calls as of the last check, or the most of any iteration
+                calls[name] = value if name in ("missed_in_all", "ringing_at_check") else max(calls.get(name, 0), value)
         for state, kinds in result.get("storage", {}).items():
             for kind, count in kinds.items():
                 totals = summary["storage"].setdefault(state, {})
