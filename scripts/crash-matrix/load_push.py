@@ -24,8 +24,11 @@ DEVICES = [
     [("phone", "fcm"), ("tablet", "apns")],
 ]
 
-#: Seconds the queue has to drain (nothing queued, no intent left) after the restart.
-DRAIN_TIMEOUT = 30.0
+#: Seconds the queue has by default to drain (nothing queued, no intent left) after the
+#: restart (`--push-drain-timeout`). The push service runs at a lower priority than serving
+#: (docs/decisions/0018-push-delivery-beside-serving.md), so on a box saturated by other work
+#: (parallel builds) it delivers slowly: generous.
+DRAIN_TIMEOUT = 90.0
 
 
 class Device:
@@ -78,10 +81,10 @@ def queue_figures(ctx):
 
 def wait_for_drain(ctx):
     """Polls the queue until nothing is queued and no intent is left; answers (seconds waited,
-    None) or (seconds, the last figures) when it did not drain within DRAIN_TIMEOUT."""
+    None) or (seconds, the last figures) when it did not drain within `ctx.push_drain_timeout`."""
     started = time.monotonic()
     figures = None
-    while time.monotonic() - started < DRAIN_TIMEOUT:
+    while time.monotonic() - started < ctx.push_drain_timeout:
         figures = queue_figures(ctx)
         if figures is not None and figures.get("queued") == 0 and figures.get("intents") == 0:
             return time.monotonic() - started, None
@@ -124,8 +127,8 @@ def online_checks(ctx, state, tree):
     calls_now = ctx.rest.read("calls") or {}  # no call starts after the restart
     expected_calls = load_calls.calls_for_user_3(ctx, state, calls_now)
     waited, stuck = wait_for_drain(ctx)
-    if stuck is not None:
-        violations.append(f"the push queue did not drain within {DRAIN_TIMEOUT:.0f} s of the restart: {stuck}")
+    if stuck is not None:  # then what is missing may still be queued: no "lost" verdicts
+        violations.append(f"the push queue did not drain within {ctx.push_drain_timeout:.0f} s of the restart: {stuck}")
     deliveries, problems, failed = receiver.since(state.push_mark)
     state.push_mark = receiver.mark()
     violations += problems
@@ -155,7 +158,7 @@ def online_checks(ctx, state, tree):
         runs.append(delivery.generation)
     user_3 = ctx.chat.users[3].uid
     for (uid, device_id), device in state.devices.items():
-        if uid != user_3:
+        if uid != user_3 or stuck is not None:
             continue
         got = {d.message for d in deliveries if (d.uid, d.device) == (uid, device_id) and d.chat == ctx.chat.group}
         for key in sorted(expected - got):

@@ -53,6 +53,8 @@ def arguments():
                              "(duplicate-push) behind the checks' back; the run must then fail")
     parser.add_argument("--no-calls", action="store_true",
                         help="ring no calls (a binary without --call-ring-timeout rings none anyway)")
+    parser.add_argument("--push-drain-timeout", type=float, default=load_push.DRAIN_TIMEOUT,
+                        help=f"seconds the push queue has to drain after a restart (default {load_push.DRAIN_TIMEOUT:.0f})")
     parser.add_argument("--no-pushes", action="store_true",
                         help="run the server without --push-webhook (no push notifications, no push checks)")
     parser.add_argument("--verbose", action="store_true", help="print each iteration's figures as JSON")
@@ -175,7 +177,7 @@ def iteration(number, options, server, state, seed, master):
     ctx = Context(iteration=number, prefix=f"crash/it{number}", port=server.port, admin_secret=server.admin_secret,
                   rest=rest, ledger=Ledger(), objects=ObjectLedger(), counter=Counter(), increments=Counter(), workdir=server.workdir, server=server,
                   chat=None, accounts=state.accounts, password_signups=options.password_signups, seed=seed,
-                  rng=random.Random(f"{seed}-{number}-checks"))
+                  rng=random.Random(f"{seed}-{number}-checks"), push_drain_timeout=options.push_drain_timeout)
     before_load(ctx, state, rest)
     ctx.chat = state.chat
     kill_after = master.uniform(options.kill_min, options.kill_max)
