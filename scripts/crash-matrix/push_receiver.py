@@ -139,8 +139,8 @@ class PushReceiver:
 
     def inject(self, kind, uid):
         """For --inject: at the next `since` (once the queue drained), forget every delivery of
-        the last push `uid` got (lost-push) or record it once more as if the same server run had
-        sent it again (duplicate-push)."""
+        the last push `uid` got (lost-push) or record the last one the running server sent once
+        more, as if it had sent it again (duplicate-push)."""
         with self.lock:
             self.injection = (kind, uid)
 
@@ -148,7 +148,8 @@ class PushReceiver:
         """Applies what `inject` asked for (with the lock held); notes a violation when there is
         nothing to damage, so that the self-check fails all the same."""
         (kind, uid), self.injection = self.injection, None
-        last = next((delivery for delivery in reversed(self.deliveries) if delivery and delivery.uid == uid), None)
+        last = next((delivery for delivery in reversed(self.deliveries) if delivery and delivery.uid == uid
+                     and (kind == "lost-push" or delivery.generation == self.generation)), None)
         if last is None:
             self.violations.append(f"--inject {kind}: no push to {uid} to damage")
         elif kind == "lost-push":  # None in place of each, so that marks keep their places
