@@ -171,13 +171,13 @@ def online_checks(ctx, state, tree):
     # A run sends an accepted push again only when it did not see the acceptance: the request
     # timed out or its connection failed (on a starved box), which its figures count. Those of
     # the killed run are gone: its repeats are counted, not judged.
-    failed = (getattr(ctx, "push_figures", None) or {}).get("failed") or {}
-    transport_failures = sum(count for reason, count in failed.items() if not reason.startswith("http_"))
+    run_failures = (getattr(ctx, "push_figures", None) or {}).get("failed") or {}
+    transport_failures = sum(count for reason, count in run_failures.items() if not reason.startswith("http_"))
     if stuck is None and len(same_run["current"]) > transport_failures:
         for delivery in same_run["current"]:
             violations.append(f"push {delivery.id} ({delivery.uid}/{delivery.device}, message {delivery.message}) "
                               f"delivered twice by one server run, which saw {transport_failures} timed-out or "
-                              f"failed attempts for {len(same_run['current'])} repeats (failed: {failed})")
+                              f"failed attempts for {len(same_run['current'])} repeats (failed: {run_failures})")
     order_violations, inversions, ordered = order_checks(ctx, state, firsts)
     violations += order_violations
     ctx.push_facts = {"delivered": len(deliveries), "answered_500": failed, "duplicates": duplicates,
