@@ -63,6 +63,7 @@ class PushReceiver:
         self.failed_answers = 0  # POSTs answered 500
         self.violations = []  # malformed or unsigned POSTs
         self.generation = 0
+        self.torn_requests = 0  # requests cut off by a kill (not answered, not recorded)
         self.failing = False  # whether FAILURE_SHARE of the POSTs are answered 500 now
         self.injection = None  # (kind, uid) of --inject lost-push or duplicate-push
         receiver = self
@@ -74,6 +75,11 @@ class PushReceiver:
                 # The run that sent it: read before the body, while that process is surely alive.
                 generation = receiver.generation
                 body = self.read_body()
+                if body is None:  # cut off: the server was killed while it sent the request
+                    with receiver.lock:
+                        receiver.torn_requests += 1
+                    self.close_connection = True
+                    return
                 status = receiver.receive(self.path, self.headers, body, generation)
                 self.send_response(status)
                 self.send_header("Content-Length", "0")
@@ -87,9 +93,14 @@ class PushReceiver:
                         if size == 0:
                             self.rfile.readline()
                             return b"".join(chunks)
-                        chunks.append(self.rfile.read(size))
+                        chunk = self.rfile.read(size)
+                        if len(chunk) < size:
+                            return None
+                        chunks.append(chunk)
                         self.rfile.readline()
-                return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length)
+                return body if len(body) == length else None
 
             def log_message(self, *arguments):  # quiet: the matrix prints its own lines
                 pass
