@@ -256,6 +256,7 @@ let package = Package(
             dependencies: [
                 "HearthChat", "HearthFunctions", "HearthStore", "HearthDatabase", "HearthServer", "HearthCore",
                 "HearthTestSupport", "HearthPush", "HearthPushFakes", "HearthAccounts", "HearthRules",
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(

@@ -8,6 +8,7 @@ import traceback
 import load_app
 import load_attachments
 import load_blocks
+import load_calls
 import load_data
 import load_presence
 import load_storage
@@ -75,12 +76,13 @@ class ChatUser:
 
 
 class Chat:
-    """Three anonymous accounts with profiles, their private chat (users 0 and 1) and a group of
-    all three: made once per run, before the first kill."""
+    """Four anonymous accounts with profiles, the private chat of users 0 and 1 and a group of
+    all four: made once per run, before the first kill. Users 0-2 send messages and connect
+    (presence); user 3 never does anything but receive pushes (load_push.py)."""
 
     def __init__(self, rest):
         self.users = []
-        for number in range(3):
+        for number in range(4):
             answer = rest.accounts("signUp", {"returnSecureToken": True})
             body = require(answer, "signUp of a chat user")
             user = ChatUser(body["localId"], body["idToken"], body["refreshToken"])
@@ -89,7 +91,7 @@ class Chat:
             self.users.append(user)
         first = self.users[0]
         self.private = require(rest.call("createChat", {"participant": self.users[1].uid}, first.id_token), "createChat")["result"]["chatId"]
-        group = {"name": "Crash group", "participants": [self.users[1].uid, self.users[2].uid]}
+        group = {"name": "Crash group", "participants": [user.uid for user in self.users[1:]]}
         self.group = require(rest.call("createGroup", group, first.id_token), "createGroup")["result"]["chatId"]
 
     def refresh_tokens(self, rest):
@@ -127,6 +129,7 @@ WORKERS = [
     ("storage-1", load_storage.uploads, (1,)),
     ("storage-2", load_storage.uploads, (2,)),
     ("presence", load_presence.presence, ()),
+    ("calls", load_calls.calls, ()),
 ]
 
 

@@ -4,6 +4,7 @@ import json
 import os
 import time
 
+import load_push
 from load_data import token
 from ws import WSConn
 
@@ -71,6 +72,7 @@ def chat_messages(ctx, rng, user_index):
                        "deleteMessage")
         elif connection is not None and choice < 0.6:
             key = f"m{time.time_ns():020d}{user_index}{sent}"
+            load_push.note_sent(ctx, chat, key, user_index, sent)
             entry = ctx.ledger.write(f"messages/{chat}/{key}/text", text)
             ctx.settle_ws(entry, connection.call("p", {"p": f"/messages/{chat}/{key}", "d": message}), "message put")
             if entry.state == "acked":
@@ -78,6 +80,7 @@ def chat_messages(ctx, rng, user_index):
         else:
             answer = ctx.rest.db("POST", f"messages/{chat}", message, token=user.id_token)
             if answer.ok:
+                load_push.note_sent(ctx, chat, answer.json()["name"], user_index, sent)
                 ctx.ledger.write(f"messages/{chat}/{answer.json()['name']}/text", text).ack()
                 mine.append((chat, answer.json()["name"]))
             ctx.expect(answer, "message POST")

@@ -17,10 +17,13 @@ import time
 
 import load_attachments
 import load_blocks
+import load_calls
+import load_push
 from ledger import Counter, Ledger
 from load import Chat, Context, run_and_kill
 from load_app import BULK_ITEMS, rules_text
 from load_storage import ObjectLedger, object_target
+from push_receiver import PushReceiver
 from rest import Rest
 from server import Server
 from verify import offline_checks, online_checks
@@ -41,13 +44,21 @@ def arguments():
                         help="share of iterations whose restart is itself killed 0-0.6 s in (default 0.2)")
     parser.add_argument("--strict", action="store_true", help="unexpected answers of a running server are violations too")
     parser.add_argument("--inject", choices=["lost", "partial", "lost-object", "orphan", "torn-block", "online",
-                                             "kept-attachment"],
+                                             "kept-attachment", "lost-push", "duplicate-push"],
                         default=None,
                         help="self-check: after the restart, delete an acknowledged write (lost), tear a "
                              "multi-path update (partial), delete an acknowledged storage object (lost-object), "
                              "leave a file no object names in storage/objects (orphan), tear a block from its "
-                             "marker (torn-block), set a user online (online) or upload a deleted message's "
-                             "attachment again (kept-attachment) behind the checks' back; the run must then fail")
+                             "marker (torn-block), set a user online (online), upload a deleted message's "
+                             "attachment again (kept-attachment), or make the webhook receiver forget user 3's "
+                             "last push (lost-push) or record it twice from one server run (duplicate-push) "
+                             "behind the checks' back; the run must then fail")
+    parser.add_argument("--no-calls", action="store_true",
+                        help="ring no calls (a binary without --call-ring-timeout rings none anyway)")
+    parser.add_argument("--push-drain-timeout", type=float, default=load_push.DRAIN_TIMEOUT,
+                        help=f"seconds the push queue has to drain after a restart (default {load_push.DRAIN_TIMEOUT:.0f})")
+    parser.add_argument("--no-pushes", action="store_true",
+                        help="run the server without --push-webhook (no push notifications, no push checks)")
     parser.add_argument("--verbose", action="store_true", help="print each iteration's figures as JSON")
     parser.add_argument("--keep", action="store_true", help="keep the work directory when the run passes")
     return parser.parse_args()
@@ -62,6 +73,11 @@ class RunState:
         self.accounts = []
         self.chat = None
         self.objects = {}  # storage object name -> what it held when checked (md5, size, token)
+        self.devices = {}  # (uid, device id) -> load_push.Device, registered with the chat app
+        self.push_mark = (0, 0, 0)  # what the webhook receiver had recorded at the last check
+        self.push_runs = {}  # push id -> the server runs (generations) that delivered it
+        self.push_deleted = set()  # (chat, key) of messages deleteMessage was sent for
+        self.call_chats = []  # load_calls.CallChat, when the binary has calls
 
 
 def prepare(workdir):
@@ -91,8 +107,15 @@ def before_load(ctx, state, rest):
     next start and the check of that iteration's snapshot would see them)."""
     if state.chat is None:
         state.chat = Chat(rest)
+        state.devices = load_push.register_devices(rest, state.chat, ctx.seed)
+        if ctx.server.call_ring_timeout is not None:
+            state.call_chats = load_calls.make_chats(rest, state.chat)
         import_bulk(ctx)
     state.chat.refresh_tokens(rest)
+    ctx.chat = state.chat
+    ctx.call_chats = state.call_chats
+    load_push.before_load(ctx, state, rest)
+    load_calls.before_load(ctx, state, rest)
     ctx.lists_before = {name: rest.read(name, ns="crashns") or {} for name in ("items", "bulk")}
     ctx.ledger.initial[("crashns.settings", "rules")] = rest.request(
         "GET", "/.settings/rules.json?ns=crashns", headers={"Authorization": f"Bearer {ctx.admin_secret}"}).body
@@ -127,6 +150,9 @@ def inject(ctx, kind):
     if kind == "kept-attachment":
         load_attachments.keep(ctx)
         return
+    if kind in ("lost-push", "duplicate-push"):
+        ctx.server.push.inject(kind, ctx.chat.users[3].uid)
+        return
     if kind == "online":
         ctx.rest.db("PUT", "presence/injected", {"state": "online", "lastChanged": 1})
         return
@@ -156,13 +182,18 @@ def iteration(number, options, server, state, seed, master):
     ctx = Context(iteration=number, prefix=f"crash/it{number}", port=server.port, admin_secret=server.admin_secret,
                   rest=rest, ledger=Ledger(), objects=ObjectLedger(), attachments=load_attachments.Attachments(), counter=Counter(), increments=Counter(), workdir=server.workdir, server=server,
                   chat=None, accounts=state.accounts, password_signups=options.password_signups, seed=seed,
-                  rng=random.Random(f"{seed}-{number}-checks"))
+                  rng=random.Random(f"{seed}-{number}-checks"), push_drain_timeout=options.push_drain_timeout)
     before_load(ctx, state, rest)
     ctx.chat = state.chat
     kill_after = master.uniform(options.kill_min, options.kill_max)
     phases = {}
     mark = time.monotonic()
+    if server.push is not None:  # 500s now and then under the load, so retries straddle the kill
+        server.push.failing = True
     run_and_kill(ctx, kill_after)
+    ctx.killed_at = server.killed_at
+    if server.push is not None:  # after the restart every POST is accepted: the queue drains fast
+        server.push.failing = False
     phases["load_and_stop_s"], mark = round(time.monotonic() - mark, 2), time.monotonic()
     phases["kill_to_exit_s"] = round(ctx.kill_to_exit, 2)
     violations = offline_checks(ctx)
@@ -179,6 +210,7 @@ def iteration(number, options, server, state, seed, master):
     except RuntimeError as error:
         return f"store did not open: {error}", violations + [f"the store did not open after the kill: {error}"], {}
     ctx.rest = Rest(server.port, server.admin_secret)
+    ctx.restarted_at = time.time()
     if options.inject:
         inject(ctx, options.inject)
     phases["restart_s"], mark = round(time.monotonic() - mark, 2), time.monotonic()
@@ -206,14 +238,24 @@ def iteration(number, options, server, state, seed, master):
              "acked_by_kind": ctx.ledger.acked_by_kind(), "storage": ctx.objects.counts(),
              "attachments": getattr(ctx, "attachment_counts", {}),
              "presence": {"left_online_at_kill": getattr(ctx, "presence_left_online", 0),
-                          "entries_offline_after_restart": getattr(ctx, "presence_entries", 0)}}
+                          "entries_offline_after_restart": getattr(ctx, "presence_entries", 0)},
+             "push": getattr(ctx, "push_facts", {}), "calls": getattr(ctx, "call_facts", {})}
     storage = facts["storage"]
     line = (f"kill at {kill_after:.2f} s; {counts['acked']} acked, {counts['pending']} pending at the kill, "
             f"{counts['refused']} refused; {ctx.counter.acked} transactions; {facts['sign_ups']} sign-ups; "
             f"{sum(storage.get('acked', {}).values())} storage uploads and deletes acked, "
             f"{sum(storage.get('pending', {}).values())} pending at the kill; "
-            f"restart ready in {ready:.2f} s" + (f" (after a kill {early_kill:.2f} s into a start)" if early_kill is not None else ""))
+            f"restart ready in {ready:.2f} s" + (f" (after a kill {early_kill:.2f} s into a start)" if early_kill is not None else "")
+            + push_summary(facts["push"]))
     return line, violations, dict(facts, notes=ctx.notes[:20])
+
+
+def push_summary(push):
+    """The iteration line's part on pushes."""
+    if not push:
+        return ""
+    return (f"; {push['delivered']} pushes delivered ({push['duplicates']} again after the kill, "
+            f"{push['answered_500']} answered 500), drained in {push['drain_s']:.2f} s")
 
 
 def keep_failure(workdir, number, violations, facts, server):
@@ -242,7 +284,10 @@ def main():
     prepare(workdir)
     print(f"crash matrix: seed {seed}, {options.iterations} iterations, budget {options.budget:.0f} s, "
           f"binary {binary}, work directory {workdir}", flush=True)
-    server = Server(binary, workdir, admin_secret=f"crash-matrix-{seed}", sync=None)
+    receiver = None if options.no_pushes else PushReceiver(f"crash-matrix-{seed}", seed)
+    server = Server(binary, workdir, admin_secret=f"crash-matrix-{seed}", sync=None, push=receiver)
+    if not options.no_calls and load_calls.supported(server):
+        server.call_ring_timeout = load_calls.RING_TIMEOUT
     master = random.Random(seed)
     state = RunState()
     started = time.monotonic()
@@ -281,6 +326,8 @@ def main():
                 print(f"final chat check: {output[-2000:]}")
     finally:
         server.kill()
+        if receiver is not None:
+            receiver.shutdown()
     summary = {
         "seed": seed,
         "iterations_requested": options.iterations,
@@ -300,11 +347,27 @@ def main():
         "acked_by_kind": {},
         "storage": {},
         "attachments": {},
+        "push": {},
+        "calls": {},
         "binary": binary,
     }
     for result in results:
         for kind, count in result.get("acked_by_kind", {}).items():
             summary["acked_by_kind"][kind] = summary["acked_by_kind"].get(kind, 0) + count
+        for name, value in result.get("push", {}).items():
+            pushes = summary["push"]
+            if name == "most_deliveries_of_one_push":
+                pushes[name] = max(pushes.get(name, 0), value)
+            elif name == "drain_s":
+                pushes["longest_drain_s"] = max(pushes.get("longest_drain_s", 0), value)
+            else:
+                pushes[name] = pushes.get(name, 0) + value
+        for name, value in result.get("calls", {}).items():
+            calls = summary["calls"]
+            if name in ("started", "due_while_down"):
+                calls[name] = calls.get(name, 0) + value
+            else:  # the run's calls as of the last check, or the most of any iteration
+                calls[name] = value if name in ("missed_in_all", "ringing_at_check") else max(calls.get(name, 0), value)
         for state, kinds in result.get("storage", {}).items():
             for kind, count in kinds.items():
                 totals = summary["storage"].setdefault(state, {})

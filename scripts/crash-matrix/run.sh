@@ -1,7 +1,9 @@
 #!/bin/sh
 # The crash matrix (docs/crash-matrix.md): mixed load on the real `hearth` binary, `kill -9` at a
 # random moment, restart, and checks that every acknowledged write, multi-path update,
-# transaction, onDisconnect registration, chat message and account survived whole.
+# transaction, onDisconnect registration, chat message and account survived whole, that every
+# committed message's push reached its devices once per server run, and that calls ringing at
+# the kill end missed on time.
 #   scripts/crash-matrix/run.sh [--iterations N] [--budget SECONDS] [--seed S] [...]  (see --help)
 # Uses .build/debug/hearth unless HEARTH_BIN names another binary (a release build for long runs).
 # Installs PyPI's websockets when missing. Used by .ci/run after `swift test` (5 iterations).

@@ -14,7 +14,7 @@ def free_port():
 
 
 class Server:
-    def __init__(self, binary, workdir, admin_secret, sync=None):
+    def __init__(self, binary, workdir, admin_secret, sync=None, push=None):
         self.binary = binary
         self.workdir = workdir
         self.data = os.path.join(workdir, "data")
@@ -22,6 +22,9 @@ class Server:
         self.log_path = os.path.join(workdir, "server.log")
         self.admin_secret = admin_secret
         self.sync = sync
+        self.push = push  # the webhook receiver (push_receiver.PushReceiver) pushes go to, if any
+        self.call_ring_timeout = None  # --call-ring-timeout (seconds), when the binary has calls
+        self.killed_at = None  # wall-clock time (s) of the last kill's signal
         self.process = None
         self.port = None
 
@@ -39,6 +42,11 @@ class Server:
         ]
         if self.sync:
             arguments += ["--sync", self.sync]
+        if self.push is not None:
+            arguments += ["--push-webhook", self.push.url]
+            self.push.new_generation()
+        if self.call_ring_timeout is not None:
+            arguments += ["--call-ring-timeout", str(self.call_ring_timeout)]
         started = time.monotonic()
         with open(self.log_path, "ab") as log:
             log.write(f"\n=== start {time.strftime('%H:%M:%S')} port {self.port}\n".encode())
@@ -73,6 +81,7 @@ class Server:
         if killing is not None:
             killing.set()
         sent = time.monotonic()
+        self.killed_at = time.time()
         if self.process.poll() is None:
             os.kill(self.process.pid, signal.SIGKILL)
         try:

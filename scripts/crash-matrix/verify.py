@@ -1,11 +1,14 @@
 """The checks after a kill: offline ones on the stopped data directory (`hearth doctor`,
 `hearth chat check`, `hearth users list`), then, on the restarted server, the writes, multi-path
-updates, transactions, onDisconnect writes, rules, indexes, accounts and storage objects."""
+updates, transactions, onDisconnect writes, rules, indexes, accounts, storage objects, presence,
+calls and push notifications."""
 import json
 import os
 
 import load_attachments
 import load_blocks
+import load_calls
+import load_push
 import load_storage
 from load_app import RULES_VARIANTS, variant_of
 from load_presence import WRITTEN_WITHIN
@@ -83,6 +86,9 @@ def online_checks(ctx, state):
     violations += account_checks(ctx, state)
     violations += load_storage.online_checks(ctx, state)
     violations += presence_checks(ctx)
+    violations += load_calls.online_checks(ctx, state)
+    if ctx.server.push is not None:  # last: it waits for the push queue to drain
+        violations += load_push.online_checks(ctx, state, tree)
     return violations
 
 

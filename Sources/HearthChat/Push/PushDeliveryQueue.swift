@@ -61,6 +61,9 @@ actor PushDeliveryQueue {
     private var inFlight = 0
     private var figures = PushQueueFigures()
     private var planning = false
+    /// Whether `start()` loaded the pushes an earlier run left; planning waits for it (a device's
+    /// first head must be its oldest queued push, and each queued push is counted once).
+    private var loaded = false
     private var stopped = false
     /// Set by a commit that queued jobs; cleared when planning reads the intents again.
     private nonisolated let wakePending = Atomic<Bool>(false)
@@ -87,6 +90,7 @@ actor PushDeliveryQueue {
     /// starts delivering.
     func start() async throws {
         try loadDevices()
+        loaded = true
         await plan()
         pump()
     }
@@ -152,9 +156,11 @@ actor PushDeliveryQueue {
         }
     }
 
-    /// Plans every queued intent, page by page, until none is left.
+    /// Plans every queued intent, page by page, until none is left. Before `start()` loaded the
+    /// queue it does nothing: a commit heard that early leaves `wakePending` set, and `start()`
+    /// plans its intent.
     private func plan() async {
-        guard !planning else { return }
+        guard loaded, !planning else { return }
         planning = true
         defer { planning = false }
         repeat {
