@@ -100,7 +100,21 @@ public struct MessageTrigger: TreeTrigger {
             guard change.snapshot.exists(at: ChatPaths.members(chat)) else { return [] }
             let newest = change.written.lastChild(at: messages)
             let wanted = newest.map { LastMessage.summary(id: $0.key, message: $0.node) }
-            return change.written.node(at: lastMessage) != wanted ? [.set(lastMessage, wanted)] : []
+            guard change.written.node(at: lastMessage) != wanted else { return [] }
+            var updates: [DerivedUpdate] = [.set(lastMessage, wanted)]
+            // A new newest message (the one before it deleted) may have been sent after the
+            // members' `lastMessageAt`: one that sorted before the deleted one did not move them.
+            if let sentAt = newest?.node.number("sentAt"),
+                case .children(let members) = change.snapshot.shallow(at: ChatPaths.members(chat))
+            {
+                for member in members {
+                    let at = ChatPaths.entry(member.key, chat, ChatPaths.Key.lastMessageAt)
+                    if case .number(let current)? = change.snapshot.leaf(at: at), current < sentAt {
+                        updates.append(.set(at, .leaf(.number(sentAt), priority: nil)))
+                    }
+                }
+            }
+            return updates
         case (nil, nil):
             return []
         }

@@ -79,7 +79,8 @@ import Testing
         try await queue.start()
         try await ChatServer.waitFor("both pushes") { receiver.accepted.count >= 2 }
         #expect(receiver.accepted.compactMap { $0.json?.data["messageId"] } == ["m1", "m2"])
-        #expect(await queue.currentFigures().queued == 0)
+        // Counted down once each push's removal committed (just after the receiver's answer).
+        try await ChatServer.waitFor("an empty queue", seconds: 5) { await queue.currentFigures().queued == 0 }
         #expect(receiver.duplicates.isEmpty)
         await queue.stop()
         try await client.shutdown()

@@ -21,6 +21,26 @@ import Testing
 
     static let message = #"{"sender":"carol","kind":"text","text":"hi","sentAt":{".sv":"timestamp"}}"#
 
+    @Test func deletingTheNewestMessageRaisesLastMessageAtToTheNextNewest() async throws {
+        try await Self.withChatServer { server in
+            // "m0001" sorts after every push id: while it is the newest, later messages sort
+            // before it and leave the members' lastMessageAt where it set it.
+            try await server.put("/messages/g1/m0001", #"{"sender":"carol","kind":"text","text":"hi","sentAt":1000}"#)
+            try await Task.sleep(for: .milliseconds(5))
+            let post = try await server.send("POST", TestServer.url("/messages/g1", admin: true), text: Self.message)
+            let name = try #require(
+                (try JSONSerialization.jsonObject(with: Data(post.body.utf8)) as? [String: Any])?["name"] as? String
+            )
+            #expect(try await server.get("/userChats/bob/g1/lastMessageAt") == "1000")
+            #expect(try await server.send("DELETE", TestServer.url("/messages/g1/m0001", admin: true)).status == 200)
+            let sentAt = try await server.get("/messages/g1/\(name)/sentAt")
+            #expect(try await server.get("/chats/g1/lastMessage/id") == #""\#(name)""#)
+            for member in ["alice", "bob", "carol"] {
+                #expect(try await server.get("/userChats/\(member)/g1/lastMessageAt") == sentAt)
+            }
+        }
+    }
+
     @Test func restMessagesCommitTheirCountersBeforeTheyAreAcknowledged() async throws {
         try await Self.withChatServer { server in
             // "!m1" sorts before every push id ("-…"), as an older message would.
