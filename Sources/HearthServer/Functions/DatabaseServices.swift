@@ -37,7 +37,7 @@ struct DatabaseServices: Service {
             do {
                 try await service.run(database: database)
                 return
-            } catch where Task.isCancelled {
+            } catch  where Task.isCancelled {
                 return
             } catch {
                 logger.error(
