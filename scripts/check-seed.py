@@ -106,6 +106,7 @@ def check(data, seed_dir):
     check_firebase_tree(data, "")
     expected_top = {
         "users", "chats", "members", "messages", "userChats", "unreadTotals", "contacts", "blocks", "blockedSenders",
+        "devices", "calls",
     }
     if set(data) != expected_top:
         fail(f"top-level keys {sorted(data)} != {sorted(expected_top)}")
@@ -230,6 +231,9 @@ def check(data, seed_dir):
         for message_id in sorted(chat_messages, key=utf16_key):
             msg = chat_messages[message_id]
             p = f"/messages/{chat_id}/{message_id}"
+            if msg.get("kind") == "call":
+                check_call_message(data, chat_id, msg, p)
+                continue
             if not check_fields(msg, p, ["sender", "kind", "sentAt"], ["text", "attachmentUrl"]):
                 continue
             sent = msg.get("sentAt")
@@ -328,6 +332,7 @@ def check(data, seed_dir):
         fail("userChats: no pending conversation request (the fixture should show one)")
     check_contacts(data["contacts"], users)
     check_blocks(data["blocks"], data["blockedSenders"], users, messages)
+    check_devices_and_calls(data)
     return total_messages
 
 
@@ -403,6 +408,68 @@ def check_contacts(contacts, users):
         fail(f"contacts: {count} < {MIN_CONTACTS}")
     if favorites == 0:
         fail("contacts: no favorite (the fixture should show one)")
+
+
+def check_call_message(data, chat_id, msg, p):
+    """A kind "call" message, as the server writes it when a call ends: {sender (the caller),
+    kind, call: {callId, state, durationMs}, sentAt (the call's endedAt)}."""
+    if not check_fields(msg, p, ["sender", "kind", "sentAt", "call"]):
+        return
+    call = msg["call"]
+    if not isinstance(call, dict) or not check_fields(call, p + "/call", ["callId", "state", "durationMs"]):
+        return
+    record = data.get("calls", {}).get(call["callId"])
+    if record is None:
+        fail(f"{p}/call/callId: {call['callId']!r} is not a call")
+        return
+    if record.get("chatId") != chat_id or record.get("caller") != msg["sender"]:
+        fail(f"{p}: the call {call['callId']} is not this chat's call by its sender")
+    if record.get("state") != call["state"] or call["state"] not in ("declined", "missed", "cancelled", "ended"):
+        fail(f"{p}/call/state: {call['state']!r} is not the call's finished state")
+    if record.get("endedAt") != msg["sentAt"]:
+        fail(f"{p}/sentAt: not the call's endedAt")
+    answered = record.get("answeredAt")
+    want = record["endedAt"] - answered if is_int(answered) else 0
+    if call["durationMs"] != want:
+        fail(f"{p}/call/durationMs: {call['durationMs']!r} != {want}")
+
+
+def check_devices_and_calls(data):
+    """devices/$uid/$deviceId = {token, platform, updatedAt} of registered users; every call
+    finished ({chatId, caller, callee, kind, state, createdAt, answeredAt, endedAt, offer,
+    answer}) in a chat of both parties; at least one of each."""
+    users, members = data["users"], data["members"]
+    devices = data.get("devices", {})
+    for uid, entries in devices.items():
+        if uid not in users:
+            fail(f"/devices/{uid}: unknown user")
+        for device, entry in entries.items():
+            p = f"/devices/{uid}/{device}"
+            if not check_fields(entry, p, ["token", "platform", "updatedAt"]):
+                continue
+            if not isinstance(entry["token"], str) or not (1 <= len(entry["token"]) <= 4096):
+                fail(f"{p}/token: not a string of 1-4096 characters")
+            if entry["platform"] not in ("fcm", "apns", "webpush"):
+                fail(f"{p}/platform: {entry['platform']!r}")
+            if not is_int(entry["updatedAt"]):
+                fail(f"{p}/updatedAt: not a millisecond time")
+    if not devices:
+        fail("devices: none (the fixture should show one)")
+    calls = data.get("calls", {})
+    for call_id, call in calls.items():
+        p = f"/calls/{call_id}"
+        if not check_fields(call, p, ["chatId", "caller", "callee", "kind", "state", "createdAt", "answeredAt",
+                                      "endedAt", "offer", "answer"]):
+            continue
+        chat_members = members.get(call["chatId"], {})
+        if call["caller"] not in chat_members or call["callee"] not in chat_members:
+            fail(f"{p}: caller and callee are not both members of {call['chatId']}")
+        if call["state"] != "ended" or call["kind"] not in ("audio", "video"):
+            fail(f"{p}: not a finished audio or video call")
+        if not (call["createdAt"] <= call["answeredAt"] <= call["endedAt"]):
+            fail(f"{p}: its times are out of order")
+    if not calls:
+        fail("calls: none (the fixture should show a finished call)")
 
 
 def main():

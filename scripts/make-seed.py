@@ -491,6 +491,7 @@ def build():
     add_pending_request(data, order)
     data["contacts"] = make_contacts(data, order)
     add_block(data, order)
+    add_device_and_call(data, order)
     return data
 
 
@@ -616,6 +617,57 @@ def add_block(data, order):
     )
     data["blocks"] = {blocker: {blocked: True}}
     data["blockedSenders"] = {derived_chat_id(blocker, blocked): {blocked: blocker}}
+
+
+# The user with a registered device (their pushes go there), and the finished call: the first
+# private chat whose first message came at least ten minutes after its creation, called by its
+# owner a few minutes in (answered, then ended), with the call message the server writes.
+DEVICE_OWNER = "Sam"
+CALL_SECONDS = 125
+
+
+def add_device_and_call(data, order):
+    """devices/$uid/$deviceId = {token, platform, updatedAt} for DEVICE_OWNER; calls/$callId of a
+    finished audio call and its kind "call" message (sender the caller, call: {callId, state,
+    durationMs}), placed before the chat's first message so that lastMessage and lastMessageAt
+    stay the newest message's; the callee's unread counts it when it is after their lastReadAt."""
+    users = data["users"]
+    owner = next(uid for uid in order if users[uid]["displayName"] == DEVICE_OWNER)
+    data["devices"] = {
+        owner: {"pixel-8": {"token": "seed-fcm-token-" + owner[:12], "platform": "fcm", "updatedAt": NOW_MS - 3 * DAY_MS}}
+    }
+    ids = PushIdGenerator(random.Random("call"))
+    for chat_id in sorted(data["chats"]):
+        chat = data["chats"][chat_id]
+        if chat["type"] != "private" or chat_id not in data["messages"]:
+            continue
+        first = min(m["sentAt"] for m in data["messages"][chat_id].values())
+        if first - chat["createdAt"] < 600_000:
+            continue
+        caller = chat["owner"]
+        callee = next(uid for uid in data["members"][chat_id] if uid != caller)
+        created = chat["createdAt"] + 120_000
+        answered = created + 8_000
+        ended = answered + CALL_SECONDS * 1000
+        call_id = ids.make(created)
+        data["calls"] = {
+            call_id: {
+                "chatId": chat_id, "caller": caller, "callee": callee, "kind": "audio", "state": "ended",
+                "createdAt": created, "answeredAt": answered, "endedAt": ended,
+                "offer": "v=0\r\no=- 4611731400430051336 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n",
+                "answer": "v=0\r\no=- 1045193926553466018 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n",
+            }
+        }
+        data["messages"][chat_id][ids.make(ended)] = {
+            "sender": caller, "kind": "call", "sentAt": ended,
+            "call": {"callId": call_id, "state": "ended", "durationMs": CALL_SECONDS * 1000},
+        }
+        entry = data["userChats"][callee][chat_id]
+        if ended > entry["lastReadAt"]:
+            entry["unread"] += 1
+            data["unreadTotals"][callee] += 1
+        return
+    raise SystemExit("no private chat leaves room for the seed's call")
 
 
 def main():

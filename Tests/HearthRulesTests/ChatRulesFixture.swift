@@ -96,11 +96,33 @@ struct ChatRulesTests {
                     now: timestamp(message, "sentAt"),
                     trace: true
                 )
-                #expect(decision.allowed, "message \(target): \(decision)")
+                // A call's message is the server's alone: the rules refuse it to its sender.
+                if message.child(ChildKey("kind")) == .leaf(.string("call"), priority: nil) {
+                    #expect(!decision.allowed, "call message \(target) is writable by a client")
+                } else {
+                    #expect(decision.allowed, "message \(target): \(decision)")
+                }
                 checked += 1
             }
         }
         #expect(checked > 400)
+        // Each seed device is one its owner could have registered at its updatedAt.
+        for (uid, devices) in children(path("/devices")) {
+            guard case .children(let entries, _) = devices else { continue }
+            for (device, entry) in zip(entries.keys, entries.nodes) {
+                let target = path("/devices").child(uid).child(device)
+                let before = RuleMemorySource(root: NodeEditing.setting(seed, at: target, to: nil))
+                let decision = program.canWrite(
+                    path: target,
+                    auth: RuleAuth(uid: uid.string),
+                    root: before,
+                    newRoot: RuleOverlaySource(base: before, writes: [(target, entry)]),
+                    now: timestamp(entry, "updatedAt"),
+                    trace: true
+                )
+                #expect(decision.allowed, "device \(target): \(decision)")
+            }
+        }
     }
 }
 
