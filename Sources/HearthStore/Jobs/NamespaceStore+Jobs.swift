@@ -7,25 +7,7 @@ public import HearthCore
 extension NamespaceStore {
     /// Up to `limit` jobs of `queue` in key order, after `key` (from the first when nil).
     public func jobs(in queue: String, after key: [UInt8]? = nil, limit: Int) throws -> [StoredJob] {
-        let prefix = keys.jobsPrefix(queue: queue)
-        var found: [StoredJob] = []
-        guard limit > 0 else { return found }
-        try db.withSnapshot { snapshot in
-            let cursor = snapshot.makeIterator()
-            if let key {
-                cursor.seek(prefix + key + [0])
-            } else {
-                cursor.seek(prefix)
-            }
-            while cursor.hasPrefix(prefix), found.count < limit {
-                let stored = Array(cursor.keyBytes)
-                found.append(
-                    StoredJob(queue: queue, key: Array(stored[prefix.count...]), payload: Array(cursor.valueBytes))
-                )
-                cursor.next()
-            }
-        }
-        return found
+        try readNow(indexes: []) { reader in reader.jobs(in: queue, after: key, limit: limit) }
     }
 
     /// Every queue that holds a job, sorted by name (a scan that skips from queue to queue).
