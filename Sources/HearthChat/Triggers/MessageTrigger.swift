@@ -48,15 +48,22 @@ public struct MessageTrigger: TreeTrigger {
             // the same millisecond sorts after it) only counts: the newer one set them.
             let isNewest = change.written.isLastChild(id, at: messages)
             let sender = message.string("sender") ?? change.author.uid
-            let fanout = NewMessageFanout(
+            // The members' locations, looked up once for the counters and the pushes' badges.
+            let memberKeys = members.map(\.key)
+            let located = paths.paths(
                 namespace: change.namespace,
                 chat: chat,
-                members: members.map(\.key),
+                members: memberKeys,
+                snapshot: change.snapshot
+            )
+            let fanout = NewMessageFanout(
+                chat: chat,
+                members: memberKeys,
                 sender: sender,
                 sentAt: isNewest ? message.number("sentAt") ?? change.now : nil,
                 newestSentAt: { change.written.lastChild(at: messages)?.node.number("sentAt") ?? change.now },
                 snapshot: change.snapshot,
-                paths: paths
+                located: located
             )
             var updates = fanout.updates()
             if isNewest { updates.append(.set(lastMessage, LastMessage.summary(id: id, message: message))) }
@@ -70,12 +77,6 @@ public struct MessageTrigger: TreeTrigger {
                 // Each recipient's badge: their unread total as this commit leaves it (one more).
                 var recipients: [String] = []
                 var badges: [Int] = []
-                let located = paths.paths(
-                    namespace: change.namespace,
-                    chat: chat,
-                    members: members.map(\.key),
-                    snapshot: change.snapshot
-                )
                 for (member, location) in zip(members, located) where member.key.string != sender {
                     recipients.append(member.key.string)
                     var total = 0

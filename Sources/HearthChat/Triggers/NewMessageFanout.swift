@@ -4,9 +4,8 @@ import HearthDatabase
 /// What one new message changes in its members' chat lists: one shallow read of the member
 /// list (done by the caller) and, per member, whether their entry still exists (answered by
 /// the writer's memory of the entry's `lastMessageAt` once a message set it, else a point read).
-/// The locations come from `paths`, the same ones for every message of the chat.
+/// The locations are `located` (`FanoutPaths`), the same ones for every message of the chat.
 struct NewMessageFanout {
-    let namespace: String
     let chat: ChildKey
     let members: [ChildKey]
     /// Who sent it (nil: nobody known, every member counts it).
@@ -17,8 +16,8 @@ struct NewMessageFanout {
     /// The newest message's time, for an entry recreated by a message that is not the newest.
     let newestSentAt: () -> Double
     let snapshot: TreeChange.Snapshot
-    /// The members' locations, made once per chat and member list.
-    let paths: FanoutPaths
+    /// Each of `members`' locations, in the same order (`FanoutPaths.paths`).
+    let located: [FanoutPaths.Member]
 
     func updates() -> [DerivedUpdate] {
         var updates: [DerivedUpdate] = []
@@ -27,7 +26,6 @@ struct NewMessageFanout {
         let sentAtValue = sentAt.map { NewValue(node: .leaf(.number($0), priority: nil)) }
         // One value for every counter's +1 (not an array of server values per counter).
         let plusOne = DerivedUpdate.increment(.root, by: 1).value
-        let located = paths.paths(namespace: namespace, chat: chat, members: members, snapshot: snapshot)
         for (member, paths) in zip(members, located) {
             let isSender = member.string == sender
             // The entry's fields next to each other: their keys share the entry's encoding.
