@@ -59,8 +59,17 @@ actor PushDeliveryQueue {
     private var ready: [[UInt8]] = []
     private var readyStart = 0
     private var inFlight = 0
+    /// Devices whose head push is done (sent or given up), its removal not committed yet.
+    private var finishedHeads: [[UInt8]] = []
+    /// Whether a `removeFinishedHeads()` is queued.
+    private var removalQueued = false
     private var figures = PushQueueFigures()
     private var planning = false
+    /// The key of the last intent planned: the next page is read after it. The intents'
+    /// removals leave tombstones in LevelDB until a compaction drops them, and intents are keyed
+    /// in commit order, so reading from the queue's start would step over every one planned
+    /// since (a scan that grows with the load).
+    private var plannedThrough: [UInt8]?
     /// Whether `start()` loaded the pushes an earlier run left; planning waits for it (a device's
     /// first head must be its oldest queued push, and each queued push is counted once).
     private var loaded = false
@@ -100,7 +109,7 @@ actor PushDeliveryQueue {
     func stop(grace: Duration = .seconds(2)) async {
         stopped = true
         let deadline = ContinuousClock.now + grace
-        while inFlight > 0, ContinuousClock.now < deadline {
+        while inFlight > 0 || removalQueued, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))
         }
     }
@@ -114,7 +123,13 @@ actor PushDeliveryQueue {
     /// The queue's figures now.
     func currentFigures() -> PushQueueFigures {
         var current = figures
-        current.intents = (try? engine.jobs(in: PushQueues.intents, limit: 10_000).count) ?? 0
+        current.intents =
+            (try? engine.jobCount(
+                in: PushQueues.intents,
+                after: plannedThrough,
+                limit: PushQueueFigures.maxIntentsCounted
+            ))
+            ?? 0
         let heads = devices.values.sorted { $0.push.createdAt < $1.push.createdAt }
         current.oldestCreatedAt = heads.first?.push.createdAt
         current.devices = heads.prefix(PushQueueFigures.maxDevicesShown).map { queue in
@@ -181,8 +196,8 @@ actor PushDeliveryQueue {
 
     /// Plans one page of intents; false when there was none.
     private func planPage() throws -> Bool {
-        let intents = try engine.jobs(in: PushQueues.intents, limit: settings.planningPage)
-        guard !intents.isEmpty else { return false }
+        let intents = try engine.jobs(in: PushQueues.intents, after: plannedThrough, limit: settings.planningPage)
+        guard let last = intents.last else { return false }
         let planner = planner
         let namespace = namespace
         let planned = try engine.readAsServerSynchronously { snapshot in
@@ -203,6 +218,7 @@ actor PushDeliveryQueue {
             changes.append(.remove(queue: PushQueues.intents, key: intent.key))
         }
         try engine.changeJobs(changes)
+        plannedThrough = last.key
         for intent in planned {
             for push in intent.pushes {
                 figures.queued += 1
@@ -221,9 +237,12 @@ actor PushDeliveryQueue {
 
     // MARK: Delivering
 
-    /// Starts attempts at ready devices' head pushes while there is room.
+    /// Starts attempts at ready devices' head pushes while there is room. The devices' tokens
+    /// are checked in one read for all the pushes it starts.
     private func pump() {
-        while !stopped, inFlight < settings.concurrency, readyStart < ready.count {
+        guard !stopped else { return }
+        var starting: [[UInt8]] = []
+        while inFlight + starting.count < settings.concurrency, readyStart < ready.count {
             let prefix = ready[readyStart]
             readyStart += 1
             if readyStart > 1024, readyStart * 2 > ready.count {
@@ -233,21 +252,22 @@ actor PushDeliveryQueue {
             guard var queue = devices[prefix], !queue.sending else { continue }
             // Waiting for its retry (its timer puts it back when due).
             if let at = queue.retryAt, at.timeIntervalSinceNow > 0.05 { continue }
-            // A device removed (signed out) or registered again with another token since the
-            // push was planned gets nothing more for that token.
-            guard deviceStillHas(queue.push) else {
-                figures.dropped["device_removed", default: 0] += 1
-                do {
-                    try finishHead(of: prefix)
-                } catch {
-                    stopped = true
-                    logger.error("the push queue stopped: it cannot be written", metadata: ["hearth.error": "\(error)"])
-                }
-                continue
-            }
             queue.sending = true
             queue.retryAt = nil
             devices[prefix] = queue
+            starting.append(prefix)
+        }
+        guard !starting.isEmpty else { return }
+        let holding = devicesStillHold(starting.compactMap { devices[$0]?.push })
+        for (prefix, holds) in zip(starting, holding) {
+            guard let queue = devices[prefix] else { continue }
+            // A device removed (signed out) or registered again with another token since the
+            // push was planned gets nothing more for that token.
+            guard holds else {
+                figures.dropped["device_removed", default: 0] += 1
+                finishHead(of: prefix)
+                continue
+            }
             inFlight += 1
             let key = queue.key
             let message = queue.push.message
@@ -259,11 +279,17 @@ actor PushDeliveryQueue {
         }
     }
 
-    /// Whether `devices/$uid/$deviceId/token` is still the push's token (a point read).
-    private func deviceStillHas(_ push: PlannedPush) -> Bool {
-        let token = DataPath("devices", push.uid, push.deviceId, "token")
-        let current = try? engine.readAsServerSynchronously { $0.node(at: token) }
-        return current == .leaf(.string(push.token), priority: nil)
+    /// Whether each push's device still has its token (`devices/$uid/$deviceId/token`), read in
+    /// one snapshot; all false when the store cannot be read (the pushes are dropped as their
+    /// devices' would be: none is sent twice).
+    private func devicesStillHold(_ pushes: [PlannedPush]) -> [Bool] {
+        let current = try? engine.readAsServerSynchronously { snapshot in
+            pushes.map { push in
+                snapshot.node(at: DataPath("devices", push.uid, push.deviceId, "token"))
+                    == .leaf(.string(push.token), priority: nil)
+            }
+        }
+        return current ?? pushes.map { _ in false }
     }
 
     /// Acts on an attempt's outcome: the push removed (accepted, rejected, expired, the device
@@ -271,53 +297,56 @@ actor PushDeliveryQueue {
     private func attempted(_ prefix: [UInt8], key: [UInt8], outcome: PushOutcome) async {
         inFlight -= 1
         guard var queue = devices[prefix], queue.key == key else { return pump() }
-        queue.sending = false
-        devices[prefix] = queue
-        do {
-            switch outcome {
-            case .accepted:
-                figures.sent += 1
-                try finishHead(of: prefix)
-            case .rejected(let reason):
-                count(reason, dropped: true)
-                try finishHead(of: prefix)
-            case .unregistered(let reason):
-                count(reason, dropped: true)
-                await removeDevice(queue.push)
+        switch outcome {
+        case .accepted:
+            figures.sent += 1
+            finishHead(of: prefix)
+        case .rejected(let reason):
+            count(reason, dropped: true)
+            finishHead(of: prefix)
+        case .unregistered(let reason):
+            count(reason, dropped: true)
+            await removeDevice(queue.push)
+            do {
                 try dropDevice(prefix)
-            case .retry(let reason, let hint):
-                count(reason, dropped: false)
-                queue.failedAttempts += 1
-                queue.lastFailure = reason.rawValue
-                let decision = settings.retry.decision(
-                    afterFailedAttempts: queue.failedAttempts,
-                    createdAt: Date(timeIntervalSince1970: queue.push.createdAt / 1000),
-                    now: Date(),
-                    hint: hint
-                )
-                switch decision {
-                case .expire:
-                    figures.dropped[PushFailureReason.expired.rawValue, default: 0] += 1
-                    try finishHead(of: prefix)
-                case .retry(let at):
-                    queue.retryAt = at
-                    devices[prefix] = queue
-                    let wait = max(0, at.timeIntervalSinceNow)
-                    Task {
-                        try? await Task.sleep(for: .milliseconds(Int(wait * 1000)))
-                        await self.retryDue(prefix, key: key)
-                    }
+            } catch {
+                stopWriting(error)
+            }
+        case .retry(let reason, let hint):
+            count(reason, dropped: false)
+            queue.failedAttempts += 1
+            queue.lastFailure = reason.rawValue
+            let decision = settings.retry.decision(
+                afterFailedAttempts: queue.failedAttempts,
+                createdAt: Date(timeIntervalSince1970: queue.push.createdAt / 1000),
+                now: Date(),
+                hint: hint
+            )
+            switch decision {
+            case .expire:
+                figures.dropped[PushFailureReason.expired.rawValue, default: 0] += 1
+                finishHead(of: prefix)
+            case .retry(let at):
+                queue.sending = false
+                queue.retryAt = at
+                devices[prefix] = queue
+                let wait = max(0, at.timeIntervalSinceNow)
+                Task {
+                    try? await Task.sleep(for: .milliseconds(Int(wait * 1000)))
+                    await self.retryDue(prefix, key: key)
                 }
             }
-        } catch {
-            // The queue cannot be written (the store closed, or failed): nothing more is sent,
-            // so no push goes out twice.
-            if !stopped {
-                logger.error("the push queue stopped: it cannot be written", metadata: ["hearth.error": "\(error)"])
-            }
-            stopped = true
         }
         pump()
+    }
+
+    /// The queue cannot be written (the store closed, or failed): nothing more is sent, so no
+    /// push goes out twice.
+    private func stopWriting(_ error: any Error) {
+        if !stopped {
+            logger.error("the push queue stopped: it cannot be written", metadata: ["hearth.error": "\(error)"])
+        }
+        stopped = true
     }
 
     private func retryDue(_ prefix: [UInt8], key: [UInt8]) {
@@ -331,21 +360,44 @@ actor PushDeliveryQueue {
         if dropped { figures.dropped[reason.rawValue, default: 0] += 1 }
     }
 
-    /// Removes the device's head push (one commit) and takes its next one, if any.
-    private func finishHead(of prefix: [UInt8]) throws {
-        guard let queue = devices[prefix] else { return }
-        try engine.changeJobs([.remove(queue: PushQueues.deliveries, key: queue.key)])
-        figures.queued -= 1
-        devices[prefix] = nil
-        guard let next = try engine.jobs(in: PushQueues.deliveries, after: queue.key, limit: 1).first,
-            next.key.starts(with: prefix)
-        else { return }
-        guard let push = PlannedPush(decoding: next.payload) else {
-            try engine.changeJobs([.remove(queue: PushQueues.deliveries, key: next.key)])
-            figures.queued -= 1
-            return try finishHeadlessNext(prefix, after: next.key)
+    /// Marks the device's head push done: its removal is committed with the other heads done
+    /// meanwhile (`removeFinishedHeads()`, queued behind the outcomes already waiting), and
+    /// until then the device takes nothing more.
+    private func finishHead(of prefix: [UInt8]) {
+        guard devices[prefix] != nil else { return }
+        devices[prefix]?.sending = true
+        finishedHeads.append(prefix)
+        guard !removalQueued else { return }
+        removalQueued = true
+        Task { self.removeFinishedHeads() }
+    }
+
+    /// Removes the heads done since the last call (one commit), then takes each device's next
+    /// push, if any (one read).
+    private func removeFinishedHeads() {
+        removalQueued = false
+        let heads = finishedHeads.compactMap { prefix in devices[prefix].map { (prefix: prefix, key: $0.key) } }
+        finishedHeads = []
+        guard !heads.isEmpty else { return }
+        do {
+            try engine.changeJobs(heads.map { .remove(queue: PushQueues.deliveries, key: $0.key) })
+            figures.queued -= heads.count
+            let next = try engine.nextJobs(in: PushQueues.deliveries, after: heads.map(\.key))
+            for (head, next) in zip(heads, next) {
+                devices[head.prefix] = nil
+                guard let next, next.key.starts(with: head.prefix) else { continue }
+                guard let push = PlannedPush(decoding: next.payload) else {
+                    try engine.changeJobs([.remove(queue: PushQueues.deliveries, key: next.key)])
+                    figures.queued -= 1
+                    try finishHeadlessNext(head.prefix, after: next.key)
+                    continue
+                }
+                becomeHead(head.prefix, key: next.key, push: push)
+            }
+        } catch {
+            stopWriting(error)
         }
-        becomeHead(prefix, key: next.key, push: push)
+        pump()
     }
 
     /// Takes the next readable push of a device after `key`.

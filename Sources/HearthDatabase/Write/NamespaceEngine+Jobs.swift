@@ -11,6 +11,17 @@ extension NamespaceEngine {
         try store.jobs(in: queue, after: key, limit: limit)
     }
 
+    /// For each of `keys`, the first job of `queue` after it (nil when none follows), read in one
+    /// snapshot.
+    public func nextJobs(in queue: String, after keys: [[UInt8]]) throws -> [StoredJob?] {
+        try store.nextJobs(in: queue, after: keys)
+    }
+
+    /// How many jobs `queue` holds after `key` (from the first when nil), counted up to `limit`.
+    public func jobCount(in queue: String, after key: [UInt8]? = nil, limit: Int) throws -> Int {
+        try store.jobCount(in: queue, after: key, limit: limit)
+    }
+
     /// Every queue of the namespace that holds a job.
     public func jobQueues() throws -> [String] {
         try store.jobQueues()

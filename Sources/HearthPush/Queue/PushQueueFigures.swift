@@ -3,7 +3,8 @@
 public struct PushQueueFigures: Sendable, Equatable {
     /// Pushes planned for devices and not yet accepted or given up.
     public var queued = 0
-    /// Messages and calls committed whose pushes are not planned yet (normally none for long).
+    /// Messages and calls committed whose pushes are not planned yet (normally none for long),
+    /// counted up to `PushQueueFigures.maxIntentsCounted`.
     public var intents = 0
     /// Pushes a provider accepted since the server started.
     public var sent = 0
@@ -19,6 +20,8 @@ public struct PushQueueFigures: Sendable, Equatable {
 
     /// The most devices `devices` lists.
     public static let maxDevicesShown = 100
+    /// The most intents `intents` counts (a scrape reads no further).
+    public static let maxIntentsCounted = 100_000
 
     /// One device's queue.
     public struct Device: Sendable, Equatable {

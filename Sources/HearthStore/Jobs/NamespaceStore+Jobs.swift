@@ -10,6 +10,18 @@ extension NamespaceStore {
         try readNow(indexes: []) { reader in reader.jobs(in: queue, after: key, limit: limit) }
     }
 
+    /// For each of `jobKeys`, the first job of `queue` after it (nil when none follows), read in one
+    /// snapshot.
+    public func nextJobs(in queue: String, after jobKeys: [[UInt8]]) throws -> [StoredJob?] {
+        try readNow(indexes: []) { reader in reader.nextJobs(in: queue, after: jobKeys) }
+    }
+
+    /// How many jobs `queue` holds after `key` (from the first when nil), counted up to `limit`
+    /// (keys only: no payload is copied).
+    public func jobCount(in queue: String, after key: [UInt8]? = nil, limit: Int) throws -> Int {
+        try readNow(indexes: []) { reader in reader.jobCount(in: queue, after: key, limit: limit) }
+    }
+
     /// Every queue that holds a job, sorted by name (a scan that skips from queue to queue).
     public func jobQueues() throws -> [String] {
         let prefix = keys.jobsPrefix
@@ -83,5 +95,31 @@ extension NamespaceReader {
             cursor.next()
         }
         return found
+    }
+
+    /// For each of `jobKeys`, the first job of `queue` after it in this reader's snapshot (one
+    /// cursor, a seek per key).
+    public func nextJobs(in queue: String, after jobKeys: [[UInt8]]) -> [StoredJob?] {
+        let prefix = keys.jobsPrefix(queue: queue)
+        let cursor = snapshot.makeIterator()
+        return jobKeys.map { key in
+            cursor.seek(prefix + key + [0])
+            guard cursor.hasPrefix(prefix) else { return nil }
+            let stored = Array(cursor.keyBytes)
+            return StoredJob(queue: queue, key: Array(stored[prefix.count...]), payload: Array(cursor.valueBytes))
+        }
+    }
+
+    /// How many jobs of `queue` this reader's snapshot holds after `key`, up to `limit`.
+    public func jobCount(in queue: String, after key: [UInt8]? = nil, limit: Int) -> Int {
+        let prefix = keys.jobsPrefix(queue: queue)
+        var count = 0
+        let cursor = snapshot.makeIterator()
+        cursor.seek(key.map { prefix + $0 + [0] } ?? prefix)
+        while count < limit, cursor.hasPrefix(prefix) {
+            count += 1
+            cursor.next()
+        }
+        return count
     }
 }
