@@ -80,7 +80,8 @@ with --admin-secret; start `hearth serve` with the shipped rules, that admin sec
 `--push-webhook http://127.0.0.1:WEBHOOK_PORT/`. Of a group's offline members, the one with a
 device registered (and its token refreshed) by the SDK gets exactly one push per message, the one
 who muted the chat none until she unmutes; an online member, the sender and a removed device
-get none:
+get none; a private chat's push is titled with the sender's name; a group call rings the offline
+members by push ({chatId, callId}) and, cancelled, pushes its call message ("Missed call"):
 
     hearth serve --port 9000 --admin-secret S --push-webhook http://127.0.0.1:9598/
     python3 scripts/sdk-check/run.py --sdk /tmp/sdk --hearth-port 9000 --page push-check.html \
