@@ -61,6 +61,32 @@ a stranger reads nothing, no client writes a call or a call message; also the ca
 
     python3 scripts/sdk-check/run.py --sdk /tmp/sdk --hearth-port 9000 --page calls-check.html
 
+devices-check.html (firebase-auth.js and firebase-functions.js too) checks every rule of
+`devices/$uid/$deviceId` and `userChats/$uid/$chatId/muted` against a server with the shipped
+rules: a device registered with set() (each platform; updatedAt the server's), seen by onValue and
+get(), its token refreshed with update(), removed; another user reads, writes and removes none of
+it; each field's type and bounds, a missing or extra field and a device list that is not a list
+are PERMISSION_DENIED; the member mutes and unmutes (set(true/false), remove()), the message
+trigger and markRead keep the flag; nobody mutes on another's list, a chat not on their own or
+after leaving it, or writes another field of the entry; signed out, the listeners are cancelled
+and nothing is read or written:
+
+    python3 scripts/sdk-check/run.py --sdk /tmp/sdk --hearth-port 9000 --page devices-check.html
+
+push-check.html (firebase-auth.js and firebase-functions.js too) checks end to end that the
+pushes honour what the SDK wrote: this script starts a webhook receiver on --webhook-port
+(webhook_receiver.py; the page reads what it got at /pushes) that checks each Hearth-Signature
+with --admin-secret; start `hearth serve` with the shipped rules, that admin secret and
+`--push-webhook http://127.0.0.1:WEBHOOK_PORT/`. Of a group's offline members, the one with a
+device registered (and its token refreshed) by the SDK gets exactly one push per message, the one
+who muted the chat none until she unmutes; an online member, the sender and a removed device
+get none; a private chat's push is titled with the sender's name; a group call rings the offline
+members by push ({chatId, callId}) and, cancelled, pushes its call message ("Missed call"):
+
+    hearth serve --port 9000 --admin-secret S --push-webhook http://127.0.0.1:9598/
+    python3 scripts/sdk-check/run.py --sdk /tmp/sdk --hearth-port 9000 --page push-check.html \
+        --webhook-port 9598 --admin-secret S
+
 presence-check.html (also needs firebase-auth.js) signs a watcher and a subject up and checks,
 with an onValue listener on the subject's presence/<uid>, that the subject comes online and goes
 offline within 1 s through goOffline(), a page it opens and closes (presence-subject.html;
@@ -71,6 +97,7 @@ popups are allowed), and a second browser process that the page asks this script
     python3 scripts/sdk-check/run.py --sdk /tmp/sdk --hearth-port 9000 --page presence-check.html
 """
 import argparse, http.server, json, os, shutil, signal, subprocess, sys, tempfile, threading, time
+from webhook_receiver import WebhookReceiver
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--sdk", required=True)
@@ -80,6 +107,8 @@ parser.add_argument("--chromium", default="chromium")
 parser.add_argument("--timeout", type=float, default=120)
 parser.add_argument("--page", default="sdk-check.html")
 parser.add_argument("--data", help="the server's data directory (auth-check.html reads its outbox)")
+parser.add_argument("--webhook-port", type=int, help="start a push webhook receiver on this port (push-check.html)")
+parser.add_argument("--admin-secret", help="the server's admin secret: the webhook receiver checks Hearth-Signature with it")
 args = parser.parse_args()
 here = os.path.dirname(os.path.abspath(__file__))
 results = []
@@ -94,6 +123,15 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         if path.startswith("/sdk/"):
             return os.path.join(args.sdk, path[len("/sdk/"):])
         return os.path.join(here, path.lstrip("/"))
+    def do_GET(self):
+        if self.path.split("?")[0] != "/pushes":
+            return super().do_GET()
+        body = json.dumps(receiver.pushes() if receiver else None).encode()
+        self.send_response(200 if receiver else 404)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         if self.path in ("/spawn", "/kill"):
@@ -120,6 +158,8 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         self.end_headers()
 
 extra = []  # browsers started for a page (`POST /spawn`), killed at the end if still running
+# push-check.html's webhook receiver: what it got is at GET /pushes (404 without --webhook-port)
+receiver = WebhookReceiver(args.webhook_port, args.admin_secret) if args.webhook_port else None
 
 server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
 threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -138,6 +178,8 @@ for other, other_profile in extra:
     shutil.rmtree(other_profile, ignore_errors=True)
 profile.cleanup()
 server.shutdown()
+if receiver:
+    receiver.shutdown()
 failed = 0
 for r in results:
     if r["name"] == "done":
