@@ -508,8 +508,8 @@ static void *run_sender(void *arg) {
     return NULL;
 }
 
-/* utime + stime of PID, in seconds. */
-static double proc_cpu_s(int pid) {
+/* utime and stime of PID, in seconds; -1 when it cannot be read. */
+static int proc_cpu_s(int pid, double *user, double *sys) {
     char path[64], b[4096];
     snprintf(path, sizeof path, "/proc/%d/stat", pid);
     FILE *f = fopen(path, "r");
@@ -522,7 +522,10 @@ static double proc_cpu_s(int pid) {
     unsigned long long ut = 0, st = 0;
     /* after ") ": state(3) ... utime is field 14, stime 15 */
     if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2) return -1;
-    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+    double tick = (double)sysconf(_SC_CLK_TCK);
+    *user = (double)ut / tick;
+    *sys = (double)st / tick;
+    return 0;
 }
 
 static double self_cpu_s(void) {
@@ -607,10 +610,12 @@ int main(int argc, char **argv) {
     for (int i = 0; i < nsenders; i++)
         if (pthread_create(&th[i], NULL, run_sender, &senders[i]) != 0) die("pthread_create");
     sleep_until(warm_end_ns);
-    double srv0 = cfg.server_pid ? proc_cpu_s(cfg.server_pid) : 0, cli0 = self_cpu_s();
+    double u0 = 0, s0 = 0, u1 = 0, s1 = 0, cli0 = self_cpu_s();
+    int srv_ok = cfg.server_pid && proc_cpu_s(cfg.server_pid, &u0, &s0) == 0;
     uint64_t w0 = now_ns();
     sleep_until(end_ns);
-    double srv1 = cfg.server_pid ? proc_cpu_s(cfg.server_pid) : 0, cli1 = self_cpu_s();
+    srv_ok = srv_ok && proc_cpu_s(cfg.server_pid, &u1, &s1) == 0;
+    double cli1 = self_cpu_s();
     double window = (double)(now_ns() - w0) / 1e9;
     for (int i = 0; i < nsenders; i++) pthread_join(th[i], NULL);
 
@@ -637,10 +642,11 @@ int main(int argc, char **argv) {
            "\"errors\":%ld,\"acked_total\":%ld,\"client_cpu_s\":%.3f",
            cfg.ws ? "ws" : "rest", nsenders, cfg.warmup, cfg.duration, n, (double)n / cfg.duration, Q(0.5), Q(0.99),
            n ? all[n - 1] / 1e3 : 0.0, n ? sum / (double)n / 1e3 : 0.0, errors, acked, cli1 - cli0);
-    if (cfg.server_pid && srv0 >= 0 && srv1 >= 0) {
-        double cpu = srv1 - srv0;
-        printf(",\"server_cpu_s\":%.3f,\"server_cores\":%.3f,\"server_cpu_ms_per_msg\":%.4f", cpu, cpu / window,
-               n ? cpu * 1e3 / (double)n : 0.0);
+    if (srv_ok) {
+        double cpu = (u1 - u0) + (s1 - s0);
+        printf(",\"server_cpu_s\":%.3f,\"server_user_s\":%.3f,\"server_sys_s\":%.3f,\"server_cores\":%.3f,"
+               "\"server_cpu_ms_per_msg\":%.4f",
+               cpu, u1 - u0, s1 - s0, cpu / window, n ? cpu * 1e3 / (double)n : 0.0);
     }
     printf("}\n");
     return 0;

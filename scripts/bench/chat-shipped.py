@@ -234,6 +234,8 @@ def summarize(runs, anchors):
         "server_cpu_ms_per_msg": cpu,
         "median_server_cpu_ms_per_msg": median(cpu),
         "median_server_cores": median([r.get("server_cores", 0) for r in runs]),
+        "median_server_sys_share": median([round(r["server_sys_s"] / r["server_cpu_s"], 3)
+                                           for r in runs if r.get("server_cpu_s")]),
         "median_client_cpu_s": median([r["client_cpu_s"] for r in runs]),
         "median_p50_ms": median([r["p50_ms"] for r in runs]),
         "median_p99_ms": median([r["p99_ms"] for r in runs]),
