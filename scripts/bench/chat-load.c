@@ -250,7 +250,7 @@ static int ws_send_text(sender_t *s, const char *p, size_t n) {
 }
 
 /* The next whole text message (a Firebase frame count joins the frames that follow it) into
- * *msg (malloc'd, NUL-terminated). Pings are answered; other control frames skipped. */
+ * *msg (malloc'd, NUL-terminated), fragments joined. Pings are answered; other control frames skipped. */
 static int ws_message(sender_t *s, char **msg, size_t *mlen) {
     char *acc = NULL;
     size_t alen = 0;
@@ -259,6 +259,7 @@ static int ws_message(sender_t *s, char **msg, size_t *mlen) {
         while (s->rlen < 2)
             if (read_more(s) < 0) goto fail;
         unsigned op = (unsigned char)s->rb[0] & 0x0f;
+        int fin = (unsigned char)s->rb[0] & 0x80;
         int masked = (unsigned char)s->rb[1] & 0x80;
         uint64_t n = (unsigned char)s->rb[1] & 0x7f;
         size_t h = 2;
@@ -319,6 +320,7 @@ static int ws_message(sender_t *s, char **msg, size_t *mlen) {
         alen += (size_t)n;
         acc[alen] = 0;
         consume(s, h + (size_t)n);
+        if (!fin) continue; /* a fragmented message: its continuation frames follow */
         if (parts > 1) {
             parts--;
             continue;
