@@ -187,7 +187,16 @@ def hearth_run(args, load, transport, members):
         load_avg = os.getloadavg()[0]
         command = [load, "--mode", transport, "--senders", sender_file, "--port", str(port),
                    "--duration", str(args.duration), "--warmup", str(args.warmup), "--server-pid", str(server.pid)]
+        perf = None
+        if args.perf_dir:  # a profile of the measured window; its overhead makes the run's figures unfit to report
+            name = os.path.join(args.perf_dir, f"{transport}-{members}-{time.strftime('%H%M%S')}.data")
+            perf = threading.Timer(args.warmup, subprocess.run, [[
+                "perf", "record", "-F", "499", "-g", "-o", name, "-p", str(server.pid), "--", "sleep",
+                str(args.duration)]], {"capture_output": True, "timeout": args.duration + 60})
+            perf.start()
         out = subprocess.run(command, capture_output=True, text=True, timeout=args.duration + args.warmup + 90)
+        if perf:
+            perf.join()
         if out.stderr:
             sys.stderr.write(out.stderr)
         if out.returncode != 0:
@@ -264,6 +273,8 @@ def main():
     parser.add_argument("--setup-threads", type=int, default=8)
     parser.add_argument("--chat-check", action="store_true", help="`hearth chat check` after each run")
     parser.add_argument("--keep-going", action="store_true", help="go on after a run fails its check")
+    parser.add_argument("--perf-dir", help="record `perf record -g` of the server's measured window into this "
+                        "directory (slows the server: for finding where time goes, not for figures)")
     args = parser.parse_args()
     members = [int(m) for m in args.members.split(",")]
     transports = args.transports.split(",")
@@ -272,6 +283,8 @@ def main():
     if any(not 3 <= m <= 501 for m in members):
         raise SystemExit("chat-shipped: --members from 3 to 501 (createGroup takes at most 500 participants)")
     args.hearth = os.path.abspath(args.hearth)
+    if args.perf_dir:
+        os.makedirs(args.perf_dir, exist_ok=True)
 
     tools = tempfile.mkdtemp(prefix="chat-shipped-tools-")
     try:
