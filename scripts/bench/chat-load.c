@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -530,6 +531,53 @@ static int proc_cpu_s(int pid, double *user, double *sys) {
     return 0;
 }
 
+/* The CPU ticks of each thread of PID (/proc/PID/task/TID/stat), to split the server's CPU. */
+#define MAX_THREADS 512
+typedef struct {
+    int tid;
+    char name[32];
+    unsigned long long ticks;
+} thread_cpu_t;
+
+static int threads_cpu(int pid, thread_cpu_t *out) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", pid);
+    DIR *d = opendir(path);
+    if (!d) return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < MAX_THREADS) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+        char p2[320], b[1024];
+        snprintf(p2, sizeof p2, "/proc/%d/task/%s/stat", pid, e->d_name);
+        FILE *f = fopen(p2, "r");
+        if (!f) continue;
+        size_t len = fread(b, 1, sizeof b - 1, f);
+        fclose(f);
+        b[len] = 0;
+        char *open = strchr(b, '('), *close = strrchr(b, ')');
+        if (!open || !close) continue;
+        unsigned long long ut = 0, st = 0;
+        if (sscanf(close + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2) continue;
+        thread_cpu_t *t = &out[n++];
+        t->tid = atoi(e->d_name);
+        size_t nl = (size_t)(close - open - 1);
+        if (nl >= sizeof t->name) nl = sizeof t->name - 1;
+        memcpy(t->name, open + 1, nl);
+        t->name[nl] = 0;
+        for (char *c = t->name; *c; c++)
+            if (*c == '"' || *c == '\\' || (unsigned char)*c < 32) *c = '_';
+        t->ticks = ut + st;
+    }
+    closedir(d);
+    return n;
+}
+
+static int cmp_thread_desc(const void *a, const void *b) {
+    unsigned long long x = ((const thread_cpu_t *)a)->ticks, y = ((const thread_cpu_t *)b)->ticks;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
 static double self_cpu_s(void) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
@@ -614,9 +662,12 @@ int main(int argc, char **argv) {
     sleep_until(warm_end_ns);
     double u0 = 0, s0 = 0, u1 = 0, s1 = 0, cli0 = self_cpu_s();
     int srv_ok = cfg.server_pid && proc_cpu_s(cfg.server_pid, &u0, &s0) == 0;
+    static thread_cpu_t th0[MAX_THREADS], th1[MAX_THREADS];
+    int nth0 = cfg.server_pid ? threads_cpu(cfg.server_pid, th0) : 0;
     uint64_t w0 = now_ns();
     sleep_until(end_ns);
     srv_ok = srv_ok && proc_cpu_s(cfg.server_pid, &u1, &s1) == 0;
+    int nth1 = cfg.server_pid ? threads_cpu(cfg.server_pid, th1) : 0;
     double cli1 = self_cpu_s();
     double window = (double)(now_ns() - w0) / 1e9;
     for (int i = 0; i < nsenders; i++) pthread_join(th[i], NULL);
@@ -649,6 +700,17 @@ int main(int argc, char **argv) {
         printf(",\"server_cpu_s\":%.3f,\"server_user_s\":%.3f,\"server_sys_s\":%.3f,\"server_cores\":%.3f,"
                "\"server_cpu_ms_per_msg\":%.4f",
                cpu, u1 - u0, s1 - s0, cpu / window, n ? cpu * 1e3 / (double)n : 0.0);
+        /* the busiest threads in the window (a thread that started in it counts from zero) */
+        for (int i = 0; i < nth1; i++)
+            for (int j = 0; j < nth0; j++)
+                if (th0[j].tid == th1[i].tid) th1[i].ticks -= th0[j].ticks < th1[i].ticks ? th0[j].ticks : th1[i].ticks;
+        qsort(th1, (size_t)nth1, sizeof *th1, cmp_thread_desc);
+        double tick = (double)sysconf(_SC_CLK_TCK);
+        printf(",\"server_threads\":[");
+        for (int i = 0; i < nth1 && i < 6 && th1[i].ticks > 0; i++)
+            printf("%s{\"tid\":%d,\"name\":\"%s\",\"cpu_s\":%.2f}", i ? "," : "", th1[i].tid, th1[i].name,
+                   (double)th1[i].ticks / tick);
+        printf("]");
     }
     printf("}\n");
     return 0;

@@ -246,6 +246,8 @@ def summarize(runs, anchors):
         "median_server_sys_share": median([round(r["server_sys_s"] / r["server_cpu_s"], 3)
                                            for r in runs if r.get("server_cpu_s")]),
         "median_client_cpu_s": median([r["client_cpu_s"] for r in runs]),
+        # the server's busiest threads in each run's window, CPU seconds (names as the kernel shows them)
+        "server_threads": [[f'{t["name"]}:{t["cpu_s"]}' for t in r.get("server_threads", [])[:4]] for r in runs],
         "median_p50_ms": median([r["p50_ms"] for r in runs]),
         "median_p99_ms": median([r["p99_ms"] for r in runs]),
         "errors": sum(r["errors"] for r in runs),
