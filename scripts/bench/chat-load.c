@@ -460,7 +460,7 @@ static void record(sender_t *s, uint64_t start, uint64_t done) {
 
 static void *run_sender(void *arg) {
     sender_t *s = arg;
-    size_t cap = 1024;
+    size_t cap = 4096; /* holds the longest chat id, uid and --text */
     char *req = malloc(cap);
     if (!req) die("out of memory");
     int open = 0;
@@ -490,6 +490,7 @@ static void *run_sender(void *arg) {
                              "{\"t\":\"d\",\"d\":{\"r\":%u,\"a\":\"p\",\"b\":{\"p\":\"/messages/%s/%s\",\"d\":{\"sender\":\"%s\","
                              "\"kind\":\"text\",\"text\":\"%s\",\"sentAt\":{\".sv\":\"timestamp\"}}}}}",
                              rn, s->chat, id, s->uid, cfg.text);
+            if (n < 0 || (size_t)n >= cap) die("a request longer than its buffer");
             r = ws_request(s, rn, req, (size_t)n);
         } else {
             r = rest_message(s);
