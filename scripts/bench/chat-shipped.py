@@ -119,8 +119,6 @@ def start_server(args, directory, port):
             pass
         time.sleep(0.1)
     stop(server)
-    with open(os.path.join(directory, "server.log"), "rb") as f:
-        sys.stderr.write(f.read()[-2000:].decode(errors="replace"))
     raise SystemExit("chat-shipped: the server did not start")
 
 
@@ -172,6 +170,20 @@ def verify(client, senders, acked):
 
 def hearth_run(args, load, transport, members):
     directory = tempfile.mkdtemp(prefix="chat-shipped-")
+    try:
+        return measure(args, load, transport, members, directory)
+    except BaseException:
+        log_path = os.path.join(directory, "server.log")
+        if os.path.exists(log_path):
+            with open(log_path, "rb") as f:
+                log("the server's last log lines:\n" + f.read()[-2000:].decode(errors="replace"))
+        raise
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def measure(args, load, transport, members, directory):
+    """One Hearth run in `directory`: a fresh server, its members and groups, the load, the check."""
     port = args.port or free_port()
     server = start_server(args, directory, port)
     try:
@@ -211,7 +223,6 @@ def hearth_run(args, load, transport, members):
         check = subprocess.run([args.hearth, "chat", "check", "--data", os.path.join(directory, "data")],
                                capture_output=True, text=True, timeout=300)
         result["chat_check"] = "clean" if check.returncode == 0 else (check.stdout + check.stderr)[-500:]
-    shutil.rmtree(directory, ignore_errors=True)
     return result
 
 
