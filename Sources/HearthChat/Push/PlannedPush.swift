@@ -1,9 +1,9 @@
 public import HearthCore
 import HearthPush
 
-/// One push to one device, planned from a `PushIntent` and queued in `PushQueues.deliveries`
-/// until the provider accepts it. Its payload is the webhook's body (`../shared/CONTRACT.md`,
-/// "Push notifications") with the intent's `createdAt`.
+/// One push to one device, as it is sent: a queued `DevicePush` with its intent's
+/// `PushContent` and the device's token when it is sent. Its fields are the webhook's body
+/// (`../shared/CONTRACT.md`, "Push notifications") with the intent's `createdAt`.
 public struct PlannedPush: Sendable, Equatable {
     /// The push's id (`Hearth-Push-Id`): the same on every attempt, also after a restart, so a
     /// receiver can drop a duplicate.
@@ -51,26 +51,48 @@ public struct PlannedPush: Sendable, Equatable {
         self.createdAt = createdAt
     }
 
-    /// The queued job's payload: the webhook's body (`{"id", "uid", "deviceId", "token",
-    /// "platform", "title", "body", "badge", "data": {"chatId", "messageId" | "callId"}}`) with
-    /// `createdAt`.
-    public func encoded() -> [UInt8] {
-        var data: [(String, JSONValue)] = [("chatId", .string(chatId))]
-        if let messageId { data.append(("messageId", .string(messageId))) }
-        if let callId { data.append(("callId", .string(callId))) }
-        let fields: [(String, JSONValue)] = [
-            ("id", .string(id)), ("uid", .string(uid)), ("deviceId", .string(deviceId)), ("token", .string(token)),
-            ("platform", .string(platform)), ("title", .string(title)), ("body", .string(body)),
-            ("badge", .number(Double(badge))), ("data", .object(data)), ("createdAt", .number(createdAt)),
-        ]
-        var out: [UInt8] = []
-        JSONRenderer.render(.object(fields), into: &out)
-        return out
+    /// The push of `entry`, queued for `uid`'s `deviceId` with the intent at `intentKey`, to
+    /// `token` on `platform` (the device's now).
+    public init(
+        _ entry: DevicePush,
+        of content: PushContent,
+        intentKey: [UInt8],
+        namespace: String,
+        uid: String,
+        deviceId: String,
+        token: String,
+        platform: String
+    ) {
+        self.init(
+            id: Self.id(namespace: namespace, intentKey: intentKey, index: entry.index),
+            uid: uid,
+            deviceId: deviceId,
+            token: token,
+            platform: platform,
+            title: content.title,
+            body: content.body,
+            badge: entry.badge,
+            chatId: content.chatId,
+            messageId: content.messageId,
+            callId: content.callId,
+            createdAt: content.createdAt
+        )
     }
 
-    /// The push `encoded()` made; nil for anything else.
-    public init?(decoding bytes: [UInt8]) {
-        guard let json = try? JSONParser.parse(bytes),
+    /// The id of the push at `index` among those of the intent at `intentKey`:
+    /// `<namespace>:<commit sequence>.<job index>.<index>`.
+    public static func id(namespace: String, intentKey: [UInt8], index: Int) -> String {
+        let order =
+            JobKey.commitOrder(of: intentKey).map { "\($0.sequence).\($0.index)" }
+            ?? intentKey.map { String($0) }.joined()
+        return "\(namespace):\(order).\(index)"
+    }
+
+    /// A push queued whole, as JSON, by an earlier version (its entry's payload starts with
+    /// `{`); nil for anything else. The next start rewrites it as a `DevicePush` and its
+    /// `PushContent`.
+    public init?(legacyPayload bytes: [UInt8]) {
+        guard bytes.first == UInt8(ascii: "{"), let json = try? JSONParser.parse(bytes),
             let id = json["id"]?.stringValue, let uid = json["uid"]?.stringValue,
             let deviceId = json["deviceId"]?.stringValue, let token = json["token"]?.stringValue,
             let platform = json["platform"]?.stringValue, let title = json["title"]?.stringValue,
@@ -91,6 +113,21 @@ public struct PlannedPush: Sendable, Equatable {
             callId: json["data"]?["callId"]?.stringValue,
             createdAt: createdAt
         )
+    }
+
+    /// A legacy push's content and entry, as this version queues them; nil when its id does
+    /// not end in its index.
+    var converted: (content: PushContent, entry: DevicePush)? {
+        guard let last = id.split(separator: ".").last, let index = Int(last), index >= 0 else { return nil }
+        let content = PushContent(
+            chatId: chatId,
+            messageId: callId == nil ? messageId ?? "" : nil,
+            callId: callId,
+            title: title,
+            body: body,
+            createdAt: createdAt
+        )
+        return (content, DevicePush(index: index, badge: badge, tokenHash: DevicePush.hash(token: token)))
     }
 
     /// The key of a device's pushes in `PushQueues.deliveries`: uid, 0, device id, 0 (keys hold

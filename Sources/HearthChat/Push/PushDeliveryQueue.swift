@@ -7,8 +7,9 @@ import NIOCore
 import Synchronization
 
 /// The push queue of one namespace: plans the intents committed with messages and calls into
-/// per-device pushes (`PushPlanner`, one atomic job change per page: the pushes put, the
-/// intents removed), and delivers each device's pushes in order through the provider.
+/// per-device pushes (`PushPlanner`, one atomic job change per page: each intent's
+/// `PushContent` and `DevicePush` entries put, the intents removed), and delivers each device's
+/// pushes in order through the provider.
 ///
 /// Exactly once per device, as far as a provider's acceptance can be known: a device's next
 /// push is taken only after the previous one's removal from the queue committed (after the
@@ -17,7 +18,8 @@ import Synchronization
 /// receiver drops (docs/push.md).
 ///
 /// Devices are served concurrently (at most `concurrency` attempts in flight); a device whose
-/// push waits for a retry holds only its own later pushes back.
+/// push waits for a retry holds only its own later pushes back. The removals of the pushes done
+/// in one turn are one commit, with the contents none of the queued pushes needs any more.
 ///
 /// The queue runs on `loop`, the push service's own event loop (its provider's HTTP client runs
 /// there too), whose thread has a low priority: planning and delivering use the CPU that serving
@@ -45,16 +47,31 @@ actor PushDeliveryQueue {
 
     /// A device with queued pushes: its head push, loaded.
     private struct DeviceQueue {
+        var uid: String
+        var deviceId: String
+        /// The head's key in `PushQueues.deliveries`.
         var key: [UInt8]
-        var push: PlannedPush
+        /// The head's intent's key (the end of `key`).
+        var intentKey: [UInt8]
+        var push: DevicePush
+        /// The token of the attempt in flight or last made.
+        var token = ""
         var failedAttempts = 0
         var sending = false
         var retryAt: Date?
         var lastFailure: String?
     }
 
+    /// A planned intent's content and how many of its pushes are queued.
+    private struct QueuedContent {
+        var content: PushContent
+        var queued: Int
+    }
+
     /// The devices with queued pushes, by `PlannedPush.deviceKey`.
     private var devices: [[UInt8]: DeviceQueue] = [:]
+    /// The contents of the intents with queued pushes, by intent key.
+    private var contents: [[UInt8]: QueuedContent] = [:]
     /// Devices whose head push may be sent now, in the order they became ready.
     private var ready: [[UInt8]] = []
     private var readyStart = 0
@@ -95,10 +112,12 @@ actor PushDeliveryQueue {
 
     // MARK: Life
 
-    /// Loads every device's head push left by an earlier run, plans the intents left, and
-    /// starts delivering.
+    /// Loads every device's head push and the contents an earlier run left, plans the intents
+    /// left, and starts delivering.
     func start() async throws {
+        try loadContents()
         try loadDevices()
+        try removeUnneededContents()
         loaded = true
         await plan()
         pump()
@@ -130,14 +149,16 @@ actor PushDeliveryQueue {
                 limit: PushQueueFigures.maxIntentsCounted
             ))
             ?? 0
-        let heads = devices.values.sorted { $0.push.createdAt < $1.push.createdAt }
-        current.oldestCreatedAt = heads.first?.push.createdAt
-        current.devices = heads.prefix(PushQueueFigures.maxDevicesShown).map { queue in
+        let heads = devices.values.map { queue in (queue, createdAt: contents[queue.intentKey]?.content.createdAt ?? 0)
+        }
+        .sorted { $0.createdAt < $1.createdAt }
+        current.oldestCreatedAt = heads.first?.createdAt
+        current.devices = heads.prefix(PushQueueFigures.maxDevicesShown).map { queue, createdAt in
             PushQueueFigures.Device(
-                uid: queue.push.uid,
-                deviceId: queue.push.deviceId,
-                pushId: queue.push.id,
-                createdAt: queue.push.createdAt,
+                uid: queue.uid,
+                deviceId: queue.deviceId,
+                pushId: PlannedPush.id(namespace: namespace, intentKey: queue.intentKey, index: queue.push.index),
+                createdAt: createdAt,
                 failedAttempts: queue.failedAttempts,
                 retryAt: queue.retryAt.map { $0.timeIntervalSince1970 * 1000 },
                 lastFailure: queue.lastFailure
@@ -148,27 +169,80 @@ actor PushDeliveryQueue {
 
     // MARK: Loading and planning
 
-    /// Every device's first queued push, and how many are queued.
+    /// Every content queued (their counts are made by `loadDevices()`).
+    private func loadContents() throws {
+        var after: [UInt8]? = nil
+        while true {
+            let page = try engine.jobs(in: PushQueues.contents, after: after, limit: 512)
+            guard let last = page.last else { return }
+            var unreadable: [JobChange] = []
+            for job in page {
+                if let content = PushContent(decoding: job.payload) {
+                    contents[job.key] = QueuedContent(content: content, queued: 0)
+                } else {
+                    unreadable.append(.remove(queue: PushQueues.contents, key: job.key))
+                }
+            }
+            if !unreadable.isEmpty {
+                logger.error("unreadable push contents were removed", metadata: ["hearth.count": "\(unreadable.count)"])
+                try engine.changeJobs(unreadable)
+            }
+            after = last.key
+        }
+    }
+
+    /// Every device's first queued push, and how many are queued of each content. A push
+    /// queued whole by an earlier version is rewritten as its entry and content.
     private func loadDevices() throws {
         var after: [UInt8]? = nil
         while true {
             let page = try engine.jobs(in: PushQueues.deliveries, after: after, limit: 512)
             guard let last = page.last else { return }
-            var unreadable: [JobChange] = []
+            var changes: [JobChange] = []
+            var removed = 0
             for job in page {
-                guard let device = PlannedPush.device(of: job.key), let push = PlannedPush(decoding: job.payload) else {
-                    unreadable.append(.remove(queue: PushQueues.deliveries, key: job.key))
+                guard let device = PlannedPush.device(of: job.key) else {
+                    changes.append(.remove(queue: PushQueues.deliveries, key: job.key))
+                    removed += 1
                     continue
                 }
+                let intentKey = Array(job.key[device.prefix.count...])
+                var push = DevicePush(decoding: job.payload)
+                if push == nil, let converted = PlannedPush(legacyPayload: job.payload)?.converted {
+                    if contents[intentKey] == nil {
+                        contents[intentKey] = QueuedContent(content: converted.content, queued: 0)
+                        changes.append(
+                            .put(queue: PushQueues.contents, key: intentKey, payload: converted.content.encoded())
+                        )
+                    }
+                    changes.append(.put(queue: PushQueues.deliveries, key: job.key, payload: converted.entry.encoded()))
+                    push = converted.entry
+                }
+                guard let push, contents[intentKey] != nil else {
+                    changes.append(.remove(queue: PushQueues.deliveries, key: job.key))
+                    removed += 1
+                    continue
+                }
+                contents[intentKey]?.queued += 1
                 figures.queued += 1
-                if devices[device.prefix] == nil { becomeHead(device.prefix, key: job.key, push: push) }
+                if devices[device.prefix] == nil {
+                    becomeHead(device.prefix, uid: device.uid, deviceId: device.deviceId, key: job.key, push: push)
+                }
             }
-            if !unreadable.isEmpty {
-                logger.error("unreadable queued pushes were removed", metadata: ["hearth.count": "\(unreadable.count)"])
-                try engine.changeJobs(unreadable)
+            if removed > 0 {
+                logger.error("unreadable queued pushes were removed", metadata: ["hearth.count": "\(removed)"])
             }
+            try engine.changeJobs(changes)
             after = last.key
         }
+    }
+
+    /// Removes the contents no queued push needs (a crash cannot leave one: a content goes
+    /// with its last push; but an unreadable push removed at the start can).
+    private func removeUnneededContents() throws {
+        let unneeded = contents.filter { $0.value.queued == 0 }.map(\.key)
+        for key in unneeded { contents[key] = nil }
+        try engine.changeJobs(unneeded.map { .remove(queue: PushQueues.contents, key: $0) })
     }
 
     /// Plans every queued intent, page by page, until none is left. Before `start()` loaded the
@@ -199,46 +273,54 @@ actor PushDeliveryQueue {
         let intents = try engine.jobs(in: PushQueues.intents, after: plannedThrough, limit: settings.planningPage)
         guard let last = intents.last else { return false }
         let planner = planner
-        let namespace = namespace
-        let planned = try engine.readAsServerSynchronously { snapshot in
+        let plans = try engine.readAsServerSynchronously { snapshot in
             intents.map { job in
                 (
                     key: job.key,
-                    pushes: PushIntent(decoding: job.payload).map {
-                        planner.plan($0, key: job.key, namespace: namespace, in: snapshot)
-                    } ?? []
+                    plan: PushIntent(decoding: job.payload).flatMap { planner.plan($0, key: job.key, in: snapshot) }
                 )
             }
         }
         var changes: [JobChange] = []
-        for intent in planned {
-            for push in intent.pushes {
-                changes.append(.put(queue: PushQueues.deliveries, key: push.key, payload: push.push.encoded()))
+        for intent in plans {
+            if let plan = intent.plan {
+                changes.append(.put(queue: PushQueues.contents, key: intent.key, payload: plan.content.encoded()))
+                for push in plan.pushes {
+                    changes.append(.put(queue: PushQueues.deliveries, key: push.key, payload: push.push.encoded()))
+                }
             }
             changes.append(.remove(queue: PushQueues.intents, key: intent.key))
         }
         try engine.changeJobs(changes)
         plannedThrough = last.key
-        for intent in planned {
-            for push in intent.pushes {
-                figures.queued += 1
-                let prefix = PlannedPush.deviceKey(uid: push.push.uid, deviceId: push.push.deviceId)
-                if devices[prefix] == nil { becomeHead(prefix, key: push.key, push: push.push) }
+        for intent in plans {
+            guard let plan = intent.plan else { continue }
+            contents[intent.key] = QueuedContent(content: plan.content, queued: plan.pushes.count)
+            figures.queued += plan.pushes.count
+            for push in plan.pushes {
+                guard let device = PlannedPush.device(of: push.key), devices[device.prefix] == nil else { continue }
+                becomeHead(device.prefix, uid: device.uid, deviceId: device.deviceId, key: push.key, push: push.push)
             }
         }
         pump()
         return true
     }
 
-    private func becomeHead(_ prefix: [UInt8], key: [UInt8], push: PlannedPush) {
-        devices[prefix] = DeviceQueue(key: key, push: push)
+    private func becomeHead(_ prefix: [UInt8], uid: String, deviceId: String, key: [UInt8], push: DevicePush) {
+        devices[prefix] = DeviceQueue(
+            uid: uid,
+            deviceId: deviceId,
+            key: key,
+            intentKey: Array(key[prefix.count...]),
+            push: push
+        )
         ready.append(prefix)
     }
 
     // MARK: Delivering
 
-    /// Starts attempts at ready devices' head pushes while there is room. The devices' tokens
-    /// are checked in one read for all the pushes it starts.
+    /// Starts attempts at ready devices' head pushes while there is room. The devices are read
+    /// in one snapshot for all the pushes it starts.
     private func pump() {
         guard !stopped else { return }
         var starting: [[UInt8]] = []
@@ -258,19 +340,20 @@ actor PushDeliveryQueue {
             starting.append(prefix)
         }
         guard !starting.isEmpty else { return }
-        let holding = devicesStillHold(starting.compactMap { devices[$0]?.push })
-        for (prefix, holds) in zip(starting, holding) {
+        let pushes = currentPushes(of: starting)
+        for (prefix, push) in zip(starting, pushes) {
             guard let queue = devices[prefix] else { continue }
             // A device removed (signed out) or registered again with another token since the
-            // push was planned gets nothing more for that token.
-            guard holds else {
+            // push was planned gets nothing more that was planned for that token.
+            guard let push else {
                 figures.dropped["device_removed", default: 0] += 1
                 finishHead(of: prefix)
                 continue
             }
             inFlight += 1
+            devices[prefix]?.token = push.token
             let key = queue.key
-            let message = queue.push.message
+            let message = push.message
             let provider = provider
             Task {
                 let outcome = await provider.send(message)
@@ -279,17 +362,34 @@ actor PushDeliveryQueue {
         }
     }
 
-    /// Whether each push's device still has its token (`devices/$uid/$deviceId/token`), read in
-    /// one snapshot; all false when the store cannot be read (the pushes are dropped as their
-    /// devices' would be: none is sent twice).
-    private func devicesStillHold(_ pushes: [PlannedPush]) -> [Bool] {
-        let current = try? engine.readAsServerSynchronously { snapshot in
-            pushes.map { push in
-                snapshot.node(at: DataPath("devices", push.uid, push.deviceId, "token"))
-                    == .leaf(.string(push.token), priority: nil)
+    /// Each device's head push as it is sent now: to the device's token, when that is still
+    /// the token it was planned for (`devices/$uid/$deviceId`, read in one snapshot); nil when
+    /// it is not, or the store cannot be read (the push is dropped as a removed device's would
+    /// be: none is sent twice).
+    private func currentPushes(of prefixes: [[UInt8]]) -> [PlannedPush?] {
+        let heads = prefixes.map { devices[$0] }
+        let found = try? engine.readAsServerSynchronously { snapshot in
+            heads.map { head in
+                head.flatMap { snapshot.node(at: DataPath("devices", $0.uid, $0.deviceId)) }
             }
         }
-        return current ?? pushes.map { _ in false }
+        guard let found else { return heads.map { _ in nil } }
+        return zip(heads, found).map { head, device in
+            guard let head, let device, let content = contents[head.intentKey]?.content,
+                let token = device.string("token"), DevicePush.hash(token: token) == head.push.tokenHash,
+                let platform = device.string("platform"), PushPlanner.platforms.contains(platform)
+            else { return nil }
+            return PlannedPush(
+                head.push,
+                of: content,
+                intentKey: head.intentKey,
+                namespace: namespace,
+                uid: head.uid,
+                deviceId: head.deviceId,
+                token: token,
+                platform: platform
+            )
+        }
     }
 
     /// Acts on an attempt's outcome: the push removed (accepted, rejected, expired, the device
@@ -306,7 +406,7 @@ actor PushDeliveryQueue {
             finishHead(of: prefix)
         case .unregistered(let reason):
             count(reason, dropped: true)
-            await removeDevice(queue.push)
+            await removeDevice(uid: queue.uid, deviceId: queue.deviceId, token: queue.token)
             do {
                 try dropDevice(prefix)
             } catch {
@@ -316,9 +416,10 @@ actor PushDeliveryQueue {
             count(reason, dropped: false)
             queue.failedAttempts += 1
             queue.lastFailure = reason.rawValue
+            let createdAt = contents[queue.intentKey]?.content.createdAt ?? 0
             let decision = settings.retry.decision(
                 afterFailedAttempts: queue.failedAttempts,
-                createdAt: Date(timeIntervalSince1970: queue.push.createdAt / 1000),
+                createdAt: Date(timeIntervalSince1970: createdAt / 1000),
                 now: Date(),
                 hint: hint
             )
@@ -372,27 +473,48 @@ actor PushDeliveryQueue {
         Task { self.removeFinishedHeads() }
     }
 
+    /// The removals of pushes, with each content whose last queued push they remove.
+    private func removals(of pushes: [(key: [UInt8], intentKey: [UInt8])]) -> [JobChange] {
+        var releasing: [[UInt8]: Int] = [:]
+        var changes: [JobChange] = []
+        for push in pushes {
+            changes.append(.remove(queue: PushQueues.deliveries, key: push.key))
+            releasing[push.intentKey, default: 0] += 1
+        }
+        for (intentKey, count) in releasing where (contents[intentKey]?.queued ?? 0) <= count {
+            changes.append(.remove(queue: PushQueues.contents, key: intentKey))
+        }
+        return changes
+    }
+
+    /// Counts down the contents of removed pushes (after their removals committed).
+    private func removed(_ pushes: [(key: [UInt8], intentKey: [UInt8])]) {
+        figures.queued -= pushes.count
+        for push in pushes {
+            guard var queued = contents[push.intentKey] else { continue }
+            queued.queued -= 1
+            contents[push.intentKey] = queued.queued > 0 ? queued : nil
+        }
+    }
+
     /// Removes the heads done since the last call (one commit), then takes each device's next
     /// push, if any (one read).
     private func removeFinishedHeads() {
         removalQueued = false
-        let heads = finishedHeads.compactMap { prefix in devices[prefix].map { (prefix: prefix, key: $0.key) } }
+        let heads = finishedHeads.compactMap { prefix in
+            devices[prefix].map { (prefix: prefix, key: $0.key, intentKey: $0.intentKey) }
+        }
         finishedHeads = []
         guard !heads.isEmpty else { return }
         do {
-            try engine.changeJobs(heads.map { .remove(queue: PushQueues.deliveries, key: $0.key) })
-            figures.queued -= heads.count
+            let pushes = heads.map { (key: $0.key, intentKey: $0.intentKey) }
+            try engine.changeJobs(removals(of: pushes))
+            removed(pushes)
             let next = try engine.nextJobs(in: PushQueues.deliveries, after: heads.map(\.key))
             for (head, next) in zip(heads, next) {
-                devices[head.prefix] = nil
+                guard let queue = devices.removeValue(forKey: head.prefix) else { continue }
                 guard let next, next.key.starts(with: head.prefix) else { continue }
-                guard let push = PlannedPush(decoding: next.payload) else {
-                    try engine.changeJobs([.remove(queue: PushQueues.deliveries, key: next.key)])
-                    figures.queued -= 1
-                    try finishHeadlessNext(head.prefix, after: next.key)
-                    continue
-                }
-                becomeHead(head.prefix, key: next.key, push: push)
+                try takeNext(head.prefix, uid: queue.uid, deviceId: queue.deviceId, job: next)
             }
         } catch {
             stopWriting(error)
@@ -400,16 +522,22 @@ actor PushDeliveryQueue {
         pump()
     }
 
-    /// Takes the next readable push of a device after `key`.
-    private func finishHeadlessNext(_ prefix: [UInt8], after key: [UInt8]) throws {
-        var after = key
-        while let next = try engine.jobs(in: PushQueues.deliveries, after: after, limit: 1).first,
-            next.key.starts(with: prefix)
-        {
-            if let push = PlannedPush(decoding: next.payload) { return becomeHead(prefix, key: next.key, push: push) }
-            try engine.changeJobs([.remove(queue: PushQueues.deliveries, key: next.key)])
-            figures.queued -= 1
-            after = next.key
+    /// Makes `job` the device's head, or removes it and reads on when it is unreadable (its
+    /// content gone).
+    private func takeNext(_ prefix: [UInt8], uid: String, deviceId: String, job: StoredJob) throws {
+        var job = job
+        while true {
+            let intentKey = Array(job.key[prefix.count...])
+            if let push = DevicePush(decoding: job.payload), contents[intentKey] != nil {
+                return becomeHead(prefix, uid: uid, deviceId: deviceId, key: job.key, push: push)
+            }
+            let pushes = [(key: job.key, intentKey: intentKey)]
+            try engine.changeJobs(removals(of: pushes))
+            removed(pushes)
+            guard let next = try engine.jobs(in: PushQueues.deliveries, after: job.key, limit: 1).first,
+                next.key.starts(with: prefix)
+            else { return }
+            job = next
         }
     }
 
@@ -421,17 +549,17 @@ actor PushDeliveryQueue {
             let page = try engine.jobs(in: PushQueues.deliveries, after: after ?? prefix, limit: 256)
                 .filter { $0.key.starts(with: prefix) }
             guard let last = page.last else { return }
-            try engine.changeJobs(page.map { .remove(queue: PushQueues.deliveries, key: $0.key) })
-            figures.queued -= page.count
+            let pushes = page.map { (key: $0.key, intentKey: Array($0.key[prefix.count...])) }
+            try engine.changeJobs(removals(of: pushes))
+            removed(pushes)
             after = last.key
         }
     }
 
     /// Deletes `devices/$uid/$deviceId` when it still holds the token the provider refused (a
     /// device registered again with a new token stays).
-    private func removeDevice(_ push: PlannedPush) async {
-        let device = DataPath("devices", push.uid, push.deviceId)
-        let token = push.token
+    private func removeDevice(uid: String, deviceId: String, token: String) async {
+        let device = DataPath("devices", uid, deviceId)
         do {
             _ = try await engine.writeAsServer(Write(.set(device, NewValue(node: nil)))) { snapshot in
                 snapshot.node(at: device.child(ChildKey("token"))) == .leaf(.string(token), priority: nil)
@@ -439,9 +567,7 @@ actor PushDeliveryQueue {
         } catch {
             logger.error(
                 "an unregistered device could not be removed",
-                metadata: [
-                    "hearth.uid": "\(push.uid)", "hearth.device": "\(push.deviceId)", "hearth.error": "\(error)",
-                ]
+                metadata: ["hearth.uid": "\(uid)", "hearth.device": "\(deviceId)", "hearth.error": "\(error)"]
             )
         }
     }

@@ -116,7 +116,10 @@ public struct PushIntent: Sendable, Equatable {
 public enum PushQueues {
     /// The intents committed with messages and calls (`PushIntent`), in commit order.
     public static let intents = "push"
-    /// The planned per-device pushes (`PlannedPush`), each device's in order: keyed by
-    /// `PlannedPush.key`.
+    /// The planned per-device pushes (`DevicePush`), each device's in order: keyed by
+    /// `PlannedPush.deviceKey` + the intent's key.
     public static let deliveries = "push.devices"
+    /// The planned intents' `PushContent`, keyed by the intent's key, while any of its
+    /// `deliveries` is queued.
+    public static let contents = "push.contents"
 }

@@ -1,22 +1,24 @@
 public import HearthCore
 public import HearthDatabase
 
-/// Plans a `PushIntent` into one `PlannedPush` per device, against the namespace at one moment
-/// (right after the intent's commit): a recipient gets pushes only when their presence is not
-/// `online`, they did not mute the chat (`userChats/$uid/$chatId/muted: true`) and they have
-/// devices; the badge is their unread total, the title the group's name or, in a private chat,
-/// the sender's displayName.
+/// Plans a `PushIntent` into its `PushContent` and one `DevicePush` per device, against the
+/// namespace at one moment (right after the intent's commit): a recipient gets pushes only when
+/// their presence is not `online`, they did not mute the chat (`userChats/$uid/$chatId/muted:
+/// true`) and they have devices; the badge is their unread total, the title the group's name
+/// or, in a private chat, the sender's displayName.
 public struct PushPlanner: Sendable {
     public init() {}
 
-    /// The pushes of the intent queued at `key` (`JobKey.committed`) in `namespace`, each with
-    /// its key in `PushQueues.deliveries`.
-    public func plan(
-        _ intent: PushIntent,
-        key: [UInt8],
-        namespace: String,
-        in snapshot: NamespaceSnapshot
-    ) -> [(key: [UInt8], push: PlannedPush)] {
+    /// An intent's plan: the content its pushes share and each device's push, with its key in
+    /// `PushQueues.deliveries`.
+    public struct Plan: Sendable {
+        public var content: PushContent
+        public var pushes: [(key: [UInt8], push: DevicePush)]
+    }
+
+    /// The plan of the intent queued at `key` (`JobKey.committed`); nil when no device gets a
+    /// push.
+    public func plan(_ intent: PushIntent, key: [UInt8], in snapshot: NamespaceSnapshot) -> Plan? {
         let chat = DataPath("chats", intent.chatId)
         let isPrivate = snapshot.node(at: chat.child(ChildKey("type")))?.leafString == "private"
         let title: String
@@ -25,19 +27,23 @@ public struct PushPlanner: Sendable {
         } else {
             title = snapshot.node(at: chat.child(ChildKey("name")))?.leafString ?? "New message"
         }
-        let body: String
-        var messageId: String?
-        var callId: String?
+        var content = PushContent(
+            chatId: intent.chatId,
+            messageId: nil,
+            callId: nil,
+            title: title,
+            body: "",
+            createdAt: intent.createdAt
+        )
         switch intent.subject {
         case .message(let id):
-            messageId = id
-            body = intent.body ?? ""
+            content.messageId = id
+            content.body = intent.body ?? ""
         case .call(let id, let kind):
-            callId = id
-            body = kind == "video" ? "Incoming video call" : "Incoming audio call"
+            content.callId = id
+            content.body = kind == "video" ? "Incoming video call" : "Incoming audio call"
         }
-        let order = JobKey.commitOrder(of: key).map { "\($0.sequence).\($0.index)" } ?? key.map { String($0) }.joined()
-        var planned: [(key: [UInt8], push: PlannedPush)] = []
+        var pushes: [(key: [UInt8], push: DevicePush)] = []
         for (index, uid) in intent.recipients.enumerated() where uid != intent.sender {
             guard snapshot.node(at: DataPath("presence", uid, "state"))?.leafString != "online",
                 snapshot.node(at: DataPath("userChats", uid, intent.chatId, "muted"))
@@ -49,27 +55,21 @@ public struct PushPlanner: Sendable {
                 ? Double(intent.badges[index]) : snapshot.node(at: DataPath("unreadTotals", uid))?.leafNumber ?? 0
             for (deviceKey, device) in zip(devices.keys, devices.nodes) {
                 guard let token = device.string("token"), !token.isEmpty,
-                    let platform = device.string("platform"), ["fcm", "apns", "webpush"].contains(platform)
+                    let platform = device.string("platform"), PushPlanner.platforms.contains(platform)
                 else { continue }
-                let push = PlannedPush(
-                    id: "\(namespace):\(order).\(planned.count)",
-                    uid: uid,
-                    deviceId: deviceKey.string,
-                    token: token,
-                    platform: platform,
-                    title: title,
-                    body: body,
-                    badge: max(0, Int(badge)),
-                    chatId: intent.chatId,
-                    messageId: messageId,
-                    callId: callId,
-                    createdAt: intent.createdAt
+                let push = DevicePush(
+                    index: pushes.count,
+                    badge: badge.isFinite ? Int(min(max(0, badge), Double(Int32.max))) : 0,
+                    tokenHash: DevicePush.hash(token: token)
                 )
-                planned.append((PlannedPush.deviceKey(uid: uid, deviceId: deviceKey.string) + key, push))
+                pushes.append((PlannedPush.deviceKey(uid: uid, deviceId: deviceKey.string) + key, push))
             }
         }
-        return planned
+        return pushes.isEmpty ? nil : Plan(content: content, pushes: pushes)
     }
+
+    /// The platforms a device may name.
+    static let platforms: Set<String> = ["fcm", "apns", "webpush"]
 }
 
 extension Node {
