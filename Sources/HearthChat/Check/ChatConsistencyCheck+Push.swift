@@ -3,75 +3,56 @@ import HearthDatabase
 import HearthPush
 
 extension ChatConsistencyCheck {
-    /// The push queue at rest: every queued push is readable, has its content (or was queued
-    /// whole by an earlier version) and is still inside its retry window (24 hours from its
-    /// message's commit: a running server drops it then, so one still queued was left by a
-    /// server stopped since), and every intent is readable (a running server plans intents right
-    /// after their commits; one older than the window was never planned).
+    /// The push queue at rest: every planned intent is readable and still inside its retry
+    /// window (24 hours from its commit: a running server drops its pushes then, so one with
+    /// pushes not done was left by a server stopped since), every done set belongs to a planned
+    /// intent, pushes queued whole by an earlier version are readable, and every intent is
+    /// readable (a running server plans intents right after their commits; one older than the
+    /// window was never planned).
     func pushDisagreements() -> [String] {
         var found: [String] = []
         let window = Double(PushRetryPolicy().window.components.seconds) * 1000
-        var contents: [[UInt8]: PushContent] = [:]
-        var after: [UInt8]? = nil
-        while true {
-            let page = reader.jobs(in: PushQueues.contents, after: after, limit: 1024)
-            guard let last = page.last else { break }
-            for job in page {
-                guard let content = PushContent(decoding: job.payload) else {
-                    found.append(
-                        "a push's content (\(job.key.count)-byte key) is not readable: the next start removes it"
-                    )
-                    continue
-                }
-                contents[job.key] = content
-            }
-            after = last.key
-        }
-        after = nil
+        var planned: Set<[UInt8]> = []
         var overdue = 0
-        var oldest: (id: String, uid: String, deviceId: String, createdAt: Double)?
-        while true {
-            let page = reader.jobs(in: PushQueues.deliveries, after: after, limit: 1024)
-            guard let last = page.last else { break }
-            for job in page {
-                guard let device = PlannedPush.device(of: job.key) else {
-                    found.append("a queued push (\(job.key.count)-byte key) is not readable: the next start removes it")
-                    continue
-                }
-                let intentKey = Array(job.key[device.prefix.count...])
-                let queued: (id: String, createdAt: Double)
-                if let push = DevicePush(decoding: job.payload), let content = contents[intentKey] {
-                    let subject = content.callId.map { "of call \($0)" } ?? "of message \(content.messageId ?? "")"
-                    queued = ("#\(push.index) \(subject)", content.createdAt)
-                } else if let legacy = PlannedPush(legacyPayload: job.payload) {
-                    queued = ("\(legacy.id) (queued whole by an earlier version)", legacy.createdAt)
-                } else {
-                    found.append(
-                        "a queued push to device \(device.deviceId) of \(device.uid) is not readable or its content is "
-                            + "gone: the next start removes it"
-                    )
-                    continue
-                }
-                if now - queued.createdAt > window {
-                    overdue += 1
-                    if oldest.map({ queued.createdAt < $0.createdAt }) ?? true {
-                        oldest = (queued.id, device.uid, device.deviceId, queued.createdAt)
-                    }
-                }
+        var oldest: (subject: String, createdAt: Double)?
+        forEachJob(in: PushQueues.planned) { job in
+            planned.insert(job.key)
+            guard let intent = PlannedIntent(decoding: job.payload) else {
+                found.append(
+                    "a planned push intent (\(job.key.count)-byte key) is not readable: the next start removes it"
+                )
+                return
             }
-            after = last.key
+            let content = intent.content
+            guard now - content.createdAt > window else { return }
+            overdue += 1
+            if oldest.map({ content.createdAt < $0.createdAt }) ?? true {
+                let subject = content.callId.map { "call \($0)" } ?? "message \(content.messageId ?? "")"
+                oldest = ("\(subject) in chat \(content.chatId)", content.createdAt)
+            }
         }
         if let oldest {
             found.append(
-                "\(overdue) queued push(es) are past their 24-hour retry window, the oldest \(oldest.id) to device "
-                    + "\(oldest.deviceId) of \(oldest.uid), queued at \(Self.number(oldest.createdAt)): the next start "
-                    + "drops them"
+                "\(overdue) planned push intent(s) are past their 24-hour retry window, the oldest of \(oldest.subject), "
+                    + "queued at \(Self.number(oldest.createdAt)): the next start tries each of their pushes once more, then drops it"
             )
         }
-        for job in reader.jobs(in: PushQueues.intents, limit: 100_000) {
+        forEachJob(in: PushQueues.done) { job in
+            if !planned.contains(job.key) {
+                found.append(
+                    "a push done set (\(job.key.count)-byte key) has no planned intent: the next start removes it"
+                )
+            }
+        }
+        forEachJob(in: PushQueues.legacyDeliveries) { job in
+            if PlannedPush.device(of: job.key) == nil || PlannedPush(legacyPayload: job.payload) == nil {
+                found.append("a push queued by an earlier version is not readable: the next start removes it")
+            }
+        }
+        forEachJob(in: PushQueues.intents) { job in
             guard let intent = PushIntent(decoding: job.payload) else {
                 found.append("a push intent is not readable: the next start removes it")
-                continue
+                return
             }
             if now - intent.createdAt > window {
                 found.append(
@@ -81,5 +62,15 @@ extension ChatConsistencyCheck {
             }
         }
         return found
+    }
+
+    private func forEachJob(in queue: String, _ body: (StoredJob) -> Void) {
+        var after: [UInt8]? = nil
+        while true {
+            let page = reader.jobs(in: queue, after: after, limit: 1024)
+            guard let last = page.last else { return }
+            page.forEach(body)
+            after = last.key
+        }
     }
 }

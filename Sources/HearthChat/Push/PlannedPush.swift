@@ -1,7 +1,7 @@
 public import HearthCore
 import HearthPush
 
-/// One push to one device, as it is sent: a queued `DevicePush` with its intent's
+/// One push to one device, as it is sent: a planned intent's push with the intent's
 /// `PushContent` and the device's token when it is sent. Its fields are the webhook's body
 /// (`../shared/CONTRACT.md`, "Push notifications") with the intent's `createdAt`.
 public struct PlannedPush: Sendable, Equatable {
@@ -51,27 +51,24 @@ public struct PlannedPush: Sendable, Equatable {
         self.createdAt = createdAt
     }
 
-    /// The push of `entry`, queued for `uid`'s `deviceId` with the intent at `intentKey`, to
-    /// `token` on `platform` (the device's now).
+    /// `push` of the intent planned at `intentKey`, to `token` on `platform` (the device's now).
     public init(
-        _ entry: DevicePush,
+        _ push: PlannedIntent.Push,
         of content: PushContent,
         intentKey: [UInt8],
         namespace: String,
-        uid: String,
-        deviceId: String,
         token: String,
         platform: String
     ) {
         self.init(
-            id: Self.id(namespace: namespace, intentKey: intentKey, index: entry.index),
-            uid: uid,
-            deviceId: deviceId,
+            id: Self.id(namespace: namespace, intentKey: intentKey, number: push.number),
+            uid: push.uid,
+            deviceId: push.deviceId,
             token: token,
             platform: platform,
             title: content.title,
             body: content.body,
-            badge: entry.badge,
+            badge: push.badge,
             chatId: content.chatId,
             messageId: content.messageId,
             callId: content.callId,
@@ -79,18 +76,17 @@ public struct PlannedPush: Sendable, Equatable {
         )
     }
 
-    /// The id of the push at `index` among those of the intent at `intentKey`:
-    /// `<namespace>:<commit sequence>.<job index>.<index>`.
-    public static func id(namespace: String, intentKey: [UInt8], index: Int) -> String {
+    /// The id of the push numbered `number` among those of the intent at `intentKey`:
+    /// `<namespace>:<commit sequence>.<job index>.<number>`.
+    public static func id(namespace: String, intentKey: [UInt8], number: Int) -> String {
         let order =
             JobKey.commitOrder(of: intentKey).map { "\($0.sequence).\($0.index)" }
             ?? intentKey.map { String($0) }.joined()
-        return "\(namespace):\(order).\(index)"
+        return "\(namespace):\(order).\(number)"
     }
 
     /// A push queued whole, as JSON, by an earlier version (its entry's payload starts with
-    /// `{`); nil for anything else. The next start rewrites it as a `DevicePush` and its
-    /// `PushContent`.
+    /// `{`); nil for anything else. The next start rewrites it into a `PlannedIntent`.
     public init?(legacyPayload bytes: [UInt8]) {
         guard bytes.first == UInt8(ascii: "{"), let json = try? JSONParser.parse(bytes),
             let id = json["id"]?.stringValue, let uid = json["uid"]?.stringValue,
@@ -115,10 +111,10 @@ public struct PlannedPush: Sendable, Equatable {
         )
     }
 
-    /// A legacy push's content and entry, as this version queues them; nil when its id does
-    /// not end in its index.
-    var converted: (content: PushContent, entry: DevicePush)? {
-        guard let last = id.split(separator: ".").last, let index = Int(last), index >= 0 else { return nil }
+    /// A legacy push's content and push, as a `PlannedIntent` holds them; nil when its id does
+    /// not end in its number.
+    var converted: (content: PushContent, push: PlannedIntent.Push)? {
+        guard let last = id.split(separator: ".").last, let number = Int(last), number >= 0 else { return nil }
         let content = PushContent(
             chatId: chatId,
             messageId: callId == nil ? messageId ?? "" : nil,
@@ -127,12 +123,18 @@ public struct PlannedPush: Sendable, Equatable {
             body: body,
             createdAt: createdAt
         )
-        return (content, DevicePush(index: index, badge: badge, tokenHash: DevicePush.hash(token: token)))
+        let push = PlannedIntent.Push(
+            uid: uid,
+            deviceId: deviceId,
+            number: number,
+            badge: badge,
+            tokenHash: PlannedIntent.hash(token: token)
+        )
+        return (content, push)
     }
 
-    /// The key of a device's pushes in `PushQueues.deliveries`: uid, 0, device id, 0 (keys hold
-    /// no control characters), so each device's pushes are one range, in the order of the
-    /// intents' keys that follow.
+    /// A device's key: uid, 0, device id, 0 (keys hold no control characters). In
+    /// `PushQueues.legacyDeliveries`, followed by the intent's key.
     public static func deviceKey(uid: String, deviceId: String) -> [UInt8] {
         Array(uid.utf8) + [0] + Array(deviceId.utf8) + [0]
     }

@@ -6,20 +6,21 @@ import Logging
 import NIOCore
 import Synchronization
 
-/// The push queue of one namespace: plans the intents committed with messages and calls into
-/// per-device pushes (`PushPlanner`, one atomic job change per page: each intent's
-/// `PushContent` and `DevicePush` entries put, the intents removed), and delivers each device's
-/// pushes in order through the provider.
+/// The push queue of one namespace: plans the intents committed with messages and calls
+/// (`PushPlanner`; one atomic job change per page puts the `PlannedIntent` records and removes
+/// the intents), and delivers each device's pushes in order through the provider.
 ///
 /// Exactly once per device, as far as a provider's acceptance can be known: a device's next
-/// push is taken only after the previous one's removal from the queue committed (after the
-/// provider accepted it, or it was given up). A crash between an acceptance and that commit
-/// sends that one push again at the next start, with the same id (`Hearth-Push-Id`), which a
-/// receiver drops (docs/push.md).
+/// push is taken only after the previous one was marked done in a commit (its bit in the
+/// intent's `PushDoneSet`, after the provider accepted it or it was given up). A crash between
+/// an acceptance and that commit sends that one push again at the next start, with the same id
+/// (`Hearth-Push-Id`), which a receiver drops (docs/push.md).
 ///
-/// Devices are served concurrently (at most `concurrency` attempts in flight); a device whose
-/// push waits for a retry holds only its own later pushes back. The removals of the pushes done
-/// in one turn are one commit, with the contents none of the queued pushes needs any more.
+/// The planned intents are held in memory (up to `Settings.maxPendingInMemory` pushes not done;
+/// more wait in the store), with each device's pushes in commit order. Devices are served
+/// concurrently (at most `concurrency` attempts in flight); a device whose push waits for a
+/// retry holds only its own later pushes back. The pushes finished in one turn of the queue are
+/// marked done in one commit.
 ///
 /// The queue runs on `loop`, the push service's own event loop (its provider's HTTP client runs
 /// there too), whose thread has a low priority: planning and delivering use the CPU that serving
@@ -32,6 +33,9 @@ actor PushDeliveryQueue {
         var concurrency = 32
         /// Intents planned per job change.
         var planningPage = 64
+        /// The most pushes not done held in memory; planned intents past them wait in the store,
+        /// intents past them unplanned.
+        var maxPendingInMemory = 1_000_000
         var retry = PushRetryPolicy()
     }
 
@@ -45,51 +49,59 @@ actor PushDeliveryQueue {
     private let planner = PushPlanner()
     private let logger: Logger
 
-    /// A device with queued pushes: its head push, loaded.
-    private struct DeviceQueue {
-        var uid: String
-        var deviceId: String
-        /// The head's key in `PushQueues.deliveries`.
-        var key: [UInt8]
-        /// The head's intent's key (the end of `key`).
+    /// A planned intent in memory.
+    private struct Record {
+        var planned: PlannedIntent
+        var done: PushDoneSet
+        var remaining: Int
+    }
+
+    /// A push not done: its intent and its place there.
+    private struct Pending {
         var intentKey: [UInt8]
-        var push: DevicePush
+        var index: Int
+    }
+
+    /// A device with pushes not done, its head first.
+    private struct DeviceQueue {
+        var pending = CircularBuffer<Pending>()
         /// The token of the attempt in flight or last made.
         var token = ""
         var failedAttempts = 0
+        /// Whether the head is being sent, or is done and its commit not made yet.
         var sending = false
         var retryAt: Date?
         var lastFailure: String?
     }
 
-    /// A planned intent's content and how many of its pushes are queued.
-    private struct QueuedContent {
-        var content: PushContent
-        var queued: Int
-    }
-
-    /// The devices with queued pushes, by `PlannedPush.deviceKey`.
+    /// The planned intents in memory, by intent key.
+    private var records: [[UInt8]: Record] = [:]
+    /// The devices with pushes not done, by `PlannedPush.deviceKey`.
     private var devices: [[UInt8]: DeviceQueue] = [:]
-    /// The contents of the intents with queued pushes, by intent key.
-    private var contents: [[UInt8]: QueuedContent] = [:]
+    /// Pushes not done in `records`.
+    private var pending = 0
     /// Devices whose head push may be sent now, in the order they became ready.
     private var ready: [[UInt8]] = []
     private var readyStart = 0
     private var inFlight = 0
-    /// Devices whose head push is done (sent or given up), its removal not committed yet.
+    /// Devices whose head push is done (sent or given up), not committed yet.
     private var finishedHeads: [[UInt8]] = []
-    /// Whether a `removeFinishedHeads()` is queued.
-    private var removalQueued = false
+    /// Whether a `commitFinishedHeads()` is queued.
+    private var commitQueued = false
     private var figures = PushQueueFigures()
-    private var planning = false
-    /// The key of the last intent planned: the next page is read after it. The intents'
-    /// removals leave tombstones in LevelDB until a compaction drops them, and intents are keyed
-    /// in commit order, so reading from the queue's start would step over every one planned
-    /// since (a scan that grows with the load).
+    private var refilling = false
+    /// The key of the last intent planned: the next page is read after it (not over the
+    /// tombstones of every intent planned since the last compaction).
     private var plannedThrough: [UInt8]?
-    /// Whether `start()` loaded the pushes an earlier run left; planning waits for it (a device's
-    /// first head must be its oldest queued push, and each queued push is counted once).
-    private var loaded = false
+    /// The key of the last planned intent loaded; nil when all are (after the start's load).
+    private var loadedThrough: [UInt8]?
+    /// Whether planned intents wait in the store (left by an earlier run past the memory bound).
+    private var unloaded = true
+    /// Whether the last refill stopped at `maxPendingInMemory`: intents may wait.
+    private var capped = false
+    /// Whether `start()` ran; planning waits for it (each device's pushes must be loaded in
+    /// commit order, the earlier run's first).
+    private var started = false
     private var stopped = false
     /// Set by a commit that queued jobs; cleared when planning reads the intents again.
     private nonisolated let wakePending = Atomic<Bool>(false)
@@ -112,14 +124,13 @@ actor PushDeliveryQueue {
 
     // MARK: Life
 
-    /// Loads every device's head push and the contents an earlier run left, plans the intents
-    /// left, and starts delivering.
+    /// Turns pushes an earlier version queued into planned intents, loads the planned intents
+    /// an earlier run left, plans the intents left, and starts delivering.
     func start() async throws {
-        try loadContents()
-        try loadDevices()
-        try removeUnneededContents()
-        loaded = true
-        await plan()
+        try convertLegacyPushes()
+        try removeOrphanDoneSets()
+        started = true
+        await refill()
         pump()
     }
 
@@ -128,7 +139,7 @@ actor PushDeliveryQueue {
     func stop(grace: Duration = .seconds(2)) async {
         stopped = true
         let deadline = ContinuousClock.now + grace
-        while inFlight > 0 || removalQueued, ContinuousClock.now < deadline {
+        while inFlight > 0 || commitQueued, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))
         }
     }
@@ -136,32 +147,37 @@ actor PushDeliveryQueue {
     /// Called after a commit that queued jobs (on the namespace's writer: only hands on).
     nonisolated func jobsQueued() {
         guard !wakePending.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        Task { await self.plan() }
+        Task { await self.refill() }
     }
 
     /// The queue's figures now.
     func currentFigures() -> PushQueueFigures {
         var current = figures
-        current.intents =
-            (try? engine.jobCount(
-                in: PushQueues.intents,
-                after: plannedThrough,
-                limit: PushQueueFigures.maxIntentsCounted
-            ))
-            ?? 0
-        let heads = devices.values.map { queue in (queue, createdAt: contents[queue.intentKey]?.content.createdAt ?? 0)
+        current.queued = pending
+        let limit = PushQueueFigures.maxIntentsCounted
+        var waiting = (try? engine.jobCount(in: PushQueues.intents, after: plannedThrough, limit: limit)) ?? 0
+        if unloaded {
+            waiting += (try? engine.jobCount(in: PushQueues.planned, after: loadedThrough, limit: limit)) ?? 0
         }
-        .sorted { $0.createdAt < $1.createdAt }
+        current.intents = min(waiting, limit)
+        var heads: [(uid: String, deviceId: String, pushId: String, createdAt: Double, queue: DeviceQueue)] = []
+        for queue in devices.values {
+            guard let head = queue.pending.first, let record = records[head.intentKey] else { continue }
+            let push = record.planned.pushes[head.index]
+            let id = PlannedPush.id(namespace: namespace, intentKey: head.intentKey, number: push.number)
+            heads.append((push.uid, push.deviceId, id, record.planned.content.createdAt, queue))
+        }
+        heads.sort { $0.createdAt < $1.createdAt }
         current.oldestCreatedAt = heads.first?.createdAt
-        current.devices = heads.prefix(PushQueueFigures.maxDevicesShown).map { queue, createdAt in
+        current.devices = heads.prefix(PushQueueFigures.maxDevicesShown).map { head in
             PushQueueFigures.Device(
-                uid: queue.uid,
-                deviceId: queue.deviceId,
-                pushId: PlannedPush.id(namespace: namespace, intentKey: queue.intentKey, index: queue.push.index),
-                createdAt: createdAt,
-                failedAttempts: queue.failedAttempts,
-                retryAt: queue.retryAt.map { $0.timeIntervalSince1970 * 1000 },
-                lastFailure: queue.lastFailure
+                uid: head.uid,
+                deviceId: head.deviceId,
+                pushId: head.pushId,
+                createdAt: head.createdAt,
+                failedAttempts: head.queue.failedAttempts,
+                retryAt: head.queue.retryAt.map { $0.timeIntervalSince1970 * 1000 },
+                lastFailure: head.queue.lastFailure
             )
         }
         return current
@@ -169,93 +185,18 @@ actor PushDeliveryQueue {
 
     // MARK: Loading and planning
 
-    /// Every content queued (their counts are made by `loadDevices()`).
-    private func loadContents() throws {
-        var after: [UInt8]? = nil
-        while true {
-            let page = try engine.jobs(in: PushQueues.contents, after: after, limit: 512)
-            guard let last = page.last else { return }
-            var unreadable: [JobChange] = []
-            for job in page {
-                if let content = PushContent(decoding: job.payload) {
-                    contents[job.key] = QueuedContent(content: content, queued: 0)
-                } else {
-                    unreadable.append(.remove(queue: PushQueues.contents, key: job.key))
-                }
-            }
-            if !unreadable.isEmpty {
-                logger.error("unreadable push contents were removed", metadata: ["hearth.count": "\(unreadable.count)"])
-                try engine.changeJobs(unreadable)
-            }
-            after = last.key
-        }
-    }
-
-    /// Every device's first queued push, and how many are queued of each content. A push
-    /// queued whole by an earlier version is rewritten as its entry and content.
-    private func loadDevices() throws {
-        var after: [UInt8]? = nil
-        while true {
-            let page = try engine.jobs(in: PushQueues.deliveries, after: after, limit: 512)
-            guard let last = page.last else { return }
-            var changes: [JobChange] = []
-            var removed = 0
-            for job in page {
-                guard let device = PlannedPush.device(of: job.key) else {
-                    changes.append(.remove(queue: PushQueues.deliveries, key: job.key))
-                    removed += 1
-                    continue
-                }
-                let intentKey = Array(job.key[device.prefix.count...])
-                var push = DevicePush(decoding: job.payload)
-                if push == nil, let converted = PlannedPush(legacyPayload: job.payload)?.converted {
-                    if contents[intentKey] == nil {
-                        contents[intentKey] = QueuedContent(content: converted.content, queued: 0)
-                        changes.append(
-                            .put(queue: PushQueues.contents, key: intentKey, payload: converted.content.encoded())
-                        )
-                    }
-                    changes.append(.put(queue: PushQueues.deliveries, key: job.key, payload: converted.entry.encoded()))
-                    push = converted.entry
-                }
-                guard let push, contents[intentKey] != nil else {
-                    changes.append(.remove(queue: PushQueues.deliveries, key: job.key))
-                    removed += 1
-                    continue
-                }
-                contents[intentKey]?.queued += 1
-                figures.queued += 1
-                if devices[device.prefix] == nil {
-                    becomeHead(device.prefix, uid: device.uid, deviceId: device.deviceId, key: job.key, push: push)
-                }
-            }
-            if removed > 0 {
-                logger.error("unreadable queued pushes were removed", metadata: ["hearth.count": "\(removed)"])
-            }
-            try engine.changeJobs(changes)
-            after = last.key
-        }
-    }
-
-    /// Removes the contents no queued push needs (a crash cannot leave one: a content goes
-    /// with its last push; but an unreadable push removed at the start can).
-    private func removeUnneededContents() throws {
-        let unneeded = contents.filter { $0.value.queued == 0 }.map(\.key)
-        for key in unneeded { contents[key] = nil }
-        try engine.changeJobs(unneeded.map { .remove(queue: PushQueues.contents, key: $0) })
-    }
-
-    /// Plans every queued intent, page by page, until none is left. Before `start()` loaded the
-    /// queue it does nothing: a commit heard that early leaves `wakePending` set, and `start()`
-    /// plans its intent.
-    private func plan() async {
-        guard loaded, !planning else { return }
-        planning = true
-        defer { planning = false }
+    /// Loads planned intents and plans new ones while fewer than `maxPendingInMemory` pushes are
+    /// held. Before `start()` it does nothing: a commit heard that early leaves `wakePending`
+    /// set, and `start()` refills.
+    private func refill() async {
+        guard started, !refilling else { return }
+        refilling = true
+        defer { refilling = false }
         repeat {
             wakePending.store(false, ordering: .sequentiallyConsistent)
             do {
-                while !stopped, try planPage() {}
+                while !stopped, pending < settings.maxPendingInMemory, try refillPage() {}
+                capped = pending >= settings.maxPendingInMemory
             } catch {
                 guard !stopped else { return }
                 logger.error(
@@ -268,53 +209,131 @@ actor PushDeliveryQueue {
         } while !stopped && wakePending.load(ordering: .sequentiallyConsistent)
     }
 
-    /// Plans one page of intents; false when there was none.
-    private func planPage() throws -> Bool {
+    /// Loads one page of planned intents, or else plans one page of intents; false when there
+    /// was neither.
+    private func refillPage() throws -> Bool {
+        if unloaded {
+            let page = try engine.jobs(in: PushQueues.planned, after: loadedThrough, limit: 256)
+            if let last = page.last {
+                try load(page)
+                loadedThrough = last.key
+                return true
+            }
+            unloaded = false
+        }
         let intents = try engine.jobs(in: PushQueues.intents, after: plannedThrough, limit: settings.planningPage)
         guard let last = intents.last else { return false }
         let planner = planner
         let plans = try engine.readAsServerSynchronously { snapshot in
             intents.map { job in
-                (
-                    key: job.key,
-                    plan: PushIntent(decoding: job.payload).flatMap { planner.plan($0, key: job.key, in: snapshot) }
-                )
+                (key: job.key, planned: PushIntent(decoding: job.payload).flatMap { planner.plan($0, in: snapshot) })
             }
         }
         var changes: [JobChange] = []
         for intent in plans {
-            if let plan = intent.plan {
-                changes.append(.put(queue: PushQueues.contents, key: intent.key, payload: plan.content.encoded()))
-                for push in plan.pushes {
-                    changes.append(.put(queue: PushQueues.deliveries, key: push.key, payload: push.push.encoded()))
-                }
+            if let planned = intent.planned {
+                changes.append(.put(queue: PushQueues.planned, key: intent.key, payload: planned.encoded()))
             }
             changes.append(.remove(queue: PushQueues.intents, key: intent.key))
         }
         try engine.changeJobs(changes)
         plannedThrough = last.key
         for intent in plans {
-            guard let plan = intent.plan else { continue }
-            contents[intent.key] = QueuedContent(content: plan.content, queued: plan.pushes.count)
-            figures.queued += plan.pushes.count
-            for push in plan.pushes {
-                guard let device = PlannedPush.device(of: push.key), devices[device.prefix] == nil else { continue }
-                becomeHead(device.prefix, uid: device.uid, deviceId: device.deviceId, key: push.key, push: push.push)
-            }
+            guard let planned = intent.planned else { continue }
+            add(planned, at: intent.key, done: PushDoneSet(count: planned.pushes.count))
         }
         pump()
         return true
     }
 
-    private func becomeHead(_ prefix: [UInt8], uid: String, deviceId: String, key: [UInt8], push: DevicePush) {
-        devices[prefix] = DeviceQueue(
-            uid: uid,
-            deviceId: deviceId,
-            key: key,
-            intentKey: Array(key[prefix.count...]),
-            push: push
-        )
-        ready.append(prefix)
+    /// Adds planned intents read from the store, with their done sets.
+    private func load(_ page: [StoredJob]) throws {
+        let doneSets = try engine.jobPayloads(in: PushQueues.done, at: page.map(\.key))
+        var changes: [JobChange] = []
+        for (job, doneBytes) in zip(page, doneSets) {
+            guard let planned = PlannedIntent(decoding: job.payload) else {
+                logger.error("an unreadable planned push intent was removed")
+                changes += [
+                    .remove(queue: PushQueues.planned, key: job.key), .remove(queue: PushQueues.done, key: job.key),
+                ]
+                continue
+            }
+            let done = doneBytes.map { PushDoneSet(bytes: $0, count: planned.pushes.count) }
+            if !add(planned, at: job.key, done: done ?? PushDoneSet(count: planned.pushes.count)) {
+                changes += [
+                    .remove(queue: PushQueues.planned, key: job.key), .remove(queue: PushQueues.done, key: job.key),
+                ]
+            }
+        }
+        try engine.changeJobs(changes)
+    }
+
+    /// Holds a planned intent's pushes not done, each at the end of its device's queue; false
+    /// when all are done.
+    @discardableResult
+    private func add(_ planned: PlannedIntent, at key: [UInt8], done: PushDoneSet) -> Bool {
+        var remaining = 0
+        for (index, push) in planned.pushes.enumerated() where !done.contains(index) {
+            remaining += 1
+            let prefix = PlannedPush.deviceKey(uid: push.uid, deviceId: push.deviceId)
+            var queue = devices[prefix] ?? DeviceQueue()
+            queue.pending.append(Pending(intentKey: key, index: index))
+            devices[prefix] = queue
+            if queue.pending.count == 1 { ready.append(prefix) }
+        }
+        guard remaining > 0 else { return false }
+        records[key] = Record(planned: planned, done: done, remaining: remaining)
+        pending += remaining
+        return true
+    }
+
+    /// Rewrites the pushes queued whole by an earlier version (`PushQueues.legacyDeliveries`)
+    /// as planned intents, keeping their ids, in one commit.
+    private func convertLegacyPushes() throws {
+        var converted: [[UInt8]: PlannedIntent] = [:]
+        var changes: [JobChange] = []
+        var after: [UInt8]? = nil
+        var unreadable = 0
+        while true {
+            let page = try engine.jobs(in: PushQueues.legacyDeliveries, after: after, limit: 512)
+            guard let last = page.last else { break }
+            for job in page {
+                changes.append(.remove(queue: PushQueues.legacyDeliveries, key: job.key))
+                guard let device = PlannedPush.device(of: job.key),
+                    let legacy = PlannedPush(legacyPayload: job.payload)?.converted
+                else {
+                    unreadable += 1
+                    continue
+                }
+                let intentKey = Array(job.key[device.prefix.count...])
+                converted[intentKey, default: PlannedIntent(content: legacy.content, pushes: [])].pushes
+                    .append(legacy.push)
+            }
+            after = last.key
+        }
+        guard !changes.isEmpty else { return }
+        if unreadable > 0 {
+            logger.error("unreadable queued pushes were removed", metadata: ["hearth.count": "\(unreadable)"])
+        }
+        for (key, planned) in converted {
+            changes.append(.put(queue: PushQueues.planned, key: key, payload: planned.encoded()))
+        }
+        try engine.changeJobs(changes)
+    }
+
+    /// Removes the done sets whose planned intent is gone (`hearth chat check` reports them;
+    /// the queue itself never leaves one: both go in one commit).
+    private func removeOrphanDoneSets() throws {
+        var after: [UInt8]? = nil
+        while true {
+            let page = try engine.jobs(in: PushQueues.done, after: after, limit: 512)
+            guard let last = page.last else { return }
+            let planned = try engine.jobPayloads(in: PushQueues.planned, at: page.map(\.key))
+            try engine.changeJobs(
+                zip(page, planned).filter { $0.1 == nil }.map { .remove(queue: PushQueues.done, key: $0.0.key) }
+            )
+            after = last.key
+        }
     }
 
     // MARK: Delivering
@@ -331,7 +350,7 @@ actor PushDeliveryQueue {
                 ready.removeFirst(readyStart)
                 readyStart = 0
             }
-            guard var queue = devices[prefix], !queue.sending else { continue }
+            guard var queue = devices[prefix], !queue.sending, !queue.pending.isEmpty else { continue }
             // Waiting for its retry (its timer puts it back when due).
             if let at = queue.retryAt, at.timeIntervalSinceNow > 0.05 { continue }
             queue.sending = true
@@ -342,7 +361,6 @@ actor PushDeliveryQueue {
         guard !starting.isEmpty else { return }
         let pushes = currentPushes(of: starting)
         for (prefix, push) in zip(starting, pushes) {
-            guard let queue = devices[prefix] else { continue }
             // A device removed (signed out) or registered again with another token since the
             // push was planned gets nothing more that was planned for that token.
             guard let push else {
@@ -352,12 +370,11 @@ actor PushDeliveryQueue {
             }
             inFlight += 1
             devices[prefix]?.token = push.token
-            let key = queue.key
             let message = push.message
             let provider = provider
             Task {
                 let outcome = await provider.send(message)
-                await self.attempted(prefix, key: key, outcome: outcome)
+                await self.attempted(prefix, outcome: outcome)
             }
         }
     }
@@ -367,36 +384,35 @@ actor PushDeliveryQueue {
     /// it is not, or the store cannot be read (the push is dropped as a removed device's would
     /// be: none is sent twice).
     private func currentPushes(of prefixes: [[UInt8]]) -> [PlannedPush?] {
-        let heads = prefixes.map { devices[$0] }
+        let heads: [(push: PlannedIntent.Push, content: PushContent, intentKey: [UInt8])?] = prefixes.map { prefix in
+            guard let head = devices[prefix]?.pending.first, let record = records[head.intentKey] else { return nil }
+            return (record.planned.pushes[head.index], record.planned.content, head.intentKey)
+        }
         let found = try? engine.readAsServerSynchronously { snapshot in
-            heads.map { head in
-                head.flatMap { snapshot.node(at: DataPath("devices", $0.uid, $0.deviceId)) }
-            }
+            heads.map { head in head.flatMap { snapshot.node(at: DataPath("devices", $0.push.uid, $0.push.deviceId)) } }
         }
         guard let found else { return heads.map { _ in nil } }
         return zip(heads, found).map { head, device in
-            guard let head, let device, let content = contents[head.intentKey]?.content,
-                let token = device.string("token"), DevicePush.hash(token: token) == head.push.tokenHash,
+            guard let head, let device,
+                let token = device.string("token"), PlannedIntent.hash(token: token) == head.push.tokenHash,
                 let platform = device.string("platform"), PushPlanner.platforms.contains(platform)
             else { return nil }
             return PlannedPush(
                 head.push,
-                of: content,
+                of: head.content,
                 intentKey: head.intentKey,
                 namespace: namespace,
-                uid: head.uid,
-                deviceId: head.deviceId,
                 token: token,
                 platform: platform
             )
         }
     }
 
-    /// Acts on an attempt's outcome: the push removed (accepted, rejected, expired, the device
-    /// unregistered) and the device's next one taken, or a retry scheduled.
-    private func attempted(_ prefix: [UInt8], key: [UInt8], outcome: PushOutcome) async {
+    /// Acts on an attempt's outcome: the push marked done (accepted, rejected, expired, the
+    /// device unregistered) and the device's next one taken, or a retry scheduled.
+    private func attempted(_ prefix: [UInt8], outcome: PushOutcome) async {
         inFlight -= 1
-        guard var queue = devices[prefix], queue.key == key else { return pump() }
+        guard var queue = devices[prefix], let head = queue.pending.first else { return pump() }
         switch outcome {
         case .accepted:
             figures.sent += 1
@@ -406,7 +422,9 @@ actor PushDeliveryQueue {
             finishHead(of: prefix)
         case .unregistered(let reason):
             count(reason, dropped: true)
-            await removeDevice(uid: queue.uid, deviceId: queue.deviceId, token: queue.token)
+            if let push = records[head.intentKey]?.planned.pushes[head.index] {
+                await removeDevice(uid: push.uid, deviceId: push.deviceId, token: queue.token)
+            }
             do {
                 try dropDevice(prefix)
             } catch {
@@ -416,7 +434,7 @@ actor PushDeliveryQueue {
             count(reason, dropped: false)
             queue.failedAttempts += 1
             queue.lastFailure = reason.rawValue
-            let createdAt = contents[queue.intentKey]?.content.createdAt ?? 0
+            let createdAt = records[head.intentKey]?.planned.content.createdAt ?? 0
             let decision = settings.retry.decision(
                 afterFailedAttempts: queue.failedAttempts,
                 createdAt: Date(timeIntervalSince1970: createdAt / 1000),
@@ -434,7 +452,7 @@ actor PushDeliveryQueue {
                 let wait = max(0, at.timeIntervalSinceNow)
                 Task {
                     try? await Task.sleep(for: .milliseconds(Int(wait * 1000)))
-                    await self.retryDue(prefix, key: key)
+                    await self.retryDue(prefix)
                 }
             }
         }
@@ -450,8 +468,8 @@ actor PushDeliveryQueue {
         stopped = true
     }
 
-    private func retryDue(_ prefix: [UInt8], key: [UInt8]) {
-        guard let queue = devices[prefix], queue.key == key, !queue.sending, queue.retryAt != nil else { return }
+    private func retryDue(_ prefix: [UInt8]) {
+        guard let queue = devices[prefix], !queue.sending, queue.retryAt != nil else { return }
         ready.append(prefix)
         pump()
     }
@@ -461,99 +479,85 @@ actor PushDeliveryQueue {
         if dropped { figures.dropped[reason.rawValue, default: 0] += 1 }
     }
 
-    /// Marks the device's head push done: its removal is committed with the other heads done
-    /// meanwhile (`removeFinishedHeads()`, queued behind the outcomes already waiting), and
+    /// Marks the device's head push done: the mark is committed with the other heads done
+    /// meanwhile (`commitFinishedHeads()`, queued behind the outcomes already waiting), and
     /// until then the device takes nothing more.
     private func finishHead(of prefix: [UInt8]) {
         guard devices[prefix] != nil else { return }
         devices[prefix]?.sending = true
         finishedHeads.append(prefix)
-        guard !removalQueued else { return }
-        removalQueued = true
-        Task { self.removeFinishedHeads() }
+        guard !commitQueued else { return }
+        commitQueued = true
+        Task { self.commitFinishedHeads() }
     }
 
-    /// The removals of pushes, with each content whose last queued push they remove.
-    private func removals(of pushes: [(key: [UInt8], intentKey: [UInt8])]) -> [JobChange] {
-        var releasing: [[UInt8]: Int] = [:]
+    /// Marks `done` pushes done in one commit: each touched intent's done set written, or the
+    /// intent removed with it when none is left. Then forgets them.
+    private func markDone(_ done: [Pending]) throws {
+        var touched: [[UInt8]: Record] = [:]
+        for push in done {
+            guard var record = touched[push.intentKey] ?? records[push.intentKey], !record.done.contains(push.index)
+            else { continue }
+            record.done.insert(push.index)
+            record.remaining -= 1
+            touched[push.intentKey] = record
+        }
         var changes: [JobChange] = []
-        for push in pushes {
-            changes.append(.remove(queue: PushQueues.deliveries, key: push.key))
-            releasing[push.intentKey, default: 0] += 1
+        for (key, record) in touched {
+            if record.remaining == 0 {
+                changes.append(.remove(queue: PushQueues.planned, key: key))
+                changes.append(.remove(queue: PushQueues.done, key: key))
+            } else {
+                changes.append(.put(queue: PushQueues.done, key: key, payload: record.done.bytes))
+            }
         }
-        for (intentKey, count) in releasing where (contents[intentKey]?.queued ?? 0) <= count {
-            changes.append(.remove(queue: PushQueues.contents, key: intentKey))
-        }
-        return changes
-    }
-
-    /// Counts down the contents of removed pushes (after their removals committed).
-    private func removed(_ pushes: [(key: [UInt8], intentKey: [UInt8])]) {
-        figures.queued -= pushes.count
-        for push in pushes {
-            guard var queued = contents[push.intentKey] else { continue }
-            queued.queued -= 1
-            contents[push.intentKey] = queued.queued > 0 ? queued : nil
+        try engine.changeJobs(changes)
+        for (key, record) in touched {
+            pending -= records[key].map { $0.remaining - record.remaining } ?? 0
+            records[key] = record.remaining == 0 ? nil : record
         }
     }
 
-    /// Removes the heads done since the last call (one commit), then takes each device's next
-    /// push, if any (one read).
-    private func removeFinishedHeads() {
-        removalQueued = false
-        let heads = finishedHeads.compactMap { prefix in
-            devices[prefix].map { (prefix: prefix, key: $0.key, intentKey: $0.intentKey) }
-        }
+    /// Commits the heads done since the last call (one commit), then takes each device's next
+    /// push, if any.
+    private func commitFinishedHeads() {
+        commitQueued = false
+        let heads = finishedHeads.compactMap { prefix in devices[prefix]?.pending.first.map { (prefix, $0) } }
         finishedHeads = []
         guard !heads.isEmpty else { return }
         do {
-            let pushes = heads.map { (key: $0.key, intentKey: $0.intentKey) }
-            try engine.changeJobs(removals(of: pushes))
-            removed(pushes)
-            let next = try engine.nextJobs(in: PushQueues.deliveries, after: heads.map(\.key))
-            for (head, next) in zip(heads, next) {
-                guard let queue = devices.removeValue(forKey: head.prefix) else { continue }
-                guard let next, next.key.starts(with: head.prefix) else { continue }
-                try takeNext(head.prefix, uid: queue.uid, deviceId: queue.deviceId, job: next)
-            }
+            try markDone(heads.map(\.1))
         } catch {
-            stopWriting(error)
+            return stopWriting(error)
+        }
+        for (prefix, _) in heads {
+            guard var queue = devices[prefix] else { continue }
+            queue.pending.removeFirst()
+            guard !queue.pending.isEmpty else {
+                devices[prefix] = nil
+                continue
+            }
+            queue.sending = false
+            queue.failedAttempts = 0
+            queue.retryAt = nil
+            queue.lastFailure = nil
+            devices[prefix] = queue
+            ready.append(prefix)
         }
         pump()
-    }
-
-    /// Makes `job` the device's head, or removes it and reads on when it is unreadable (its
-    /// content gone).
-    private func takeNext(_ prefix: [UInt8], uid: String, deviceId: String, job: StoredJob) throws {
-        var job = job
-        while true {
-            let intentKey = Array(job.key[prefix.count...])
-            if let push = DevicePush(decoding: job.payload), contents[intentKey] != nil {
-                return becomeHead(prefix, uid: uid, deviceId: deviceId, key: job.key, push: push)
-            }
-            let pushes = [(key: job.key, intentKey: intentKey)]
-            try engine.changeJobs(removals(of: pushes))
-            removed(pushes)
-            guard let next = try engine.jobs(in: PushQueues.deliveries, after: job.key, limit: 1).first,
-                next.key.starts(with: prefix)
-            else { return }
-            job = next
+        // Memory was full: what waits in the store is taken up once half of it is free.
+        if capped, pending < settings.maxPendingInMemory / 2 {
+            capped = false
+            Task { await self.refill() }
         }
     }
 
-    /// Removes every queued push of a device the provider reported unregistered.
+    /// Marks every push not done of a device the provider reported unregistered done, in one
+    /// commit.
     private func dropDevice(_ prefix: [UInt8]) throws {
+        guard let queue = devices[prefix] else { return }
+        try markDone(Array(queue.pending))
         devices[prefix] = nil
-        var after: [UInt8]? = nil
-        while true {
-            let page = try engine.jobs(in: PushQueues.deliveries, after: after ?? prefix, limit: 256)
-                .filter { $0.key.starts(with: prefix) }
-            guard let last = page.last else { return }
-            let pushes = page.map { (key: $0.key, intentKey: Array($0.key[prefix.count...])) }
-            try engine.changeJobs(removals(of: pushes))
-            removed(pushes)
-            after = last.key
-        }
     }
 
     /// Deletes `devices/$uid/$deviceId` when it still holds the token the provider refused (a

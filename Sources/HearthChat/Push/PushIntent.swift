@@ -116,10 +116,13 @@ public struct PushIntent: Sendable, Equatable {
 public enum PushQueues {
     /// The intents committed with messages and calls (`PushIntent`), in commit order.
     public static let intents = "push"
-    /// The planned per-device pushes (`DevicePush`), each device's in order: keyed by
-    /// `PlannedPush.deviceKey` + the intent's key.
-    public static let deliveries = "push.devices"
-    /// The planned intents' `PushContent`, keyed by the intent's key, while any of its
-    /// `deliveries` is queued.
-    public static let contents = "push.contents"
+    /// The planned intents (`PlannedIntent`), keyed by the intent's key, while any of their
+    /// pushes is not done.
+    public static let planned = "push.planned"
+    /// Which pushes of a planned intent are done (`PushDoneSet`), keyed by the intent's key.
+    public static let done = "push.done"
+    /// Pushes queued one per device, whole (the webhook's body as JSON), by versions before
+    /// `PlannedIntent`: keyed by `PlannedPush.deviceKey` + the intent's key. The queue's start
+    /// turns them into planned intents.
+    public static let legacyDeliveries = "push.devices"
 }

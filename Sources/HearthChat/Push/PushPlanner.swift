@@ -1,7 +1,7 @@
 public import HearthCore
 public import HearthDatabase
 
-/// Plans a `PushIntent` into its `PushContent` and one `DevicePush` per device, against the
+/// Plans a `PushIntent` into a `PlannedIntent` (its content, one push per device), against the
 /// namespace at one moment (right after the intent's commit): a recipient gets pushes only when
 /// their presence is not `online`, they did not mute the chat (`userChats/$uid/$chatId/muted:
 /// true`) and they have devices; the badge is their unread total, the title the group's name
@@ -9,16 +9,8 @@ public import HearthDatabase
 public struct PushPlanner: Sendable {
     public init() {}
 
-    /// An intent's plan: the content its pushes share and each device's push, with its key in
-    /// `PushQueues.deliveries`.
-    public struct Plan: Sendable {
-        public var content: PushContent
-        public var pushes: [(key: [UInt8], push: DevicePush)]
-    }
-
-    /// The plan of the intent queued at `key` (`JobKey.committed`); nil when no device gets a
-    /// push.
-    public func plan(_ intent: PushIntent, key: [UInt8], in snapshot: NamespaceSnapshot) -> Plan? {
+    /// The plan of `intent`; nil when no device gets a push.
+    public func plan(_ intent: PushIntent, in snapshot: NamespaceSnapshot) -> PlannedIntent? {
         let chat = DataPath("chats", intent.chatId)
         let isPrivate = snapshot.node(at: chat.child(ChildKey("type")))?.leafString == "private"
         let title: String
@@ -43,7 +35,7 @@ public struct PushPlanner: Sendable {
             content.callId = id
             content.body = kind == "video" ? "Incoming video call" : "Incoming audio call"
         }
-        var pushes: [(key: [UInt8], push: DevicePush)] = []
+        var pushes: [PlannedIntent.Push] = []
         for (index, uid) in intent.recipients.enumerated() where uid != intent.sender {
             guard snapshot.node(at: DataPath("presence", uid, "state"))?.leafString != "online",
                 snapshot.node(at: DataPath("userChats", uid, intent.chatId, "muted"))
@@ -57,15 +49,17 @@ public struct PushPlanner: Sendable {
                 guard let token = device.string("token"), !token.isEmpty,
                     let platform = device.string("platform"), PushPlanner.platforms.contains(platform)
                 else { continue }
-                let push = DevicePush(
-                    index: pushes.count,
+                let push = PlannedIntent.Push(
+                    uid: uid,
+                    deviceId: deviceKey.string,
+                    number: pushes.count,
                     badge: badge.isFinite ? Int(min(max(0, badge), Double(Int32.max))) : 0,
-                    tokenHash: DevicePush.hash(token: token)
+                    tokenHash: PlannedIntent.hash(token: token)
                 )
-                pushes.append((PlannedPush.deviceKey(uid: uid, deviceId: deviceKey.string) + key, push))
+                pushes.append(push)
             }
         }
-        return pushes.isEmpty ? nil : Plan(content: content, pushes: pushes)
+        return pushes.isEmpty ? nil : PlannedIntent(content: content, pushes: pushes)
     }
 
     /// The platforms a device may name.

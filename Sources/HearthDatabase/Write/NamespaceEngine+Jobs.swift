@@ -11,10 +11,10 @@ extension NamespaceEngine {
         try store.jobs(in: queue, after: key, limit: limit)
     }
 
-    /// For each of `keys`, the first job of `queue` after it (nil when none follows), read in one
+    /// The payloads of `queue`'s jobs at `jobKeys` (nil where there is none), read in one
     /// snapshot.
-    public func nextJobs(in queue: String, after keys: [[UInt8]]) throws -> [StoredJob?] {
-        try store.nextJobs(in: queue, after: keys)
+    public func jobPayloads(in queue: String, at jobKeys: [[UInt8]]) throws -> [[UInt8]?] {
+        try store.jobPayloads(in: queue, at: jobKeys)
     }
 
     /// How many jobs `queue` holds after `key` (from the first when nil), counted up to `limit`.

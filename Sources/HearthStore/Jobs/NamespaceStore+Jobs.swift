@@ -10,10 +10,10 @@ extension NamespaceStore {
         try readNow(indexes: []) { reader in reader.jobs(in: queue, after: key, limit: limit) }
     }
 
-    /// For each of `jobKeys`, the first job of `queue` after it (nil when none follows), read in one
+    /// The payloads of `queue`'s jobs at `jobKeys` (nil where there is none), read in one
     /// snapshot.
-    public func nextJobs(in queue: String, after jobKeys: [[UInt8]]) throws -> [StoredJob?] {
-        try readNow(indexes: []) { reader in reader.nextJobs(in: queue, after: jobKeys) }
+    public func jobPayloads(in queue: String, at jobKeys: [[UInt8]]) throws -> [[UInt8]?] {
+        try readNow(indexes: []) { reader in reader.jobPayloads(in: queue, at: jobKeys) }
     }
 
     /// How many jobs `queue` holds after `key` (from the first when nil), counted up to `limit`
@@ -97,17 +97,10 @@ extension NamespaceReader {
         return found
     }
 
-    /// For each of `jobKeys`, the first job of `queue` after it in this reader's snapshot (one
-    /// cursor, a seek per key).
-    public func nextJobs(in queue: String, after jobKeys: [[UInt8]]) -> [StoredJob?] {
+    /// The payloads of `queue`'s jobs at `jobKeys` in this reader's snapshot (point reads).
+    public func jobPayloads(in queue: String, at jobKeys: [[UInt8]]) -> [[UInt8]?] {
         let prefix = keys.jobsPrefix(queue: queue)
-        let cursor = snapshot.makeIterator()
-        return jobKeys.map { key in
-            cursor.seek(prefix + key + [0])
-            guard cursor.hasPrefix(prefix) else { return nil }
-            let stored = Array(cursor.keyBytes)
-            return StoredJob(queue: queue, key: Array(stored[prefix.count...]), payload: Array(cursor.valueBytes))
-        }
+        return jobKeys.map { snapshot.get(prefix + $0) }
     }
 
     /// How many jobs of `queue` this reader's snapshot holds after `key`, up to `limit`.

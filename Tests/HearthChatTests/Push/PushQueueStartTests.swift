@@ -29,8 +29,10 @@ import Testing
         let engine = try await database.engine(for: "default")
         let device = try TreeParser.parse(#"{"token":"bob-phone","platform":"fcm","updatedAt":1}"#, at: .root)
         _ = try await engine.writeAsServer(Write(.set(DataPath("devices", "bob", "phone"), device)))
-        // What a killed run left: Bob's phone's push of m1 (not yet accepted), and the intent
-        // of m2, committed after it.
+        let carols = try TreeParser.parse(#"{"token":"c","platform":"fcm","updatedAt":1}"#, at: .root)
+        _ = try await engine.writeAsServer(Write(.set(DataPath("devices", "carol", "phone"), carols)))
+        // What a killed run left: m1 planned for Carol's phone (accepted and marked done) and
+        // Bob's (not yet accepted), and the intent of m2, committed after it.
         let now = Date().timeIntervalSince1970 * 1000
         let left = PushContent(
             chatId: "c1",
@@ -41,6 +43,21 @@ import Testing
             createdAt: now
         )
         let leftKey = JobKey.committed(sequence: 1, index: 0)
+        let planned = PlannedIntent(
+            content: left,
+            pushes: [
+                .init(uid: "carol", deviceId: "phone", number: 0, badge: 1, tokenHash: PlannedIntent.hash(token: "c")),
+                .init(
+                    uid: "bob",
+                    deviceId: "phone",
+                    number: 1,
+                    badge: 1,
+                    tokenHash: PlannedIntent.hash(token: "bob-phone")
+                ),
+            ]
+        )
+        var done = PushDoneSet(count: 2)
+        done.insert(0)
         let intent = PushIntent(
             chatId: "c1",
             subject: .message(id: "m2"),
@@ -50,12 +67,8 @@ import Testing
             createdAt: now
         )
         try engine.changeJobs([
-            .put(queue: PushQueues.contents, key: leftKey, payload: left.encoded()),
-            .put(
-                queue: PushQueues.deliveries,
-                key: PlannedPush.deviceKey(uid: "bob", deviceId: "phone") + leftKey,
-                payload: DevicePush(index: 0, badge: 1, tokenHash: DevicePush.hash(token: "bob-phone")).encoded()
-            ),
+            .put(queue: PushQueues.planned, key: leftKey, payload: planned.encoded()),
+            .put(queue: PushQueues.done, key: leftKey, payload: done.bytes),
             .put(queue: PushQueues.intents, key: JobKey.committed(sequence: 2, index: 0), payload: intent.encoded()),
         ])
         let delivery = try await Delivery.start(engine: engine)
@@ -67,11 +80,14 @@ import Testing
         try await queue.start()
         try await ChatServer.waitFor("both pushes") { receiver.accepted.count >= 2 }
         #expect(receiver.accepted.compactMap { $0.json?.data["messageId"] } == ["m1", "m2"])
+        #expect(receiver.accepted.compactMap { $0.json?.uid } == ["bob", "bob"])
+        #expect(receiver.accepted.first?.json?.id == "default:1.0.1")
         // Counted down once each push's removal committed (just after the receiver's answer).
         try await ChatServer.waitFor("an empty queue", seconds: 5) { await queue.currentFigures().queued == 0 }
         #expect(receiver.duplicates.isEmpty)
-        // Each content went with its last push.
-        #expect(try engine.jobCount(in: PushQueues.contents, limit: 10) == 0)
+        // Each planned intent went with its last push, its done set with it.
+        #expect(try engine.jobCount(in: PushQueues.planned, limit: 10) == 0)
+        #expect(try engine.jobCount(in: PushQueues.done, limit: 10) == 0)
         await delivery.stop()
     }
 
@@ -96,7 +112,7 @@ import Testing
             + #""title":"Team","body":"old","badge":4,"data":{"chatId":"c1","messageId":"m0"},"createdAt":\#(now)}"#
         try engine.changeJobs([
             .put(
-                queue: PushQueues.deliveries,
+                queue: PushQueues.legacyDeliveries,
                 key: PlannedPush.deviceKey(uid: "bob", deviceId: "phone") + JobKey.committed(sequence: 7, index: 0),
                 payload: Array(legacy.utf8)
             )
@@ -111,7 +127,8 @@ import Testing
         try await ChatServer.waitFor("an empty queue", seconds: 5) {
             await delivery.queue.currentFigures().queued == 0
         }
-        #expect(try engine.jobCount(in: PushQueues.contents, limit: 10) == 0)
+        #expect(try engine.jobCount(in: PushQueues.legacyDeliveries, limit: 10) == 0)
+        #expect(try engine.jobCount(in: PushQueues.planned, limit: 10) == 0)
         await delivery.stop()
     }
 }

@@ -1,0 +1,58 @@
+import Testing
+
+@testable import HearthChat
+
+/// The push queue's record of a planned intent and its done set, as stored.
+@Suite struct PlannedIntentTests {
+    private let planned = PlannedIntent(
+        content: PushContent(
+            chatId: "c1",
+            messageId: nil,
+            callId: "call-1",
+            title: "Zoë's group ✨",
+            body: "Incoming video call",
+            createdAt: 1_764_400_000_123.5
+        ),
+        pushes: (0..<130).map { n in
+            .init(
+                uid: "u\(n)",
+                deviceId: n.isMultiple(of: 2) ? "phone" : "tablet",
+                number: n,
+                badge: n * 1000,
+                tokenHash: UInt64.max - UInt64(n)
+            )
+        }
+    )
+
+    @Test func aRecordReadsBackAsWritten() throws {
+        let bytes = planned.encoded()
+        #expect(PlannedIntent(decoding: bytes) == planned)
+        var message = planned
+        message.content.callId = nil
+        message.content.messageId = "m-1"
+        #expect(PlannedIntent(decoding: message.encoded()) == message)
+        // Its ids, numbers and hash: no copy of the content per device.
+        #expect(bytes.count < 100 + planned.pushes.count * 24)
+    }
+
+    @Test func aDamagedRecordIsRefused() {
+        let bytes = planned.encoded()
+        #expect(PlannedIntent(decoding: Array(bytes.dropLast())) == nil)
+        #expect(PlannedIntent(decoding: bytes + [0]) == nil)
+        #expect(PlannedIntent(decoding: [2] + bytes.dropFirst()) == nil)
+        #expect(PlannedIntent(decoding: []) == nil)
+        // A push count larger than the record could hold.
+        #expect(PlannedIntent(decoding: [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0x7f]) == nil)
+    }
+
+    @Test func aDoneSetMarksEachPushApart() {
+        var done = PushDoneSet(count: 130)
+        #expect(done.bytes.count == 17)
+        for index in [0, 7, 8, 129] { done.insert(index) }
+        let read = PushDoneSet(bytes: done.bytes, count: 130)
+        #expect((0..<130).filter(read.contains) == [0, 7, 8, 129])
+        // Bytes shorter than the count: the rest not done.
+        #expect(!PushDoneSet(bytes: [0xff], count: 130).contains(8))
+        #expect(PushDoneSet(bytes: [0xff], count: 130).contains(7))
+    }
+}
