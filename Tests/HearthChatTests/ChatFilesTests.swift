@@ -69,21 +69,9 @@ import Testing
         try await ChatServer.with { chat in
             let group = try await chat.group()
             _ = try await chat.server.upload("chats/\(group)/a.png")
-            for name in ["Bob", "Carol"] {
-                let leaves = try await chat.call(
-                    "removeMember",
-                    as: name,
-                    data: #"{"chatId":"\#(group)","uid":"\#(chat.uid(name))"}"#
-                )
-                #expect(leaves.status == 200, "\(leaves.body)")
-            }
+            for name in ["Bob", "Carol"] { try await chat.leave(name, group) }
             #expect(try await chat.server.objectExists("chats/\(group)/a.png"), "a member is left: the files stay")
-            let aliceLeaves = try await chat.call(
-                "removeMember",
-                as: "Alice",
-                data: #"{"chatId":"\#(group)","uid":"\#(chat.uid("Alice"))"}"#
-            )
-            #expect(aliceLeaves.status == 200, "\(aliceLeaves.body)")
+            try await chat.leave("Alice", group)
             #expect(try await chat.server.get("/chats/\(group)") == "null")
             #expect(try await !chat.server.objectExists("chats/\(group)/a.png"))
             try await Self.expectNoPendingDeletion(chat.server)
