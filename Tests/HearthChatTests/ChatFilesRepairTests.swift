@@ -7,7 +7,6 @@ import HearthFunctions
 import HearthRules
 import HearthServer
 import HearthTestSupport
-import Logging
 import Testing
 
 /// The crash repair of the chat app's file deletions: a deletion committed with its database
@@ -17,28 +16,12 @@ import Testing
 /// right after the commit) through the store of a stopped server's data directory; then a
 /// server starts on it.
 @Suite(.timeLimit(.minutes(2))) struct ChatFilesRepairTests {
-    static let bucket = ChatFilesTests.bucket
-
     /// A server configuration over `directory` with the chat callables in `default`.
     static func configuration(_ directory: URL) -> HearthServerConfiguration {
-        var configuration = HearthServerConfiguration(
-            host: "127.0.0.1",
-            port: 0,
-            dataDirectory: directory.appendingPathComponent("data").path,
-            rulesFile: directory.appendingPathComponent("rules/database.rules.json").path,
-            seedFile: nil,
-            adminSecret: TestServer.adminSecret,
-            jwtSecret: TestServer.jwtSecret
-        )
+        var configuration = HearthServerConfiguration.testing(in: directory)
         configuration.accounts = AccountsConfiguration(scrypt: .testing, hashingThreads: 2)
         try? ChatApp.register(in: &configuration.callables, namespaces: ["default"])
         return configuration
-    }
-
-    static var logger: Logger {
-        var logger = Logger(label: "hearth.test")
-        logger.logLevel = ProcessInfo.processInfo.environment["HEARTH_TEST_LOG"] == nil ? .critical : .debug
-        return logger
     }
 
     @Test func deletionsCommittedBeforeADeathAreCarriedOutAtTheNextStart() async throws {
@@ -52,8 +35,7 @@ import Testing
         let configuration = Self.configuration(directory)
 
         // 1. A running server: users, two groups, files, a message with an attachment.
-        let first = try await HearthServer.start(configuration: configuration, logger: Self.logger)
-        let server = TestServer(port: first.port, directory: directory)
+        let (first, server) = try await TestServer.start(configuration, in: directory)
         let client = AccountsClient(server: server)
         var users: [String: (uid: String, token: String)] = [:]
         for name in ["Alice", "Bob", "Carol"] {
@@ -64,14 +46,14 @@ import Testing
         let chat = ChatServer(accounts: client, users: users)
         let (alice, carol) = (chat.uid("Alice"), chat.uid("Carol"))
         let (group, other) = (try await chat.group(), try await chat.group("Climbers"))
-        let photo = try await ChatFilesTests.upload(server, "chats/\(group)/photo.png")
+        let photo = try await server.upload("chats/\(group)/photo.png")
         let message = try await chat.deliver(from: "Alice", in: group, to: ["Bob", "Carol"])
         try await server.put("/messages/\(group)/\(message)/attachmentUrl", "\"\(photo)\"")
         let names = [
             "chats/\(group)/photo.png", "chats/\(other)/a.png", "chats/\(other)/sub/b.png", "users/\(carol)/avatar.png",
         ]
         let kept = ["chats/\(group)/kept.png", "users/\(alice)/avatar.png"]
-        for name in names.dropFirst() + kept { _ = try await ChatFilesTests.upload(server, name) }
+        for name in names.dropFirst() + kept { _ = try await server.upload(name) }
         await first.shutdown()
 
         // 2. The server is down: the changes commit with their deletions, which nobody does.
@@ -91,12 +73,11 @@ import Testing
         }
 
         // 3. The next start carries them out and empties the queue; nothing else goes.
-        let second = try await HearthServer.start(configuration: configuration, logger: Self.logger)
-        let restarted = TestServer(port: second.port, directory: directory)
+        let (second, restarted) = try await TestServer.start(configuration, in: directory)
         do {
             try await ChatFilesTests.expectNoPendingDeletion(restarted)
-            for name in names { #expect(try await !ChatFilesTests.exists(restarted, name), "\(name) left behind") }
-            for name in kept { #expect(try await ChatFilesTests.exists(restarted, name), "\(name) deleted") }
+            for name in names { #expect(try await !restarted.objectExists(name), "\(name) left behind") }
+            for name in kept { #expect(try await restarted.objectExists(name), "\(name) deleted") }
             #expect(try await restarted.get("/messages/\(group)/\(message)") == "null")
         } catch {
             await second.shutdown()
@@ -120,7 +101,7 @@ import Testing
     ) async throws {
         let database = try await Database.open(
             DatabaseConfiguration(dataDirectory: configuration.dataDirectory, rulesFile: configuration.rulesFile),
-            logger: logger
+            logger: TestServer.logger
         )
         defer { database.close() }
         // The callables want an accounts store; none of these reads it.
@@ -129,7 +110,7 @@ import Testing
             directory: accountsDirectory.path,
             jwtSecret: TestServer.jwtSecret,
             configuration: AccountsConfiguration(scrypt: .testing, hashingThreads: 1),
-            logger: logger
+            logger: TestServer.logger
         )
         defer { accounts.close() }
         let engine = try await database.engine(for: "default")

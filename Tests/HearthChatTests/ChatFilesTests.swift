@@ -8,52 +8,22 @@ import Testing
 /// database change's commit and done at once; the queue is empty afterwards
 /// (`hearth_file_deletions_pending`). After a crash: `ChatFilesRepairTests`.
 @Suite struct ChatFilesTests {
-    static let bucket = "hearth.appspot.com"
-    static let admin = [("Authorization", "Bearer \(TestServer.adminSecret)")]
-
-    /// Uploads `name` as the admin; returns its download URL.
-    static func upload(_ server: TestServer, _ name: String) async throws -> String {
-        let encoded = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-        let reply = try await server.send(
-            "POST",
-            "/v0/b/\(bucket)/o?name=\(encoded)",
-            headers: admin + [("Content-Type", "image/png")],
-            text: "png"
-        )
-        guard reply.status == 200,
-            let object = try JSONSerialization.jsonObject(with: Data(reply.body.utf8)) as? [String: Any],
-            let token = object["downloadTokens"] as? String
-        else { throw TestFailure("upload of \(name): \(reply.status) \(reply.body)") }
-        return "http://127.0.0.1:\(server.port)/v0/b/\(bucket)/o/\(encoded)?alt=media&token=\(token)"
-    }
-
-    /// The deletions queued and not yet carried out (the metrics gauge).
-    static func pendingDeletions(_ server: TestServer) async throws -> Double? {
-        let reply = try await server.send("GET", "/metrics", headers: admin)
-        return PrometheusText.sample("hearth_file_deletions_pending", in: reply.body)
-    }
-
     /// Waits until no deletion is queued; fails with the gauge's last reading otherwise.
     static func expectNoPendingDeletion(
         _ server: TestServer,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
-        let pending = try await eventually({ try await pendingDeletions(server) }, until: { $0 == 0 })
+        let pending = try await eventually({ try await server.pendingFileDeletions() }, until: { $0 == 0 })
         #expect(pending == 0, "queued file deletions left", sourceLocation: sourceLocation)
-    }
-
-    static func exists(_ server: TestServer, _ name: String) async throws -> Bool {
-        let encoded = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-        return try await server.send("GET", "/v0/b/\(bucket)/o/\(encoded)", headers: admin).status == 200
     }
 
     @Test func deletingAMessageRemovesItsAttachmentAndNothingElse() async throws {
         try await ChatServer.with { chat in
             let group = try await chat.group()
-            let photo = try await Self.upload(chat.server, "chats/\(group)/photo.png")
-            _ = try await Self.upload(chat.server, "chats/\(group)/kept.png")
+            let photo = try await chat.server.upload("chats/\(group)/photo.png")
+            _ = try await chat.server.upload("chats/\(group)/kept.png")
             // An attachment URL naming another chat's file is not this message's to remove.
-            let elsewhere = try await Self.upload(chat.server, "chats/other/x.png")
+            let elsewhere = try await chat.server.upload("chats/other/x.png")
             let message = try await chat.deliver(from: "Alice", in: group, to: ["Bob"])
             try await chat.server.put("/messages/\(group)/\(message)/attachmentUrl", "\"\(photo)\"")
             let stray = try await chat.deliver(from: "Alice", in: group, to: ["Bob"])
@@ -66,9 +36,9 @@ import Testing
                 )
                 #expect(reply.status == 200, "\(reply.body)")
             }
-            #expect(try await !Self.exists(chat.server, "chats/\(group)/photo.png"))
-            #expect(try await Self.exists(chat.server, "chats/\(group)/kept.png"))
-            #expect(try await Self.exists(chat.server, "chats/other/x.png"))
+            #expect(try await !chat.server.objectExists("chats/\(group)/photo.png"))
+            #expect(try await chat.server.objectExists("chats/\(group)/kept.png"))
+            #expect(try await chat.server.objectExists("chats/other/x.png"))
             try await Self.expectNoPendingDeletion(chat.server)
         }
     }
@@ -76,21 +46,21 @@ import Testing
     @Test func deletingAChatForEveryoneRemovesItsFolder() async throws {
         try await ChatServer.with { chat in
             let group = try await chat.group()
-            _ = try await Self.upload(chat.server, "chats/\(group)/a.png")
-            _ = try await Self.upload(chat.server, "chats/\(group)/sub/b.png")
-            _ = try await Self.upload(chat.server, "chats/\(group)x/c.png")
+            _ = try await chat.server.upload("chats/\(group)/a.png")
+            _ = try await chat.server.upload("chats/\(group)/sub/b.png")
+            _ = try await chat.server.upload("chats/\(group)x/c.png")
             let forMe = try await chat.call("deleteChat", as: "Bob", data: #"{"chatId":"\#(group)"}"#)
             #expect(forMe.status == 200)
-            #expect(try await Self.exists(chat.server, "chats/\(group)/a.png"), "deleting for oneself keeps the files")
+            #expect(try await chat.server.objectExists("chats/\(group)/a.png"), "deleting for oneself keeps the files")
             let reply = try await chat.call(
                 "deleteChat",
                 as: "Alice",
                 data: #"{"chatId":"\#(group)","forEveryone":true}"#
             )
             #expect(reply.status == 200, "\(reply.body)")
-            #expect(try await !Self.exists(chat.server, "chats/\(group)/a.png"))
-            #expect(try await !Self.exists(chat.server, "chats/\(group)/sub/b.png"))
-            #expect(try await Self.exists(chat.server, "chats/\(group)x/c.png"))
+            #expect(try await !chat.server.objectExists("chats/\(group)/a.png"))
+            #expect(try await !chat.server.objectExists("chats/\(group)/sub/b.png"))
+            #expect(try await chat.server.objectExists("chats/\(group)x/c.png"))
             try await Self.expectNoPendingDeletion(chat.server)
         }
     }
@@ -98,24 +68,12 @@ import Testing
     @Test func theLastMemberLeavingAGroupRemovesItsFolder() async throws {
         try await ChatServer.with { chat in
             let group = try await chat.group()
-            _ = try await Self.upload(chat.server, "chats/\(group)/a.png")
-            for name in ["Bob", "Carol"] {
-                let leaves = try await chat.call(
-                    "removeMember",
-                    as: name,
-                    data: #"{"chatId":"\#(group)","uid":"\#(chat.uid(name))"}"#
-                )
-                #expect(leaves.status == 200, "\(leaves.body)")
-            }
-            #expect(try await Self.exists(chat.server, "chats/\(group)/a.png"), "a member is left: the files stay")
-            let aliceLeaves = try await chat.call(
-                "removeMember",
-                as: "Alice",
-                data: #"{"chatId":"\#(group)","uid":"\#(chat.uid("Alice"))"}"#
-            )
-            #expect(aliceLeaves.status == 200, "\(aliceLeaves.body)")
+            _ = try await chat.server.upload("chats/\(group)/a.png")
+            for name in ["Bob", "Carol"] { try await chat.leave(name, group) }
+            #expect(try await chat.server.objectExists("chats/\(group)/a.png"), "a member is left: the files stay")
+            try await chat.leave("Alice", group)
             #expect(try await chat.server.get("/chats/\(group)") == "null")
-            #expect(try await !Self.exists(chat.server, "chats/\(group)/a.png"))
+            #expect(try await !chat.server.objectExists("chats/\(group)/a.png"))
             try await Self.expectNoPendingDeletion(chat.server)
         }
     }
@@ -123,13 +81,13 @@ import Testing
     @Test func deletingAnAccountRemovesTheUsersFolder() async throws {
         try await ChatServer.with { chat in
             let (alice, bob) = (chat.uid("Alice"), chat.uid("Bob"))
-            _ = try await Self.upload(chat.server, "users/\(alice)/avatar.png")
-            _ = try await Self.upload(chat.server, "users/\(alice)/old/1.png")
-            _ = try await Self.upload(chat.server, "users/\(bob)/avatar.png")
+            _ = try await chat.server.upload("users/\(alice)/avatar.png")
+            _ = try await chat.server.upload("users/\(alice)/old/1.png")
+            _ = try await chat.server.upload("users/\(bob)/avatar.png")
             try await chat.deleteAccount("Alice")
-            #expect(try await !Self.exists(chat.server, "users/\(alice)/avatar.png"))
-            #expect(try await !Self.exists(chat.server, "users/\(alice)/old/1.png"))
-            #expect(try await Self.exists(chat.server, "users/\(bob)/avatar.png"))
+            #expect(try await !chat.server.objectExists("users/\(alice)/avatar.png"))
+            #expect(try await !chat.server.objectExists("users/\(alice)/old/1.png"))
+            #expect(try await chat.server.objectExists("users/\(bob)/avatar.png"))
             try await Self.expectNoPendingDeletion(chat.server)
         }
     }

@@ -16,6 +16,12 @@ extension ChatServer {
         try ChatServer.chatID(try await call("createChat", as: a, data: #"{"participant":"\#(uid(b))"}"#))
     }
 
+    /// `name` leaves `chatId` (`removeMember` of themselves); expects it to succeed.
+    func leave(_ name: String, _ chatId: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let reply = try await call("removeMember", as: name, data: #"{"chatId":"\#(chatId)","uid":"\#(uid(name))"}"#)
+        #expect(reply.status == 200, "\(name) leaving: \(reply.body)", sourceLocation: sourceLocation)
+    }
+
     /// A message from `sender` in `chatId` with the derived state the message trigger commits
     /// with it: one admin multi-path write that adds it and increments `unread` and
     /// `unreadTotals` of every recipient (the trigger is another part's; these tests need only

@@ -23,25 +23,39 @@ extension ChatServer {
         let phoneNumbers = Dictionary(uniqueKeysWithValues: users.map { ($0.name, $0.phoneNumber) })
         try await with(
             users: users.map(\.name),
-            prepare: { configuration in
-                try? rules.write(toFile: configuration.rulesFile, atomically: true, encoding: .utf8)
-                try? ChatApp.register(in: &configuration.callables, namespaces: ["default"])
-                try? ChatApp.register(in: &configuration.triggers, namespaces: ["default"])
-            },
+            prepare: { configuration in installShippedApp(rules: rules, in: &configuration) },
             profile: { user, token, accounts in
-                let profile =
-                    #"{"displayName":"\#(user.name)","phoneNumber":"\#(phoneNumbers[user.name]!)","createdAt":{".sv":"timestamp"}}"#
-                let reply = try await accounts.server.send(
-                    "PUT",
-                    "/users/\(user.uid).json?auth=\(token)",
-                    text: profile
-                )
-                guard reply.status == 200 else {
-                    throw TestFailure("\(user.name)'s own profile write answered \(reply.status): \(reply.body)")
-                }
+                try await writeOwnProfile(user, token: token, phoneNumber: phoneNumbers[user.name], on: accounts.server)
             },
             run: body
         )
+    }
+
+    /// The shipped `rules` (its text) in `configuration`'s rules file, and the chat callables
+    /// and message trigger in `default`.
+    static func installShippedApp(rules: String, in configuration: inout HearthServerConfiguration) {
+        try? rules.write(toFile: configuration.rulesFile, atomically: true, encoding: .utf8)
+        try? ChatApp.register(in: &configuration.callables, namespaces: ["default"])
+        try? ChatApp.register(in: &configuration.triggers, namespaces: ["default"])
+    }
+
+    /// `user` writes their own profile over REST with their ID token, as a client does:
+    /// `displayName` = the name, `phoneNumber` when given, `createdAt` the server timestamp.
+    static func writeOwnProfile(
+        _ user: (name: String, uid: String),
+        token: String,
+        phoneNumber: String? = nil,
+        on server: TestServer
+    ) async throws {
+        let phone = phoneNumber.map { #","phoneNumber":"\#($0)""# } ?? ""
+        let reply = try await server.send(
+            "PUT",
+            "/users/\(user.uid).json?auth=\(token)",
+            text: #"{"displayName":"\#(user.name)"\#(phone),"createdAt":{".sv":"timestamp"}}"#
+        )
+        guard reply.status == 200 else {
+            throw TestFailure("\(user.name)'s own profile write answered \(reply.status): \(reply.body)")
+        }
     }
 
     /// `GET path` as `name` (with their ID token, under the rules).

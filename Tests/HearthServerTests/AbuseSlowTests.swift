@@ -13,11 +13,7 @@ struct AbuseSlowTests {
             async let attack = onThread { () -> (RawConnection.Response?, Int) in
                 let connection = try RawConnection(port: server.port, from: AbuseServer.attacker)
                 connection.send("GET /open.json HTTP/1.1\r\n")
-                var sent = 0
-                while sent < 200, !connection.readable(within: 50) {
-                    connection.send("X")
-                    sent += 1
-                }
+                let sent = connection.dribble("X", atMost: 200)
                 let response = try connection.readResponse(timeout: .seconds(30))
                 try connection.waitForClose(timeout: .seconds(30))
                 return (response, sent)
@@ -38,11 +34,7 @@ struct AbuseSlowTests {
                 let connection = try RawConnection(port: server.port, from: AbuseServer.attacker)
                 connection.send("PUT /open/slow.json HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n\r\n\"")
                 // Each byte well inside the idle timeout (75 s): only the minimum rate ends it.
-                var sent = 1
-                while sent < 200, !connection.readable(within: 50) {
-                    guard connection.send("a") else { break }
-                    sent += 1
-                }
+                let sent = 1 + connection.dribble("a", atMost: 199)
                 try connection.waitForClose(timeout: .seconds(30))
                 return sent
             }

@@ -4,7 +4,6 @@ import HearthDatabase
 import HearthFunctions
 import HearthServer
 import HearthTestSupport
-import Logging
 import Synchronization
 import Testing
 
@@ -35,21 +34,11 @@ struct DatabaseServicesTests {
         let temporary = try TemporaryDirectory(prefix: "hearth-database-services")
         defer { temporary.remove() }
         let directory = temporary.url
-        var configuration = HearthServerConfiguration(
-            port: 0,
-            dataDirectory: directory.appendingPathComponent("data").path,
-            rulesFile: directory.appendingPathComponent("rules/database.rules.json").path,
-            seedFile: nil,
-            adminSecret: TestServer.adminSecret,
-            jwtSecret: TestServer.jwtSecret
-        )
+        var configuration = HearthServerConfiguration.testing(in: directory)
         let recorder = Recorder()
         configuration.services = [recorder]
-        var logger = Logger(label: "test")
-        logger.logLevel = .critical
 
-        let first = try await HearthServer.start(configuration: configuration, logger: logger)
-        let one = TestServer(port: first.port, directory: directory)
+        let (first, one) = try await TestServer.start(configuration, in: directory)
         // The first run failed; the second, a second later, runs until the shutdown.
         let started = try await eventually(timeout: .seconds(10), { try await one.get("/started") }) { $0 == "2" }
         #expect(started == "2")
@@ -58,8 +47,7 @@ struct DatabaseServicesTests {
         #expect(recorder.runs.load(ordering: .relaxed) == 2)
 
         configuration.services = []
-        let second = try await HearthServer.start(configuration: configuration, logger: logger)
-        let two = TestServer(port: second.port, directory: directory)
+        let (second, two) = try await TestServer.start(configuration, in: directory)
         #expect(try await two.get("/stopped") == "true", "its last write, on cancellation, was committed")
         await second.shutdown()
     }

@@ -10,9 +10,6 @@ import Testing
 /// start: it deletes what each job names in the default bucket and nothing else, drops a job
 /// that names nothing, and leaves the queue empty.
 @Suite(.timeLimit(.minutes(1))) struct FileDeletionWorkerTests {
-    static let bucket = "hearth.appspot.com"
-    static let admin = [("Authorization", "Bearer \(TestServer.adminSecret)")]
-
     /// `queueDeletions {deletions: [payload, ...]}`: writes `queued` = true with one job per
     /// payload (a JSON object as `FileDeletion` stores it, or a string stored as it is).
     struct QueueDeletions: Callable {
@@ -35,40 +32,15 @@ import Testing
         }
     }
 
-    static func upload(_ server: TestServer, _ name: String, bucket: String = bucket) async throws -> String {
-        let encoded = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-        let reply = try await server.send(
-            "POST",
-            "/v0/b/\(bucket)/o?name=\(encoded)",
-            headers: admin + [("Content-Type", "text/plain")],
-            text: "x"
-        )
-        guard reply.status == 200,
-            let object = try JSONSerialization.jsonObject(with: Data(reply.body.utf8)) as? [String: Any],
-            let token = object["downloadTokens"] as? String
-        else { throw TestFailure("upload of \(name): \(reply.status) \(reply.body)") }
-        return "http://127.0.0.1:\(server.port)/v0/b/\(bucket)/o/\(encoded)?alt=media&token=\(token)"
-    }
-
-    static func exists(_ server: TestServer, _ name: String, bucket: String = bucket) async throws -> Bool {
-        let encoded = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-        return try await server.send("GET", "/v0/b/\(bucket)/o/\(encoded)", headers: admin).status == 200
-    }
-
-    static func pending(_ server: TestServer) async throws -> Double? {
-        let reply = try await server.send("GET", "/metrics", headers: admin)
-        return PrometheusText.sample("hearth_file_deletions_pending", in: reply.body)
-    }
-
     @Test func aCommitsQueuedDeletionsAreCarriedOutAndTheirJobsRemoved() async throws {
         try await TestServer.with(prepare: { configuration, _ in
             try configuration.callables.add(QueueDeletions())
         }) { server in
-            for name in ["f/1", "f/2/3", "fx/4"] { _ = try await Self.upload(server, name) }
-            let inFolder = try await Self.upload(server, "g/x")
-            let outside = try await Self.upload(server, "h/y")
-            let otherBucket = try await Self.upload(server, "g/z", bucket: "other.appspot.com")
-            #expect(try await Self.pending(server) == 0)
+            for name in ["f/1", "f/2/3", "fx/4"] { _ = try await server.upload(name) }
+            let inFolder = try await server.upload("g/x")
+            let outside = try await server.upload("h/y")
+            let otherBucket = try await server.upload("g/z", bucket: "other.appspot.com")
+            #expect(try await server.pendingFileDeletions() == 0)
             let deletions = [
                 #"{"folder":"f/"}"#,
                 #"{"downloadUrl":"\#(inFolder)","under":"g/"}"#,
@@ -82,11 +54,11 @@ import Testing
                 ns: "later"
             )
             #expect(reply.status == 200, "\(reply.body)")
-            let left = try await eventually({ try await Self.pending(server) }, until: { $0 == 0 })
+            let left = try await eventually({ try await server.pendingFileDeletions() }, until: { $0 == 0 })
             #expect(left == 0, "queued deletions left")
-            for name in ["f/1", "f/2/3", "g/x"] { #expect(try await !Self.exists(server, name), "\(name) kept") }
-            for name in ["fx/4", "h/y"] { #expect(try await Self.exists(server, name), "\(name) deleted") }
-            #expect(try await Self.exists(server, "g/z", bucket: "other.appspot.com"))
+            for name in ["f/1", "f/2/3", "g/x"] { #expect(try await !server.objectExists(name), "\(name) kept") }
+            for name in ["fx/4", "h/y"] { #expect(try await server.objectExists(name), "\(name) deleted") }
+            #expect(try await server.objectExists("g/z", bucket: "other.appspot.com"))
             #expect(try await server.get("/queued", ns: "later") == "true")
         }
     }

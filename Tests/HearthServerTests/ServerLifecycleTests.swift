@@ -1,7 +1,6 @@
 import Foundation
 import HearthServer
 import HearthTestSupport
-import Logging
 import Testing
 
 /// Start, restart over the same data, and refusal of a broken rules file.
@@ -12,24 +11,15 @@ struct ServerLifecycleTests {
         let directory = temporary.url
         let seed = directory.appendingPathComponent("seed.json")
         try #"{"seeded":true}"#.write(to: seed, atomically: true, encoding: .utf8)
-        let configuration = HearthServerConfiguration(
-            port: 0,
-            dataDirectory: directory.appendingPathComponent("data").path,
-            rulesFile: directory.appendingPathComponent("rules/database.rules.json").path,
-            seedFile: seed.path,
-            adminSecret: TestServer.adminSecret
-        )
-        var logger = Logger(label: "test")
-        logger.logLevel = .critical
+        var configuration = HearthServerConfiguration.testing(in: directory)
+        configuration.seedFile = seed.path
 
-        let first = try await HearthServer.start(configuration: configuration, logger: logger)
-        let one = TestServer(port: first.port, directory: directory)
+        let (first, one) = try await TestServer.start(configuration, in: directory)
         try await one.put("/seeded", "null")
         try await one.put("/kept", "1")
         await first.shutdown()
 
-        let second = try await HearthServer.start(configuration: configuration, logger: logger)
-        let two = TestServer(port: second.port, directory: directory)
+        let (second, two) = try await TestServer.start(configuration, in: directory)
         let root = try await two.get("/")
         await second.shutdown()
         #expect(JSONCompare.equal(root, #"{"kept":1}"#))
@@ -43,20 +33,12 @@ struct ServerLifecycleTests {
             at: directory.appendingPathComponent("rules"),
             withIntermediateDirectories: true
         )
-        let rules = directory.appendingPathComponent("rules/database.rules.json")
-        try #"{"rules": {"a": {".indexOn": 5}}}"#.write(to: rules, atomically: true, encoding: .utf8)
-        let configuration = HearthServerConfiguration(
-            port: 0,
-            dataDirectory: directory.appendingPathComponent("data").path,
-            rulesFile: rules.path,
-            seedFile: nil,
-            adminSecret: TestServer.adminSecret
-        )
-        var logger = Logger(label: "test")
-        logger.logLevel = .critical
+        let configuration = HearthServerConfiguration.testing(in: directory)
+        let rules = #"{"rules": {"a": {".indexOn": 5}}}"#
+        try rules.write(toFile: configuration.rulesFile, atomically: true, encoding: .utf8)
         await #expect(throws: HearthServerError.self) {
-            let server = try await HearthServer.start(configuration: configuration, logger: logger)
-            await server.shutdown()
+            let (running, _) = try await TestServer.start(configuration, in: directory)
+            await running.shutdown()
         }
     }
 }

@@ -63,11 +63,7 @@ import Testing
                         + "Content-Length: 100000\r\n\r\n"
                 )
                 // A byte every 50 ms, well inside the idle timeout (75 s): only the rate ends it.
-                var sent = 0
-                while sent < 400, !connection.readable(within: 50) {
-                    guard connection.send("a") else { break }
-                    sent += 1
-                }
+                let sent = connection.dribble("a", atMost: 400)
                 try connection.waitForClose(timeout: .seconds(30))
                 return sent
             }

@@ -124,33 +124,17 @@ import Testing
             #expect(start.status == 200)
             let location = try #require(start.headers.first(name: "Location"))
             let session = String(location.dropFirst("http://127.0.0.1:\(server.port)".count))
-            let first = try await server.send(
-                "PUT",
-                session,
-                headers: Self.admin + [("Content-Range", "bytes 0-4/10")],
-                text: "01234"
-            )
+            // A chunk of the upload: `text` as the bytes `range` (`Content-Range`) of the object.
+            let putChunk = { (range: String, text: String) in
+                try await server.send("PUT", session, headers: Self.admin + [("Content-Range", range)], text: text)
+            }
+            let first = try await putChunk("bytes 0-4/10", "01234")
             #expect(first.status == 308 && first.headers.first(name: "Range") == "bytes=0-4")
-            let status = try await server.send(
-                "PUT",
-                session,
-                headers: Self.admin + [("Content-Range", "bytes */10")],
-                text: ""
-            )
+            let status = try await putChunk("bytes */10", "")
             #expect(status.status == 308 && status.headers.first(name: "Range") == "bytes=0-4")
-            let wrong = try await server.send(
-                "PUT",
-                session,
-                headers: Self.admin + [("Content-Range", "bytes 2-6/10")],
-                text: "23456"
-            )
+            let wrong = try await putChunk("bytes 2-6/10", "23456")
             #expect(wrong.status == 400)
-            let last = try await server.send(
-                "PUT",
-                session,
-                headers: Self.admin + [("Content-Range", "bytes 5-9/10")],
-                text: "56789"
-            )
+            let last = try await putChunk("bytes 5-9/10", "56789")
             #expect(last.status == 200)
             let object = try Self.json(last)
             #expect(object["name"] as? String == "gcs/r.txt" && object["size"] as? String == "10")

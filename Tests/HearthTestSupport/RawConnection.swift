@@ -81,6 +81,17 @@ public final class RawConnection: @unchecked Sendable {
     @discardableResult
     public func send(_ text: String) -> Bool { send(Array(text.utf8)) }
 
+    /// Sends `text` every `milliseconds` while the server neither answers nor closes, at most
+    /// `limit` times (a slowloris); returns how often it was sent.
+    public func dribble(_ text: String, atMost limit: Int, every milliseconds: Int32 = 50) -> Int {
+        var sent = 0
+        while sent < limit, !readable(within: milliseconds) {
+            guard send(text) else { break }
+            sent += 1
+        }
+        return sent
+    }
+
     /// Sends `count` bytes of `fill` in pieces of `piece` bytes, stopping as soon as the server
     /// answers or closes; returns how many bytes were sent.
     public func sendBody(count: Int, piece: Int = 64 << 10, fill: UInt8 = UInt8(ascii: "x")) -> Int {

@@ -1,7 +1,6 @@
 import AsyncHTTPClient
 import Foundation
 import HearthServer
-import Logging
 import NIOCore
 import NIOHTTP1
 
@@ -45,20 +44,9 @@ public struct TestServer: Sendable {
             at: directory.appendingPathComponent("rules"),
             withIntermediateDirectories: true
         )
-        var configuration = HearthServerConfiguration(
-            host: "127.0.0.1",
-            port: 0,
-            dataDirectory: directory.appendingPathComponent("data").path,
-            rulesFile: directory.appendingPathComponent("rules/database.rules.json").path,
-            seedFile: nil,
-            adminSecret: adminSecret,
-            jwtSecret: jwtSecret
-        )
+        var configuration = HearthServerConfiguration.testing(in: directory)
         try prepare(&configuration, directory)
-        var logger = Logger(label: "hearth.test")
-        logger.logLevel = ProcessInfo.processInfo.environment["HEARTH_TEST_LOG"] == nil ? .critical : .debug
-        let running = try await HearthServer.start(configuration: configuration, logger: logger)
-        let server = TestServer(port: running.port, directory: directory)
+        let (running, server) = try await start(configuration, in: directory)
         do {
             try await body(server)
         } catch {

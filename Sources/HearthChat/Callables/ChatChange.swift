@@ -28,6 +28,19 @@ struct ChatChange: Sendable {
         in database: CallableDatabase,
         decide: @escaping @Sendable (CallableSnapshot) throws(CallableError) -> ChatChange
     ) async throws(CallableError) {
+        try await commit(in: database, subject: "chat '\(chatId)'", decide: decide)
+    }
+
+    /// The loop every `commit` runs: decide on a snapshot, commit the updates and jobs while
+    /// the conditions hold on the writer, decide again on a fresh snapshot when they do not.
+    /// - Parameter subject: what kept changing, for the `ABORTED` refusal (`chat 'c1'`).
+    /// - Throws: what `decide` throws; `ABORTED` naming `subject` after `maxAttempts`
+    ///   decisions were overtaken.
+    static func commit(
+        in database: CallableDatabase,
+        subject: String,
+        decide: @escaping @Sendable (CallableSnapshot) throws(CallableError) -> ChatChange
+    ) async throws(CallableError) {
         for _ in 0..<maxAttempts {
             let change = try await database.read(decide)
             let conditions = change.conditions
@@ -40,7 +53,7 @@ struct ChatChange: Sendable {
         }
         throw CallableError(
             .aborted,
-            "The chat '\(chatId)' kept changing while this call ran (\(maxAttempts) attempts); call again."
+            "The \(subject) kept changing while this call ran (\(maxAttempts) attempts); call again."
         )
     }
 }

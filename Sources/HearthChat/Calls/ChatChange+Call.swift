@@ -10,17 +10,6 @@ extension ChatChange {
         in database: CallableDatabase,
         decide: @escaping @Sendable (CallableSnapshot) throws(CallableError) -> ChatChange
     ) async throws(CallableError) {
-        for _ in 0..<maxAttempts {
-            let change = try await database.read(decide)
-            let conditions = change.conditions
-            let committed = try await database.commit(change.updates) { snapshot in
-                conditions.allSatisfy { $0(snapshot) }
-            }
-            if committed { return }
-        }
-        throw CallableError(
-            .aborted,
-            "The call '\(callId)' kept changing while this call ran (\(maxAttempts) attempts); call again."
-        )
+        try await commit(in: database, subject: "call '\(callId)'", decide: decide)
     }
 }

@@ -17,12 +17,9 @@ public struct DeclineCall: Callable {
     public var name: String { "declineCall" }
 
     public func call(_ request: CallRequest) async throws(CallableError) -> JSONValue {
-        let uid = try request.signedInUID()
-        let data = try CallData(request.data, usage: #"e.g. {"callId": "<call id>"}"#)
-        let callId = try data.key("callId", of: "call id")
-        let messageId = CallRecord.ids.next()
-        try await ChatChange.commit(call: callId, in: request.database) {
-            [database = request.database] snapshot throws(CallableError) in
+        let closing = try CallEndingRequest(request)
+        let (uid, callId) = (closing.uid, closing.callId)
+        return try await closing.commit { snapshot throws(CallableError) in
             let (call, room) = try CallAccess.forMember(uid, call: callId, in: snapshot)
             // The state first: the loser of two racing answers learns the call is taken.
             guard call.state == .ringing else { throw CallAccess.notRinging(call, action: "declined") }
@@ -35,12 +32,10 @@ public struct DeclineCall: Callable {
                     .set(CallRecord.path(callId).child(ChildKey("declinedBy")).child(ChildKey(uid)), true)
                 ])
             } else {
-                let ending = CallEnding(call: call, state: .declined, endedAt: database.now(), messageId: messageId)
-                change = ChatChange(updates: ending.updates)
+                change = ChatChange(updates: closing.ending(call, as: .declined).updates)
             }
             change.require { call.isUnchanged(in: $0) && room.isUnchanged(in: $0) }
             return change
         }
-        return .object([])
     }
 }

@@ -16,12 +16,9 @@ public struct EndCall: Callable {
     public var name: String { "endCall" }
 
     public func call(_ request: CallRequest) async throws(CallableError) -> JSONValue {
-        let uid = try request.signedInUID()
-        let data = try CallData(request.data, usage: #"e.g. {"callId": "<call id>"}"#)
-        let callId = try data.key("callId", of: "call id")
-        let messageId = CallRecord.ids.next()
-        try await ChatChange.commit(call: callId, in: request.database) {
-            [database = request.database] snapshot throws(CallableError) in
+        let closing = try CallEndingRequest(request)
+        let (uid, callId) = (closing.uid, closing.callId)
+        return try await closing.commit { snapshot throws(CallableError) in
             let call = try CallAccess.forMemberOrParty(uid, call: callId, in: snapshot)
             let state: CallState
             switch call.state {
@@ -47,7 +44,7 @@ public struct EndCall: Callable {
                     "The call '\(callId)' is already over ('\(call.state.rawValue)'); there is nothing to end."
                 )
             }
-            var ending = CallEnding(call: call, state: state, endedAt: database.now(), messageId: messageId)
+            var ending = closing.ending(call, as: state)
             let chat = DataPath("chats", call.chatId)
             let chatExists = snapshot.exists(chat)
             ending.chatExists = chatExists
@@ -55,6 +52,5 @@ public struct EndCall: Callable {
             change.require { call.isUnchanged(in: $0) && $0.exists(chat) == chatExists }
             return change
         }
-        return .object([])
     }
 }

@@ -1,6 +1,6 @@
 import HearthCore
-public import HearthDatabase
-public import HearthFunctions
+import HearthDatabase
+import HearthFunctions
 
 /// The durable missed-call timer: a call still `ringing` `ringTimeout` (45 s) after its
 /// `createdAt` becomes `missed`, with its call message (`CallEnding`), in one write committed

@@ -11,6 +11,9 @@ public struct PresenceConfiguration: Sendable {
     public var flushDelay: Duration = .milliseconds(100)
     /// The most users one commit writes (a storm is split into commits of at most this many).
     public var maxUsersPerCommit = 2_500
+    /// The clock the writer waits out `flushDelay` on: the continuous clock; a test's own, to
+    /// close a window when the test says (a reconnect inside it however busy the machine).
+    public var clock: any Clock<Duration> = ContinuousClock()
 
     public init(namespaces: Set<String> = [], flushDelay: Duration = .milliseconds(100), maxUsersPerCommit: Int = 2_500)
     {

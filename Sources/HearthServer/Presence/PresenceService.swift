@@ -20,7 +20,7 @@ struct PresenceService: Service {
     func run() async {
         await withGracefulShutdownHandler {
             for await _ in tracker.wakes {
-                try? await Task.sleep(for: configuration.flushDelay)
+                try? await configuration.clock.sleep(for: configuration.flushDelay)
                 await flushPending()
             }
         } onGracefulShutdown: {

@@ -18,21 +18,10 @@ extension ChatServer {
         try await with(
             users: ["Alice", "Bob", "Carol", "Dave"],
             prepare: { configuration in
-                try? rules.write(toFile: configuration.rulesFile, atomically: true, encoding: .utf8)
-                try? ChatApp.register(in: &configuration.callables, namespaces: ["default"])
-                try? ChatApp.register(in: &configuration.triggers, namespaces: ["default"])
+                installShippedApp(rules: rules, in: &configuration)
                 configuration.services += ChatApp.services(namespaces: ["default"], calls: calls)
             },
-            profile: { user, token, accounts in
-                let reply = try await accounts.server.send(
-                    "PUT",
-                    "/users/\(user.uid).json?auth=\(token)",
-                    text: #"{"displayName":"\#(user.name)","createdAt":{".sv":"timestamp"}}"#
-                )
-                guard reply.status == 200 else {
-                    throw TestFailure("\(user.name)'s own profile write answered \(reply.status): \(reply.body)")
-                }
-            },
+            profile: { user, token, accounts in try await writeOwnProfile(user, token: token, on: accounts.server) },
             run: body
         )
     }

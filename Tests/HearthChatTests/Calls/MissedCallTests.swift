@@ -2,7 +2,6 @@ import Foundation
 import HearthChat
 import HearthServer
 import HearthTestSupport
-import Logging
 import Testing
 
 /// The durable missed-call timer: a call still ringing `ringTimeout` after `createdAt` becomes
@@ -82,14 +81,7 @@ struct MissedCallTests {
         let temporary = try TemporaryDirectory(prefix: "hearth-missed-call-restart")
         defer { temporary.remove() }
         let directory = temporary.url
-        var configuration = HearthServerConfiguration(
-            port: 0,
-            dataDirectory: directory.appendingPathComponent("data").path,
-            rulesFile: directory.appendingPathComponent("rules/database.rules.json").path,
-            seedFile: nil,
-            adminSecret: TestServer.adminSecret,
-            jwtSecret: TestServer.jwtSecret
-        )
+        var configuration = HearthServerConfiguration.testing(in: directory)
         try ChatApp.register(in: &configuration.callables, namespaces: ["default"])
         try ChatApp.register(in: &configuration.triggers, namespaces: ["default"])
         let timeout = Duration.milliseconds(1_500)
@@ -97,11 +89,8 @@ struct MissedCallTests {
             namespaces: ["default"],
             calls: CallConfiguration(ringTimeout: timeout, checkInterval: .seconds(30))
         )
-        var logger = Logger(label: "test")
-        logger.logLevel = .critical
 
-        let first = try await HearthServer.start(configuration: configuration, logger: logger)
-        let one = TestServer(port: first.port, directory: directory)
+        let (first, one) = try await TestServer.start(configuration, in: directory)
         try await one.put("/chats/c1", #"{"type":"private","owner":"ada","createdAt":1}"#)
         try await one.put("/members/c1", #"{"ada":{"role":"owner","joinedAt":1},"bob":{"role":"member","joinedAt":1}}"#)
         let reply = try await one.send(
@@ -119,8 +108,7 @@ struct MissedCallTests {
         try await Task.sleep(for: timeout + .milliseconds(200))
 
         let restarted = Date().timeIntervalSince1970 * 1000
-        let second = try await HearthServer.start(configuration: configuration, logger: logger)
-        let two = TestServer(port: second.port, directory: directory)
+        let (second, two) = try await TestServer.start(configuration, in: directory)
         // A check interval of 30 s: only the start's first look can have marked it.
         let state = try await eventually(timeout: .seconds(5), { try await two.get("/calls/\(callId)/state") }) {
             $0 == #""missed""#

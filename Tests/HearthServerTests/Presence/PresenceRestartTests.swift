@@ -1,7 +1,6 @@
 import Foundation
 import HearthServer
 import HearthTestSupport
-import Logging
 import Testing
 
 /// Nobody is online after a restart: a clean stop writes `offline` for everyone it left
@@ -12,20 +11,10 @@ struct PresenceRestartTests {
         let temporary = try TemporaryDirectory(prefix: "hearth-presence-restart")
         defer { temporary.remove() }
         let directory = temporary.url
-        var configuration = HearthServerConfiguration(
-            port: 0,
-            dataDirectory: directory.appendingPathComponent("data").path,
-            rulesFile: directory.appendingPathComponent("rules/database.rules.json").path,
-            seedFile: nil,
-            adminSecret: TestServer.adminSecret,
-            jwtSecret: TestServer.jwtSecret
-        )
+        var configuration = HearthServerConfiguration.testing(in: directory)
         configuration.presence = PresenceConfiguration(namespaces: ["default"])
-        var logger = Logger(label: "test")
-        logger.logLevel = .critical
 
-        let first = try await HearthServer.start(configuration: configuration, logger: logger)
-        let one = TestServer(port: first.port, directory: directory)
+        let (first, one) = try await TestServer.start(configuration, in: directory)
         // Left by a process killed while its users were connected.
         try await one.put("/presence/zed", #"{"state":"online","lastChanged":5}"#)
         try await one.put("/presence/old", #"{"state":"offline","lastChanged":7}"#)
@@ -46,8 +35,7 @@ struct PresenceRestartTests {
         for client in clients { await client.close() }
         let stopped = Date().timeIntervalSince1970 * 1000
 
-        let second = try await HearthServer.start(configuration: configuration, logger: logger)
-        let two = TestServer(port: second.port, directory: directory)
+        let (second, two) = try await TestServer.start(configuration, in: directory)
         let text = try await two.get("/presence")
         await second.shutdown()
         let entries = try #require(

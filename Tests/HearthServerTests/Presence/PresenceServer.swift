@@ -8,6 +8,8 @@ struct PresenceServer: Sendable {
     let accounts: AccountsClient
     /// uid and ID token by name.
     let users: [String: (uid: String, token: String)]
+    /// The clock presence waits out its windows on, when the test steps it (`with(clock:)`).
+    let clock: SteppedClock?
 
     var server: TestServer { accounts.server }
 
@@ -15,24 +17,38 @@ struct PresenceServer: Sendable {
     static let rules = #"{"rules": {"presence": {"$uid": {".read": "auth != null"}}}}"#
 
     /// Starts a server with presence in `default` and `chat2` (`flushDelay` 100 ms unless
-    /// `prepare` changes it), signs up `names` and runs `body`.
+    /// `prepare` changes it), signs up `names` and runs `body`. With a `clock`, each presence
+    /// window closes only when the test closes it (`closeWindow()`); the clock runs free
+    /// before the server stops.
     static func with(
         users names: [String] = ["ada", "bob"],
+        clock: SteppedClock? = nil,
         prepare: @escaping (inout HearthServerConfiguration) -> Void = { _ in },
         run body: (PresenceServer) async throws -> Void
     ) async throws {
         try await AccountsClient.withServer(prepare: { configuration in
             try? rules.write(toFile: configuration.rulesFile, atomically: true, encoding: .utf8)
             configuration.presence = PresenceConfiguration(namespaces: ["default", "chat2"])
+            if let clock { configuration.presence.clock = clock }
             prepare(&configuration)
         }) { accounts in
+            defer { clock?.runFree() }
             var users: [String: (uid: String, token: String)] = [:]
             for name in names {
                 let answer = try await accounts.signUp("\(name)@example.com")
                 users[name] = (answer.string("localId"), answer.string("idToken"))
             }
-            try await body(PresenceServer(accounts: accounts, users: users))
+            try await body(PresenceServer(accounts: accounts, users: users, clock: clock))
         }
+    }
+
+    /// Waits until the presence writer has opened a window (a change it counts woke it: the
+    /// server has registered the change), then closes it: what is pending is written next.
+    /// Only with a stepped `clock`.
+    func closeWindow() async throws {
+        guard let clock else { throw TestFailure("closeWindow() needs PresenceServer.with(clock:)") }
+        try await clock.waitForSleepers()
+        clock.advance(by: .seconds(1))  // the longest window `flushDelay` allows
     }
 
     func uid(_ name: String) -> String { users[name]!.uid }
@@ -80,6 +96,17 @@ struct PresenceServer: Sendable {
             throw TestFailure("\(name)'s offline entry has no lastChanged")
         }
         return .milliseconds(Int64(lastChanged - (since.timeIntervalSince1970 * 1000).rounded(.down)))
+    }
+
+    /// The fence of a test that expects nothing written: connects `name` (not connected yet)
+    /// and waits until the server has written them online. A change the server counted before
+    /// is written by then (each flush writes every pending user, one commit per namespace, in
+    /// order), so the test can check that nothing else was. Returns the connection.
+    func fence(_ name: String, ns: String? = nil) async throws -> RealtimeTestClient {
+        let client = try await connect(name, ns: ns)
+        if clock != nil { try await closeWindow() }
+        try await waitFor(name, "online", ns: ns)
+        return client
     }
 
     /// A WebSocket of `name` to `ns`, authenticated with their ID token.

@@ -48,14 +48,16 @@ struct PresenceWebSocketTests {
             try await app.waitFor("ada", "online")
             await phone.close()
             await laptop.close()
-            // Two flush windows later, one connection still holds it online.
-            try await Task.sleep(for: .milliseconds(300))
+            // What the closes made the server write is written by bob's online: nothing, one
+            // connection still holds ada online.
+            let fence = try await app.fence("bob")
             #expect(try await app.state("ada") == "online")
             let closed = Date()
             await browser.close()
             let delay = try await app.offlineDelay("ada", since: closed)
             // Caused by the end.
             #expect(delay < .seconds(5), "offline \(delay) after the end")
+            await fence.close()
         }
     }
 
@@ -108,7 +110,7 @@ struct PresenceWebSocketTests {
     }
 
     @Test func aRefreshedTokenOfTheSameUserChangesNothing() async throws {
-        try await PresenceServer.with(prepare: { $0.presence.flushDelay = .milliseconds(50) }) { app in
+        try await PresenceServer.with { app in
             let client = try await app.connect("ada")
             try await app.waitFor("ada", "online")
             let first = try #require(try await app.entry("ada")?["lastChanged"] as? Double)
@@ -120,9 +122,10 @@ struct PresenceWebSocketTests {
                 to: client.request("auth", #"{"cred":"\#(signIn.string("idToken"))"}"#)
             )
             #expect(auth.body["s"] as? String == "ok")
-            try await Task.sleep(for: .milliseconds(300))
+            let fence = try await app.fence("bob")
             #expect(try await app.entry("ada")?["lastChanged"] as? Double == first)
             await client.close()
+            await fence.close()
         }
     }
 
