@@ -84,7 +84,7 @@ public final class ChatPushService: DatabaseService, PushQueueStatus {
                 queues.withLock { $0[namespace] = queue }
                 // Heard before the queue reads what is left, so no commit falls between.
                 if heard.withLock({ $0.insert(namespace).inserted }) {
-                    engine.onJobsQueued { [weak self] _ in
+                    engine.onJobsQueued(in: PushQueues.intents) { [weak self] in
                         self?.queues.withLock { $0[namespace] }?.jobsQueued()
                     }
                 }

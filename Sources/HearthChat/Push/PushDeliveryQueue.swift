@@ -276,10 +276,9 @@ actor PushDeliveryQueue {
         for (index, push) in planned.pushes.enumerated() where !done.contains(index) {
             remaining += 1
             let prefix = PlannedPush.deviceKey(uid: push.uid, deviceId: push.deviceId)
-            var queue = devices[prefix] ?? DeviceQueue()
-            queue.pending.append(Pending(intentKey: key, index: index))
-            devices[prefix] = queue
-            if queue.pending.count == 1 { ready.append(prefix) }
+            // In place: a copy of the queue would copy its buffer.
+            devices[prefix, default: DeviceQueue()].pending.append(Pending(intentKey: key, index: index))
+            if devices[prefix]?.pending.count == 1 { ready.append(prefix) }
         }
         guard remaining > 0 else { return false }
         records[key] = Record(planned: planned, done: done, remaining: remaining)
@@ -531,17 +530,17 @@ actor PushDeliveryQueue {
             return stopWriting(error)
         }
         for (prefix, _) in heads {
-            guard var queue = devices[prefix] else { continue }
-            queue.pending.removeFirst()
-            guard !queue.pending.isEmpty else {
+            guard devices[prefix] != nil else { continue }
+            // In place: a copy of the queue would copy its buffer.
+            devices[prefix]?.pending.removeFirst()
+            guard devices[prefix]?.pending.isEmpty == false else {
                 devices[prefix] = nil
                 continue
             }
-            queue.sending = false
-            queue.failedAttempts = 0
-            queue.retryAt = nil
-            queue.lastFailure = nil
-            devices[prefix] = queue
+            devices[prefix]?.sending = false
+            devices[prefix]?.failedAttempts = 0
+            devices[prefix]?.retryAt = nil
+            devices[prefix]?.lastFailure = nil
             ready.append(prefix)
         }
         pump()

@@ -68,34 +68,106 @@ public struct PushIntent: Sendable, Equatable {
 
     // MARK: Encoding (the job's payload)
 
-    /// The intent as its job's payload: compact JSON.
+    /// The binary format's first byte.
+    static let version: UInt8 = 1
+
+    /// The intent as its job's payload, written on the writer with every message: the
+    /// version; the chat id; 0 and the message id, or 1, the call id and its kind; the sender;
+    /// 0, or 1 and the body; the time (8 bytes); the number of recipients and each one's uid and
+    /// badge (a badge of 0 when there are none: read when planned). Strings are
+    /// length-prefixed UTF-8, counts and badges LEB128 varints (`PushBytes`).
     public func encoded() -> [UInt8] {
-        var fields: [(String, JSONValue)] = [("chatId", .string(chatId))]
+        var out = PushBytes.Writer()
+        out.bytes.reserveCapacity(48 + chatId.utf8.count + recipients.count * 12)
+        out.byte(Self.version)
+        out.string(chatId)
         switch subject {
-        case .message(let id): fields.append(("messageId", .string(id)))
+        case .message(let id):
+            out.byte(0)
+            out.string(id)
         case .call(let id, let kind):
-            fields.append(("callId", .string(id)))
-            fields.append(("callKind", .string(kind)))
+            out.byte(1)
+            out.string(id)
+            out.string(kind)
         }
-        fields.append(("sender", .string(sender)))
-        fields.append(("recipients", .array(recipients.map { .string($0) })))
-        if !badges.isEmpty { fields.append(("badges", .array(badges.map { .number(Double($0)) }))) }
-        if let body { fields.append(("body", .string(body))) }
-        fields.append(("createdAt", .number(createdAt)))
-        var out: [UInt8] = []
-        out.reserveCapacity(96 + recipients.count * 32)
-        JSONRenderer.render(.object(fields), into: &out)
-        return out
+        out.string(sender)
+        if let body {
+            out.byte(1)
+            out.string(body)
+        } else {
+            out.byte(0)
+        }
+        out.fixed(createdAt.bitPattern)
+        out.byte(badges.count == recipients.count && !recipients.isEmpty ? 1 : 0)
+        out.varint(UInt64(recipients.count))
+        for (index, recipient) in recipients.enumerated() {
+            out.string(recipient)
+            if badges.count == recipients.count { out.varint(UInt64(max(0, badges[index]))) }
+        }
+        return out.bytes
     }
 
-    /// The intent `encoded()` made; nil for anything else.
+    /// The intent `encoded()` made (or an earlier version's JSON); nil for anything else.
     public init?(decoding bytes: [UInt8]) {
+        guard let intent = bytes.first == Self.version ? Self.binary(bytes) : Self.legacyJSON(bytes) else {
+            return nil
+        }
+        self = intent
+    }
+
+    private static func binary(_ bytes: [UInt8]) -> PushIntent? {
+        var reader = PushBytes.Reader(bytes)
+        _ = reader.byte()
+        guard let chatId = reader.string(), let kind = reader.byte(), let id = reader.string() else { return nil }
+        let subject: Subject
+        switch kind {
+        case 0: subject = .message(id: id)
+        case 1:
+            guard let callKind = reader.string() else { return nil }
+            subject = .call(id: id, kind: callKind)
+        default: return nil
+        }
+        guard let sender = reader.string(), let hasBody = reader.byte(), hasBody <= 1 else { return nil }
+        var body: String?
+        if hasBody == 1 {
+            guard let text = reader.string() else { return nil }
+            body = text
+        }
+        guard let time = reader.fixed(), let hasBadges = reader.byte(), hasBadges <= 1, let count = reader.varint(),
+            count <= UInt64(bytes.count)
+        else { return nil }
+        var recipients: [String] = []
+        var badges: [Int] = []
+        recipients.reserveCapacity(Int(count))
+        for _ in 0..<count {
+            guard let uid = reader.string() else { return nil }
+            recipients.append(uid)
+            if hasBadges == 1 {
+                guard let badge = reader.int() else { return nil }
+                badges.append(badge)
+            }
+        }
+        guard reader.atEnd else { return nil }
+        return PushIntent(
+            chatId: chatId,
+            subject: subject,
+            sender: sender,
+            recipients: recipients,
+            badges: badges,
+            body: body,
+            createdAt: Double(bitPattern: time)
+        )
+    }
+
+    /// An intent queued as JSON by an earlier version; nil for anything else.
+    private static func legacyJSON(_ bytes: [UInt8]) -> PushIntent? {
         guard let json = try? JSONParser.parse(bytes),
             let chatId = json["chatId"]?.stringValue,
             let sender = json["sender"]?.stringValue,
             let recipients = json["recipients"]?.arrayValue,
             let createdAt = json["createdAt"]?.numberValue
         else { return nil }
+        let subject: Subject
         if let id = json["messageId"]?.stringValue {
             subject = .message(id: id)
         } else if let id = json["callId"]?.stringValue, let kind = json["callKind"]?.stringValue {
@@ -103,12 +175,16 @@ public struct PushIntent: Sendable, Equatable {
         } else {
             return nil
         }
-        self.chatId = chatId
-        self.sender = sender
-        self.recipients = recipients.compactMap(\.stringValue)
-        badges = json["badges"]?.arrayValue?.compactMap { $0.numberValue.map { Int($0) } } ?? []
-        body = json["body"]?.stringValue
-        self.createdAt = createdAt
+        return PushIntent(
+            chatId: chatId,
+            subject: subject,
+            sender: sender,
+            recipients: recipients.compactMap(\.stringValue),
+            badges: json["badges"]?.arrayValue?.compactMap { $0.numberValue.flatMap { Int(exactly: $0.rounded()) } }
+                ?? [],
+            body: json["body"]?.stringValue,
+            createdAt: createdAt
+        )
     }
 }
 

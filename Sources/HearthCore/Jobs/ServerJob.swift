@@ -15,6 +15,13 @@ public struct ServerJob: Sendable, Hashable {
         self.queue = queue
         self.payload = payload
     }
+
+    /// The queues of `jobs`, each once, in the order they first appear.
+    public static func queues(of jobs: [ServerJob]) -> [String] {
+        var queues: [String] = []
+        for job in jobs where !queues.contains(job.queue) { queues.append(job.queue) }
+        return queues
+    }
 }
 
 /// A queued job as stored: its queue, its key there (jobs are kept in the byte order of their

@@ -27,9 +27,9 @@ public struct CommittedWrite: Sendable, Equatable {
     /// Where the write applied (the set path, or the update's base).
     public let location: DataPath
     public let kind: Kind
-    /// How many jobs (`ServerJob`) the write's triggers queued in this commit: their consumers
-    /// look for new work after a commit that queued any.
-    public var queuedJobs = 0
+    /// The queues the write's triggers queued jobs (`ServerJob`) in, in this commit, each once:
+    /// a queue's consumer looks for new work after a commit that queued any of its jobs.
+    public var jobQueues: [String] = []
 
     public init(sequence: UInt64, location: DataPath, kind: Kind) {
         self.sequence = sequence

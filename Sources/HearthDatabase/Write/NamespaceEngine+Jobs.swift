@@ -34,11 +34,11 @@ extension NamespaceEngine {
         try store.changeJobs(changes)
     }
 
-    /// Calls `action` after every commit that queued jobs, once it is as durable as the sync mode
-    /// promises, with how many it queued. It runs on the namespace's writer: only hand it on.
-    public func onJobsQueued(_ action: @escaping @Sendable (Int) -> Void) {
+    /// Calls `action` after every commit that queued jobs in `queue`, once it is as durable as
+    /// the sync mode promises. It runs on the namespace's writer: only hand it on.
+    public func onJobsQueued(in queue: String, _ action: @escaping @Sendable () -> Void) {
         store.observeCommits { commit in
-            if commit.queuedJobs > 0 { action(commit.queuedJobs) }
+            if commit.jobQueues.contains(queue) { action() }
         }
     }
 }

@@ -98,7 +98,7 @@ final class FileDeletionWorker: Service, Sendable {
             return true
         }
         guard isNew else { return }
-        engine.onJobsQueued { [weak self] _ in self?.wake(name) }
+        engine.onJobsQueued(in: FileDeletion.queue) { [weak self] in self?.wake(name) }
         // A commit another caller made through this engine before the line above: its jobs
         // are read now (a page read when there are none).
         wake(name)

@@ -140,7 +140,7 @@ final class WriteRound {
         var commit = describe(next)
         if !jobs.isEmpty {
             state.keys.putJobs(jobs, sequence: next, into: batch)
-            commit.queuedJobs = jobs.count
+            commit.jobQueues = ServerJob.queues(of: jobs)
         }
         state.commitLog?.append(commit, to: batch)
         group.add(
@@ -199,7 +199,7 @@ final class WriteRound {
         var commit = describe(next)
         if !jobs.isEmpty {
             state.keys.putJobs(jobs, sequence: next, into: batch)
-            commit.queuedJobs = jobs.count
+            commit.jobQueues = ServerJob.queues(of: jobs)
         }
         batch.put(state.sequenceKey, NamespaceWriter.encode(next))
         state.commitLog?.append(commit, to: batch)

@@ -55,4 +55,47 @@ import Testing
         #expect(!PushDoneSet(bytes: [0xff], count: 130).contains(8))
         #expect(PushDoneSet(bytes: [0xff], count: 130).contains(7))
     }
+
+    @Test func anIntentReadsBackAsWritten() {
+        let message = PushIntent(
+            chatId: "c1",
+            subject: .message(id: "-Nabc"),
+            sender: "ada",
+            recipients: ["bob", "cy", "dé"],
+            badges: [1, 300, 0],
+            body: "hello 👋",
+            createdAt: 1_764_400_000_001
+        )
+        #expect(PushIntent(decoding: message.encoded()) == message)
+        let call = PushIntent(
+            chatId: "c1",
+            subject: .call(id: "-Ncall", kind: "video"),
+            sender: "ada",
+            recipients: ["bob"],
+            body: nil,
+            createdAt: 5
+        )
+        #expect(PushIntent(decoding: call.encoded()) == call)
+        #expect(PushIntent(decoding: Array(message.encoded().dropLast())) == nil)
+        #expect(PushIntent(decoding: message.encoded() + [0]) == nil)
+    }
+
+    @Test func anIntentQueuedAsJSONByAnEarlierVersionIsRead() {
+        let json =
+            #"{"chatId":"c1","messageId":"m1","sender":"ada","recipients":["bob","cy"],"badges":[2,3],"#
+            + #""body":"hi","createdAt":12}"#
+        let intent = PushIntent(decoding: Array(json.utf8))
+        #expect(
+            intent
+                == PushIntent(
+                    chatId: "c1",
+                    subject: .message(id: "m1"),
+                    sender: "ada",
+                    recipients: ["bob", "cy"],
+                    badges: [2, 3],
+                    body: "hi",
+                    createdAt: 12
+                )
+        )
+    }
 }

@@ -87,15 +87,19 @@ struct ItemJobs: WriteTrigger {
         #expect(try ns.jobs(in: "items", limit: 10).count == 2)
     }
 
-    @Test func commitsThatQueuedJobsSayHowMany() async throws {
+    @Test func commitsThatQueuedJobsSayInWhichQueues() async throws {
         let temp = try TemporaryStore.with([ItemJobs()])
         defer { temp.destroy() }
         let ns = try temp.store.namespace("default")
-        let seen = Mutex<[Int]>([])
-        ns.observeCommits { commit in seen.withLock { $0.append(commit.queuedJobs) } }
+        let seen = Mutex<[[String]]>([])
+        ns.observeCommits { commit in seen.withLock { $0.append(commit.jobQueues) } }
         try await ns.set("items/a", "1")
         try await ns.set("other", "1")
         _ = try await ns.update("items", [("d", "2"), ("e", "3")])
-        #expect(seen.withLock { $0 } == [1, 0, 2])
+        var twoQueues = Write(.set(DataPath("items", "f"), NewValue(node: .leaf(.string("4"), priority: nil))))
+        twoQueues.jobs = [ServerJob(queue: "other", payload: [1])]
+        _ = try await ns.write(twoQueues)
+        // Each queue once, whatever the number of its jobs.
+        #expect(seen.withLock { $0 } == [["items"], [], ["items"], ["other", "items"]])
     }
 }
