@@ -47,6 +47,7 @@ actor PushDeliveryQueue {
     private let provider: any PushProvider
     private let settings: Settings
     private let planner = PushPlanner()
+    private let jobs: PushJobWriter
     private let logger: Logger
 
     /// A planned intent in memory.
@@ -117,6 +118,7 @@ actor PushDeliveryQueue {
         self.namespace = namespace
         self.loop = loop
         self.engine = engine
+        jobs = PushJobWriter(engine: engine)
         self.provider = provider
         self.settings = settings
         self.logger = logger
@@ -236,7 +238,7 @@ actor PushDeliveryQueue {
             }
             changes.append(.remove(queue: PushQueues.intents, key: intent.key))
         }
-        try engine.changeJobs(changes)
+        try jobs.apply(changes)
         plannedThrough = last.key
         for intent in plans {
             guard let planned = intent.planned else { continue }
@@ -265,7 +267,7 @@ actor PushDeliveryQueue {
                 ]
             }
         }
-        try engine.changeJobs(changes)
+        try jobs.apply(changes)
     }
 
     /// Holds a planned intent's pushes not done, each at the end of its device's queue; false
@@ -317,7 +319,7 @@ actor PushDeliveryQueue {
         for (key, planned) in converted {
             changes.append(.put(queue: PushQueues.planned, key: key, payload: planned.encoded()))
         }
-        try engine.changeJobs(changes)
+        try jobs.apply(changes)
     }
 
     /// Removes the done sets whose planned intent is gone (`hearth chat check` reports them;
@@ -328,7 +330,7 @@ actor PushDeliveryQueue {
             let page = try engine.jobs(in: PushQueues.done, after: after, limit: 512)
             guard let last = page.last else { return }
             let planned = try engine.jobPayloads(in: PushQueues.planned, at: page.map(\.key))
-            try engine.changeJobs(
+            try jobs.apply(
                 zip(page, planned).filter { $0.1 == nil }.map { .remove(queue: PushQueues.done, key: $0.0.key) }
             )
             after = last.key
@@ -510,7 +512,7 @@ actor PushDeliveryQueue {
                 changes.append(.put(queue: PushQueues.done, key: key, payload: record.done.bytes))
             }
         }
-        try engine.changeJobs(changes)
+        try jobs.apply(changes)
         for (key, record) in touched {
             pending -= records[key].map { $0.remaining - record.remaining } ?? 0
             records[key] = record.remaining == 0 ? nil : record
