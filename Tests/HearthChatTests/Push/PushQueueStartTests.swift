@@ -21,16 +21,7 @@ import Testing
         defer { directory.remove() }
         let store = try Store.open(directory: directory.path)
         defer { store.close() }
-        let database = Database(
-            store: store,
-            rulesFiles: RulesFiles(defaultRulesFile: directory.path + "/rules.json"),
-            logger: Logger(label: "hearth.test")
-        )
-        let engine = try await database.engine(for: "default")
-        let device = try TreeParser.parse(#"{"token":"bob-phone","platform":"fcm","updatedAt":1}"#, at: .root)
-        _ = try await engine.writeAsServer(Write(.set(DataPath("devices", "bob", "phone"), device)))
-        let carols = try TreeParser.parse(#"{"token":"c","platform":"fcm","updatedAt":1}"#, at: .root)
-        _ = try await engine.writeAsServer(Write(.set(DataPath("devices", "carol", "phone"), carols)))
+        let engine = try await Self.engine(on: store, in: directory, devices: ["bob": "bob-phone", "carol": "c"])
         // What a killed run left: m1 planned for Carol's phone (accepted and marked done) and
         // Bob's (not yet accepted), and the intent of m2, committed after it.
         let now = Date().timeIntervalSince1970 * 1000
@@ -98,14 +89,7 @@ import Testing
         defer { directory.remove() }
         let store = try Store.open(directory: directory.path)
         defer { store.close() }
-        let database = Database(
-            store: store,
-            rulesFiles: RulesFiles(defaultRulesFile: directory.path + "/rules.json"),
-            logger: Logger(label: "hearth.test")
-        )
-        let engine = try await database.engine(for: "default")
-        let device = try TreeParser.parse(#"{"token":"bob-phone","platform":"fcm","updatedAt":1}"#, at: .root)
-        _ = try await engine.writeAsServer(Write(.set(DataPath("devices", "bob", "phone"), device)))
+        let engine = try await Self.engine(on: store, in: directory, devices: ["bob": "bob-phone"])
         let now = Int(Date().timeIntervalSince1970 * 1000)
         let legacy =
             #"{"id":"default:7.0.3","uid":"bob","deviceId":"phone","token":"bob-phone","platform":"fcm","#
@@ -130,6 +114,25 @@ import Testing
         #expect(try engine.jobCount(in: PushQueues.legacyDeliveries, limit: 10) == 0)
         #expect(try engine.jobCount(in: PushQueues.planned, limit: 10) == 0)
         await delivery.stop()
+    }
+
+    /// The default namespace's engine on `store`, each user's phone registered with its token.
+    private static func engine(
+        on store: Store,
+        in directory: TemporaryDirectory,
+        devices: [String: String]
+    ) async throws -> NamespaceEngine {
+        let database = Database(
+            store: store,
+            rulesFiles: RulesFiles(defaultRulesFile: directory.path + "/rules.json"),
+            logger: Logger(label: "hearth.test")
+        )
+        let engine = try await database.engine(for: "default")
+        for (uid, token) in devices {
+            let device = try TreeParser.parse(#"{"token":"\#(token)","platform":"fcm","updatedAt":1}"#, at: .root)
+            _ = try await engine.writeAsServer(Write(.set(DataPath("devices", uid, "phone"), device)))
+        }
+        return engine
     }
 }
 
