@@ -4,7 +4,6 @@ import HearthPush
 import HearthPushFakes
 import HearthServer
 import HearthTestSupport
-import Logging
 import Testing
 
 /// The push queue survives a restart: pushes that could not be delivered before the server
@@ -13,15 +12,7 @@ import Testing
     /// A server on `directory` with the chat app and its pushes to `receiver` (no accounts:
     /// the admin writes the chat).
     private static func start(_ directory: URL, receiver: WebhookReceiver) async throws -> RunningServer {
-        var configuration = HearthServerConfiguration(
-            host: "127.0.0.1",
-            port: 0,
-            dataDirectory: directory.appendingPathComponent("data").path,
-            rulesFile: directory.appendingPathComponent("rules.json").path,
-            seedFile: nil,
-            adminSecret: TestServer.adminSecret,
-            jwtSecret: TestServer.jwtSecret
-        )
+        var configuration = HearthServerConfiguration.testing(in: directory)
         try ChatApp.register(in: &configuration.triggers, namespaces: ["default"], pushes: true)
         var settings = ChatPushService.Settings()
         settings.retry = PushRetryPolicy(firstDelay: .milliseconds(100), maximumDelay: .milliseconds(200))
@@ -31,9 +22,7 @@ import Testing
         }
         configuration.services = [service]
         configuration.pushStatus = service
-        var logger = Logger(label: "hearth.test")
-        logger.logLevel = .critical
-        return try await HearthServer.start(configuration: configuration, logger: logger)
+        return try await TestServer.start(configuration, in: directory).running
     }
 
     @Test func pushesLeftQueuedAtAStopAreDeliveredByTheNextStart() async throws {
