@@ -45,7 +45,7 @@ extension ChatConsistencyCheck {
             }
         }
         forEachJob(in: PushQueues.legacyDeliveries) { job in
-            if PlannedPush.device(of: job.key) == nil || PlannedPush(legacyPayload: job.payload) == nil {
+            if PushDeviceKey.device(of: job.key) == nil || LegacyQueuedPush(payload: job.payload) == nil {
                 found.append("a push queued by an earlier version is not readable: the next start removes it")
             }
         }

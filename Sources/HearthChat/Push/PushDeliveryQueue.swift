@@ -77,7 +77,7 @@ actor PushDeliveryQueue {
 
     /// The planned intents in memory, by intent key.
     private var records: [[UInt8]: Record] = [:]
-    /// The devices with pushes not done, by `PlannedPush.deviceKey`.
+    /// The devices with pushes not done, by `PushDeviceKey`.
     private var devices: [[UInt8]: DeviceQueue] = [:]
     /// Pushes not done in `records`.
     private var pending = 0
@@ -166,7 +166,7 @@ actor PushDeliveryQueue {
         for queue in devices.values {
             guard let head = queue.pending.first, let record = records[head.intentKey] else { continue }
             let push = record.planned.pushes[head.index]
-            let id = PlannedPush.id(namespace: namespace, intentKey: head.intentKey, number: push.number)
+            let id = PlannedIntent.pushId(namespace: namespace, intentKey: head.intentKey, number: push.number)
             heads.append((push.uid, push.deviceId, id, record.planned.content.createdAt, queue))
         }
         heads.sort { $0.createdAt < $1.createdAt }
@@ -277,7 +277,7 @@ actor PushDeliveryQueue {
         var remaining = 0
         for (index, push) in planned.pushes.enumerated() where !done.contains(index) {
             remaining += 1
-            let prefix = PlannedPush.deviceKey(uid: push.uid, deviceId: push.deviceId)
+            let prefix = PushDeviceKey.of(uid: push.uid, deviceId: push.deviceId)
             // In place: a copy of the queue would copy its buffer.
             devices[prefix, default: DeviceQueue()].pending.append(Pending(intentKey: key, index: index))
             if devices[prefix]?.pending.count == 1 { ready.append(prefix) }
@@ -300,8 +300,8 @@ actor PushDeliveryQueue {
             guard let last = page.last else { break }
             for job in page {
                 changes.append(.remove(queue: PushQueues.legacyDeliveries, key: job.key))
-                guard let device = PlannedPush.device(of: job.key),
-                    let legacy = PlannedPush(legacyPayload: job.payload)?.converted
+                guard let device = PushDeviceKey.device(of: job.key),
+                    let legacy = LegacyQueuedPush(payload: job.payload)?.converted
                 else {
                     unreadable += 1
                     continue
@@ -371,7 +371,7 @@ actor PushDeliveryQueue {
             }
             inFlight += 1
             devices[prefix]?.token = push.token
-            let message = push.message
+            let message = push
             let provider = provider
             Task {
                 let outcome = await provider.send(message)
@@ -384,7 +384,7 @@ actor PushDeliveryQueue {
     /// the token it was planned for (`devices/$uid/$deviceId`, read in one snapshot); nil when
     /// it is not, or the store cannot be read (the push is dropped as a removed device's would
     /// be: none is sent twice).
-    private func currentPushes(of prefixes: [[UInt8]]) -> [PlannedPush?] {
+    private func currentPushes(of prefixes: [[UInt8]]) -> [PushMessage?] {
         let heads: [(push: PlannedIntent.Push, content: PushContent, intentKey: [UInt8])?] = prefixes.map { prefix in
             guard let head = devices[prefix]?.pending.first, let record = records[head.intentKey] else { return nil }
             return (record.planned.pushes[head.index], record.planned.content, head.intentKey)
@@ -396,10 +396,9 @@ actor PushDeliveryQueue {
         return zip(heads, found).map { head, device in
             guard let head, let device,
                 let token = device.string("token"), PlannedIntent.hash(token: token) == head.push.tokenHash,
-                let platform = device.string("platform"), PushPlanner.platforms.contains(platform)
+                let platform = device.string("platform").flatMap(PushPlatform.init(rawValue:))
             else { return nil }
-            return PlannedPush(
-                head.push,
+            return head.push.message(
                 of: head.content,
                 intentKey: head.intentKey,
                 namespace: namespace,

@@ -198,7 +198,7 @@ public enum PushQueues {
     /// Which pushes of a planned intent are done (`PushDoneSet`), keyed by the intent's key.
     public static let done = "push.done"
     /// Pushes queued one per device, whole (the webhook's body as JSON), by versions before
-    /// `PlannedIntent`: keyed by `PlannedPush.deviceKey` + the intent's key. The queue's start
+    /// `PlannedIntent`: keyed by `PushDeviceKey` + the intent's key. The queue's start
     /// turns them into planned intents.
     public static let legacyDeliveries = "push.devices"
 }

@@ -1,5 +1,6 @@
 public import HearthCore
 public import HearthDatabase
+import HearthPush
 
 /// Plans a `PushIntent` into a `PlannedIntent` (its content, one push per device), against the
 /// namespace at one moment (right after the intent's commit): a recipient gets pushes only when
@@ -47,7 +48,7 @@ public struct PushPlanner: Sendable {
                 ? Double(intent.badges[index]) : snapshot.node(at: DataPath("unreadTotals", uid))?.leafNumber ?? 0
             for (deviceKey, device) in zip(devices.keys, devices.nodes) {
                 guard let token = device.string("token"), !token.isEmpty,
-                    let platform = device.string("platform"), PushPlanner.platforms.contains(platform)
+                    device.string("platform").flatMap(PushPlatform.init(rawValue:)) != nil
                 else { continue }
                 let push = PlannedIntent.Push(
                     uid: uid,
@@ -61,9 +62,6 @@ public struct PushPlanner: Sendable {
         }
         return pushes.isEmpty ? nil : PlannedIntent(content: content, pushes: pushes)
     }
-
-    /// The platforms a device may name.
-    static let platforms: Set<String> = ["fcm", "apns", "webpush"]
 }
 
 extension Node {

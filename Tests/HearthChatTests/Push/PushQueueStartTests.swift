@@ -97,7 +97,7 @@ import Testing
         try engine.changeJobs([
             .put(
                 queue: PushQueues.legacyDeliveries,
-                key: PlannedPush.deviceKey(uid: "bob", deviceId: "phone") + JobKey.committed(sequence: 7, index: 0),
+                key: PushDeviceKey.of(uid: "bob", deviceId: "phone") + JobKey.committed(sequence: 7, index: 0),
                 payload: Array(legacy.utf8)
             )
         ])
