@@ -54,6 +54,13 @@ struct ChatCheckCommand: AsyncParsableCommand {
         outcome.disagreements += try await ChatConsistencyCheck.lookupDisagreements(in: namespace.name) { name in
             try await namespace.lookupDisagreement(name).map { ($0.missing, $0.extra) }
         }
+        // The `.indexOn` indexes (the chat lists' among them): each entry exactly the data's.
+        for disagreement in try await namespace.indexDisagreements() {
+            outcome.disagreements.append(
+                "the index '\(disagreement.spec)' misses \(disagreement.missing) "
+                    + "and has \(disagreement.extra) extra entries"
+            )
+        }
         for disagreement in outcome.disagreements { print(disagreement) }
         let summary = "chat check of '\(ns)': \(outcome.chats) chats, \(outcome.users) users"
         if outcome.disagreements.isEmpty {
