@@ -18,7 +18,7 @@ struct ChatCheckCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract:
-            "Check the chat app's counters, chat lists, last messages, lookup indexes, contacts, requests, blocks and presence.",
+            "Check the chat app's counters, chat lists, last messages, lookup and .indexOn indexes, contacts, requests, blocks and presence.",
         discussion: """
             Reads one consistent snapshot of --ns and prints each disagreement on its own line (exit 1 \
             when there is any). Opens the data directory directly: stop the server first. See \

@@ -140,4 +140,22 @@ import Testing
         #expect(indexed[0] - plain[0] == 2 * 2)
         #expect(indexed[1] == plain[1])
     }
+
+    /// The check the model checks and `hearth chat check` rely on sees a stale entry: one
+    /// whose value is not the data's counts as extra, and the right one as missing.
+    @Test func theCheckCountsAStaleEntryAsExtraAndTheRightOneAsMissing() async throws {
+        let temp = try TemporaryStore()
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        try await ns.setIndexes([Self.byValue])
+        try await ns.set("scores", #"{"a": 3, "b": 1}"#)
+        #expect(try await ns.indexDisagreements().isEmpty)
+        let id = ns.registeredIndexes[0].id
+        let batch = WriteBatch()
+        let encoded = { (number: Double) in IndexValueEncoding.encode(.leaf(.number(number))) }
+        batch.delete(ns.keys.indexEntryKey(id, list: path("scores"), value: encoded(3), child: ChildKey("a")))
+        batch.put(ns.keys.indexEntryKey(id, list: path("scores"), value: encoded(2), child: ChildKey("a")), [])
+        try ns.db.write(batch, sync: false)
+        #expect(try await ns.indexDisagreements() == [.init(spec: Self.byValue, missing: 1, extra: 1)])
+    }
 }
