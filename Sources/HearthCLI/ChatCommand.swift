@@ -18,7 +18,7 @@ struct ChatCheckCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract:
-            "Check the chat app's counters, chat lists, last messages, lookup indexes, contacts, requests, blocks and presence.",
+            "Check the chat app's counters, chat lists, last messages, lookup and .indexOn indexes, contacts, requests, blocks and presence.",
         discussion: """
             Reads one consistent snapshot of --ns and prints each disagreement on its own line (exit 1 \
             when there is any). Opens the data directory directly: stop the server first. See \
@@ -53,6 +53,13 @@ struct ChatCheckCommand: AsyncParsableCommand {
         var outcome = try await namespace.read { ChatConsistencyCheck(snapshot: NamespaceSnapshot(reader: $0)).run() }
         outcome.disagreements += try await ChatConsistencyCheck.lookupDisagreements(in: namespace.name) { name in
             try await namespace.lookupDisagreement(name).map { ($0.missing, $0.extra) }
+        }
+        // The `.indexOn` indexes (the chat lists' among them): each entry exactly the data's.
+        for disagreement in try await namespace.indexDisagreements() {
+            outcome.disagreements.append(
+                "the index '\(disagreement.spec)' misses \(disagreement.missing) "
+                    + "and has \(disagreement.extra) extra entries"
+            )
         }
         for disagreement in outcome.disagreements { print(disagreement) }
         let summary = "chat check of '\(ns)': \(outcome.chats) chats, \(outcome.users) users"

@@ -67,19 +67,30 @@ public final class NamespaceStore: Sendable {
             commitLog: commitLog,
             onCommit: onCommit
         )
+        // A store written before docs/decisions/0020 has reverse index entries: the writer's
+        // first job removes them, once (its index entries are kept: they equal the data).
+        if registration == nil, try hasRetiredReverseEntries() {
+            try runBeforeServing { [self] round in try removeRetiredReverseEntries(in: round) }
+        }
         // Lookup indexes are brought in line before anything reads or writes the namespace:
         // when one is stale (a new version, or written without it), the writer's first job
         // rebuilds it while this waits (rare: a new version or deployment).
         if configuration.reconcilesLookups, registration == nil, try !lookupsAreCurrent() {
-            let done = DispatchSemaphore(value: 0)
-            let outcome = Mutex<Result<Void, any Error>>(.success(()))
-            writer.perform({ [self] round in try reconcileLookups(in: round) }) { result in
-                outcome.withLock { $0 = result }
-                done.signal()
-            }
-            done.wait()
-            try outcome.withLock { $0 }.get()
+            try runBeforeServing { [self] round in try reconcileLookups(in: round) }
         }
+    }
+
+    /// Runs `job` as the writer's next job and waits for it (the opening only: nothing else
+    /// reads or writes the namespace yet).
+    private func runBeforeServing(_ job: @escaping @Sendable (WriteRound) throws -> Void) throws {
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Result<Void, any Error>>(.success(()))
+        writer.perform(job) { result in
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        try outcome.withLock { $0 }.get()
     }
 
     static let logger = Logger(label: "hearth.store")

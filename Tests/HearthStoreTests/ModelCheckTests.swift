@@ -185,6 +185,10 @@ import Testing
         // Export puts `.priority` first where Core's renderer puts it last: compare as trees.
         let exported = try await ns.json("", format: .export)
         #expect(try TreeParser.parse(Array(exported.utf8), at: .root).node == model, "step \(step) \(exported)")
+        // Every index entry, not only the ones the queries reach: exactly the data's.
+        let disagreements = try await ns.indexDisagreements()
+        #expect(disagreements.isEmpty, "step \(step) \(lastOp): \(disagreements)")
+        if !disagreements.isEmpty { return false }
         return try await checkQueries(ns, model: model, step: step, random: &random)
     }
 

@@ -10,7 +10,28 @@ struct IndexBuilder {
     func build() throws {
         var batch = WriteBatch()
         var failure: Error?
+        forEachEntry { key in
+            batch.put(key, [])
+            guard batch.count >= batchLimit else { return true }
+            do {
+                try flush(batch)
+            } catch {
+                failure = error
+                return false
+            }
+            batch = WriteBatch()
+            return true
+        }
+        if let failure { throw failure }
+        try flush(batch)
+    }
+
+    /// Calls `body` with the key of every entry the stored data calls for, list by list (in
+    /// key order within a list), until it returns false.
+    func forEachEntry(_ body: ([UInt8]) -> Bool) {
+        var going = true
         forEachLocation(at: .root) { list in
+            guard going else { return }
             let prefix = reader.keys.dataKey(list)
             let cursor = reader.snapshot.makeIterator()
             var start = prefix
@@ -23,21 +44,11 @@ struct IndexBuilder {
                 } else {
                     value = reader.storedState(list.child(child).appending(index.childPath))
                 }
-                reader.keys.putIndexEntry(index.id, list: list, child: child, value: value, into: batch)
-                if batch.count >= batchLimit {
-                    do {
-                        try flush(batch)
-                    } catch {
-                        failure = error
-                        return false
-                    }
-                    batch = WriteBatch()
-                }
-                return true
+                let encoded = IndexValueEncoding.encode(value)
+                going = body(reader.keys.indexEntryKey(index.id, list: list, value: encoded, child: child))
+                return going
             }
         }
-        if let failure { throw failure }
-        try flush(batch)
     }
 
     /// Visits every stored location matching the index's pattern.
@@ -68,7 +79,12 @@ struct IndexBuilder {
 extension NamespaceReader {
     /// What is stored at `path`, without reading below its first key.
     func storedState(_ path: DataPath) -> IndexValueEncoding.Indexed {
-        let prefix = keys.dataKey(path)
+        storedState(dataKey: keys.dataKey(path))
+    }
+
+    /// What is stored at the location whose data key is `prefix`, without reading below its
+    /// first key.
+    func storedState(dataKey prefix: [UInt8]) -> IndexValueEncoding.Indexed {
         let cursor = snapshot.makeIterator()
         cursor.seek(prefix)
         while cursor.hasPrefix(prefix) {

@@ -55,14 +55,13 @@ enum IndexDefinitions {
     static func removal(of index: RegisteredIndex, reader: NamespaceReader) -> WriteBatch {
         let batch = WriteBatch()
         batch.delete(definitionKey(index, keys: reader.keys))
-        for prefix in [reader.keys.indexPrefix(index.id), reader.keys.reversePrefix(index.id)] {
-            var deleted = 0
-            reader.scan(prefix) { key, _ in
-                batch.delete(Array(key))
-                deleted += 1
-            }
-            batch.noteCleared(prefix: prefix, deletedKeys: deleted)
+        let prefix = reader.keys.indexPrefix(index.id)
+        var deleted = 0
+        reader.scan(prefix) { key, _ in
+            batch.delete(Array(key))
+            deleted += 1
         }
+        batch.noteCleared(prefix: prefix, deletedKeys: deleted)
         return batch
     }
 }

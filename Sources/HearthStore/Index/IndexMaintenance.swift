@@ -5,7 +5,8 @@ struct IndexMaintenance {
     let reader: NamespaceReader
     let batch: WriteBatch
     let view: PostWriteView
-    /// Where reverse entries are looked up first and noted (staging); nil: the snapshot only.
+    /// Where the staged writes' indexed values are looked up first, and this write's noted
+    /// (staging); nil: the write's pre-image and the snapshot only.
     var notes: IndexPlanNotes? = nil
     var keys: KeySpace { reader.keys }
 
@@ -15,7 +16,7 @@ struct IndexMaintenance {
     func update(for entries: [PlannedEntry], inKeyOrder order: [Int]) {
         for index in reader.indexes {
             let depth = index.spec.location.count
-            let tables = Tables(index: keys.indexPrefix(index.id), reverse: keys.reversePrefix(index.id))
+            let table = keys.indexPrefix(index.id)
             // The last child refreshed: an entry's position, and the length of its key's first
             // `depth + 1` segments (the child's data key).
             var last: (position: Int, length: Int)?
@@ -48,9 +49,16 @@ struct IndexMaintenance {
                 )
                 let located = LocatedChild(dataKey: entry.dataKey, listEnd: listEnd, childEnd: length)
                 assert(located.matches(DataPath(keys: Array(entry.path.keys[0...depth]))))
-                refresh(index, childOf: entry.path, at: located, in: tables, written: written)
+                refresh(index, childOf: entry.path, at: located, in: table, written: written)
             }
         }
+    }
+
+    /// The indexed value a write sets (`value`), and the leaf it replaces when the writer
+    /// remembers it (`previousLeaf`: the old indexed value, whose child existed).
+    struct WrittenValue {
+        let value: IndexValueEncoding.Indexed
+        let previousLeaf: [UInt8]?
     }
 
     /// The new indexed value of the child whose entries start at `order[rank]` (their data
@@ -63,7 +71,7 @@ struct IndexMaintenance {
         order: [Int],
         from rank: Int,
         childKeyLength: Int
-    ) -> IndexValueEncoding.Indexed? {
+    ) -> WrittenValue? {
         let first = entries[order[rank]]
         let childDepth = index.spec.location.count + 1
         let indexed = index.childPath.keys
@@ -75,15 +83,11 @@ struct IndexMaintenance {
             guard !entry.isPriority, let node = entry.node, entry.path.depth == childDepth + indexed.count else {
                 continue
             }
-            if entry.path.keys[childDepth...].elementsEqual(indexed) { return IndexValueEncoding.Indexed(node) }
+            if entry.path.keys[childDepth...].elementsEqual(indexed) {
+                return WrittenValue(value: IndexValueEncoding.Indexed(node), previousLeaf: entry.previousLeaf)
+            }
         }
         return nil
-    }
-
-    /// An index's key prefixes: its entries' table and its reverse entries' table.
-    struct Tables {
-        let index: [UInt8]
-        let reverse: [UInt8]
     }
 
     /// A child of an indexed list located in a data key: the list's segments run from the end
@@ -94,9 +98,9 @@ struct IndexMaintenance {
         let listEnd: Int
         let childEnd: Int
 
-        /// `table`, the list, `value` (an entry's encoded index value, if any), the child: the
-        /// key of an index entry (`KeySpace.indexEntryKey`) or of a reverse entry
-        /// (`KeySpace.reverseEntryKey`, no value).
+        /// `table`, the list, `value` (an entry's encoded index value), the child: the key of
+        /// an index entry (`KeySpace.indexEntryKey`); with no value, the child's entry identity
+        /// (`IndexPlanNotes`, never stored).
         func key(in table: [UInt8], value: [UInt8] = []) -> [UInt8] {
             let start = SubtreeShapes.namespacePrefixLength
             var key: [UInt8] = []
@@ -142,16 +146,14 @@ struct IndexMaintenance {
     /// The subtree at `path` (at or above indexed locations) was replaced by `node`: drop every
     /// entry below it and index the new data.
     private func reindex(_ index: RegisteredIndex, at path: DataPath, node: Node?) {
-        for table in [keys.indexPrefix(index.id), keys.reversePrefix(index.id)] {
-            var prefix = table
-            KeyEncoding.append(path, to: &prefix)
-            var deleted = 0
-            reader.scan(prefix) { key, _ in
-                batch.delete(Array(key))
-                deleted += 1
-            }
-            batch.noteCleared(prefix: prefix, deletedKeys: deleted)
+        var prefix = keys.indexPrefix(index.id)
+        KeyEncoding.append(path, to: &prefix)
+        var deleted = 0
+        reader.scan(prefix) { key, _ in
+            batch.delete(Array(key))
+            deleted += 1
         }
+        batch.noteCleared(prefix: prefix, deletedKeys: deleted)
         guard let node else { return }
         IndexMaintenance.forEachLocation(of: index.spec, in: node, at: path) { list, children in
             for (childKey, child) in zip(children.keys, children.nodes) {
@@ -163,23 +165,31 @@ struct IndexMaintenance {
 
     /// Re-derives the entry of one child whose subtree the write touched (the child of an
     /// indexed list that `path` lies at or below): nothing to do when its indexed value stays
-    /// the same; otherwise the old entry goes and the new one (and its reverse entry, put over
-    /// the old) comes, or the reverse entry goes with the child.
+    /// the same; otherwise the old entry is deleted and the new one put (or none, when the
+    /// child goes). The old value is the pre-image: as a staged write of the group left it,
+    /// else the leaf the writer remembers replacing, else the snapshot's data.
     /// - Parameter located: where the list's and child's key segments lie in a data key.
-    /// - Parameter tables: the index's key prefixes.
+    /// - Parameter table: the index's key prefix.
     /// - Parameter written: the new indexed value when the write sets it (`writtenValue`).
     private func refresh(
         _ index: RegisteredIndex,
         childOf path: DataPath,
         at located: LocatedChild,
-        in tables: Tables,
-        written: IndexValueEncoding.Indexed? = nil
+        in table: [UInt8],
+        written: WrittenValue? = nil
     ) {
-        let reverseKey = located.key(in: tables.reverse)
-        let old = notes.map { $0.reverseEntry(reverseKey, in: reader.snapshot) } ?? reader.snapshot.get(reverseKey)
+        let identity = located.key(in: table)
+        let old: [UInt8]?
+        if let staged = notes?.stagedValue(identity) {
+            old = staged
+        } else if let bytes = written?.previousLeaf, let leaf = bytes.withUnsafeBytes({ ValueEncoding.decode($0) }) {
+            old = IndexValueEncoding.encode(.leaf(leaf))
+        } else {
+            old = storedValue(index, of: located)
+        }
         let new: [UInt8]?
         if let written {
-            new = IndexValueEncoding.encode(written)
+            new = IndexValueEncoding.encode(written.value)
         } else {
             let childPath = DataPath(keys: Array(path.keys[0...index.spec.location.count]))
             new =
@@ -187,30 +197,29 @@ struct IndexMaintenance {
                 ? nil : IndexValueEncoding.encode(view.state(of: childPath.appending(index.childPath)))
         }
         if let old, let new, KeyBytes.equal(old, new) { return }
-        if let old { batch.delete(located.key(in: tables.index, value: old)) }
-        if let new {
-            put(entry: located.key(in: tables.index, value: new), reverse: reverseKey, encoded: new)
-        } else if old != nil {
-            batch.delete(reverseKey)
-            notes?.noteReverseEntry(reverseKey, nil)
+        if let old { batch.delete(located.key(in: table, value: old)) }
+        if let new { batch.put(located.key(in: table, value: new), []) }
+        notes?.noteIndexedValue(identity, new)
+    }
+
+    /// The encoded indexed value of the located child in the snapshot (so its entry's value),
+    /// or nil when the child does not exist: one point read when the indexed value is a leaf.
+    private func storedValue(_ index: RegisteredIndex, of located: LocatedChild) -> [UInt8]? {
+        let childKey = Array(located.dataKey[0..<located.childEnd])
+        let indexedKey = index.childPathKey.isEmpty ? childKey : childKey + index.childPathKey
+        if let bytes = reader.snapshot.get(indexedKey), let leaf = bytes.withUnsafeBytes({ ValueEncoding.decode($0) }) {
+            return IndexValueEncoding.encode(.leaf(leaf))
         }
+        let state = reader.storedState(dataKey: indexedKey)
+        if state != .missing { return IndexValueEncoding.encode(state) }
+        if index.childPathKey.isEmpty || reader.storedState(dataKey: childKey) == .missing { return nil }
+        return IndexValueEncoding.encode(.missing)
     }
 
     private func put(_ index: RegisteredIndex, list: DataPath, child: ChildKey, value: IndexValueEncoding.Indexed) {
         let encoded = IndexValueEncoding.encode(value)
-        put(
-            entry: keys.indexEntryKey(index.id, list: list, value: encoded, child: child),
-            reverse: keys.reverseEntryKey(index.id, list: list, child: child),
-            encoded: encoded
-        )
-    }
-
-    /// Puts an index entry (at `entryKey`) and its reverse entry (at `reverseKey`, over any old
-    /// one) holding the encoded value, noted for the staged writes after it.
-    private func put(entry entryKey: [UInt8], reverse reverseKey: [UInt8], encoded: [UInt8]) {
-        batch.put(entryKey, [])
-        batch.put(reverseKey, encoded)
-        notes?.noteReverseEntry(reverseKey, encoded)
+        batch.put(keys.indexEntryKey(index.id, list: list, value: encoded, child: child), [])
+        notes?.noteIndexedValue(keys.indexEntryKey(index.id, list: list, value: [], child: child), encoded)
     }
 
     /// Calls `body` for every indexed location inside `node` (which sits at `path`).

@@ -7,6 +7,9 @@ struct RegisteredIndex: Sendable, Hashable {
     /// The key encoding of the index location's part before its first wildcard, as it
     /// follows the namespace's data prefix in a data key.
     let fixedLocation: [UInt8]
+    /// The key encoding of `childPath` (empty for `.value`): a child's data key followed by it
+    /// is the indexed value's.
+    let childPathKey: [UInt8]
 
     init(id: UInt32, spec: IndexSpec) {
         self.id = id
@@ -17,6 +20,7 @@ struct RegisteredIndex: Sendable, Hashable {
             fixed.append(key)
         }
         fixedLocation = KeyEncoding.encode(DataPath(keys: fixed))
+        if case .child(let path) = spec.indexed { childPathKey = KeyEncoding.encode(path) } else { childPathKey = [] }
     }
 
     /// The relative path, under each child, of the indexed value (empty for `.value`).

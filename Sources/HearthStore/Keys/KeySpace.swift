@@ -6,7 +6,9 @@ struct KeySpace: Sendable {
     static let sequenceTable = UInt8(ascii: "S")
     static let dataTable = UInt8(ascii: "D")
     static let indexTable = UInt8(ascii: "I")
-    static let reverseTable = UInt8(ascii: "R")
+    /// The reverse index entries of the layout before docs/decisions/0020: removed when a
+    /// namespace opens (`NamespaceStore.removeRetiredReverseEntries`), never written.
+    static let retiredReverseTable = UInt8(ascii: "R")
     static let indexDefinitionTable = UInt8(ascii: "X")
     static let onDisconnectTable = UInt8(ascii: "O")
 
@@ -67,11 +69,8 @@ struct KeySpace: Sendable {
         return out
     }
 
-    func reversePrefix(_ indexID: UInt32) -> [UInt8] {
-        var out = KeySpace.prefix(KeySpace.reverseTable, namespaceID)
-        KeySpace.appendBigEndian(indexID, to: &out)
-        return out
-    }
+    /// Every retired reverse entry of the namespace (`retiredReverseTable`).
+    var retiredReversePrefix: [UInt8] { KeySpace.prefix(KeySpace.retiredReverseTable, namespaceID) }
 
     /// The entry of `child` of `list` in index `indexID`, for an encoded index value.
     func indexEntryKey(_ indexID: UInt32, list: DataPath, value encoded: [UInt8], child: ChildKey) -> [UInt8] {
@@ -80,27 +79,6 @@ struct KeySpace: Sendable {
         key.append(contentsOf: encoded)
         KeyEncoding.append(child, to: &key)
         return key
-    }
-
-    /// The reverse entry of `child` of `list` in index `indexID` (its value: the encoded index value).
-    func reverseEntryKey(_ indexID: UInt32, list: DataPath, child: ChildKey) -> [UInt8] {
-        var key = reversePrefix(indexID)
-        KeyEncoding.append(list, to: &key)
-        KeyEncoding.append(child, to: &key)
-        return key
-    }
-
-    /// Puts the entry and reverse entry of `child` of `list` with `value` into `batch`.
-    func putIndexEntry(
-        _ indexID: UInt32,
-        list: DataPath,
-        child: ChildKey,
-        value: IndexValueEncoding.Indexed,
-        into batch: WriteBatch
-    ) {
-        let encoded = IndexValueEncoding.encode(value)
-        batch.put(indexEntryKey(indexID, list: list, value: encoded, child: child), [])
-        batch.put(reverseEntryKey(indexID, list: list, child: child), encoded)
     }
 
     /// The onDisconnect records of the namespace (outside the data tree).

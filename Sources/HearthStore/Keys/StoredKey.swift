@@ -1,6 +1,6 @@
 /// A LevelDB key as a dictionary key: hashed as one run of bytes and compared with `memcmp`
 /// (`[UInt8]`'s own `Hashable` feeds the hasher one byte at a time, which the writer felt in
-/// the reverse index entries a chat message's group keeps).
+/// the indexed values a chat message's group keeps).
 struct StoredKey: Hashable {
     let bytes: [UInt8]
 

@@ -27,8 +27,9 @@ final class StagedWrites {
     let sequenceBefore: UInt64
     let announcedBefore: Int
     private var touched = TouchedKeys()
-    /// The reverse index entries the staged writes put (their value) or deleted (nil).
-    private var reverseEntries: [StoredKey: [UInt8]?] = [:]
+    /// The indexed values the staged writes changed, by entry identity (`IndexMaintenance`):
+    /// the encoded value, or nil for a child removed. Memory only: nothing of it is stored.
+    private var indexedValues: [StoredKey: [UInt8]?] = [:]
     private var writes = 0
     /// Whether a write joined that puts a key an earlier one put (a hot counter written again
     /// from the writer's memory): the batch then has keys to drop before it is applied.
@@ -98,25 +99,25 @@ final class StagedWrites {
         touched.laterChildren(of: parent, after: segment)
     }
 
-    /// The reverse index entry at `key` as the staged writes left it: nil when none wrote it,
-    /// `.some(nil)` when one deleted it.
-    func reverseEntry(_ key: [UInt8]) -> [UInt8]?? {
-        reverseEntries.isEmpty ? nil : reverseEntries[StoredKey(key)]
+    /// The indexed value at entry identity `key` as the staged writes left it: nil when none
+    /// changed it, `.some(nil)` when one removed the child.
+    func indexedValue(_ key: [UInt8]) -> [UInt8]?? {
+        indexedValues.isEmpty ? nil : indexedValues[StoredKey(key)]
     }
 
     /// - Parameter batch: the write's batch, the group's from now on (its owner drops it).
     /// - Parameter rewritesKeys: as its admission said (false for the first write).
-    /// - Parameter reverseEntries: the reverse index entries it put or deleted, in order.
+    /// - Parameter indexedValues: the indexed values it changed, in order.
     func add(
         _ batch: WriteBatch,
         touching keys: [[UInt8]],
         hashes: [UInt64] = [],
         rewritesKeys: Bool = false,
-        reverseEntries written: [(key: [UInt8], value: [UInt8]?)] = []
+        indexedValues written: [(key: [UInt8], value: [UInt8]?)] = []
     ) {
         if writes == 0 { self.batch = batch } else { self.batch.append(batch) }
         for (index, key) in keys.enumerated() { touched.insert(key, hash: index < hashes.count ? hashes[index] : nil) }
-        for entry in written { reverseEntries[StoredKey(entry.key)] = .some(entry.value) }
+        for entry in written { indexedValues[StoredKey(entry.key)] = .some(entry.value) }
         self.rewritesKeys = self.rewritesKeys || rewritesKeys
         writes += 1
     }

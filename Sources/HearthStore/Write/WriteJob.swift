@@ -11,7 +11,7 @@ import HearthCore
 ///   again when the planner answered it from the writer's memory alone (a hot counter: its
 ///   keys and value as the last staged write left them, `SubtreeShapes.Change.fromMemory`).
 /// - Index maintenance notes the data it reads (`IndexPlanNotes`), checked against the staged
-///   locations, and reads the reverse entries the staged writes wrote from the group.
+///   locations, and takes the indexed values the staged writes changed from the group.
 /// - The rules and the triggers report what they read, checked against the staged locations
 ///   after they ran.
 /// An ETag is compared before any check, so after a flush. Deletes and priority writes read
@@ -56,7 +56,7 @@ struct WriteJob {
         let reader = NamespaceReader(snapshot: try round.snapshotForWriting(), keys: keys, indexes: indexes)
         var batch = WriteBatch()
         let now = clock()
-        var indexNotes = indexes.isEmpty ? nil : IndexPlanNotes(staged: round.stagedReverseEntry)
+        var indexNotes = indexes.isEmpty ? nil : IndexPlanNotes(staged: round.stagedIndexedValue)
         // The planner of this round's snapshot, for the write and again for its combined form.
         func planner() -> WritePlanner {
             WritePlanner(
@@ -106,7 +106,7 @@ struct WriteJob {
             if let combined = outcome.combined {
                 let write = combined.write
                 batch = WriteBatch()
-                indexNotes = indexes.isEmpty ? nil : IndexPlanNotes(staged: round.stagedReverseEntry)
+                indexNotes = indexes.isEmpty ? nil : IndexPlanNotes(staged: round.stagedIndexedValue)
                 let planned = try planner().plan(write, now: now, locations: combined.locations)
                 guard case .committed(_, let all) = planned else { preconditionFailure("an unconditional write") }
                 committed = (write, all, combined.describe ?? Self.describe(write, values: all))
@@ -136,7 +136,7 @@ struct WriteJob {
                 touching: lookupKeys.isEmpty ? round.shapes.staged.written : round.shapes.staged.written + lookupKeys,
                 hashes: round.shapes.staged.hashes,
                 fromMemory: { $0 < fromMemory.count && fromMemory[$0] },
-                reverseEntries: indexNotes?.reverseEntries ?? [],
+                indexedValues: indexNotes?.indexedValues ?? [],
                 jobs: jobs,
                 as: committed.commit
             )

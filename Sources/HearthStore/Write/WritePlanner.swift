@@ -42,6 +42,9 @@ struct WritePlanner {
         var recorded: [SubtreeShapes.Shape?] = []
         var present = [Bool](repeating: false, count: shapes == nil ? 0 : located.count)
         var fromMemory = [Bool](repeating: false, count: shapes == nil ? 0 : located.count)
+        // The leaves the writer remembers at the locations before the write: the pre-images
+        // index maintenance starts from.
+        var previousLeaves: [[UInt8]?] = []
         for index in order {
             let value = write.operation.value(index)
             // A location's absolute path is built only where it is needed (a read beside a
@@ -49,6 +52,10 @@ struct WritePlanner {
             let dataKey = located.dataKeys[index]
             let isPriority = located.isPriority[index]
             let known = shapes.flatMap { $0.shape(at: dataKey, hash: hashes[index]) }
+            if let leaf = known?.leafValue, !isPriority {
+                if previousLeaves.isEmpty { previousLeaves = Array(repeating: nil, count: located.count) }
+                previousLeaves[index] = leaf
+            }
             let resolved: Node?
             // Planned from memory alone: the keys it replaces are remembered, and so is the
             // number an increment adds to.
@@ -99,7 +106,8 @@ struct WritePlanner {
                     path: isPriority ? path.parent! : path,
                     isPriority: isPriority,
                     node: values[index],
-                    dataKey: located.dataKeys[index]
+                    dataKey: located.dataKeys[index],
+                    previousLeaf: previousLeaves.isEmpty ? nil : previousLeaves[index]
                 )
             }
             let view = PostWriteView(

@@ -87,11 +87,11 @@ final class WriteRound {
         staged?.laterChildren(of: parent, after: segment) ?? .untouched
     }
 
-    /// The reverse index entry at `key` as the staged writes left it: nil when none wrote it,
-    /// `.some(nil)` when one deleted it.
-    func stagedReverseEntry(_ key: [UInt8]) -> [UInt8]?? {
+    /// The indexed value of the child whose entry identity is `key` (`IndexMaintenance`) as the
+    /// staged writes left it: nil when none changed it, `.some(nil)` when one removed the child.
+    func stagedIndexedValue(_ key: [UInt8]) -> [UInt8]?? {
         guard let staged else { return nil }
-        return staged.reverseEntry(key)
+        return staged.indexedValue(key)
     }
 
     /// `stagedOverlaps`, except that a key `fromMemory` may be one a staged write wrote (not
@@ -107,8 +107,8 @@ final class WriteRound {
     /// not.
     /// - Parameter describe: the commit, given its sequence number (announced when the round
     ///   ends, and logged in the same batch when the namespace has commit observers).
-    /// - Parameter reverseEntries: the reverse index entries the write put or deleted (later
-    ///   writes of the group read them from the group: `stagedReverseEntry`).
+    /// - Parameter indexedValues: the indexed values the write changed (later
+    ///   writes of the group read them from the group: `stagedIndexedValue`).
     /// - Parameter hashes: `SubtreeShapes.hash` of the first of `touched`, when known.
     /// - Parameter jobs: the jobs the write's triggers queued, put under the commit's sequence
     ///   number.
@@ -117,7 +117,7 @@ final class WriteRound {
         touching touched: [[UInt8]],
         hashes: [UInt64] = [],
         fromMemory: (Int) -> Bool = { _ in false },
-        reverseEntries: [(key: [UInt8], value: [UInt8]?)] = [],
+        indexedValues: [(key: [UInt8], value: [UInt8]?)] = [],
         jobs: [ServerJob] = [],
         as describe: (UInt64) -> CommittedWrite
     ) -> UInt64? {
@@ -148,7 +148,7 @@ final class WriteRound {
             touching: touched,
             hashes: hashes,
             rewritesKeys: rewritesKeys,
-            reverseEntries: reverseEntries
+            indexedValues: indexedValues
         )
         state.shapes.apply(state.shapes.staged)
         state.shapes.staged = SubtreeShapes.Change()
