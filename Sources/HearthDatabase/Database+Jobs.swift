@@ -18,14 +18,7 @@ extension Database {
     public func jobCount(in queue: String, limit: Int) throws -> Int {
         var count = 0
         for name in try store.namespaceNames() where count < limit {
-            let namespace = try store.namespace(name)
-            var after: [UInt8]?
-            while count < limit {
-                let page = try namespace.jobs(in: queue, after: after, limit: min(1000, limit - count))
-                guard let last = page.last else { break }
-                count += page.count
-                after = last.key
-            }
+            count += try store.namespace(name).jobCount(in: queue, limit: limit - count)
         }
         return count
     }

@@ -15,7 +15,7 @@ extension ChatConsistencyCheck {
         var planned: Set<[UInt8]> = []
         var overdue = 0
         var oldest: (subject: String, createdAt: Double)?
-        forEachJob(in: PushQueues.planned) { job in
+        reader.forEachJob(in: PushQueues.planned) { job in
             planned.insert(job.key)
             guard let intent = PlannedIntent(decoding: job.payload) else {
                 found.append(
@@ -37,19 +37,19 @@ extension ChatConsistencyCheck {
                     + "queued at \(Self.number(oldest.createdAt)): the next start tries each of their pushes once more, then drops it"
             )
         }
-        forEachJob(in: PushQueues.done) { job in
+        reader.forEachJob(in: PushQueues.done) { job in
             if !planned.contains(job.key) {
                 found.append(
                     "a push done set (\(job.key.count)-byte key) has no planned intent: the next start removes it"
                 )
             }
         }
-        forEachJob(in: PushQueues.legacyDeliveries) { job in
+        reader.forEachJob(in: PushQueues.legacyDeliveries) { job in
             if PushDeviceKey.device(of: job.key) == nil || LegacyQueuedPush(payload: job.payload) == nil {
                 found.append("a push queued by an earlier version is not readable: the next start removes it")
             }
         }
-        forEachJob(in: PushQueues.intents) { job in
+        reader.forEachJob(in: PushQueues.intents) { job in
             guard let intent = PushIntent(decoding: job.payload) else {
                 found.append("a push intent is not readable: the next start removes it")
                 return
@@ -62,15 +62,5 @@ extension ChatConsistencyCheck {
             }
         }
         return found
-    }
-
-    private func forEachJob(in queue: String, _ body: (StoredJob) -> Void) {
-        var after: [UInt8]? = nil
-        while true {
-            let page = reader.jobs(in: queue, after: after, limit: 1024)
-            guard let last = page.last else { return }
-            page.forEach(body)
-            after = last.key
-        }
     }
 }

@@ -73,6 +73,17 @@ actor PushDeliveryQueue {
         var sending = false
         var retryAt: Date?
         var lastFailure: String?
+
+        /// Drops the head (done and committed) and starts afresh with the next push; false
+        /// when none is left.
+        mutating func takeNext() -> Bool {
+            pending.removeFirst()
+            sending = false
+            failedAttempts = 0
+            retryAt = nil
+            lastFailure = nil
+            return !pending.isEmpty
+        }
     }
 
     /// The planned intents in memory, by intent key.
@@ -293,11 +304,8 @@ actor PushDeliveryQueue {
     private func convertLegacyPushes() throws {
         var converted: [[UInt8]: PlannedIntent] = [:]
         var changes: [JobChange] = []
-        var after: [UInt8]? = nil
         var unreadable = 0
-        while true {
-            let page = try engine.jobs(in: PushQueues.legacyDeliveries, after: after, limit: 512)
-            guard let last = page.last else { break }
+        try forEachPage(of: PushQueues.legacyDeliveries) { page in
             for job in page {
                 changes.append(.remove(queue: PushQueues.legacyDeliveries, key: job.key))
                 guard let device = PushDeviceKey.device(of: job.key),
@@ -310,7 +318,6 @@ actor PushDeliveryQueue {
                 converted[intentKey, default: PlannedIntent(content: legacy.content, pushes: [])].pushes
                     .append(legacy.push)
             }
-            after = last.key
         }
         guard !changes.isEmpty else { return }
         if unreadable > 0 {
@@ -325,14 +332,22 @@ actor PushDeliveryQueue {
     /// Removes the done sets whose planned intent is gone (`hearth chat check` reports them;
     /// the queue itself never leaves one: both go in one commit).
     private func removeOrphanDoneSets() throws {
-        var after: [UInt8]? = nil
-        while true {
-            let page = try engine.jobs(in: PushQueues.done, after: after, limit: 512)
-            guard let last = page.last else { return }
+        try forEachPage(of: PushQueues.done) { page in
             let planned = try engine.jobPayloads(in: PushQueues.planned, at: page.map(\.key))
             try jobs.apply(
                 zip(page, planned).filter { $0.1 == nil }.map { .remove(queue: PushQueues.done, key: $0.0.key) }
             )
+        }
+    }
+
+    /// Calls `body` with each page of `queue`'s jobs, in key order, each page read after the
+    /// last one's last key (so `body` may remove what it was given).
+    private func forEachPage(of queue: String, _ body: ([StoredJob]) throws -> Void) throws {
+        var after: [UInt8]? = nil
+        while true {
+            let page = try engine.jobs(in: queue, after: after, limit: 512)
+            guard let last = page.last else { return }
+            try body(page)
             after = last.key
         }
     }
@@ -360,18 +375,17 @@ actor PushDeliveryQueue {
             starting.append(prefix)
         }
         guard !starting.isEmpty else { return }
-        let pushes = currentPushes(of: starting)
-        for (prefix, push) in zip(starting, pushes) {
+        let messages = currentPushes(of: starting)
+        for (prefix, message) in zip(starting, messages) {
             // A device removed (signed out) or registered again with another token since the
             // push was planned gets nothing more that was planned for that token.
-            guard let push else {
+            guard let message else {
                 figures.dropped["device_removed", default: 0] += 1
                 finishHead(of: prefix)
                 continue
             }
             inFlight += 1
-            devices[prefix]?.token = push.token
-            let message = push
+            devices[prefix]?.token = message.token
             let provider = provider
             Task {
                 let outcome = await provider.send(message)
@@ -531,18 +545,13 @@ actor PushDeliveryQueue {
             return stopWriting(error)
         }
         for (prefix, _) in heads {
-            guard devices[prefix] != nil else { continue }
             // In place: a copy of the queue would copy its buffer.
-            devices[prefix]?.pending.removeFirst()
-            guard devices[prefix]?.pending.isEmpty == false else {
+            guard let more = devices[prefix]?.takeNext() else { continue }
+            if more {
+                ready.append(prefix)
+            } else {
                 devices[prefix] = nil
-                continue
             }
-            devices[prefix]?.sending = false
-            devices[prefix]?.failedAttempts = 0
-            devices[prefix]?.retryAt = nil
-            devices[prefix]?.lastFailure = nil
-            ready.append(prefix)
         }
         pump()
         // Memory was full: what waits in the store is taken up once half of it is free.

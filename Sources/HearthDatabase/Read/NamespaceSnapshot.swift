@@ -38,9 +38,9 @@ public struct NamespaceSnapshot {
         return reader.lastChild(at: path)
     }
 
-    /// Up to `limit` queued jobs of `queue` (`ServerJob`) after `key`, as of this snapshot.
-    public func jobs(in queue: String, after key: [UInt8]? = nil, limit: Int) -> [StoredJob] {
-        reader.jobs(in: queue, after: key, limit: limit)
+    /// Calls `body` with every queued job of `queue`, in key order, as of this snapshot.
+    public func forEachJob(in queue: String, _ body: (StoredJob) throws -> Void) rethrows {
+        try reader.forEachJob(in: queue, body)
     }
 
     /// The locations lookup index `index` finds under exactly `term`, at most `limit`

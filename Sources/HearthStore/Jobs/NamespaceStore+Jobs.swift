@@ -97,6 +97,19 @@ extension NamespaceReader {
         return found
     }
 
+    /// Calls `body` with every job of `queue` in this reader's snapshot, in key order (one
+    /// cursor).
+    public func forEachJob(in queue: String, _ body: (StoredJob) throws -> Void) rethrows {
+        let prefix = keys.jobsPrefix(queue: queue)
+        let cursor = snapshot.makeIterator()
+        cursor.seek(prefix)
+        while cursor.hasPrefix(prefix) {
+            let stored = Array(cursor.keyBytes)
+            try body(StoredJob(queue: queue, key: Array(stored[prefix.count...]), payload: Array(cursor.valueBytes)))
+            cursor.next()
+        }
+    }
+
     /// The payloads of `queue`'s jobs at `jobKeys` in this reader's snapshot (point reads).
     public func jobPayloads(in queue: String, at jobKeys: [[UInt8]]) -> [[UInt8]?] {
         let prefix = keys.jobsPrefix(queue: queue)
