@@ -17,8 +17,10 @@ Hearth serves the `bench` namespace with an empty seed; the load generator signs
 admin secret (as the issue's table was measured). Loopback only; every server is stopped and
 its directory removed; every run is bounded by the load generator's own hard timeout.
 """
-import argparse, json, os, resource, shutil, signal, statistics, subprocess, tempfile, time
+import argparse, json, os, resource, shutil, statistics, subprocess, tempfile, time
 import urllib.request
+
+from benchproc import stop
 
 SECRET = "anchor-ratios-secret"
 WORKLOADS = {
@@ -57,15 +59,6 @@ def start(kind, args, work):
     return process
 
 
-def stop(process):
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-
-
 def run(args, kind, workload):
     flags, figure = WORKLOADS[workload]
     work = tempfile.mkdtemp(prefix=f"anchor-{kind}-")
@@ -81,7 +74,7 @@ def run(args, kind, workload):
         report = json.loads(line[-1])
         return report.get(figure), report
     finally:
-        stop(process)
+        stop(process, timeout=30)
         shutil.rmtree(work, ignore_errors=True)
 
 

@@ -35,7 +35,6 @@ import http.client
 import json
 import os
 import shutil
-import signal
 import socket
 import statistics
 import subprocess
@@ -43,6 +42,8 @@ import sys
 import tempfile
 import threading
 import time
+
+from benchproc import free_port, stop
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -81,12 +82,6 @@ class Client:
         return json.loads(text or b"null")
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def build(out):
     """chat-load and leveldb-fanout, compiled into `out`."""
     load = os.path.join(out, "chat-load")
@@ -101,9 +96,11 @@ def build_anchor(out, source):
     return anchor
 
 
-def start_server(args, directory, port):
+def start_server(args, directory, port, extra=()):
+    """`hearth serve` of the shipped configuration in `directory` (`extra`: more flags)."""
     command = [args.hearth, "serve", "--port", str(port), "--data", os.path.join(directory, "data"),
-               "--rules", args.rules, "--seed", args.seed, "--admin-secret", ADMIN, "--log-level", "warning"]
+               "--rules", args.rules, "--seed", args.seed, "--admin-secret", ADMIN, "--log-level", "warning",
+               *extra]
     logfile = open(os.path.join(directory, "server.log"), "wb")
     server = subprocess.Popen(command, stdout=logfile, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 60
@@ -120,16 +117,6 @@ def start_server(args, directory, port):
         time.sleep(0.1)
     stop(server)
     raise SystemExit("chat-shipped: the server did not start")
-
-
-def stop(process):
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 def sign_up(client, group, index):

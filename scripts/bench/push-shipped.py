@@ -17,31 +17,14 @@ Loopback only; each server is stopped and its directory removed; every wait is b
 """
 import argparse, concurrent.futures, importlib.util, json, os, shutil, statistics, subprocess, sys, tempfile, time
 
+from benchproc import free_port, stop
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location("chat_shipped", os.path.join(HERE, "chat-shipped.py"))
 shipped = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(shipped)
 ADMIN = shipped.ADMIN
 MEMBERS, ONLINE = 100, 50
-
-
-def start_server(args, directory, port, webhook):
-    command = [args.hearth, "serve", "--port", str(port), "--data", os.path.join(directory, "data"),
-               "--rules", args.rules, "--seed", args.seed, "--admin-secret", ADMIN, "--log-level", "warning"]
-    if webhook:
-        command += ["--push-webhook", webhook]
-    logfile = open(os.path.join(directory, "server.log"), "wb")
-    server = subprocess.Popen(command, stdout=logfile, stderr=subprocess.STDOUT)
-    client = shipped.Client(port)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and server.poll() is None:
-        try:
-            client.call("GET", "/.well-known/hearth/health")
-            return server, client
-        except (OSError, RuntimeError, ValueError):
-            time.sleep(0.1)
-    shipped.stop(server)
-    raise SystemExit("push-shipped: the server did not start")
 
 
 def register_device(client, uid, token, device):
@@ -83,8 +66,9 @@ def run(args, tools, mode):
                  str(int(args.duration + args.warmup + args.drain_timeout + 300))],
                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
             webhook = f"http://127.0.0.1:{receiver.stdout.readline().split()[1]}/push"
-        port = shipped.free_port()
-        server, client = start_server(args, directory, port, webhook)
+        port = free_port()
+        server = shipped.start_server(args, directory, port, ["--push-webhook", webhook] if webhook else [])
+        client = shipped.Client(port)
         try:
             senders = make_groups(client, args.senders, args.setup_threads)
             sender_file = os.path.join(directory, "senders.txt")
@@ -113,9 +97,9 @@ def run(args, tools, mode):
                     time.sleep(0.5)
                 run["drain_s"] = round(time.monotonic() - ended, 1)
         finally:
-            shipped.stop(server)
+            stop(server)
         if mode == "on":
-            shipped.stop(receiver)
+            stop(receiver)
             with open(os.path.join(directory, "ids.txt")) as f:
                 ids = [line.strip() for line in f if line.strip()]
             run.update({"messages": stored, "pushes_expected": stored * 2 * (MEMBERS - ONLINE),
@@ -124,7 +108,7 @@ def run(args, tools, mode):
         return run
     finally:
         if receiver and receiver.poll() is None:
-            shipped.stop(receiver)
+            stop(receiver)
         shutil.rmtree(directory, ignore_errors=True)
 
 

@@ -20,8 +20,10 @@ load stopped.
 
 Loopback only; each server is stopped and its directory removed; every wait is bounded.
 """
-import argparse, json, os, shutil, signal, statistics, subprocess, sys, tempfile, time
+import argparse, json, os, shutil, statistics, subprocess, tempfile, time
 import urllib.request
+
+from benchproc import stop
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ADMIN, JWT = "push-throughput-admin", "push-throughput-jwt-secret"
@@ -50,15 +52,6 @@ def start_server(args, directory, webhook):
             time.sleep(0.1)
     server.kill()
     raise SystemExit("the server did not start")
-
-
-def stop(process):
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
 
 
 def seed(base):
@@ -133,9 +126,9 @@ def main():
                                 break
                             time.sleep(0.5)
                         drained = time.time() - ended
-                        stop(server)
+                        stop(server, timeout=30)
                         server = None
-                        stop(receiver)
+                        stop(receiver, timeout=30)
                         with open(f"{directory}/ids.txt") as file:
                             ids = [line.strip() for line in file if line.strip()]
                         deliveries.append({"messages": messages, "pushes_expected": messages * 100,
@@ -145,9 +138,9 @@ def main():
                                            "queue": queue})
                 finally:
                     if server:
-                        stop(server)
+                        stop(server, timeout=30)
                     if receiver and receiver.poll() is None:
-                        stop(receiver)
+                        stop(receiver, timeout=30)
                     shutil.rmtree(directory, ignore_errors=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -22,6 +22,8 @@ counts, --timeout).
 """
 import argparse, json, os, shutil, socket, statistics, subprocess, sys, tempfile, threading, time
 
+from benchproc import free_port, stop
+
 parser = argparse.ArgumentParser()
 parser.add_argument("--hearth", required=True, help="the release hearth binary")
 parser.add_argument("--dir", help="where the data directory and dd's file go (default: a temporary directory)")
@@ -45,12 +47,6 @@ data = os.path.join(root, "data")
 dd_file = os.path.join(root, "dd.bin")
 
 
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def start_server():
     port = free_port()
     server = subprocess.Popen(
@@ -66,15 +62,6 @@ def start_server():
             time.sleep(0.1)
     server.kill()
     sys.exit("hearth did not start listening within 30 s")
-
-
-def stop_server(server):
-    server.terminate()
-    try:
-        server.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        server.kill()
-        server.wait()
 
 
 def read_response(sock, discard_body=False):
@@ -241,7 +228,7 @@ def memory_figure():
                 "growth_mb": round(growth / 1e6, 1), "target_mb": 100, "met": growth <= 100e6 and not failures,
                 "failures": failures}
     finally:
-        stop_server(server)
+        stop(server, timeout=30)
 
 
 def main():
@@ -282,7 +269,7 @@ def main():
             result["download"]["server_cpu_seconds_per_download"] = round(cpu / len(hearth), 3)
         request(port, "DELETE", "/v0/b/bench/o/big")
     finally:
-        stop_server(server)
+        stop(server, timeout=30)
     if "rss" in figures:
         result["rss"] = memory_figure()
     print(json.dumps(result, indent=2))
