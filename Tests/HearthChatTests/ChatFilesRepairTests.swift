@@ -15,7 +15,7 @@ import Testing
 /// given no files: the deletions they would do at once never happen, as when the process dies
 /// right after the commit) through the store of a stopped server's data directory; then a
 /// server starts on it.
-@Suite(.timeLimit(.minutes(2))) struct ChatFilesRepairTests {
+@Suite(.timeLimit(.minutes(3))) struct ChatFilesRepairTests {
     /// A server configuration over `directory` with the chat callables in `default`.
     static func configuration(_ directory: URL) -> HearthServerConfiguration {
         var configuration = HearthServerConfiguration.testing(in: directory)

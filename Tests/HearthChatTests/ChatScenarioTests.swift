@@ -8,7 +8,7 @@ import Testing
 /// and act only as clients do, with their ID tokens: callables, REST pushes, and real
 /// WebSockets that listen to their own chat lists and unread totals. Every step checks the
 /// state it leaves (admin reads) and what the listeners were told.
-@Suite(.timeLimit(.minutes(1))) struct ChatScenarioTests {
+@Suite(.timeLimit(.minutes(3))) struct ChatScenarioTests {
     @Test func threeFriendsChatFromTheirFirstPrivateChatToTheLastOneLeavingTheGroup() async throws {
         try await ChatServer.withShippedApp(users: ChatScenario.people) { chat in
             var scenario = ChatScenario(chat: chat)

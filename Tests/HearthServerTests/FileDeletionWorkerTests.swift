@@ -9,7 +9,7 @@ import Testing
 /// the commit (the callable here deletes nothing itself), in a namespace first used after the
 /// start: it deletes what each job names in the default bucket and nothing else, drops a job
 /// that names nothing, and leaves the queue empty.
-@Suite(.timeLimit(.minutes(1))) struct FileDeletionWorkerTests {
+@Suite(.timeLimit(.minutes(3))) struct FileDeletionWorkerTests {
     /// `queueDeletions {deletions: [payload, ...]}`: writes `queued` = true with one job per
     /// payload (a JSON object as `FileDeletion` stores it, or a string stored as it is).
     struct QueueDeletions: Callable {

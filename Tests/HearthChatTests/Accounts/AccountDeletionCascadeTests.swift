@@ -6,7 +6,7 @@ import Testing
 
 /// Deleting an account also removes its presence, contacts, devices and blocks, and the entries
 /// naming it in others' contact and block lists (found by lookup indexes), with every marker.
-@Suite(.timeLimit(.minutes(1))) struct AccountDeletionCascadeTests {
+@Suite(.timeLimit(.minutes(3))) struct AccountDeletionCascadeTests {
     @Test func presenceContactsAndDevicesOfTheUserGo() async throws {
         try await ChatServer.with { chat in
             let (alice, bob) = (chat.uid("Alice"), chat.uid("Bob"))

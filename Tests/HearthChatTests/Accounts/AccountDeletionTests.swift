@@ -17,7 +17,7 @@ extension ChatServer {
     }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct AccountDeletionTests {
+@Suite(.timeLimit(.minutes(3))) struct AccountDeletionTests {
     @Test func deletingAnAccountLeavesEveryChatAndRemovesTheProfileAndItsIndexEntries() async throws {
         try await ChatServer.with { chat in
             let (alice, bob, carol) = (chat.uid("Alice"), chat.uid("Bob"), chat.uid("Carol"))

@@ -7,7 +7,7 @@ import Testing
 
 /// `hearth chat check` on blocks: blocks naming users without a profile, and markers that
 /// disagree with `blocks` either way, each reported with its path.
-@Suite(.timeLimit(.minutes(1))) struct BlockCheckTests {
+@Suite(.timeLimit(.minutes(3))) struct BlockCheckTests {
     static func disagreements(_ chat: ChatStore) async throws -> [String] {
         try await chat.ns.read { ChatConsistencyCheck(snapshot: NamespaceSnapshot(reader: $0)).checkBlocks() }
     }

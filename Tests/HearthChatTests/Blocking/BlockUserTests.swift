@@ -5,7 +5,7 @@ import Testing
 @testable import HearthChat
 
 /// `blockUser` and `unblockUser`: what they write, their refusals.
-@Suite(.timeLimit(.minutes(1))) struct BlockUserTests {
+@Suite(.timeLimit(.minutes(3))) struct BlockUserTests {
     @Test func blockingWritesTheEntryAndItsMarkerAndUnblockingRemovesBoth() async throws {
         try await ChatServer.with { chat in
             let (alice, bob) = (chat.uid("Alice"), chat.uid("Bob"))

@@ -6,7 +6,7 @@ import Testing
 
 /// A blocked user cannot start a chat with the blocker or add them to a group: the answers are
 /// those for an unregistered user, word for word; after unblocking, all works again.
-@Suite(.timeLimit(.minutes(1))) struct BlockedCallerTests {
+@Suite(.timeLimit(.minutes(3))) struct BlockedCallerTests {
     @Test func createChatWithABlockerIsNotFoundAsForAnUnregisteredUser() async throws {
         try await ChatServer.with { chat in
             let (alice, bob) = (chat.uid("Alice"), chat.uid("Bob"))

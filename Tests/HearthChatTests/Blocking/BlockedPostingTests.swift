@@ -6,7 +6,7 @@ import Testing
 
 /// The shipped rules keep a blocked user from posting into the private chat with the blocker,
 /// by every way in, and nothing the blocked user reads shows the block.
-@Suite(.timeLimit(.minutes(1))) struct BlockedPostingTests {
+@Suite(.timeLimit(.minutes(3))) struct BlockedPostingTests {
     static let users = [("Alice", "+14155550100"), ("Bob", "+14155550101"), ("Carol", "+14155550102")]
 
     @Test func aBlockedUserCannotPostIntoThePrivateChatByRESTOrWebSocketUntilUnblocked() async throws {

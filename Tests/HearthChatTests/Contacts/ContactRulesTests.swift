@@ -8,7 +8,7 @@ import Testing
 /// WebSocket: the same table of reads and writes, each way starting from the same lists
 /// (rules/tests/database.rules.test.json has a case for every rule; this is the server
 /// enforcing them).
-@Suite(.timeLimit(.minutes(2))) struct ContactRulesTests {
+@Suite(.timeLimit(.minutes(3))) struct ContactRulesTests {
     /// One step: `who` reads (body nil) or writes `body` at `path` (`{alice}` and the like are
     /// uids), allowed or not.
     struct Step: Sendable {

@@ -6,7 +6,7 @@ import Testing
 
 /// `matchContacts` with `add: true`: the matches join the caller's contacts in one commit with
 /// the lookup; entries already there keep their `addedAt` and `favorite`.
-@Suite(.timeLimit(.minutes(1))) struct MatchContactsAddTests {
+@Suite(.timeLimit(.minutes(3))) struct MatchContactsAddTests {
     static func withFriends(
         quota: ContactLookupQuota = ContactLookupQuota(),
         run body: (ChatServer) async throws -> Void

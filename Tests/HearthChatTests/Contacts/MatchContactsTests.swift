@@ -33,7 +33,7 @@ extension ChatServer {
     }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct MatchContactsTests {
+@Suite(.timeLimit(.minutes(3))) struct MatchContactsTests {
     @Test func numbersInAnyCommonFormatMatchTheirUsers() async throws {
         try await ChatServer.with { chat in
             try await chat.setPhone("Alice", "+14155550100")

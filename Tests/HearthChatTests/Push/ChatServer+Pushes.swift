@@ -94,6 +94,22 @@ extension ChatServer {
         return figures
     }
 
+    /// The push queue's figures once `settled` holds for them (polling, bounded by `seconds`):
+    /// a webhook's receiver sees a push before the queue has read its answer and committed the
+    /// push done, so figures read right after a delivery may still count it queued.
+    func pushFigures(
+        settled what: String,
+        seconds: Double = 10,
+        when settled: ([String: Any]) -> Bool
+    ) async throws -> [String: Any] {
+        var figures = try await pushFigures()
+        try await Self.waitFor(what, seconds: seconds) {
+            figures = try await pushFigures()
+            return settled(figures)
+        }
+        return figures
+    }
+
     /// Waits until `condition` holds (polling, bounded by `seconds`).
     static func waitFor(
         _ what: String,

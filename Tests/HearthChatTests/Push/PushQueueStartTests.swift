@@ -15,7 +15,7 @@ import Testing
 /// The queue's start after a crash: the push service hears commits before its queue has loaded
 /// what the last run left (`ChatPushService.run` registers first, so that no commit falls
 /// between), and a commit heard that early must not be planned before that load.
-@Suite(.timeLimit(.minutes(1))) struct PushQueueStartTests {
+@Suite(.timeLimit(.minutes(3))) struct PushQueueStartTests {
     @Test func aCommitHeardBeforeTheStartIsPlannedAfterThePushesTheLastRunLeft() async throws {
         let directory = try TemporaryDirectory(prefix: "hearth-push-start")
         defer { directory.remove() }

@@ -8,7 +8,7 @@ import Testing
 
 /// The push queue survives a restart: pushes that could not be delivered before the server
 /// stopped are delivered by the next start, once each.
-@Suite(.timeLimit(.minutes(2))) struct PushRestartTests {
+@Suite(.timeLimit(.minutes(3))) struct PushRestartTests {
     /// A server on `directory` with the chat app and its pushes to `receiver` (no accounts:
     /// the admin writes the chat).
     private static func start(_ directory: URL, receiver: WebhookReceiver) async throws -> RunningServer {

@@ -5,7 +5,7 @@ import Testing
 @testable import HearthChat
 
 /// `acceptChat {chatId}`: every refusal, each naming the field or value and writing nothing.
-@Suite(.timeLimit(.minutes(1))) struct AcceptChatTests {
+@Suite(.timeLimit(.minutes(3))) struct AcceptChatTests {
     @Test func refusalsNameTheChatAndWriteNothing() async throws {
         try await ChatServer.withShippedFriends { chat in
             let id = try await chat.startChat("Alice", with: "Bob")

@@ -7,7 +7,7 @@ import Testing
 /// Conversation requests (`ConversationRequest`): the flag `createChat` sets on the other
 /// party's entry between strangers, and each of the three things that clear it, in the commit
 /// that causes it, by every way in.
-@Suite(.timeLimit(.minutes(2))) struct ConversationRequestTests {
+@Suite(.timeLimit(.minutes(3))) struct ConversationRequestTests {
     @Test func aChatBetweenStrangersIsARequestToTheOtherPartyOnly() async throws {
         try await ChatServer.withShippedFriends { chat in
             let id = try await chat.startChat("Alice", with: "Bob")

@@ -6,7 +6,7 @@ import Testing
 
 /// `ChatConsistencyCheck`: nothing to report after the trigger kept the state, and every kind
 /// of corruption reported with its path.
-@Suite(.timeLimit(.minutes(1))) struct ChatConsistencyCheckTests {
+@Suite(.timeLimit(.minutes(3))) struct ChatConsistencyCheckTests {
     static func check(_ chat: ChatStore) async throws -> ChatConsistencyCheck.Outcome {
         try await chat.ns.read { ChatConsistencyCheck(snapshot: NamespaceSnapshot(reader: $0)).run() }
     }

@@ -6,7 +6,7 @@ import Testing
 
 /// `ChatConsistencyCheck.lookupDisagreements`: the lookup indexes agree with the profiles and
 /// memberships after writes, and an entry missing or made up is reported.
-@Suite(.timeLimit(.minutes(1))) struct ChatLookupCheckTests {
+@Suite(.timeLimit(.minutes(3))) struct ChatLookupCheckTests {
     @Test func keptIndexesAgreeAndCorruptedOnesAreReported() async throws {
         let chat = try ChatStore()
         defer { chat.destroy() }

@@ -6,7 +6,7 @@ import Testing
 
 /// `ChatConsistencyCheck` on contacts and conversation requests: a pending request and
 /// well-formed lists pass; every kind of leftover or malformed value is reported with its path.
-@Suite(.timeLimit(.minutes(1))) struct ChatRequestsCheckTests {
+@Suite(.timeLimit(.minutes(3))) struct ChatRequestsCheckTests {
     /// `ChatStore.seed` with Alice's contact Carol (a favorite) and Bob's pending request in p1,
     /// where only Alice wrote.
     static func pending(_ chat: ChatStore) async throws {

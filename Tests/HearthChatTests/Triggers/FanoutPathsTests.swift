@@ -10,7 +10,7 @@ import Testing
 /// A chat's member locations are made once per namespace and member list: the same list gets
 /// the very same paths (one storage, which the writer compares without reading), a changed list
 /// its own; the locations a trigger reads carry their namespace's keys.
-@Suite(.timeLimit(.minutes(1))) struct FanoutPathsTests {
+@Suite(.timeLimit(.minutes(3))) struct FanoutPathsTests {
     /// Asks the memo for a chat's locations from inside a trigger run, as the message trigger
     /// does: a write of `/ask/<chat>` with the member names as a space-separated string.
     struct Asker: TreeTrigger {

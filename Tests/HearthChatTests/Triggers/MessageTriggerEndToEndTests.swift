@@ -6,7 +6,7 @@ import Testing
 
 /// The message trigger in the real server: messages by REST and WebSocket commit their
 /// derived state before they are acknowledged, and listeners see it.
-@Suite(.timeLimit(.minutes(1))) struct MessageTriggerEndToEndTests {
+@Suite(.timeLimit(.minutes(3))) struct MessageTriggerEndToEndTests {
     static func withChatServer(run body: (TestServer) async throws -> Void) async throws {
         try await TestServer.with(
             prepare: { configuration, _ in

@@ -3,7 +3,7 @@ import HearthStore
 import Testing
 
 /// The chat app's message trigger at store level: what each message write commits with it.
-@Suite(.timeLimit(.minutes(1))) struct MessageTriggerTests {
+@Suite(.timeLimit(.minutes(3))) struct MessageTriggerTests {
     static let t = "1700000000000"
 
     static func with(_ body: (ChatStore) async throws -> Void) async throws {

@@ -71,7 +71,7 @@ extension NamespaceStore {
 
 /// Lookup indexes: kept in the write's batch for every kind of write, paged by position,
 /// rebuilt after an import or a version change, dropped when no longer registered.
-@Suite(.timeLimit(.minutes(1))) struct LookupIndexTests {
+@Suite(.timeLimit(.minutes(3))) struct LookupIndexTests {
     @Test func everyKindOfWriteKeepsTheIndex() async throws {
         let temp = try TemporaryStore.with(lookups: [NameWords()])
         defer { temp.destroy() }

@@ -4,7 +4,7 @@ import Testing
 @testable import HearthStore
 
 /// After-commit observers: fed every commit in order from a durable cursor, across restarts.
-@Suite(.timeLimit(.minutes(1))) struct CommitObserverTests {
+@Suite(.timeLimit(.minutes(3))) struct CommitObserverTests {
     @Test func anObserverGetsEveryCommitInOrderIncludingDerivedUpdates() async throws {
         let observer = RecordingObserver()
         let temp = try TemporaryStore.with([ItemCounter()], observers: [observer])

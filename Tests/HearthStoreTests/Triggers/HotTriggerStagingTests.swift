@@ -28,7 +28,7 @@ struct LatestItem: WriteTrigger {
 /// Triggered writes into one hot list in one round (a chat's messages from several senders):
 /// staged as one group when what their trigger read cannot have been changed by the ones staged
 /// before them, planned again after a flush when it can.
-@Suite(.timeLimit(.minutes(1))) struct HotTriggerStagingTests {
+@Suite(.timeLimit(.minutes(3))) struct HotTriggerStagingTests {
     /// A list whose `latest` and `tally` the writer remembers (written twice).
     static func warmList(_ temp: TemporaryStore) async throws -> NamespaceStore {
         let ns = try temp.store.namespace("default")

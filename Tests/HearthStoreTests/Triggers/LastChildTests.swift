@@ -23,7 +23,7 @@ struct NewestItem: WriteTrigger {
 }
 
 /// The bounded "last child" reads: the reader's, and the one over a write's changes.
-@Suite(.timeLimit(.minutes(1))) struct LastChildTests {
+@Suite(.timeLimit(.minutes(3))) struct LastChildTests {
     @Test func theReaderFindsTheLastChildByKeyWithoutReadingTheOthers() async throws {
         let temp = try TemporaryStore()
         defer { temp.destroy() }

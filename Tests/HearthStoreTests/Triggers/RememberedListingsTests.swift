@@ -22,7 +22,7 @@ struct GroupInbox: WriteTrigger {
     }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct RememberedListingsTests {
+@Suite(.timeLimit(.minutes(3))) struct RememberedListingsTests {
     static func namespace(_ temp: TemporaryStore) async throws -> NamespaceStore {
         try temp.store.namespace("default")
     }

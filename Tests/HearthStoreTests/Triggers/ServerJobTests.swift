@@ -25,7 +25,7 @@ struct ItemJobs: WriteTrigger {
 
 /// Jobs queued by triggers: stored in the write's own commit, in commit order, for their
 /// consumers to read and remove.
-@Suite(.timeLimit(.minutes(1))) struct ServerJobTests {
+@Suite(.timeLimit(.minutes(3))) struct ServerJobTests {
     @Test func aJobCommitsWithItsWriteAndNeverWithoutIt() async throws {
         let temp = try TemporaryStore.with([ItemJobs()])
         defer { temp.destroy() }

@@ -5,7 +5,7 @@ import Testing
 
 /// Triggered writes among the writes of one round: staged together when neither they nor
 /// their triggers can see what the others staged, planned again after a flush when they can.
-@Suite(.timeLimit(.minutes(1))) struct TriggerStagingTests {
+@Suite(.timeLimit(.minutes(3))) struct TriggerStagingTests {
     @Test func triggeredWritesOfOneRoundCountEveryItemExactly() async throws {
         let temp = try TemporaryStore.with([ItemCounter()])
         defer { temp.destroy() }

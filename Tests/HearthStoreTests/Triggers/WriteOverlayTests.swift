@@ -4,7 +4,7 @@ import Testing
 @testable import HearthStore
 
 /// `WriteOverlay`: what a location holds after a write and the updates laid over it.
-@Suite(.timeLimit(.minutes(1))) struct WriteOverlayTests {
+@Suite(.timeLimit(.minutes(3))) struct WriteOverlayTests {
     static func leaf(_ n: Double) -> Node { .leaf(.number(n), priority: nil) }
 
     @Test func laidUpdatesMergeReplaceAndLeaveCopiesAlone() async throws {

@@ -5,7 +5,7 @@ import Testing
 @testable import HearthStore
 
 /// Write triggers: which writes reach them, with what, and how their updates commit.
-@Suite(.timeLimit(.minutes(1))) struct WriteTriggerTests {
+@Suite(.timeLimit(.minutes(3))) struct WriteTriggerTests {
     @Test func aCounterFollowsItemsAddedAndRemovedEveryWayIn() async throws {
         let temp = try TemporaryStore.with([ItemCounter()])
         defer { temp.destroy() }
