@@ -43,6 +43,9 @@ actor PushDeliveryQueue {
     /// The event loop the queue runs on.
     nonisolated let loop: any EventLoop
     nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor.asUnownedSerialExecutor() }
+    /// The preference of the queue's tasks: their nonisolated work (the provider's) runs on
+    /// `loop` too.
+    private nonisolated let tasks: EventLoopTaskExecutor
     private let engine: NamespaceEngine
     private let provider: any PushProvider
     private let settings: Settings
@@ -128,6 +131,7 @@ actor PushDeliveryQueue {
     ) {
         self.namespace = namespace
         self.loop = loop
+        tasks = EventLoopTaskExecutor(loop: loop)
         self.engine = engine
         jobs = PushJobWriter(engine: engine)
         self.provider = provider
@@ -160,7 +164,7 @@ actor PushDeliveryQueue {
     /// Called after a commit that queued jobs (on the namespace's writer: only hands on).
     nonisolated func jobsQueued() {
         guard !wakePending.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        Task { await self.refill() }
+        Task(executorPreference: tasks) { await self.refill() }
     }
 
     /// The queue's figures now.
@@ -237,11 +241,10 @@ actor PushDeliveryQueue {
         let intents = try engine.jobs(in: PushQueues.intents, after: plannedThrough, limit: settings.planningPage)
         guard let last = intents.last else { return false }
         let planner = planner
-        let plans = try engine.readAsServerSynchronously { snapshot in
-            intents.map { job in
-                (key: job.key, planned: PushIntent(decoding: job.payload).flatMap { planner.plan($0, in: snapshot) })
-            }
+        let planned = try engine.readAsServerSynchronously { snapshot in
+            planner.plan(intents.map { PushIntent(decoding: $0.payload) }, in: snapshot)
         }
+        let plans = zip(intents, planned).map { (key: $0.key, planned: $1) }
         var changes: [JobChange] = []
         for intent in plans {
             if let planned = intent.planned {
@@ -387,7 +390,7 @@ actor PushDeliveryQueue {
             inFlight += 1
             devices[prefix]?.token = message.token
             let provider = provider
-            Task {
+            Task(executorPreference: tasks) {
                 let outcome = await provider.send(message)
                 await self.attempted(prefix, outcome: outcome)
             }
@@ -464,7 +467,7 @@ actor PushDeliveryQueue {
                 queue.retryAt = at
                 devices[prefix] = queue
                 let wait = max(0, at.timeIntervalSinceNow)
-                Task {
+                Task(executorPreference: tasks) {
                     try? await Task.sleep(for: .milliseconds(Int(wait * 1000)))
                     await self.retryDue(prefix)
                 }
@@ -502,7 +505,7 @@ actor PushDeliveryQueue {
         finishedHeads.append(prefix)
         guard !commitQueued else { return }
         commitQueued = true
-        Task { self.commitFinishedHeads() }
+        Task(executorPreference: tasks) { await self.commitFinishedHeads() }
     }
 
     /// Marks `done` pushes done in one commit: each touched intent's done set written, or the
@@ -557,7 +560,7 @@ actor PushDeliveryQueue {
         // Memory was full: what waits in the store is taken up once half of it is free.
         if capped, pending < settings.maxPendingInMemory / 2 {
             capped = false
-            Task { await self.refill() }
+            Task(executorPreference: tasks) { await self.refill() }
         }
     }
 

@@ -7,24 +7,32 @@ import HearthPush
 /// their presence is not `online`, they did not mute the chat (`userChats/$uid/$chatId/muted:
 /// true`) and they have devices; the badge is their unread total, the title the group's name
 /// or, in a private chat, the sender's displayName.
+///
+/// A page of intents is planned in one snapshot, and what it reads there is read once for the
+/// page (`PlanningReads`): the messages of one group name the same members, so a page of 64
+/// messages in a few busy groups reads each member's presence, devices and mute once, not 64
+/// times.
 public struct PushPlanner: Sendable {
     public init() {}
 
+    /// The plan of each of `intents` (nil when no device gets a push), in their order.
+    public func plan(_ intents: [PushIntent?], in snapshot: NamespaceSnapshot) -> [PlannedIntent?] {
+        var reads = PlanningReads(snapshot: snapshot)
+        return intents.map { intent in intent.flatMap { plan($0, reading: &reads) } }
+    }
+
     /// The plan of `intent`; nil when no device gets a push.
     public func plan(_ intent: PushIntent, in snapshot: NamespaceSnapshot) -> PlannedIntent? {
-        let chat = DataPath("chats", intent.chatId)
-        let isPrivate = snapshot.node(at: chat.child(ChildKey("type")))?.leafString == "private"
-        let title: String
-        if isPrivate {
-            title = snapshot.node(at: DataPath("users", intent.sender, "displayName"))?.leafString ?? "New message"
-        } else {
-            title = snapshot.node(at: chat.child(ChildKey("name")))?.leafString ?? "New message"
-        }
+        var reads = PlanningReads(snapshot: snapshot)
+        return plan(intent, reading: &reads)
+    }
+
+    private func plan(_ intent: PushIntent, reading reads: inout PlanningReads) -> PlannedIntent? {
         var content = PushContent(
             chatId: intent.chatId,
             messageId: nil,
             callId: nil,
-            title: title,
+            title: reads.title(of: intent.chatId, sender: intent.sender),
             body: "",
             createdAt: intent.createdAt
         )
@@ -38,29 +46,97 @@ public struct PushPlanner: Sendable {
         }
         var pushes: [PlannedIntent.Push] = []
         for (index, uid) in intent.recipients.enumerated() where uid != intent.sender {
-            guard snapshot.node(at: DataPath("presence", uid, "state"))?.leafString != "online",
-                snapshot.node(at: DataPath("userChats", uid, intent.chatId, "muted"))
-                    != .leaf(.bool(true), priority: nil),
-                case .children(let devices, _)? = snapshot.node(at: DataPath("devices", uid))
-            else { continue }
-            let badge =
-                index < intent.badges.count
-                ? Double(intent.badges[index]) : snapshot.node(at: DataPath("unreadTotals", uid))?.leafNumber ?? 0
-            for (deviceKey, device) in zip(devices.keys, devices.nodes) {
-                guard let token = device.string("token"), !token.isEmpty,
-                    device.string("platform").flatMap(PushPlatform.init(rawValue:)) != nil
-                else { continue }
+            let devices = reads.devicesIfOffline(of: uid)
+            guard !devices.isEmpty, !reads.hasMuted(intent.chatId, uid) else { continue }
+            let badge = index < intent.badges.count ? Double(intent.badges[index]) : reads.unreadTotal(of: uid)
+            for device in devices {
                 let push = PlannedIntent.Push(
                     uid: uid,
-                    deviceId: deviceKey.string,
+                    deviceId: device.id,
                     number: pushes.count,
                     badge: badge.isFinite ? Int(min(max(0, badge), Double(Int32.max))) : 0,
-                    tokenHash: PlannedIntent.hash(token: token)
+                    tokenHash: device.tokenHash
                 )
                 pushes.append(push)
             }
         }
         return pushes.isEmpty ? nil : PlannedIntent(content: content, pushes: pushes)
+    }
+}
+
+/// What planning reads in one snapshot, each location read once: the same answer for every
+/// intent of a page (one snapshot), at a fraction of the reads.
+struct PlanningReads {
+    /// A device a push can go to: registered with a token and a known platform.
+    struct Device {
+        var id: String
+        var tokenHash: UInt64
+    }
+
+    let snapshot: NamespaceSnapshot
+    private var devices: [String: [Device]] = [:]
+    private var mutes: [String: [String: Bool]] = [:]
+    /// A chat's title: its name, or nil for a private chat (titled by the sender).
+    private var groupNames: [String: String?] = [:]
+    private var senderNames: [String: String] = [:]
+    private var unreadTotals: [String: Double] = [:]
+
+    init(snapshot: NamespaceSnapshot) {
+        self.snapshot = snapshot
+    }
+
+    /// The user's devices when their presence is not `online`; none when it is.
+    mutating func devicesIfOffline(of uid: String) -> [Device] {
+        if let known = devices[uid] { return known }
+        var found: [Device] = []
+        if snapshot.node(at: DataPath("presence", uid, "state"))?.leafString != "online",
+            case .children(let registered, _)? = snapshot.node(at: DataPath("devices", uid))
+        {
+            for (key, device) in zip(registered.keys, registered.nodes) {
+                guard let token = device.string("token"), !token.isEmpty,
+                    device.string("platform").flatMap(PushPlatform.init(rawValue:)) != nil
+                else { continue }
+                found.append(Device(id: key.string, tokenHash: PlannedIntent.hash(token: token)))
+            }
+        }
+        devices[uid] = found
+        return found
+    }
+
+    /// Whether `uid` muted `chatId` (`userChats/$uid/$chatId/muted: true`).
+    mutating func hasMuted(_ chatId: String, _ uid: String) -> Bool {
+        if let known = mutes[chatId]?[uid] { return known }
+        let isMuted =
+            snapshot.node(at: DataPath("userChats", uid, chatId, "muted")) == .leaf(.bool(true), priority: nil)
+        mutes[chatId, default: [:]][uid] = isMuted
+        return isMuted
+    }
+
+    /// A group's name, or in a private chat the sender's displayName ("New message" without).
+    mutating func title(of chatId: String, sender: String) -> String {
+        let name: String?
+        if let known = groupNames[chatId] {
+            name = known
+        } else {
+            let chat = DataPath("chats", chatId)
+            let isPrivate = snapshot.node(at: chat.child(ChildKey("type")))?.leafString == "private"
+            // nil: a private chat, titled by its sender.
+            name = isPrivate ? nil : snapshot.node(at: chat.child(ChildKey("name")))?.leafString ?? "New message"
+            groupNames[chatId] = .some(name)
+        }
+        if let name { return name }
+        if let known = senderNames[sender] { return known }
+        let senderName = snapshot.node(at: DataPath("users", sender, "displayName"))?.leafString ?? "New message"
+        senderNames[sender] = senderName
+        return senderName
+    }
+
+    /// The user's unread total (a call's badge, read when planned).
+    mutating func unreadTotal(of uid: String) -> Double {
+        if let total = unreadTotals[uid] { return total }
+        let total = snapshot.node(at: DataPath("unreadTotals", uid))?.leafNumber ?? 0
+        unreadTotals[uid] = total
+        return total
     }
 }
 

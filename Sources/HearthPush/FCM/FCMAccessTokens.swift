@@ -77,10 +77,11 @@ actor FCMAccessTokens {
         } catch {
             return .failure(Failure(reason: .auth, detail: "cannot sign the grant's JWT: \(error)"))
         }
-        var request = HTTPClientRequest(url: account.tokenURI.absoluteString)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        request.body = .bytes(ByteBuffer(string: FCMAssertion.formBody(assertion: assertion)))
+        let request = PushHTTPRequest(
+            url: account.tokenURI,
+            headers: ["Content-Type": "application/x-www-form-urlencoded"],
+            body: ByteBuffer(string: FCMAssertion.formBody(assertion: assertion))
+        )
         switch await exchange.send(request) {
         case .failure(let failure):
             logger.warning(

@@ -86,11 +86,11 @@ public struct FCMProvider: PushProvider {
             case .success(let current): token = current
             case .failure(let failure): return .retry(failure.reason, after: nil)
             }
-            var request = HTTPClientRequest(url: sendURL.absoluteString)
-            request.method = .POST
-            request.headers.add(name: "Authorization", value: "Bearer \(token.value)")
-            request.headers.add(name: "Content-Type", value: "application/json; charset=UTF-8")
-            request.body = .bytes(ByteBuffer(bytes: body))
+            let request = PushHTTPRequest(
+                url: sendURL,
+                headers: ["Authorization": "Bearer \(token.value)", "Content-Type": "application/json; charset=UTF-8"],
+                body: ByteBuffer(bytes: body)
+            )
             let answer: PushHTTPExchange.Answer
             switch await exchange.send(request) {
             case .failure(let failure): return .retry(failure.reason, after: nil)

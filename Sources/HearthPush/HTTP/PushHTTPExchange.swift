@@ -38,24 +38,65 @@ struct PushHTTPExchange: Sendable {
     }
 
     /// Sends `request`; an answer of any status, or the reason there was none.
-    func send(_ request: HTTPClientRequest) async -> Result<Answer, PushTransportFailure> {
+    ///
+    /// Through the client's future-based API with `BoundedAnswer` reading the answer: the
+    /// exchange runs on the connection's event loop with no task of its own, and a caller on
+    /// that loop (the push queue's tasks prefer it) resumes there without a thread hop.
+    func send(_ request: PushHTTPRequest) async -> Result<Answer, PushTransportFailure> {
         let deadline = NIODeadline.now() + TimeAmount(configuration.requestTimeout)
         do {
-            let response = try await client.execute(request, deadline: deadline)
-            var body: [UInt8] = []
-            do {
-                for try await chunk in response.body {
-                    let room = configuration.maxResponseBytes - body.count
-                    body += chunk.readableBytesView.prefix(room)
-                    if body.count >= configuration.maxResponseBytes { break }
-                }
-            } catch {
-                // The status is the answer; a body cut short only loses an error's details.
-            }
-            return .success(Answer(status: Int(response.status.code), headers: response.headers, body: body))
+            let prepared = try HTTPClient.Request(
+                url: request.url,
+                method: request.method,
+                headers: request.headers,
+                body: .byteBuffer(request.body)
+            )
+            let task = client.execute(
+                request: prepared,
+                delegate: BoundedAnswer(limit: configuration.maxResponseBytes),
+                deadline: deadline
+            )
+            return .success(try await task.futureResult.get())
         } catch {
             return .failure(PushTransportFailure(error))
         }
+    }
+}
+
+/// A provider request: where, how, and its body.
+struct PushHTTPRequest: Sendable {
+    var url: URL
+    var method: HTTPMethod = .POST
+    var headers: HTTPHeaders = [:]
+    var body: ByteBuffer
+}
+
+/// Reads an answer's status, its headers and the first `limit` bytes of its body (an error's
+/// JSON); the rest of the body is read and dropped, so a 2xx with a long body still accepts.
+private final class BoundedAnswer: HTTPClientResponseDelegate, @unchecked Sendable {
+    typealias Response = PushHTTPExchange.Answer
+    // Touched only on the request's event loop (the client calls the delegate there).
+    private let limit: Int
+    private var answer = PushHTTPExchange.Answer(status: 0, headers: [:], body: [])
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    func didReceiveHead(task: HTTPClient.Task<Response>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        answer.status = Int(head.status.code)
+        answer.headers = head.headers
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Response>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        let room = limit - answer.body.count
+        if room > 0 { answer.body += buffer.readableBytesView.prefix(room) }
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Response>) throws -> Response {
+        answer
     }
 }
 

@@ -1,6 +1,7 @@
 public import AsyncHTTPClient
 public import Foundation
 import NIOCore
+import NIOHTTP1
 
 /// Delivers each push as one signed POST to a URL of the operator's (`hearth serve
 /// --push-webhook URL`), whatever the device's platform: the receiver sends it on.
@@ -49,13 +50,11 @@ public struct WebhookProvider: PushProvider {
 
     public func send(_ push: PushMessage) async -> PushOutcome {
         let body = push.webhookBody
-        var request = HTTPClientRequest(url: url.absoluteString)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(name: "Hearth-Push-Id", value: push.id)
-        request.headers.add(name: WebhookSignature.headerName, value: WebhookSignature.value(for: body, secret: secret))
-        request.body = .bytes(ByteBuffer(bytes: body))
-        switch await exchange.send(request) {
+        let headers: HTTPHeaders = [
+            "Content-Type": "application/json", "Hearth-Push-Id": push.id,
+            WebhookSignature.headerName: WebhookSignature.value(for: body, secret: secret),
+        ]
+        switch await exchange.send(PushHTTPRequest(url: url, headers: headers, body: ByteBuffer(bytes: body))) {
         case .success(let answer) where answer.isSuccess:
             return .accepted
         case .success(let answer):
