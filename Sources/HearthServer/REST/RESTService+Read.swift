@@ -15,6 +15,11 @@ extension RESTService {
         } else {
             selection = .value(query: options.query)
         }
+        if case .value(nil) = selection, options.print == .compact, options.callback == nil, options.timeout == nil,
+            !call.wantsETag, call.ifNoneMatch == nil
+        {
+            return try await readStreamed(call, path: path, in: engine)
+        }
         let request = ReadRequest(
             path: path,
             selection: selection,
@@ -47,6 +52,41 @@ extension RESTService {
             return response
         }
     }
+
+    /// A value sent as it is rendered (chunked), so a large one's first bytes leave at once:
+    /// the plain `GET` of a value, compact, without an ETag, a query, a callback or a timeout
+    /// (those are rendered whole first).
+    private func readStreamed(_ call: Call, path: DataPath, in engine: NamespaceEngine) async throws -> Response {
+        let chunks = try await engine.readChunks(
+            at: path,
+            format: call.options.format,
+            chunkSize: Self.streamedChunkSize,
+            as: call.caller
+        )
+        var headers: HTTPFields = [.cacheControl: "no-cache", .contentType: "application/json; charset=utf-8"]
+        if let download = call.options.download {
+            let name = download.isEmpty ? ResponseBuilder.downloadName(for: path) : download
+            headers[.contentDisposition] = ResponseBuilder.attachment(named: name)
+        }
+        // A value of one chunk is sent whole, with its length, as any other answer.
+        let source = ChunkSource(chunks)
+        guard let first = try await source.next() else { return Response(status: .ok, headers: headers) }
+        guard let second = try await source.next() else {
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: first)))
+        }
+        let body = ResponseBody { writer in
+            try await writer.write(ByteBuffer(bytes: first))
+            try await writer.write(ByteBuffer(bytes: second))
+            while let chunk = try await source.next() {
+                try await writer.write(ByteBuffer(bytes: chunk))
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// The size of a streamed value's chunks: the first leaves after this much is rendered.
+    static let streamedChunkSize = 256 * 1024
 
     static func renderPriority(_ priority: Priority?, into body: inout [UInt8]) {
         switch priority {
@@ -93,5 +133,19 @@ extension RESTService {
             }
             return value
         }
+    }
+}
+
+/// The one iterator of a streamed read's chunks, taken from one task at a time: the answer's
+/// first two chunks before it starts, the rest by its body's writer.
+private final class ChunkSource: @unchecked Sendable {
+    private var iterator: AsyncThrowingStream<[UInt8], any Error>.AsyncIterator
+
+    init(_ chunks: AsyncThrowingStream<[UInt8], any Error>) {
+        iterator = chunks.makeAsyncIterator()
+    }
+
+    func next() async throws -> [UInt8]? {
+        try await iterator.next()
     }
 }

@@ -57,7 +57,7 @@ public struct NamespaceReader {
     }
 
     /// Streams the JSON of the subtree at `path` in chunks of about `chunkSize` bytes.
-    func streamJSON(
+    public func streamJSON(
         at path: DataPath,
         format: RenderFormat,
         chunkSize: Int,
