@@ -131,7 +131,7 @@ actor PushDeliveryQueue {
     ) {
         self.namespace = namespace
         self.loop = loop
-        tasks = EventLoopTaskExecutor(loop: loop)
+        tasks = EventLoopTaskExecutor(eventLoop: loop)
         self.engine = engine
         jobs = PushJobWriter(engine: engine)
         self.provider = provider

@@ -1,6 +1,7 @@
 import HearthCore
 import HearthDatabase
 import HearthProtocol
+import HearthPush
 import NIOCore
 import Synchronization
 
