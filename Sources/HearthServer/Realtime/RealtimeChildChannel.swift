@@ -71,6 +71,12 @@ struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
         self.http1 = http1
     }
 
+    /// How a connection's reads size their buffer: from 512 bytes (an upgrade request, a
+    /// realtime frame), growing as reads fill it (a large body) up to 64 KiB. A channel keeps
+    /// its read buffer between reads, so NIO's default first size (2,048) was 2 KB of every
+    /// idle listener's memory (`hearthload w3`).
+    static let reads = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65_536)
+
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         if let refusal = cap.admit(channel) {
             ConnectionCap.refuse(channel, answer: answersRefusals, because: refusal)
@@ -78,6 +84,7 @@ struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
             return channel.eventLoop.makeSucceededFuture(Value(upgradeResult: refused, channel: channel))
         }
         return channel.eventLoop.makeCompletedFuture {
+            try? channel.syncOptions?.setOption(ChannelOptions.recvAllocator, value: Self.reads)
             #if os(Linux)
             if let unacknowledgedTimeout {
                 try? channel.syncOptions?.setOption(Self.tcpUserTimeout, value: Int(unacknowledgedTimeout.milliseconds))
