@@ -8,7 +8,8 @@ extension RealtimeSession {
             let next = queue[queueHead]
             queueHead += 1
             if queueHead == queue.count {
-                queue.removeAll(keepingCapacity: true)
+                // Not keeping its capacity: an idle connection holds no queue (`hearthload w3`).
+                queue = []
                 queueHead = 0
             } else if queueHead >= 1024 && queueHead * 2 >= queue.count {
                 queue.removeFirst(queueHead)

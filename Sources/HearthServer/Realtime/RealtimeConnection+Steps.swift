@@ -6,7 +6,14 @@ extension RealtimeConnection {
     /// outcome). Call it until nil after every event; events that arrive meanwhile (also from
     /// inside an action) are queued and come out of later calls.
     mutating func nextAction() -> Action? {
-        if !urgent.isEmpty { return urgent.removeFirst() }
+        if !urgent.isEmpty {
+            // The last one leaves no buffer behind: an idle connection holds none.
+            guard urgent.count > 1 else {
+                defer { urgent = [] }
+                return urgent[0]
+            }
+            return urgent.removeFirst()
+        }
         while !busy {
             if stepIndex < steps.count {
                 let step = steps[stepIndex]
