@@ -5,7 +5,7 @@ extension RealtimeSession {
     /// holds the listen (it was unlistened, replaced by nothing, revoked, or the session closed).
     public mutating func push(encoded update: EncodedUpdate, for key: ListenKey) -> [SessionAction] {
         guard phase == .open, let record = listens[key] else { return [] }
-        let bytes = update.message(tag: record.request.tag)
+        let bytes = update.message(tag: record.tag)
         return FrameSplitter.split(bytes, maxFrameLength: configuration.maxFrameLength).map { .send($0) }
     }
 }

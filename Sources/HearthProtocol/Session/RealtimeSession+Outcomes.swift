@@ -4,7 +4,7 @@ extension RealtimeSession {
     /// The database work for request `requestID` is done: answers it, then starts the requests
     /// queued behind it. An outcome for any other request than the one in flight is ignored.
     public mutating func completed(_ outcome: RequestOutcome, for requestID: RequestID) -> [SessionAction] {
-        guard phase == .open, let request = inFlight, request.id == requestID else { return [] }
+        guard phase == .open, let request = inFlight?.request, request.id == requestID else { return [] }
         inFlight = nil
         var actions: [SessionAction] = []
         switch request.action {

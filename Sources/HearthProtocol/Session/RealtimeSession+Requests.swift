@@ -40,7 +40,7 @@ extension RealtimeSession {
                 )
                 return
             }
-            listens[key] = ListenRecord(request: listen, isActive: false)
+            listens[key] = ListenRecord(query: listen.query, tag: listen.tag, isActive: false)
             wait(for: request, .listen(listen, requestID: id, identity: identity), into: &actions)
         case .unlisten(let unlisten):
             if listens.removeValue(forKey: unlisten.key) != nil {
@@ -73,7 +73,7 @@ extension RealtimeSession {
     }
 
     mutating func wait(for request: ClientRequest, _ action: SessionAction, into actions: inout [SessionAction]) {
-        inFlight = request
+        inFlight = InFlightRequest(request)
         actions.append(action)
     }
 

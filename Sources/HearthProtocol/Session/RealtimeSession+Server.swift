@@ -7,7 +7,7 @@ extension RealtimeSession {
     public mutating func push(_ change: DataUpdate.Change, at path: DataPath, for key: ListenKey) -> [SessionAction] {
         guard phase == .open, let record = listens[key] else { return [] }
         var actions: [SessionAction] = []
-        send(.dataUpdate(DataUpdate(path: path, change: change, tag: record.request.tag)), into: &actions)
+        send(.dataUpdate(DataUpdate(path: path, change: change, tag: record.tag)), into: &actions)
         return actions
     }
 
@@ -16,7 +16,7 @@ extension RealtimeSession {
     public mutating func revokeListen(_ key: ListenKey) -> [SessionAction] {
         guard phase == .open, let record = listens.removeValue(forKey: key) else { return [] }
         var actions: [SessionAction] = []
-        send(.listenRevoked(path: record.request.path, query: record.request.query), into: &actions)
+        send(.listenRevoked(path: key.path, query: record.query), into: &actions)
         return actions
     }
 

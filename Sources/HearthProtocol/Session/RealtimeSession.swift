@@ -20,10 +20,40 @@ public struct RealtimeSession: Sendable {
         case closed
     }
 
-    /// A listen this connection holds: pending until its outcome arrives, then active.
+    /// A listen this connection holds: pending until its outcome arrives, then active. Its
+    /// path is its key's; the hash the client sent matters only to the listen's start. A query
+    /// other than the default is held out of line: most listens have none, and a dictionary
+    /// holds twice its entries' size (`hearthload w3`).
     struct ListenRecord: Sendable {
-        var request: ListenRequest
+        private var customQuery: QueryBox?
+        var tag: Int64?
         var isActive: Bool
+
+        init(query: Query, tag: Int64?, isActive: Bool) {
+            customQuery = query == Query() ? nil : QueryBox(query)
+            self.tag = tag
+            self.isActive = isActive
+        }
+
+        var query: Query { customQuery?.query ?? Query() }
+    }
+
+    /// A listen's query other than the default.
+    final class QueryBox: Sendable {
+        let query: Query
+
+        init(_ query: Query) {
+            self.query = query
+        }
+    }
+
+    /// A request in flight.
+    final class InFlightRequest: Sendable {
+        let request: ClientRequest
+
+        init(_ request: ClientRequest) {
+            self.request = request
+        }
     }
 
     /// A request waiting its turn.
@@ -42,7 +72,9 @@ public struct RealtimeSession: Sendable {
     var assembler: FrameAssembler
     var queue: [QueuedRequest] = []
     var queueHead = 0
-    var inFlight: ClientRequest?
+    /// The request whose outcome the session waits for, held out of line: an idle session
+    /// keeps a reference, not a whole request (`hearthload w3`).
+    var inFlight: InFlightRequest?
     var listens: [ListenKey: ListenRecord] = [:]
     var lastActivity: Timestamp?
 
@@ -59,13 +91,15 @@ public struct RealtimeSession: Sendable {
     public var pendingRequestCount: Int { queue.count - queueHead + (inFlight == nil ? 0 : 1) }
 
     /// The request whose outcome the session is waiting for.
-    public var requestInFlight: RequestID? { inFlight?.id }
+    public var requestInFlight: RequestID? { inFlight?.request.id }
 
     /// The number of listens held (pending and active).
     public var listenCount: Int { listens.count }
 
     /// The listen registered under `key`, if any.
-    public func listen(for key: ListenKey) -> ListenRequest? { listens[key]?.request }
+    public func listen(for key: ListenKey) -> ListenRequest? {
+        listens[key].map { ListenRequest(path: key.path, query: $0.query, tag: $0.tag) }
+    }
 
     /// Every listen key held, sorted by path then query.
     public var listenKeys: [ListenKey] {
