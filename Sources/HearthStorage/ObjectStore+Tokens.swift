@@ -23,6 +23,22 @@ extension ObjectStore {
         }
     }
 
+    /// `name`'s metadata with a download token: a new one is added (`metageneration` + 1) when it
+    /// has none (its tokens were cleared through the GCS API), as Firebase's client API does on
+    /// a metadata GET, so `getDownloadURL` finds one. Concurrent calls add one token between them.
+    /// - Throws: `StorageError` `.notFound`.
+    public func ensureDownloadToken(_ bucket: BucketName, _ name: ObjectName) throws(StorageError) -> ObjectMetadata {
+        try changing { () throws(StorageError) in
+            var object = try metadata(bucket, name)
+            guard object.downloadTokens.isEmpty else { return object }
+            object.downloadTokens = [Self.newDownloadToken()]
+            object.metageneration += 1
+            object.updated = clock()
+            try catalog.commit(object, replacing: nil)
+            return object
+        }
+    }
+
     static func newDownloadToken() -> String { UUID().uuidString.lowercased() }
 
     private func changeTokens(

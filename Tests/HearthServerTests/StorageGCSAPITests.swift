@@ -147,4 +147,41 @@ import Testing
             #expect(media.body == "0123456789")
         }
     }
+    /// An object whose download tokens were cleared through the GCS API gets a new one at its
+    /// next metadata GET on the client API, as Firebase does, so `getDownloadURL` works; the
+    /// next GET keeps it.
+    @Test func aMetadataGetGivesATokenlessObjectOneToken() async throws {
+        try await TestServer.with { server in
+            let path = "/storage/v1/b/\(Self.bucket)/o/admin%2Fthumb.txt"
+            let upload = try await server.send(
+                "POST",
+                "/upload/storage/v1/b/\(Self.bucket)/o?uploadType=media&name=admin%2Fthumb.txt",
+                headers: Self.admin + [("Content-Type", "text/plain")],
+                text: "thumb"
+            )
+            #expect(upload.status == 200)
+            let cleared = try await server.send(
+                "PATCH",
+                path,
+                headers: Self.admin + [("Content-Type", "application/json")],
+                text: #"{"metadata":{"firebaseStorageDownloadTokens":null}}"#
+            )
+            #expect(cleared.status == 200)
+            #expect((try Self.json(cleared)["metadata"] as? [String: String])?["firebaseStorageDownloadTokens"] == nil)
+
+            let v0 = "/v0/b/\(Self.bucket)/o/admin%2Fthumb.txt"
+            let first = try Self.json(try await server.send("GET", v0, headers: Self.admin))
+            let token = try #require(first["downloadTokens"] as? String)
+            #expect(token.count == 36)
+            #expect(first["metageneration"] as? String == "3")
+            let again = try Self.json(try await server.send("GET", v0, headers: Self.admin))
+            #expect(again["downloadTokens"] as? String == token)
+            #expect(again["metageneration"] as? String == "3")
+            // The token opens the bytes without a credential.
+            let media = try await server.send("GET", v0 + "?alt=media&token=\(token)")
+            #expect(media.status == 200 && media.body == "thumb")
+            let gcs = try Self.json(try await server.send("GET", path, headers: Self.admin))
+            #expect((gcs["metadata"] as? [String: String])?["firebaseStorageDownloadTokens"] == token)
+        }
+    }
 }

@@ -94,7 +94,12 @@ struct StorageEndpoint: Sendable {
                     return download(object, on: channel).response(to: request)
                 }
                 try await access.require(judge, .get, bucket: bucket, name: name.value, existing: object)
-                return StorageAnswer.json(object.firebaseResource.storageJSON())
+                // A GET of metadata without a download token gives the object one, as Firebase does.
+                guard object.downloadTokens.isEmpty, Self.intendedMethod(of: request) == .get else {
+                    return StorageAnswer.json(object.firebaseResource.storageJSON())
+                }
+                let tokened = try await Self.run { try objects.ensureDownloadToken(bucket, name) }
+                return StorageAnswer.json(tokened.firebaseResource.storageJSON())
             case .post:
                 if parameters["create_token"] != nil || parameters["delete_token"] != nil {
                     guard judge.isAdmin else {
