@@ -125,13 +125,16 @@ enum FaultChecks {
         _ path: String,
         _ value: String
     ) async throws -> (status: String?, message: String?) {
-        let client = try await RealtimeTestClient.connect(port: server.port)
+        // Thirty seconds for each answer, the hello included, as `expectWritesResume` waits: a
+        // loaded box (a parallel suite) has taken more than ten to answer through a fault.
+        let client = try await RealtimeTestClient.connect(port: server.port, readHello: false)
         let reply: [String: Any]
         do {
+            _ = try await client.nextMessage(timeout: .seconds(30))
             let auth = client.request("auth", #"{"cred":"\#(server.adminSecret ?? "")"}"#)
-            _ = try await client.response(to: auth)
+            _ = try await client.response(to: auth, timeout: .seconds(30))
             let put = client.request("p", #"{"p":"\#(path)","d":\#(value)}"#)
-            reply = try await client.response(to: put).body
+            reply = try await client.response(to: put, timeout: .seconds(30)).body
         } catch {
             await client.close()
             throw error
