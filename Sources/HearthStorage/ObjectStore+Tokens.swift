@@ -6,7 +6,10 @@ extension ObjectStore {
     /// Adds a new download token to `name`'s; returns the metadata (`metageneration` + 1).
     /// - Throws: `StorageError` `.notFound`.
     public func addDownloadToken(_ bucket: BucketName, _ name: ObjectName) throws(StorageError) -> ObjectMetadata {
-        try changeTokens(bucket, name) { $0.append(Self.newDownloadToken()) }
+        try changeTokens(bucket, name) { tokens in
+            tokens.append(Self.newDownloadToken())
+            return true
+        }
     }
 
     /// Removes `token` from `name`'s download tokens (an unknown token changes nothing); when
@@ -20,6 +23,7 @@ extension ObjectStore {
         try changeTokens(bucket, name) { tokens in
             tokens.removeAll { $0 == token }
             if tokens.isEmpty { tokens = [Self.newDownloadToken()] }
+            return true
         }
     }
 
@@ -28,27 +32,25 @@ extension ObjectStore {
     /// a metadata GET, so `getDownloadURL` finds one. Concurrent calls add one token between them.
     /// - Throws: `StorageError` `.notFound`.
     public func ensureDownloadToken(_ bucket: BucketName, _ name: ObjectName) throws(StorageError) -> ObjectMetadata {
-        try changing { () throws(StorageError) in
-            var object = try metadata(bucket, name)
-            guard object.downloadTokens.isEmpty else { return object }
-            object.downloadTokens = [Self.newDownloadToken()]
-            object.metageneration += 1
-            object.updated = clock()
-            try catalog.commit(object, replacing: nil)
-            return object
+        try changeTokens(bucket, name) { tokens in
+            guard tokens.isEmpty else { return false }
+            tokens = [Self.newDownloadToken()]
+            return true
         }
     }
 
     static func newDownloadToken() -> String { UUID().uuidString.lowercased() }
 
+    /// Applies `change` to `name`'s download tokens under the store's change lock and commits
+    /// the metadata (`metageneration` + 1) when `change` returns true; else returns it as read.
     private func changeTokens(
         _ bucket: BucketName,
         _ name: ObjectName,
-        _ change: (inout [String]) -> Void
+        _ change: (inout [String]) -> Bool
     ) throws(StorageError) -> ObjectMetadata {
         try changing { () throws(StorageError) in
             var object = try metadata(bucket, name)
-            change(&object.downloadTokens)
+            guard change(&object.downloadTokens) else { return object }
             object.metageneration += 1
             object.updated = clock()
             try catalog.commit(object, replacing: nil)

@@ -134,13 +134,19 @@ def make_groups(client, members, groups, threads):
     with concurrent.futures.ThreadPoolExecutor(threads) as pool:
         futures = [[pool.submit(sign_up, client, g, i) for i in range(members)] for g in range(groups)]
         accounts = [[f.result() for f in row] for row in futures]
+    return [sender + (row[-1][0],) for sender, row in zip(create_groups(client, accounts, "Bench group"), accounts)]
+
+
+def create_groups(client, accounts, label):
+    """One group per row of [(uid, token)], created by its first account with the others;
+    returns [(chatId, sender uid, sender token)]."""
     senders = []
     for g, row in enumerate(accounts):
         (uid, token), others = row[0], [u for u, _ in row[1:]]
         result = client.call("POST", "/functions/createGroup",
-                             {"data": {"name": f"Bench group {g}", "participants": others}},
+                             {"data": {"name": f"{label} {g}", "participants": others}},
                              {"Authorization": f"Bearer {token}"})
-        senders.append((result["result"]["chatId"], uid, token, row[-1][0]))
+        senders.append((result["result"]["chatId"], uid, token))
     return senders
 
 

@@ -45,14 +45,7 @@ def make_groups(client, groups, threads):
     presence = {f"presence/{uid}": {"state": "online", "lastChanged": 1}
                 for row in accounts for uid, _ in row[:ONLINE]}
     client.call("PATCH", f"/.json?auth={ADMIN}", presence)
-    senders = []
-    for g, row in enumerate(accounts):
-        (uid, token), others = row[0], [u for u, _ in row[1:]]
-        result = client.call("POST", "/functions/createGroup",
-                             {"data": {"name": f"Push group {g}", "participants": others}},
-                             {"Authorization": f"Bearer {token}"})
-        senders.append((result["result"]["chatId"], uid, token))
-    return senders
+    return shipped.create_groups(client, accounts, "Push group")
 
 
 def run(args, tools, mode):

@@ -75,6 +75,7 @@ struct PlanningReads {
 
     let snapshot: NamespaceSnapshot
     private var devices: [String: [Device]] = [:]
+    /// By chat id, then uid.
     private var mutes: [String: [String: Bool]] = [:]
     /// A chat's title: its name, or nil for a private chat (titled by the sender).
     private var groupNames: [String: String?] = [:]
@@ -87,56 +88,60 @@ struct PlanningReads {
 
     /// The user's devices when their presence is not `online`; none when it is.
     mutating func devicesIfOffline(of uid: String) -> [Device] {
-        if let known = devices[uid] { return known }
-        var found: [Device] = []
-        if snapshot.node(at: DataPath("presence", uid, "state"))?.leafString != "online",
-            case .children(let registered, _)? = snapshot.node(at: DataPath("devices", uid))
-        {
-            for (key, device) in zip(registered.keys, registered.nodes) {
+        let snapshot = snapshot
+        return Self.remembered(uid, in: &devices) {
+            guard snapshot.node(at: DataPath("presence", uid, "state"))?.leafString != "online",
+                case .children(let registered, _)? = snapshot.node(at: DataPath("devices", uid))
+            else { return [] }
+            return zip(registered.keys, registered.nodes).compactMap { key, device in
                 guard let token = device.string("token"), !token.isEmpty,
                     device.string("platform").flatMap(PushPlatform.init(rawValue:)) != nil
-                else { continue }
-                found.append(Device(id: key.string, tokenHash: PlannedIntent.hash(token: token)))
+                else { return nil }
+                return Device(id: key.string, tokenHash: PlannedIntent.hash(token: token))
             }
         }
-        devices[uid] = found
-        return found
     }
 
     /// Whether `uid` muted `chatId` (`userChats/$uid/$chatId/muted: true`).
     mutating func hasMuted(_ chatId: String, _ uid: String) -> Bool {
-        if let known = mutes[chatId]?[uid] { return known }
-        let isMuted =
+        let snapshot = snapshot
+        return Self.remembered(uid, in: &mutes[chatId, default: [:]]) {
             snapshot.node(at: DataPath("userChats", uid, chatId, "muted")) == .leaf(.bool(true), priority: nil)
-        mutes[chatId, default: [:]][uid] = isMuted
-        return isMuted
+        }
     }
 
     /// A group's name, or in a private chat the sender's displayName ("New message" without).
     mutating func title(of chatId: String, sender: String) -> String {
-        let name: String?
-        if let known = groupNames[chatId] {
-            name = known
-        } else {
+        let snapshot = snapshot
+        let name = Self.remembered(chatId, in: &groupNames) { () -> String? in
             let chat = DataPath("chats", chatId)
-            let isPrivate = snapshot.node(at: chat.child(ChildKey("type")))?.leafString == "private"
-            // nil: a private chat, titled by its sender.
-            name = isPrivate ? nil : snapshot.node(at: chat.child(ChildKey("name")))?.leafString ?? "New message"
-            groupNames[chatId] = .some(name)
+            guard snapshot.node(at: chat.child(ChildKey("type")))?.leafString != "private" else { return nil }
+            return snapshot.node(at: chat.child(ChildKey("name")))?.leafString ?? "New message"
         }
         if let name { return name }
-        if let known = senderNames[sender] { return known }
-        let senderName = snapshot.node(at: DataPath("users", sender, "displayName"))?.leafString ?? "New message"
-        senderNames[sender] = senderName
-        return senderName
+        return Self.remembered(sender, in: &senderNames) {
+            snapshot.node(at: DataPath("users", sender, "displayName"))?.leafString ?? "New message"
+        }
     }
 
     /// The user's unread total (a call's badge, read when planned).
     mutating func unreadTotal(of uid: String) -> Double {
-        if let total = unreadTotals[uid] { return total }
-        let total = snapshot.node(at: DataPath("unreadTotals", uid))?.leafNumber ?? 0
-        unreadTotals[uid] = total
-        return total
+        let snapshot = snapshot
+        return Self.remembered(uid, in: &unreadTotals) {
+            snapshot.node(at: DataPath("unreadTotals", uid))?.leafNumber ?? 0
+        }
+    }
+
+    /// `cache[key]`, read by `read` and kept the first time it is asked for.
+    private static func remembered<Value>(
+        _ key: String,
+        in cache: inout [String: Value],
+        _ read: () -> Value
+    ) -> Value {
+        if let known = cache[key] { return known }
+        let value = read()
+        cache[key] = value
+        return value
     }
 }
 

@@ -39,18 +39,23 @@ extension RESTService {
             case .shallow(let shallow): Self.renderShallow(shallow, into: &body)
             case .priority(let priority): Self.renderPriority(priority, into: &body)
             }
-            var response = ResponseBuilder.json(
+            let response = ResponseBuilder.json(
                 body,
                 print: options.print,
                 etag: call.wantsETag ? etag : nil,
                 callback: options.callback
             )
-            if let download = options.download {
-                let name = download.isEmpty ? ResponseBuilder.downloadName(for: path) : download
-                response.headers[.contentDisposition] = ResponseBuilder.attachment(named: name)
-            }
-            return response
+            return Self.offeringDownload(response, of: path, options)
         }
+    }
+
+    /// `response` as an attachment when the read asked for a download (`download=`).
+    private static func offeringDownload(_ response: Response, of path: DataPath, _ options: RESTOptions) -> Response {
+        guard let download = options.download else { return response }
+        var response = response
+        let name = download.isEmpty ? ResponseBuilder.downloadName(for: path) : download
+        response.headers[.contentDisposition] = ResponseBuilder.attachment(named: name)
+        return response
     }
 
     /// A value sent as it is rendered (chunked), so a large one's first bytes leave at once:
@@ -63,26 +68,21 @@ extension RESTService {
             chunkSize: Self.streamedChunkSize,
             as: call.caller
         )
-        var headers: HTTPFields = [.cacheControl: "no-cache", .contentType: "application/json; charset=utf-8"]
-        if let download = call.options.download {
-            let name = download.isEmpty ? ResponseBuilder.downloadName(for: path) : download
-            headers[.contentDisposition] = ResponseBuilder.attachment(named: name)
-        }
         // A value of one chunk is sent whole, with its length, as any other answer.
         let source = ChunkSource(chunks)
-        guard let first = try await source.next() else { return Response(status: .ok, headers: headers) }
-        guard let second = try await source.next() else {
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: first)))
-        }
-        let body = ResponseBody { writer in
-            try await writer.write(ByteBuffer(bytes: first))
-            try await writer.write(ByteBuffer(bytes: second))
-            while let chunk = try await source.next() {
-                try await writer.write(ByteBuffer(bytes: chunk))
+        let first = try await source.next() ?? []
+        var response = ResponseBuilder.json(first)
+        if let second = try await source.next() {
+            response.body = ResponseBody { writer in
+                try await writer.write(ByteBuffer(bytes: first))
+                try await writer.write(ByteBuffer(bytes: second))
+                while let chunk = try await source.next() {
+                    try await writer.write(ByteBuffer(bytes: chunk))
+                }
+                try await writer.finish(nil)
             }
-            try await writer.finish(nil)
         }
-        return Response(status: .ok, headers: headers, body: body)
+        return Self.offeringDownload(response, of: path, call.options)
     }
 
     /// The size of a streamed value's chunks: the first leaves after this much is rendered.
