@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(name: "CLevelDB", providers: [.apt(["libleveldb-dev"])]),
@@ -116,6 +117,18 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Hearth nodes over PostgreSQL (docs/cluster.md): the cluster's tables, namespace leases
+        // fenced by epoch, the changelog. No Hearth target: the store and the server call it.
+        .target(
+            name: "HearthCluster",
+            dependencies: [
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         // The web console's files (`Sources/HearthConsole/Assets`: HTML, CSS, JavaScript), embedded
         // in the binary at build time by the EmbedConsole plugin (docs/console.md). Not in the fuzz
         // builds: their `-sanitize=fuzzer` reaches the plugin's tool too, which then cannot link
@@ -166,6 +179,16 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore"]),
+        .testTarget(
+            name: "HearthClusterTests",
+            dependencies: [
+                "HearthCluster",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "HearthStoreTests", dependencies: ["HearthStore", "HearthCore", "HearthTestSupport"]),
         .testTarget(name: "HearthProtocolTests", dependencies: ["HearthProtocol", "HearthCore"]),
         .testTarget(name: "HearthRulesTests", dependencies: ["HearthRules", "HearthCore"]),

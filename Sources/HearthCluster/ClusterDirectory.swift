@@ -1,0 +1,192 @@
+public import Logging
+public import NIOCore
+import PostgresNIO
+
+/// The cluster's shared state in PostgreSQL: its nodes, who owns each namespace (leases taken
+/// and renewed against PostgreSQL's clock, an epoch per takeover) and each namespace's
+/// changelog, appended only by the holder of the namespace's current epoch.
+public final class ClusterDirectory: Sendable {
+    public let address: ClusterAddress
+    /// Commits (`append`): one connection, so a commit never waits behind a lease renewal.
+    private let commits: PostgresLink
+    /// Leases, heartbeats, changelog reads and the cluster view.
+    private let control: PostgresLink
+
+    private init(address: ClusterAddress, eventLoopGroup: any EventLoopGroup, logger: Logger) {
+        self.address = address
+        commits = PostgresLink(address: address, name: "commits", eventLoop: eventLoopGroup.next(), logger: logger)
+        control = PostgresLink(address: address, name: "control", eventLoop: eventLoopGroup.next(), logger: logger)
+    }
+
+    /// Connects to the cluster's PostgreSQL and creates its tables when they are missing.
+    public static func open(
+        _ address: ClusterAddress,
+        eventLoopGroup: any EventLoopGroup,
+        logger: Logger
+    ) async throws -> ClusterDirectory {
+        let directory = ClusterDirectory(address: address, eventLoopGroup: eventLoopGroup, logger: logger)
+        do {
+            for statement in ClusterSchema.statements {
+                try await directory.control.query(PostgresQuery(unsafeSQL: statement))
+            }
+        } catch {
+            await directory.close()
+            throw error
+        }
+        return directory
+    }
+
+    public func close() async {
+        await commits.close()
+        await control.close()
+    }
+
+    // MARK: Nodes
+
+    /// Records this node (or its new URL) and its first heartbeat.
+    public func join(node: String, url: String) async throws {
+        try await control.query(
+            """
+            INSERT INTO hearth_nodes (id, url) VALUES (\(node), \(url))
+            ON CONFLICT (id) DO UPDATE SET url = EXCLUDED.url, heartbeat = clock_timestamp()
+            """
+        )
+    }
+
+    /// Says this node is alive.
+    public func heartbeat(node: String) async throws {
+        try await control.query("UPDATE hearth_nodes SET heartbeat = clock_timestamp() WHERE id = \(node)")
+    }
+
+    /// Every node that joined, alive when its heartbeat is younger than `leaseSeconds`.
+    public func nodes(leaseSeconds: Int) async throws -> [ClusterNode] {
+        let rows = try await control.query(
+            """
+            SELECT id, url, heartbeat > clock_timestamp() - make_interval(secs => \(Double(leaseSeconds)))
+            FROM hearth_nodes ORDER BY id
+            """
+        )
+        return try rows.rows.map { row in
+            let (id, url, alive) = try row.decode((String, String, Bool).self)
+            return ClusterNode(id: id, url: url, alive: alive)
+        }
+    }
+
+    /// The namespaces whose lease has not run out, and their owners.
+    public func owners() async throws -> [String: String] {
+        let rows = try await control.query(
+            "SELECT ns, owner FROM hearth_namespaces WHERE owner IS NOT NULL AND lease_until > clock_timestamp()"
+        )
+        var owners: [String: String] = [:]
+        for row in rows.rows {
+            let (namespace, owner) = try row.decode((String, String).self)
+            owners[namespace] = owner
+        }
+        return owners
+    }
+
+    // MARK: Leases
+
+    /// Takes `namespace` for `node` when nobody holds a lease on it that has not run out (or
+    /// `node` itself held it: a restarted node takes a new epoch too); else says who holds it.
+    public func acquire(namespace: String, node: String, leaseSeconds: Int) async throws -> NamespaceOwnership {
+        try await control.query("INSERT INTO hearth_namespaces (ns) VALUES (\(namespace)) ON CONFLICT (ns) DO NOTHING")
+        let taken = try await control.query(
+            """
+            UPDATE hearth_namespaces
+            SET owner = \(node), epoch = epoch + 1,
+                lease_until = clock_timestamp() + make_interval(secs => \(Double(leaseSeconds)))
+            WHERE ns = \(namespace) AND (owner IS NULL OR owner = \(node) OR lease_until <= clock_timestamp())
+            RETURNING epoch, lsn
+            """
+        )
+        if let row = taken.rows.first {
+            let (epoch, lsn) = try row.decode((Int64, Int64).self)
+            return .mine(NamespaceLease(namespace: namespace, node: node, epoch: epoch, lsn: lsn))
+        }
+        let holder = try await control.query(
+            """
+            SELECT n.id, n.url, n.heartbeat > clock_timestamp() - make_interval(secs => \(Double(leaseSeconds)))
+            FROM hearth_namespaces s JOIN hearth_nodes n ON n.id = s.owner WHERE s.ns = \(namespace)
+            """
+        )
+        guard let row = holder.rows.first else {
+            throw ClusterError.inconsistent("namespace '\(namespace)' is held by a node that never joined")
+        }
+        let (id, url, alive) = try row.decode((String, String, Bool).self)
+        return .other(ClusterNode(id: id, url: url, alive: alive))
+    }
+
+    /// Extends `lease` by `leaseSeconds` from now; false when its epoch was taken over.
+    public func renew(_ lease: NamespaceLease, leaseSeconds: Int) async throws -> Bool {
+        let renewed = try await control.query(
+            """
+            UPDATE hearth_namespaces
+            SET lease_until = clock_timestamp() + make_interval(secs => \(Double(leaseSeconds)))
+            WHERE ns = \(lease.namespace) AND owner = \(lease.node) AND epoch = \(lease.epoch)
+            RETURNING epoch
+            """
+        )
+        return !renewed.rows.isEmpty
+    }
+
+    /// Gives `lease` up at once (a node that stops), so another node need not wait it out.
+    public func release(_ lease: NamespaceLease) async throws {
+        try await control.query(
+            """
+            UPDATE hearth_namespaces SET lease_until = clock_timestamp()
+            WHERE ns = \(lease.namespace) AND owner = \(lease.node) AND epoch = \(lease.epoch)
+            """
+        )
+    }
+
+    // MARK: The changelog
+
+    /// Appends `batches` at positions `after + 1`, `after + 2`, … in one transaction, fenced:
+    /// only when `lease`'s epoch is still the namespace's and its last position is `after`.
+    /// Fails with `ClusterError.fenced` when another node took the namespace over (nothing is
+    /// appended then), `.unavailable` when PostgreSQL did not answer (whether it committed is
+    /// then unknown: the caller must not serve the namespace from what it holds).
+    public func append(_ batches: [ByteBuffer], after lsn: Int64, lease: NamespaceLease) -> EventLoopFuture<Void> {
+        let last = lsn + Int64(batches.count)
+        return commits.query(
+            """
+            WITH fence AS (
+                UPDATE hearth_namespaces SET lsn = \(last)
+                WHERE ns = \(lease.namespace) AND epoch = \(lease.epoch) AND lsn = \(lsn)
+                RETURNING ns
+            )
+            INSERT INTO hearth_changelog (ns, lsn, epoch, batch)
+            SELECT fence.ns, \(lsn) + entry.position, \(lease.epoch), entry.batch
+            FROM fence, unnest(\(batches)::bytea[]) WITH ORDINALITY AS entry(batch, position)
+            """
+        ).flatMapThrowing { result in
+            guard result.metadata.rows == batches.count else {
+                throw ClusterError.fenced(namespace: lease.namespace, epoch: lease.epoch)
+            }
+        }
+    }
+
+    /// At most `limit` entries of `namespace`'s changelog after position `lsn`, in order.
+    public func changelog(namespace: String, after lsn: Int64, limit: Int = 1_000) async throws -> [ChangelogEntry] {
+        let rows = try await control.query(
+            """
+            SELECT lsn, epoch, batch FROM hearth_changelog
+            WHERE ns = \(namespace) AND lsn > \(lsn) ORDER BY lsn LIMIT \(limit)
+            """
+        )
+        return try rows.rows.map { row in
+            let (position, epoch, batch) = try row.decode((Int64, Int64, ByteBuffer).self)
+            return ChangelogEntry(lsn: position, epoch: epoch, batch: Array(buffer: batch))
+        }
+    }
+
+    /// The epoch of the entry at `lsn`, if there is one (a node checks that its local state's
+    /// last entry is the cluster's before it catches up from there).
+    public func epoch(of namespace: String, at lsn: Int64) async throws -> Int64? {
+        let rows = try await control.query(
+            "SELECT epoch FROM hearth_changelog WHERE ns = \(namespace) AND lsn = \(lsn)"
+        )
+        return try rows.rows.first?.decode(Int64.self)
+    }
+}

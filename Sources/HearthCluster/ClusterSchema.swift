@@ -1,0 +1,45 @@
+/// The cluster's tables in PostgreSQL, created on first use (`ClusterDirectory.open`).
+///
+/// - `hearth_nodes`: every node that ever joined, with the URL other nodes reach it at and its
+///   last heartbeat (PostgreSQL's clock): a node is alive while its heartbeat is younger than
+///   the lease time.
+/// - `hearth_namespaces`: one row per namespace: its owner and lease (`lease_until`, PostgreSQL's
+///   clock), its `epoch` (one more at every takeover: the fence) and `lsn`, the position of its
+///   last changelog entry.
+/// - `hearth_changelog`: the namespace's history, the truth: each entry one batch the owner
+///   committed (namespace-relative keys), at positions 1, 2, 3, … with the epoch of the owner
+///   that wrote it. A node's LevelDB is a cache of it.
+enum ClusterSchema {
+    /// Statements run in order; each is idempotent. The advisory lock keeps two nodes starting
+    /// at once from racing on `CREATE TABLE`.
+    static let statements: [String] = [
+        "SELECT pg_advisory_lock(4826627)",
+        """
+        CREATE TABLE IF NOT EXISTS hearth_nodes (
+            id text PRIMARY KEY,
+            url text NOT NULL,
+            joined timestamptz NOT NULL DEFAULT clock_timestamp(),
+            heartbeat timestamptz NOT NULL DEFAULT clock_timestamp()
+        )
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS hearth_namespaces (
+            ns text PRIMARY KEY,
+            owner text,
+            epoch bigint NOT NULL DEFAULT 0,
+            lease_until timestamptz,
+            lsn bigint NOT NULL DEFAULT 0
+        )
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS hearth_changelog (
+            ns text NOT NULL,
+            lsn bigint NOT NULL,
+            epoch bigint NOT NULL,
+            batch bytea NOT NULL,
+            PRIMARY KEY (ns, lsn)
+        )
+        """,
+        "SELECT pg_advisory_unlock(4826627)",
+    ]
+}

@@ -1,0 +1,92 @@
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import Synchronization
+
+/// One PostgreSQL connection, made on first use and made again after it breaks. Queries sent
+/// on it run one after another (PostgreSQL's protocol), so a link serializes what goes over
+/// it: the node keeps one for commits and one for leases and heartbeats, so a slow commit never
+/// delays a lease renewal.
+final class PostgresLink: Sendable {
+    private let address: ClusterAddress
+    private let logger: Logger
+    private let name: String
+    private let current = Mutex<EventLoopFuture<PostgresConnection>?>(nil)
+    private let eventLoop: any EventLoop
+
+    init(address: ClusterAddress, name: String, eventLoop: any EventLoop, logger: Logger) {
+        self.address = address
+        self.name = name
+        self.eventLoop = eventLoop
+        self.logger = logger
+    }
+
+    /// Runs `query` and collects its rows.
+    func query(_ query: PostgresQuery) -> EventLoopFuture<PostgresQueryResult> {
+        connection().flatMap { connection in
+            connection.query(query, logger: self.logger)
+        }.flatMapErrorThrowing { error in
+            self.forget()
+            throw ClusterError.unavailable(PostgresLink.describe(error))
+        }
+    }
+
+    func query(_ query: PostgresQuery) async throws -> PostgresQueryResult {
+        try await self.query(query).get()
+    }
+
+    /// Closes the connection, if one is open.
+    func close() async {
+        let connection = current.withLock { current -> EventLoopFuture<PostgresConnection>? in
+            defer { current = nil }
+            return current
+        }
+        if let connection = try? await connection?.get() {
+            try? await connection.close()
+        }
+    }
+
+    private func connection() -> EventLoopFuture<PostgresConnection> {
+        current.withLock { current in
+            if let current { return current }
+            var configuration = PostgresConnection.Configuration(
+                host: address.host,
+                port: address.port,
+                username: address.user,
+                password: address.password,
+                database: address.database,
+                tls: .disable
+            )
+            configuration.options.connectTimeout = .seconds(5)
+            let made = PostgresConnection.connect(
+                on: eventLoop,
+                configuration: configuration,
+                id: 1,
+                logger: logger
+            )
+            current = made
+            return made
+        }
+    }
+
+    /// Drops a connection that failed, so the next query connects again.
+    private func forget() {
+        let dropped = current.withLock { current -> EventLoopFuture<PostgresConnection>? in
+            defer { current = nil }
+            return current
+        }
+        dropped?.whenSuccess { connection in
+            let closed: EventLoopFuture<Void> = connection.close(); _ = closed
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? ClusterError { return error.description }
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] { return message }
+            return "\(error.code)"
+        }
+        return "\(error)"
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import HearthCluster
+import Logging
+import NIOCore
+import NIOPosix
+import Testing
+
+@Suite("The cluster's directory in PostgreSQL: leases, epochs, the fenced changelog")
+struct ClusterDirectoryTests {
+    private func open() async throws -> ClusterDirectory {
+        let server = try PrivatePostgres.shared.get()
+        return try await ClusterDirectory.open(
+            try await server.database(),
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+            logger: Logger(label: "test")
+        )
+    }
+
+    private func batch(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
+
+    @Test func aNamespaceHasOneOwnerAndTheOtherNodeIsToldWho() async throws {
+        let directory = try await open()
+        defer { Task { await directory.close() } }
+        try await directory.join(node: "a", url: "http://127.0.0.1:1")
+        try await directory.join(node: "b", url: "http://127.0.0.1:2")
+        let first = try await directory.acquire(namespace: "chat", node: "a", leaseSeconds: 30)
+        #expect(first == .mine(NamespaceLease(namespace: "chat", node: "a", epoch: 1, lsn: 0)))
+        let second = try await directory.acquire(namespace: "chat", node: "b", leaseSeconds: 30)
+        #expect(second == .other(ClusterNode(id: "a", url: "http://127.0.0.1:1", alive: true)))
+        #expect(try await directory.owners() == ["chat": "a"])
+        #expect(try await directory.nodes(leaseSeconds: 30).map(\.id) == ["a", "b"])
+    }
+
+    @Test func aTakeoverAfterTheLeaseRunsOutFencesTheOldOwnersCommits() async throws {
+        let directory = try await open()
+        defer { Task { await directory.close() } }
+        try await directory.join(node: "a", url: "http://127.0.0.1:1")
+        try await directory.join(node: "b", url: "http://127.0.0.1:2")
+        guard case .mine(let old) = try await directory.acquire(namespace: "chat", node: "a", leaseSeconds: 1) else {
+            Issue.record("a did not get the namespace")
+            return
+        }
+        try await directory.append([batch("one"), batch("two")], after: 0, lease: old).get()
+        // While the lease runs, b is told to go to a.
+        #expect(try await directory.acquire(namespace: "chat", node: "b", leaseSeconds: 1) != .mine(old))
+        try await Task.sleep(for: .milliseconds(1_200))
+        guard case .mine(let new) = try await directory.acquire(namespace: "chat", node: "b", leaseSeconds: 30) else {
+            Issue.record("b did not take the namespace over")
+            return
+        }
+        #expect(new.epoch == old.epoch + 1)
+        #expect(new.lsn == 2)
+        // The old owner's next commit matches no row: refused, nothing appended.
+        await #expect(throws: ClusterError.fenced(namespace: "chat", epoch: old.epoch)) {
+            try await directory.append([self.batch("zombie")], after: 2, lease: old).get()
+        }
+        #expect(try await directory.renew(old, leaseSeconds: 30) == false)
+        try await directory.append([batch("three")], after: 2, lease: new).get()
+        let log = try await directory.changelog(namespace: "chat", after: 0)
+        #expect(log.map(\.lsn) == [1, 2, 3])
+        #expect(log.map(\.epoch) == [old.epoch, old.epoch, new.epoch])
+        #expect(log.map { String(decoding: $0.batch, as: UTF8.self) } == ["one", "two", "three"])
+        #expect(try await directory.epoch(of: "chat", at: 3) == new.epoch)
+        #expect(try await directory.epoch(of: "chat", at: 4) == nil)
+    }
+
+    @Test func anAppendAfterTheWrongPositionIsRefusedWhole() async throws {
+        let directory = try await open()
+        defer { Task { await directory.close() } }
+        try await directory.join(node: "a", url: "http://127.0.0.1:1")
+        guard case .mine(let lease) = try await directory.acquire(namespace: "n", node: "a", leaseSeconds: 30) else {
+            Issue.record("a did not get the namespace")
+            return
+        }
+        try await directory.append([batch("one")], after: 0, lease: lease).get()
+        await #expect(throws: ClusterError.self) {
+            try await directory.append([self.batch("again"), self.batch("more")], after: 0, lease: lease).get()
+        }
+        #expect(try await directory.changelog(namespace: "n", after: 0).count == 1)
+        #expect(try await directory.renew(lease, leaseSeconds: 30))
+    }
+
+    @Test func aRestartedNodeTakesItsOwnNamespaceAtANewEpoch() async throws {
+        let directory = try await open()
+        defer { Task { await directory.close() } }
+        try await directory.join(node: "a", url: "http://127.0.0.1:1")
+        guard case .mine(let before) = try await directory.acquire(namespace: "n", node: "a", leaseSeconds: 30),
+            case .mine(let after) = try await directory.acquire(namespace: "n", node: "a", leaseSeconds: 30)
+        else {
+            Issue.record("a did not get the namespace")
+            return
+        }
+        #expect(after.epoch == before.epoch + 1)
+        await #expect(throws: ClusterError.fenced(namespace: "n", epoch: before.epoch)) {
+            try await directory.append([self.batch("stale")], after: 0, lease: before).get()
+        }
+    }
+
+    @Test func addressesParseAndErrorsSayWhatToWrite() throws {
+        let address = try ClusterAddress(parsing: "postgresql://hearth:secret@db.local:6432/chat")
+        #expect(
+            address
+                == ClusterAddress(host: "db.local", port: 6432, user: "hearth", password: "secret", database: "chat")
+        )
+        #expect(address.description == "postgresql://hearth:***@db.local:6432/chat")
+        #expect(try ClusterAddress(parsing: "postgres://u@h/d").port == 5432)
+        for bad in ["http://u@h/d", "postgresql://h/d", "postgresql://u@h/", "not a url"] {
+            #expect(throws: ClusterError.self) { try ClusterAddress(parsing: bad) }
+        }
+    }
+}
