@@ -43,10 +43,13 @@ public final class NamespaceStore: Sendable {
         self.onCommit = onCommit
         triggers = configuration.triggers.triggers(of: name)
         lookups = configuration.triggers.lookups(of: name)
-        let (sequence, indexes) = try db.withSnapshot { snapshot -> (UInt64, [RegisteredIndex]) in
-            let reader = NamespaceReader(snapshot: snapshot, keys: KeySpace(namespaceID: id), indexes: [])
-            let sequence = snapshot.get(KeySpace(namespaceID: id).sequenceKey).map(NamespaceStore.decodeSequence) ?? 0
-            return (sequence, IndexDefinitions.load(reader))
+        let (sequence, indexes, position) = try db.withSnapshot {
+            snapshot -> (UInt64, [RegisteredIndex], ReplicationPosition?) in
+            let keys = KeySpace(namespaceID: id)
+            let reader = NamespaceReader(snapshot: snapshot, keys: keys, indexes: [])
+            let sequence = snapshot.get(keys.sequenceKey).map(NamespaceStore.decodeSequence) ?? 0
+            let position = snapshot.get(keys.replicationPositionKey).flatMap(KeySpace.decodePosition)
+            return (sequence, IndexDefinitions.load(reader), position)
         }
         registered = Mutex(indexes)
         let observers = configuration.triggers.observers(of: name)
@@ -65,6 +68,9 @@ public final class NamespaceStore: Sendable {
             registration: registration,
             output: configuration.batchWriter(db),
             commitLog: commitLog,
+            replication: configuration.replication?(name).map { [keys] sink in
+                ReplicationCapture(sink: sink, keys: keys, position: position?.lsn ?? 0)
+            },
             onCommit: onCommit
         )
         // A store written before docs/decisions/0020 has reverse index entries: the writer's

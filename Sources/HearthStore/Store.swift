@@ -7,12 +7,12 @@ import Synchronization
 public final class Store: Sendable {
     let db: LevelDB
     public let configuration: StoreConfiguration
-    private let namespaces = Mutex<[String: NamespaceStore]>([:])
+    let namespaces = Mutex<[String: NamespaceStore]>([:])
     private let dirty = Atomic<Bool>(false)
     nonisolated(unsafe) private let syncTimer: DispatchSourceTimer?
     /// The time of server timestamps and of the rules' `now` (the database reads it here).
     public let clock: ServerClock
-    private let namespaceIDs: NamespaceIDs
+    let namespaceIDs: NamespaceIDs
 
     private init(
         db: LevelDB,

@@ -23,6 +23,11 @@ public struct StoreConfiguration: Sendable {
     public var loopJobLimit = UInt64(WriterTuning().loopJobLimit.nanoseconds)
     /// `WriterTuning.homeIdleLimit` in nanoseconds.
     public var homeIdleLimit = UInt64(WriterTuning().homeIdleLimit.nanoseconds)
+    /// In a cluster: the changelog of each namespace this node owns, asked for when the
+    /// namespace opens (`ReplicationSink`); nil for a namespace that is not replicated. The
+    /// caller opens a namespace only once its local copy has caught up with the changelog
+    /// (`Store.applyReplicated`).
+    public var replication: (@Sendable (String) -> ReplicationSink?)?
     /// Where the namespace writers' batches go: LevelDB itself, or in tests a wrapper that
     /// counts or refuses them (`BatchWriter`).
     var batchWriter: @Sendable (LevelDB) -> BatchWriter = BatchWriter.levelDB

@@ -4,7 +4,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable {
         private enum Base: Hashable, Sendable {
             case io, corrupt, closed, locked, invalidNamespace, indexNotDefined, invalidWrite, permissionDenied,
-                triggerFailed, storageFailure, damaged
+                triggerFailed, storageFailure, damaged, notOwner
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -33,6 +33,10 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         /// LevelDB found the store's files damaged (a checksum or a file missing): what was read
         /// cannot be trusted and nothing more is written; `hearth doctor` repairs what it can.
         public static let damaged = Code(.damaged)
+        /// In a cluster: this node's commit of the namespace was not accepted into the cluster's
+        /// changelog (another node took the namespace over, or PostgreSQL did not answer), so
+        /// nothing of it was acknowledged; the node no longer serves the namespace from here.
+        public static let notOwner = Code(.notOwner)
     }
 
     /// A refusal by security rules, in Firebase's words.

@@ -77,9 +77,10 @@ struct ErrorAnswer: Sendable {
             return ErrorAnswer(.badRequest, .failure, error.message)
         case .permissionDenied:
             return ErrorAnswer(RESTError.permissionDenied)
-        case .storageFailure:
+        case .storageFailure, .notOwner:
             // The disk refused the write (full, read-only, failing): the store says which, logs
-            // it, and retries by itself; the client may retry later (503, Retry-After).
+            // it, and retries by itself; the client may retry later (503, Retry-After). In a
+            // cluster, the namespace moved to another node: a retry reaches it.
             return ErrorAnswer(.serviceUnavailable, .failure, error.message)
         case .damaged:
             return ErrorAnswer(.internalServerError, .failure, error.message)

@@ -104,6 +104,22 @@ final class WriteBatch {
         }
     }
 
+    /// Calls `body` with each operation's key and value (nil: a delete), in order, without
+    /// copying them; the buffers are valid only during the call.
+    func forEachOperation(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer?) throws -> Void) rethrows {
+        try bytes.withUnsafeBytes { all in
+            for entry in entries {
+                let key = UnsafeRawBufferPointer(rebasing: all[entry.start..<entry.start + entry.keyCount])
+                guard entry.valueCount >= 0 else {
+                    try body(key, nil)
+                    continue
+                }
+                let valueStart = entry.start + entry.keyCount
+                try body(key, UnsafeRawBufferPointer(rebasing: all[valueStart..<valueStart + entry.valueCount]))
+            }
+        }
+    }
+
     /// The hash of each operation's key (the one it was put with, else computed), in order.
     func keyHashes() -> [UInt64] {
         bytes.withUnsafeBytes { all in

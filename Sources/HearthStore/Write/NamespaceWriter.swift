@@ -41,6 +41,9 @@ final class NamespaceWriter: Sendable, WritePassMember {
     /// `StoreConfiguration.homeIdleLimit`.
     private let homeIdleLimit: UInt64
     private let commitLog: CommitLog?
+    /// In a cluster: the changelog every round's batches go to before they are acknowledged
+    /// (every round then runs on the queue, as with `--sync always`).
+    private let replication: ReplicationCapture?
     /// Held by the running round for as long as it runs: the queue's or the home loop's (which
     /// never waits for it, `runHere`).
     private let state: Mutex<WriterState>
@@ -58,6 +61,7 @@ final class NamespaceWriter: Sendable, WritePassMember {
         registration: NamespaceRegistration?,
         output: BatchWriter,
         commitLog: CommitLog?,
+        replication: ReplicationCapture? = nil,
         onCommit: @escaping @Sendable () -> Void
     ) {
         queue = DispatchQueue(label: "hearth.writer.\(name)", qos: .userInitiated)
@@ -66,12 +70,13 @@ final class NamespaceWriter: Sendable, WritePassMember {
         self.loopJobLimit = loopJobLimit
         self.homeIdleLimit = homeIdleLimit
         self.commitLog = commitLog
+        self.replication = replication
         state = Mutex(
             WriterState(
                 sequence: sequence,
                 registration: registration,
                 db: db,
-                output: output,
+                output: replication?.wrapping(output) ?? output,
                 keys: keys,
                 commitLog: commitLog,
                 onCommit: onCommit
@@ -135,7 +140,7 @@ final class NamespaceWriter: Sendable, WritePassMember {
     }
 
     private func enqueue(in pass: WritePass?, _ job: @escaping Job) {
-        if !syncAlways, let pass, jobsAreCheap.load(ordering: .relaxed) {
+        if !syncAlways, replication == nil, let pass, jobsAreCheap.load(ordering: .relaxed) {
             pass.add(job, for: self)
         } else {
             enqueueOnQueue(job)
@@ -238,11 +243,13 @@ final class NamespaceWriter: Sendable, WritePassMember {
                 return jobs
             }
             if jobs.isEmpty { return }
-            // Without `--sync always` the observers hear the round's commits under the lock, as
-            // after a loop's round; with it (the queue runs every round then) after the fsync.
+            // Without `--sync always` or a cluster the observers hear the round's commits under
+            // the lock, as after a loop's round; with either (the queue runs every round then)
+            // after the fsync and the changelog's append.
+            let waits = syncAlways || replication != nil
             let (completions, commits) = state.withLock { state -> ([Completion], [CommittedWrite]) in
                 let round = run(jobs, in: state)
-                guard syncAlways else {
+                guard waits else {
                     tell(round.commits)
                     return (round.completions, [])
                 }
@@ -258,8 +265,17 @@ final class NamespaceWriter: Sendable, WritePassMember {
                     // the next ones from the store, not from what the writer remembers.
                     state.withLock { $0.shapes.removeAll() }
                 }
-                tell(commits)
             }
+            if let replication, syncError == nil {
+                do {
+                    try replication.flush()
+                } catch {
+                    // Not the namespace's history: nothing of the round is announced.
+                    syncError = error
+                    state.withLock { $0.shapes.removeAll() }
+                }
+            }
+            if waits, replication == nil || syncError == nil { tell(commits) }
             for completion in completions { completion(syncError) }
         }
     }

@@ -1,0 +1,49 @@
+/// Where a clustered namespace's batches go before anything they hold is acknowledged: the
+/// cluster's changelog (HearthCluster's `ClusterDirectory.append`, fenced by the owner's
+/// epoch). A store whose namespace has one runs every round of that namespace's writer on its
+/// queue, and after the round hands the round's batches (`ReplicatedBatch`, namespace-relative)
+/// to `append`; only when it returns are the round's writes acknowledged and announced.
+///
+/// When `append` throws, nothing of the round is acknowledged (each waiting write fails with
+/// `StoreError.notOwner`) and the writer refuses every later write: the node's LevelDB then
+/// holds batches the cluster may not have, so it must not serve the namespace from them again
+/// (`Store.replicationPosition` tells, and `Store.discardReplica` clears them).
+public struct ReplicationSink: Sendable {
+    /// The owner's epoch, kept with the local position (`Store.replicationPosition`).
+    public let epoch: UInt64
+    /// Appends `batches` at positions `after + 1`, `after + 2`, …; throws when they are not
+    /// the namespace's history (fenced) or it is unknown whether they are (unreachable).
+    public let append: @Sendable (_ batches: [[UInt8]], _ after: UInt64) throws -> Void
+
+    public init(epoch: UInt64, append: @escaping @Sendable (_ batches: [[UInt8]], _ after: UInt64) throws -> Void) {
+        self.epoch = epoch
+        self.append = append
+    }
+}
+
+/// The position of a node's local copy of a namespace in the cluster's changelog: the last
+/// entry it holds and the epoch that entry was written under. Two copies at the same position
+/// with the same epoch hold the same history (a fenced owner writes nothing after its failed
+/// append, and a takeover starts a new epoch at the last committed position).
+public struct ReplicationPosition: Sendable, Equatable {
+    public let lsn: UInt64
+    public let epoch: UInt64
+
+    public init(lsn: UInt64, epoch: UInt64) {
+        self.lsn = lsn
+        self.epoch = epoch
+    }
+}
+
+/// One entry of the cluster's changelog, as the store replays it.
+public struct ReplicatedEntry: Sendable {
+    public let lsn: UInt64
+    public let epoch: UInt64
+    public let batch: [UInt8]
+
+    public init(lsn: UInt64, epoch: UInt64, batch: [UInt8]) {
+        self.lsn = lsn
+        self.epoch = epoch
+        self.batch = batch
+    }
+}
