@@ -205,6 +205,30 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var pushFcmEndpoint: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Join the cluster whose state lives in this PostgreSQL database, "
+                + "postgresql://USER@HOST:PORT/DB (env HEARTH_CLUSTER; docs/cluster.md)."
+        )
+    )
+    var cluster: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "In a cluster: the URL other nodes reach this node at (env HEARTH_ADVERTISE; "
+                + "default http://HOST:PORT of the node)."
+        )
+    )
+    var advertise: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "In a cluster: seconds a namespace's lease lasts; a dead node's namespaces are served "
+                + "elsewhere within it (env HEARTH_LEASE_SECONDS; default 10)."
+        )
+    )
+    var leaseSeconds: Int?
+
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {

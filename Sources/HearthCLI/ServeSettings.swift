@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthChat
+import HearthCluster
 import HearthCore
 import HearthServer
 
@@ -54,6 +55,8 @@ struct ServeSettings: Equatable, Sendable {
     var callRingTimeout = 45
     /// Where push notifications go; nil: none are queued.
     var push: PushProviderSettings?
+    /// `--cluster`, `--advertise`, `--lease-seconds`.
+    var cluster: ClusterSettings?
 
     /// The server's configuration.
     var serverConfiguration: HearthServerConfiguration {
@@ -73,6 +76,7 @@ struct ServeSettings: Equatable, Sendable {
             maxRequestBodyBytes: maxBodyBytes
         )
         configuration.accounts.projectID = projectID
+        configuration.cluster = cluster
         configuration.maxObjectSize = UInt64(maxObjectSize)
         configuration.maxBodyMemoryBytes = maxBodyMemoryBytes
         configuration.connections.headerTimeout = .seconds(headerTimeoutSeconds)
@@ -187,7 +191,30 @@ extension ServeSettings {
                 option: "--call-ring-timeout"
             ) ?? settings.callRingTimeout
         settings.push = try PushProviderSettings.resolve(flags, environment: environment)
+        settings.cluster = try clusterSettings(flags, environment: environment)
         return settings
+    }
+
+    /// `--cluster` (with `--advertise` and `--lease-seconds`), or nil.
+    static func clusterSettings(_ flags: ServeCommand, environment: Environment) throws -> ClusterSettings? {
+        let advertise = environment.string(flags.advertise, "HEARTH_ADVERTISE")
+        let lease = try environment.integer(flags.leaseSeconds, "HEARTH_LEASE_SECONDS", in: 2...3_600, option: "--lease-seconds")
+        guard let url = environment.string(flags.cluster, "HEARTH_CLUSTER") else {
+            if advertise != nil || lease != nil {
+                throw ValidationError("'--advertise' and '--lease-seconds' need '--cluster' (or HEARTH_CLUSTER).")
+            }
+            return nil
+        }
+        let address: ClusterAddress
+        do {
+            address = try ClusterAddress(parsing: url)
+        } catch {
+            throw ValidationError("\(flags.cluster != nil ? "'--cluster'" : "HEARTH_CLUSTER"): \(error)")
+        }
+        if let advertise, !(advertise.hasPrefix("http://") || advertise.hasPrefix("https://")) {
+            throw ValidationError("'--advertise' must be an http:// or https:// URL other nodes reach this node at.")
+        }
+        return ClusterSettings(address: address, advertise: advertise, leaseSeconds: lease ?? 10)
     }
 
     /// `default` and the comma-separated namespace names of `--chat-ns`.

@@ -15,12 +15,22 @@ public final class Database: Sendable {
     /// What the engines report (`DatabaseActivity`).
     let activity: DatabaseActivity
     private let engines = Mutex<[String: NamespaceEngine]>([:])
+    /// In a cluster: whether this node owns a namespace now (`ClusterHooks.owns`); nil for a
+    /// single server, which owns every namespace.
+    let owns: (@Sendable (String) -> Bool)?
     /// Told of every engine created (`observeEngines`).
     let engineObservers = Mutex<[@Sendable (String, NamespaceEngine) -> Void]>([])
 
     /// A database over `store` whose rules documents are found in `rulesFiles`.
-    public init(store: Store, rulesFiles: RulesFiles, logger: Logger, activity: DatabaseActivity = .none) {
+    public init(
+        store: Store,
+        rulesFiles: RulesFiles,
+        logger: Logger,
+        activity: DatabaseActivity = .none,
+        owns: (@Sendable (String) -> Bool)? = nil
+    ) {
         self.store = store
+        self.owns = owns
         self.logger = logger
         self.activity = activity
         rules = RulesCatalog(files: rulesFiles, store: store, logger: logger)
@@ -32,9 +42,13 @@ public final class Database: Sendable {
 
     /// The engine of namespace `name`, created (and subscribed to the namespace's commits) on
     /// first use. Its rules are not loaded by this call: use `engine(for:)` to serve requests.
-    /// - Throws: `StoreError` (`.invalidNamespace`) for a name the store refuses.
+    /// - Throws: `StoreError` (`.invalidNamespace`) for a name the store refuses, `.notOwner`
+    ///   in a cluster for a namespace another node serves.
     public func namespace(_ name: String) throws -> NamespaceEngine {
         if let engine = engines.withLock({ $0[name] }) { return engine }
+        if let owns, !owns(name) {
+            throw StoreError(.notOwner, "Namespace '\(name)' is served by another node of the cluster; retry.")
+        }
         let namespaceStore = try store.namespace(name)
         let namespaceRules = rules.rules(for: name)
         let (engine, created) = engines.withLock { table in
@@ -54,6 +68,12 @@ public final class Database: Sendable {
             for observer in engineObservers.withLock({ $0 }) { observer(name, engine) }
         }
         return engine
+    }
+
+    /// Forgets namespace `name`'s engine (a cluster node that no longer owns it): the next
+    /// request opens it again, once the node owns it again.
+    func forgetEngine(_ name: String) {
+        _ = engines.withLock { $0.removeValue(forKey: name) }
     }
 
     /// The engines open now, by namespace.

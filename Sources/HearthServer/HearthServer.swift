@@ -96,17 +96,27 @@ public enum HearthServer {
                 dataDirectory: configuration.dataDirectory
             )
         )
+        let membership: ClusterMembership?
+        do {
+            membership = try await ClusterBootstrap.join(configuration, logger: logger)
+        } catch {
+            accounts.close()
+            throw error
+        }
         let database: Database
         do {
             database = try await DatabaseBootstrap.open(
                 configuration,
                 logger: logger,
-                activity: metrics.databaseActivity
+                activity: metrics.databaseActivity,
+                cluster: membership?.hooks
             )
         } catch {
+            await membership?.directory.close()
             accounts.close()
             throw error
         }
+        membership?.attach(database)
         let objects: ObjectStore
         do {
             objects = try ObjectStore(
@@ -154,15 +164,18 @@ public enum HearthServer {
             projectID: configuration.accounts.projectID,
             revocations: accounts.revocations
         )
-        // Connections of a previous run that stopped (crash, kill -9) before they closed.
-        await database.runStoredOnDisconnect()
+        // Connections of a previous run that stopped (crash, kill -9) before they closed; in a
+        // cluster, each namespace's when a node takes it over.
+        if membership == nil { await database.runStoredOnDisconnect() }
         // Nobody is connected yet: presence a stopped server left online goes offline.
         do {
-            _ = try await PresenceSweep.run(
-                database: database,
-                namespaces: configuration.presence.namespaces,
-                logger: logger
-            )
+            if membership == nil {
+                _ = try await PresenceSweep.run(
+                    database: database,
+                    namespaces: configuration.presence.namespaces,
+                    logger: logger
+                )
+            }
         } catch {
             objects.close()
             database.close()
@@ -270,7 +283,19 @@ public enum HearthServer {
                 scheme: scheme,
                 logger: logger
             ),
-            database: responder
+            database: responder,
+            cluster: membership.map { membership in
+                ClusterRouting(
+                    membership: membership,
+                    forwarder: ClusterForwarder(
+                        client: membership.client,
+                        nodeID: membership.nodeID,
+                        adminSecret: configuration.adminSecret
+                    ),
+                    credentials: credentials,
+                    logger: logger
+                )
+            }
         )
         let app = Application(
             responder: router,
@@ -288,6 +313,9 @@ public enum HearthServer {
                         "hearth.max_connections": "\(cap.limit)",
                     ]
                 )
+                if let membership {
+                    membership.listening(host: configuration.host, port: port, scheme: scheme)
+                }
                 onPort(port)
             },
             logger: logger
@@ -297,6 +325,8 @@ public enum HearthServer {
                 services: [
                     .init(service: AccountsService(accounts: accounts, logger: logger)),
                     .init(service: StoreService(database: database, objects: objects, logger: logger)),
+                    // Stops before the store closes: gives this node's leases up.
+                    .init(service: ClusterService(membership: membership)),
                     // Stops before the store closes; drains what a previous run left at start.
                     .init(service: fileDeletions),
                     // Stops before the store closes: everyone it left online goes offline.

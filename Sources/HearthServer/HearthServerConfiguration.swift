@@ -8,6 +8,9 @@ public import HearthPush
 public struct HearthServerConfiguration: Sendable {
     /// Address to bind.
     public var host: String
+    /// In a cluster (`--cluster`): where its state lives and how this node takes part; nil for
+    /// a single server.
+    public var cluster: ClusterSettings?
     /// Port to bind; 0 picks a free port (see `RunningServer.port`).
     public var port: Int
     /// Directory of the LevelDB store.

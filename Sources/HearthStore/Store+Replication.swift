@@ -86,3 +86,12 @@ extension Store {
         return (keys, registration)
     }
 }
+
+extension Store {
+    /// Forgets the open namespace `name` (a cluster node that stopped serving it): the next
+    /// `namespace(_:)` opens it again from disk. Whoever still holds the old one may finish
+    /// with it; its writer refuses writes once the changelog refuses them.
+    public func forgetNamespace(_ name: String) {
+        _ = namespaces.withLock { $0.removeValue(forKey: name) }
+    }
+}

@@ -22,6 +22,9 @@ extension Database {
         )
         storeConfiguration.loopJobLimit = UInt64(configuration.writer.loopJobLimit.nanoseconds)
         storeConfiguration.homeIdleLimit = UInt64(configuration.writer.homeIdleLimit.nanoseconds)
+        if let cluster = configuration.cluster {
+            storeConfiguration.replication = { name in cluster.sink(name) }
+        }
         let store = try Store.open(
             directory: configuration.dataDirectory,
             configuration: storeConfiguration,
@@ -32,8 +35,12 @@ extension Database {
             store: store,
             rulesFiles: RulesFiles(defaultRulesFile: configuration.rulesFile),
             logger: logger,
-            activity: activity
+            activity: activity,
+            owns: configuration.cluster?.owns
         )
+        // A cluster node opens a namespace only once it owns it (`Database.takeOver`): its
+        // rules load and the seed is imported then.
+        if configuration.cluster != nil { return database }
         do {
             try await database.loadRules()
             if let seedFile = configuration.seedFile {
@@ -49,6 +56,11 @@ extension Database {
     /// Imports `seedFile` into `default` when the whole database is empty and the file exists.
     func seedIfEmpty(from seedFile: String, logger: Logger) async throws {
         guard FileManager.default.fileExists(atPath: seedFile), try store.isEmpty() else { return }
+        try await seed(from: seedFile, logger: logger)
+    }
+
+    /// Imports `seedFile` into `default`.
+    func seed(from seedFile: String, logger: Logger) async throws {
         guard let handle = FileHandle(forReadingAtPath: seedFile) else {
             throw DatabaseError(.invalidSeed, "Cannot open seed file '\(seedFile)'.")
         }

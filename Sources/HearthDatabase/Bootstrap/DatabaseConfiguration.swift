@@ -18,6 +18,9 @@ public struct DatabaseConfiguration: Sendable {
     public var seedFile: String?
     /// Where the namespaces' writers run their rounds.
     public var writer = WriterTuning()
+    /// In a cluster (`hearth serve --cluster`): which namespaces this node serves now, and the
+    /// changelog each one's commits go to. Nil for a single server.
+    public var cluster: ClusterHooks?
 
     public init(
         dataDirectory: String,
@@ -35,5 +38,23 @@ public struct DatabaseConfiguration: Sendable {
         self.rulesFile = rulesFile
         self.seedFile = seedFile
         self.writer = writer
+    }
+}
+
+/// What a clustered database asks of the node it runs on (HearthServer's cluster membership):
+/// whether it owns a namespace now, and where an owned namespace's commits go.
+public struct ClusterHooks: Sendable {
+    /// True while this node holds the namespace's lease (and caught its copy up).
+    public let owns: @Sendable (String) -> Bool
+    /// The changelog of an owned namespace (`ReplicationSink`), asked for when it opens; for
+    /// any other namespace a sink that refuses, so nothing unreplicated is ever committed.
+    public let sink: @Sendable (String) -> ReplicationSink
+
+    public init(
+        owns: @escaping @Sendable (String) -> Bool,
+        sink: @escaping @Sendable (String) -> ReplicationSink
+    ) {
+        self.owns = owns
+        self.sink = sink
     }
 }

@@ -7,19 +7,22 @@ enum DatabaseBootstrap {
     static func open(
         _ configuration: HearthServerConfiguration,
         logger: Logger,
-        activity: DatabaseActivity = .none
+        activity: DatabaseActivity = .none,
+        cluster: ClusterHooks? = nil
     ) async throws -> Database {
-        try await startingRules {
+        var databaseConfiguration = DatabaseConfiguration(
+            dataDirectory: configuration.dataDirectory,
+            syncMode: configuration.syncMode,
+            triggers: configuration.triggers,
+            clock: configuration.clock,
+            rulesFile: configuration.rulesFile,
+            seedFile: configuration.seedFile,
+            writer: configuration.writer
+        )
+        databaseConfiguration.cluster = cluster
+        return try await startingRules {
             try await Database.open(
-                DatabaseConfiguration(
-                    dataDirectory: configuration.dataDirectory,
-                    syncMode: configuration.syncMode,
-                    triggers: configuration.triggers,
-                    clock: configuration.clock,
-                    rulesFile: configuration.rulesFile,
-                    seedFile: configuration.seedFile,
-                    writer: configuration.writer
-                ),
+                databaseConfiguration,
                 logger: logger,
                 activity: activity
             )

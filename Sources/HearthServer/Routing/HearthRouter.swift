@@ -17,6 +17,8 @@ struct HearthRouter: HTTPResponder {
     let storage: StorageEndpoint
     /// REST, SSE, rules, health, the console and every preflight.
     let database: HearthResponder
+    /// In a cluster: the cluster's view, and requests for namespaces other nodes own forwarded.
+    var cluster: ClusterRouting? = nil
 
     func respond(to request: Request, context: PeerRequestContext) async throws -> Response {
         let started = ContinuousClock.now
@@ -36,8 +38,14 @@ struct HearthRouter: HTTPResponder {
         context: PeerRequestContext
     ) async throws -> Response {
         let route = HearthRoute(request, target: target)
-        if route.countsAgainstRate, let limiter, !limiter.admit(context.clientAddress) {
+        // A request another node forwarded was counted there, against its client's address.
+        if route.countsAgainstRate, let limiter, cluster?.isForwarded(request) != true,
+            !limiter.admit(context.clientAddress)
+        {
             return Self.tooManyRequests(limiter)
+        }
+        if let cluster, let answer = await cluster.intercept(request, route: route, target: target) {
+            return answer
         }
         switch route {
         case .metrics(let query):

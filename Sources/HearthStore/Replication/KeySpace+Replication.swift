@@ -1,3 +1,5 @@
+import HearthCore
+
 extension KeySpace {
     /// `Z` + nsId: where the node's copy of a clustered namespace stands in the cluster's
     /// changelog (`ReplicationPosition`: position and epoch, 8 bytes each, big-endian). Written

@@ -1,0 +1,44 @@
+public import HearthCore
+import HearthStore
+public import Logging
+
+/// A cluster node's side of its namespaces (HearthServer's cluster membership calls these):
+/// the local copy's place in the cluster's changelog, catching it up, taking a namespace over
+/// and letting it go. See docs/cluster.md.
+extension Database {
+    /// Where the local copy of `name` stands in the changelog; nil when it holds nothing.
+    public func replicationPosition(of name: String) throws -> ReplicationPosition? {
+        try store.replicationPosition(of: name)
+    }
+
+    /// Applies changelog entries to the local copy of `name` (not open: the node does not
+    /// serve it yet).
+    public func applyReplicated(_ entries: [ReplicatedEntry], to name: String) throws {
+        try store.applyReplicated(entries, to: name)
+    }
+
+    /// Clears the local copy of `name` (it holds a commit the changelog does not).
+    public func discardReplica(_ name: String) throws {
+        try store.discardReplica(name)
+    }
+
+    /// Starts serving `name`, which this node now owns and has caught up: its rules are
+    /// loaded (their indexes built through the changelog), `seedFile` imported when given (the
+    /// cluster's `default` was never written), and the onDisconnect writes the connections of
+    /// its previous owner left are run, once.
+    /// - Returns: how many onDisconnect writes ran.
+    public func takeOver(_ name: String, seedFile: String?, logger: Logger) async throws -> Int {
+        let engine = try await engine(for: name)
+        if let seedFile, name == "default" {
+            try await seed(from: seedFile, logger: logger)
+        }
+        return await engine.runStoredOnDisconnect()
+    }
+
+    /// Stops serving `name` here (the lease was lost or given up): its engine and store are
+    /// forgotten, so the next request finds it owned elsewhere or takes it over again.
+    public func release(_ name: String) {
+        forgetEngine(name)
+        store.forgetNamespace(name)
+    }
+}

@@ -1,0 +1,272 @@
+import AsyncHTTPClient
+import Foundation
+import HearthCluster
+import HearthCore
+import HearthDatabase
+import Logging
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// This node's place in the cluster (docs/cluster.md): its row and heartbeat, the namespaces it
+/// owns (each with its lease, renewed a few times a lease), and where a request for any other
+/// namespace goes. A namespace nobody holds is taken on its first request: the lease, then the
+/// local copy caught up from the changelog (cleared first when it holds a commit the changelog
+/// does not), then its rules, seed and the onDisconnect writes its previous owner left; only
+/// then does the node serve it. Every commit of an owned namespace is appended to the changelog,
+/// fenced by the lease's epoch, before it is acknowledged (`ClusterHooks.sink`).
+final class ClusterMembership: Sendable {
+    enum Route: Equatable {
+        /// This node serves the namespace.
+        case local
+        /// Another node does: forward to its URL.
+        case forward(String)
+        /// Another node holds the lease but stopped beating: its namespaces are served
+        /// elsewhere once the lease runs out; until then a request is refused (503, retry).
+        case ownerSilent
+    }
+
+    private struct Held {
+        var lease: NamespaceLease
+        /// When the last successful renewal (or the takeover) was sent: the lease runs at least
+        /// until then + the lease time by PostgreSQL's clock, so serving stops at that point.
+        var renewedAt: ContinuousClock.Instant
+        /// Caught up and taken over: requests are served.
+        var serving: Bool
+    }
+
+    let directory: ClusterDirectory
+    /// Forwards to other nodes: a refused connection fails at once (no retries until a
+    /// deadline), redirects are passed back to the client, bodies are passed as they are.
+    let client: HTTPClient
+    let nodeID: String
+    /// The URL other nodes reach this node at (`--advertise`, else known once it listens).
+    private let url: Mutex<String?>
+    let leaseSeconds: Int
+    private let seedFile: String?
+    private let logger: Logger
+    private let held = Mutex<[String: Held]>([:])
+    private let takeovers = Mutex<[String: Task<Route, any Error>]>([:])
+    private let database = Mutex<Database?>(nil)
+    /// Told when the node stops serving a namespace (its realtime sessions end).
+    private let onRelease = Mutex<[@Sendable (String) -> Void]>([])
+
+    init(directory: ClusterDirectory, nodeID: String, url: String?, leaseSeconds: Int, seedFile: String?, logger: Logger) {
+        self.directory = directory
+        self.nodeID = nodeID
+        self.url = Mutex(url)
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .seconds(3)),
+            decompression: .disabled
+        )
+        configuration.connectionPool.retryConnectionEstablishment = false
+        client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+        self.leaseSeconds = leaseSeconds
+        self.seedFile = seedFile
+        self.logger = logger
+    }
+
+    /// What the database asks of the node.
+    var hooks: ClusterHooks {
+        ClusterHooks(
+            owns: { [weak self] name in self?.serves(name) ?? false },
+            sink: { [weak self] name in self?.sink(for: name) ?? Self.refusingSink(name) }
+        )
+    }
+
+    /// The database whose namespaces this node serves (set once it is open).
+    func attach(_ database: Database) {
+        self.database.withLock { $0 = database }
+    }
+
+    func observeReleases(_ observer: @escaping @Sendable (String) -> Void) {
+        onRelease.withLock { $0.append(observer) }
+    }
+
+    /// True while the node serves `name`: caught up, and its lease not run out by this node's
+    /// reckoning.
+    func serves(_ name: String) -> Bool {
+        held.withLock { held in
+            guard let entry = held[name], entry.serving else { return false }
+            return ContinuousClock.now - entry.renewedAt < .seconds(leaseSeconds)
+        }
+    }
+
+    /// Where a request for `name` goes; takes the namespace over when nobody holds it.
+    func route(_ name: String) async throws -> Route {
+        if serves(name) { return .local }
+        let task = takeovers.withLock { takeovers -> Task<Route, any Error> in
+            if let running = takeovers[name] { return running }
+            let task = Task { try await self.acquire(name) }
+            takeovers[name] = task
+            return task
+        }
+        defer { _ = takeovers.withLock { $0.removeValue(forKey: name) } }
+        return try await task.value
+    }
+
+    private func acquire(_ name: String) async throws -> Route {
+        if serves(name) { return .local }
+        let started = ContinuousClock.now
+        switch try await directory.acquire(namespace: name, node: nodeID, leaseSeconds: leaseSeconds) {
+        case .other(let node):
+            return node.alive ? .forward(node.url) : .ownerSilent
+        case .mine(let lease):
+            guard let database = database.withLock({ $0 }) else {
+                throw StoreError(.notOwner, "The node is starting; retry.")
+            }
+            held.withLock { $0[name] = Held(lease: lease, renewedAt: started, serving: false) }
+            do {
+                database.release(name)
+                let applied = try await catchUp(name, to: lease, in: database)
+                held.withLock { $0[name]?.serving = true }
+                let ran = try await database.takeOver(name, seedFile: lease.lsn == 0 ? seedFile : nil, logger: logger)
+                logger.notice(
+                    "namespace taken over",
+                    metadata: [
+                        "hearth.ns": "\(name)", "hearth.cluster.epoch": "\(lease.epoch)",
+                        "hearth.cluster.lsn": "\(lease.lsn)", "hearth.cluster.applied": "\(applied)",
+                        "hearth.count": "\(ran)", "hearth.duration": "\(ContinuousClock.now - started)",
+                    ]
+                )
+                return .local
+            } catch {
+                lose(name, because: "its takeover failed: \(error)")
+                throw error
+            }
+        }
+    }
+
+    /// Brings the local copy of `name` to the lease's position; the number of entries applied.
+    private func catchUp(_ name: String, to lease: NamespaceLease, in database: Database) async throws -> Int {
+        var position = try database.replicationPosition(of: name)
+        if let local = position {
+            let theirs = try await directory.epoch(of: name, at: Int64(local.lsn))
+            if local.lsn > UInt64(lease.lsn) || theirs != Int64(local.epoch) {
+                logger.warning(
+                    "local copy holds commits the changelog does not: cleared",
+                    metadata: ["hearth.ns": "\(name)", "hearth.cluster.lsn": "\(local.lsn)"]
+                )
+                try database.discardReplica(name)
+                position = nil
+            }
+        }
+        var lsn = Int64(position?.lsn ?? 0)
+        var applied = 0
+        while lsn < lease.lsn {
+            let entries = try await directory.changelog(namespace: name, after: lsn, limit: 500)
+            guard let last = entries.last else {
+                throw ClusterError.inconsistent("namespace '\(name)' ends at \(lsn), before its position \(lease.lsn)")
+            }
+            try database.applyReplicated(
+                entries.map { ReplicatedEntry(lsn: UInt64($0.lsn), epoch: UInt64($0.epoch), batch: $0.batch) },
+                to: name
+            )
+            lsn = last.lsn
+            applied += entries.count
+        }
+        return applied
+    }
+
+    /// The changelog sink of an owned namespace: appends on the writer's thread (never an event
+    /// loop: a clustered writer runs every round on its queue) and waits for PostgreSQL.
+    private func sink(for name: String) -> ReplicationSink {
+        guard let lease = held.withLock({ $0[name]?.lease }) else { return Self.refusingSink(name) }
+        return ReplicationSink(epoch: UInt64(lease.epoch)) { [weak self] batches, after in
+            guard let self else { throw ClusterError.fenced(namespace: name, epoch: lease.epoch) }
+            do {
+                try directory.append(batches.map { ByteBuffer(bytes: $0) }, after: Int64(after), lease: lease).wait()
+            } catch {
+                lose(name, because: "a commit was not taken into the changelog: \(error)")
+                throw error
+            }
+        }
+    }
+
+    private static func refusingSink(_ name: String) -> ReplicationSink {
+        ReplicationSink(epoch: 0) { _, _ in
+            throw StoreError(.notOwner, "Namespace '\(name)' is not served by this node; retry.")
+        }
+    }
+
+    /// Stops serving `name` here.
+    private func lose(_ name: String, because reason: String) {
+        guard held.withLock({ $0.removeValue(forKey: name) }) != nil else { return }
+        logger.warning("namespace given up", metadata: ["hearth.ns": "\(name)", "hearth.reason": "\(reason)"])
+        database.withLock { $0 }?.release(name)
+        for observer in onRelease.withLock({ $0 }) { observer(name) }
+    }
+
+    // MARK: Running
+
+    /// Joins, then beats and renews every lease a few times a lease until cancelled; then
+    /// gives every lease up so other nodes take the namespaces at once.
+    func run() async {
+        let period = Duration.milliseconds(leaseSeconds * 1000 / 3)
+        while !Task.isCancelled {
+            await beat()
+            try? await Task.sleep(for: period)
+        }
+        await leave()
+    }
+
+    /// The node listens on `port`: it joins (with `http://HOST:PORT` unless `--advertise` said
+    /// otherwise), so other nodes can forward to it.
+    func listening(host: String, port: Int, scheme: String) {
+        let url = url.withLock { url -> String in
+            if let url { return url }
+            let made = "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+            url = made
+            return made
+        }
+        Task {
+            do {
+                try await directory.join(node: nodeID, url: url)
+                logger.info("joined the cluster", metadata: ["hearth.cluster.node": "\(nodeID)", "hearth.url": "\(url)"])
+            } catch {
+                logger.error("could not join the cluster", metadata: ["hearth.error": "\(error)"])
+            }
+        }
+    }
+
+    private func beat() async {
+        do {
+            try await directory.heartbeat(node: nodeID)
+        } catch {
+            logger.warning("cluster heartbeat failed", metadata: ["hearth.error": "\(error)"])
+        }
+        for (name, entry) in held.withLock({ $0 }) {
+            let sent = ContinuousClock.now
+            do {
+                if try await directory.renew(entry.lease, leaseSeconds: leaseSeconds) {
+                    held.withLock { held in
+                        if held[name]?.lease == entry.lease { held[name]?.renewedAt = sent }
+                    }
+                } else {
+                    lose(name, because: "another node took it over")
+                }
+            } catch {
+                // PostgreSQL unreachable: keep serving until the lease may have run out.
+                if ContinuousClock.now - entry.renewedAt >= .seconds(leaseSeconds) {
+                    lose(name, because: "its lease could not be renewed: \(error)")
+                }
+            }
+        }
+    }
+
+    private func leave() async {
+        let leases = held.withLock { held -> [NamespaceLease] in
+            defer { held = [:] }
+            return held.values.map(\.lease)
+        }
+        for lease in leases {
+            try? await directory.release(lease)
+        }
+    }
+
+    /// `GET /.well-known/hearth/cluster`: the nodes and who owns which namespace.
+    func view() async throws -> (nodes: [ClusterNode], owners: [String: String]) {
+        (try await directory.nodes(leaseSeconds: leaseSeconds), try await directory.owners())
+    }
+}

@@ -1,0 +1,107 @@
+import HearthCore
+import Hummingbird
+import Logging
+
+/// The router's cluster step (`HearthRouter`): `GET /.well-known/hearth/cluster`, and every
+/// request for a namespace another node owns forwarded to it. Which requests are a
+/// namespace's: REST and SSE (`*.json` with `ns`, `default` without), the namespace's rules and
+/// the callables; health, metrics, the console and the namespace list are this node's own.
+struct ClusterRouting: Sendable {
+    static let path = "/.well-known/hearth/cluster"
+
+    let membership: ClusterMembership
+    let forwarder: ClusterForwarder
+    let credentials: CredentialResolver
+    let logger: Logger
+
+    /// Whether `request` came from another node of the cluster (it was counted there).
+    func isForwarded(_ request: Request) -> Bool {
+        request.headers[ClusterForwarder.header] != nil && forwarder.isForwarded(request)
+    }
+
+    /// The answer when this node does not answer `request` itself; nil when it does.
+    func intercept(_ request: Request, route: HearthRoute, target: (path: Substring, query: Substring?)) async -> Response?
+    {
+        if target.path == Self.path { return await view(request, query: target.query) }
+        guard request.method != .options, isNamespaceRequest(route, path: target.path) else { return nil }
+        let namespace: String
+        do {
+            namespace = try QueryString(target.query)["ns"] ?? "default"
+        } catch {
+            return nil  // the way in answers the bad query itself
+        }
+        // A name no namespace can have is refused by the way in, here as everywhere.
+        guard Self.isNamespaceName(namespace) else { return nil }
+        do {
+            switch try await membership.route(namespace) {
+            case .local:
+                return nil
+            case .ownerSilent:
+                return Self.unavailable(
+                    "The node serving namespace '\(namespace)' stopped answering; another node takes it over within \(membership.leaseSeconds) s: retry."
+                )
+            case .forward(let url):
+                if isForwarded(request) {
+                    return Self.unavailable("Namespace '\(namespace)' is moving between nodes; retry.")
+                }
+                return try await forwarder.forward(request, to: url)
+            }
+        } catch {
+            logger.warning(
+                "cluster route failed",
+                metadata: ["hearth.ns": "\(namespace)", "hearth.error": "\(error)"]
+            )
+            return Self.unavailable("Namespace '\(namespace)' cannot be served now (\(error)); retry.")
+        }
+    }
+
+    /// 1–63 letters, digits or `-` (the store's rule).
+    static func isNamespaceName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 63
+            && name.utf8.allSatisfy {
+                ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2D
+            }
+    }
+
+    private func isNamespaceRequest(_ route: HearthRoute, path: Substring) -> Bool {
+        switch route {
+        case .callable: return true
+        case .database: return path.hasSuffix(".json") && path != "/.settings/namespaces.json"
+        default: return false
+        }
+    }
+
+    private func view(_ request: Request, query: Substring?) async -> Response {
+        guard credentials.isAdmin(request, query: query) else {
+            return ResponseBuilder.json(
+                #"{"error":"GET /.well-known/hearth/cluster needs the admin credential: 'Authorization: Bearer <admin secret>'."}"#,
+                status: .unauthorized
+            )
+        }
+        do {
+            let (nodes, owners) = try await membership.view()
+            let body: JSONValue = .object([
+                (
+                    "nodes",
+                    .array(
+                        nodes.map { .object([("id", .string($0.id)), ("url", .string($0.url)), ("alive", .bool($0.alive))]) }
+                    )
+                ),
+                ("owners", .object(owners.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) })),
+            ])
+            var out: [UInt8] = []
+            JSONRenderer.render(body, into: &out)
+            return ResponseBuilder.json(out)
+        } catch {
+            return Self.unavailable("The cluster's PostgreSQL did not answer (\(error)).")
+        }
+    }
+
+    static func unavailable(_ message: String) -> Response {
+        var out: [UInt8] = []
+        JSONRenderer.render(.object([("error", .string(message))]), into: &out)
+        var response = ResponseBuilder.json(out, status: .serviceUnavailable)
+        response.headers[.retryAfter] = "1"
+        return response
+    }
+}

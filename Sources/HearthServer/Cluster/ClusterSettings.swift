@@ -1,0 +1,31 @@
+public import HearthCluster
+
+/// `hearth serve --cluster`: the node joins the cluster whose state lives in `address`
+/// (docs/cluster.md).
+public struct ClusterSettings: Sendable, Equatable {
+    /// The cluster's PostgreSQL database.
+    public var address: ClusterAddress
+    /// The URL other nodes reach this node at (`--advertise`); nil: `http://HOST:PORT` of the
+    /// node as it listens.
+    public var advertise: String?
+    /// How long a namespace's lease and a node's heartbeat last (`--lease-seconds`): a dead
+    /// node's namespaces are served by another node within it.
+    public var leaseSeconds: Int = 10
+
+    public init(address: ClusterAddress, advertise: String? = nil, leaseSeconds: Int = 10) {
+        self.address = address
+        self.advertise = advertise
+        self.leaseSeconds = leaseSeconds
+    }
+
+    /// Why the settings cannot work, if they cannot.
+    var problem: String? {
+        guard (2...3_600).contains(leaseSeconds) else {
+            return "--lease-seconds must be 2 to 3600 (it is \(leaseSeconds))."
+        }
+        if let advertise, !(advertise.hasPrefix("http://") || advertise.hasPrefix("https://")) {
+            return "--advertise must be an http:// or https:// URL other nodes reach this node at."
+        }
+        return nil
+    }
+}
