@@ -198,7 +198,12 @@ extension ServeSettings {
     /// `--cluster` (with `--advertise` and `--lease-seconds`), or nil.
     static func clusterSettings(_ flags: ServeCommand, environment: Environment) throws -> ClusterSettings? {
         let advertise = environment.string(flags.advertise, "HEARTH_ADVERTISE")
-        let lease = try environment.integer(flags.leaseSeconds, "HEARTH_LEASE_SECONDS", in: 2...3_600, option: "--lease-seconds")
+        let lease = try environment.integer(
+            flags.leaseSeconds,
+            "HEARTH_LEASE_SECONDS",
+            in: 2...3_600,
+            option: "--lease-seconds"
+        )
         guard let url = environment.string(flags.cluster, "HEARTH_CLUSTER") else {
             if advertise != nil || lease != nil {
                 throw ValidationError("'--advertise' and '--lease-seconds' need '--cluster' (or HEARTH_CLUSTER).")

@@ -249,6 +249,19 @@ public enum HearthServer {
             bodyMemory: service.bodyMemory,
             logger: logger
         )
+        let clusterRouting = membership.map { membership in
+            ClusterRouting(
+                membership: membership,
+                forwarder: ClusterForwarder(
+                    client: membership.client,
+                    nodeID: membership.nodeID,
+                    adminSecret: configuration.adminSecret
+                ),
+                credentials: credentials,
+                logger: logger
+            )
+        }
+        if let clusterRouting { endpoint.attach(cluster: clusterRouting) }
         let router = HearthRouter(
             metrics: metrics,
             metricsEndpoint: MetricsEndpoint(
@@ -284,18 +297,7 @@ public enum HearthServer {
                 logger: logger
             ),
             database: responder,
-            cluster: membership.map { membership in
-                ClusterRouting(
-                    membership: membership,
-                    forwarder: ClusterForwarder(
-                        client: membership.client,
-                        nodeID: membership.nodeID,
-                        adminSecret: configuration.adminSecret
-                    ),
-                    credentials: credentials,
-                    logger: logger
-                )
-            }
+            cluster: clusterRouting
         )
         let app = Application(
             responder: router,

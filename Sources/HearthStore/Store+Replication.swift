@@ -35,7 +35,10 @@ extension Store {
                 batch.append(registration.batch())
             }
             registration = nil
-            batch.put(keys.replicationPositionKey, KeySpace.encode(ReplicationPosition(lsn: entry.lsn, epoch: entry.epoch)))
+            batch.put(
+                keys.replicationPositionKey,
+                KeySpace.encode(ReplicationPosition(lsn: entry.lsn, epoch: entry.epoch))
+            )
             try db.write(batch, sync: false)
             position = entry.lsn
         }

@@ -77,7 +77,10 @@ import Testing
         try await follower.store.namespace("other").set("x", "1")
         try follower.store.applyReplicated(Array(entries.prefix(2)), to: "chat")
         try follower.store.applyReplicated(Array(entries.dropFirst(2)), to: "chat")
-        #expect(try follower.store.replicationPosition(of: "chat") == ReplicationPosition(lsn: UInt64(entries.count), epoch: 1))
+        #expect(
+            try follower.store.replicationPosition(of: "chat")
+                == ReplicationPosition(lsn: UInt64(entries.count), epoch: 1)
+        )
         #expect(try Self.namespaceKeys(follower.store, "chat") == Self.namespaceKeys(leader.store, "chat"))
         #expect(try Self.namespaceKeys(follower.store, "chat").isEmpty == false)
 
@@ -148,7 +151,10 @@ import Testing
         try await second.store.namespace("chat").set("b", "2")
         let entries = log.entries.withLock { $0 }
         #expect(entries.last?.epoch == 2)
-        #expect(try second.store.replicationPosition(of: "chat") == ReplicationPosition(lsn: UInt64(entries.count), epoch: 2))
+        #expect(
+            try second.store.replicationPosition(of: "chat")
+                == ReplicationPosition(lsn: UInt64(entries.count), epoch: 2)
+        )
         let third = try TemporaryStore()
         defer { third.destroy() }
         try third.store.applyReplicated(entries, to: "chat")

@@ -33,7 +33,13 @@ struct ClusterForwarder: Sendable {
 
     /// Whether `request` was forwarded by a node of this cluster.
     func isForwarded(_ request: Request) -> Bool {
-        guard let value = request.headers[Self.header], let colon = value.lastIndex(of: ":") else { return false }
+        guard let value = request.headers[Self.header] else { return false }
+        return isValidStamp(value)
+    }
+
+    /// Whether `value` is a stamp a node of this cluster made.
+    func isValidStamp(_ value: String) -> Bool {
+        guard let colon = value.lastIndex(of: ":") else { return false }
         let node = value[..<colon]
         guard let mac = Data(base64Encoded: String(value[value.index(after: colon)...])) else { return false }
         return HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Data(node.utf8), using: key)

@@ -51,7 +51,14 @@ final class ClusterMembership: Sendable {
     /// Told when the node stops serving a namespace (its realtime sessions end).
     private let onRelease = Mutex<[@Sendable (String) -> Void]>([])
 
-    init(directory: ClusterDirectory, nodeID: String, url: String?, leaseSeconds: Int, seedFile: String?, logger: Logger) {
+    init(
+        directory: ClusterDirectory,
+        nodeID: String,
+        url: String?,
+        leaseSeconds: Int,
+        seedFile: String?,
+        logger: Logger
+    ) {
         self.directory = directory
         self.nodeID = nodeID
         self.url = Mutex(url)
@@ -223,7 +230,10 @@ final class ClusterMembership: Sendable {
         Task {
             do {
                 try await directory.join(node: nodeID, url: url)
-                logger.info("joined the cluster", metadata: ["hearth.cluster.node": "\(nodeID)", "hearth.url": "\(url)"])
+                logger.info(
+                    "joined the cluster",
+                    metadata: ["hearth.cluster.node": "\(nodeID)", "hearth.url": "\(url)"]
+                )
             } catch {
                 logger.error("could not join the cluster", metadata: ["hearth.error": "\(error)"])
             }

@@ -20,8 +20,11 @@ struct ClusterRouting: Sendable {
     }
 
     /// The answer when this node does not answer `request` itself; nil when it does.
-    func intercept(_ request: Request, route: HearthRoute, target: (path: Substring, query: Substring?)) async -> Response?
-    {
+    func intercept(
+        _ request: Request,
+        route: HearthRoute,
+        target: (path: Substring, query: Substring?)
+    ) async -> Response? {
         if target.path == Self.path { return await view(request, query: target.query) }
         guard request.method != .options, isNamespaceRequest(route, path: target.path) else { return nil }
         let namespace: String
@@ -63,6 +66,28 @@ struct ClusterRouting: Sendable {
             }
     }
 
+    enum RealtimeRoute: Sendable {
+        case local
+        case relay(String)
+        case refused
+    }
+
+    /// Where a WebSocket upgrade for `namespace` goes. One another node relayed (`forwarded`
+    /// verified) is never relayed again.
+    func realtimeRoute(_ namespace: String, forwarded: String?) async -> RealtimeRoute {
+        let fromNode = forwarded.map { forwarder.isValidStamp($0) } ?? false
+        do {
+            switch try await membership.route(namespace) {
+            case .local: return .local
+            case .forward(let url): return fromNode ? .refused : .relay(url)
+            case .ownerSilent: return .refused
+            }
+        } catch {
+            logger.warning("cluster route failed", metadata: ["hearth.ns": "\(namespace)", "hearth.error": "\(error)"])
+            return .refused
+        }
+    }
+
     private func isNamespaceRequest(_ route: HearthRoute, path: Substring) -> Bool {
         switch route {
         case .callable: return true
@@ -84,7 +109,9 @@ struct ClusterRouting: Sendable {
                 (
                     "nodes",
                     .array(
-                        nodes.map { .object([("id", .string($0.id)), ("url", .string($0.url)), ("alive", .bool($0.alive))]) }
+                        nodes.map {
+                            .object([("id", .string($0.id)), ("url", .string($0.url)), ("alive", .bool($0.alive))])
+                        }
                     )
                 ),
                 ("owners", .object(owners.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) })),

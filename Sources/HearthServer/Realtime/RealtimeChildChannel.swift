@@ -94,7 +94,7 @@ struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
             let connectionGuard = HTTPConnectionGuard(limits: connections.limits, logger: logger, now: eventLoop.now)
             let lineGuard = RequestLineGuard(reportingTo: connectionGuard)
             let upgradeAttempted = NIOLoopBoundBox(false, eventLoop: eventLoop)
-            let accepted = NIOLoopBoundBox<RealtimeUpgrade?>(nil, eventLoop: eventLoop)
+            let accepted = NIOLoopBoundBox<RealtimeAcceptance?>(nil, eventLoop: eventLoop)
             let guards = NIOLoopBound((line: lineGuard, connection: connectionGuard), eventLoop: eventLoop)
             let endpoint = self.endpoint
             let upgrader = NIOTypedWebSocketServerUpgrader<UpgradeResult>(
@@ -104,9 +104,10 @@ struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
                     upgradeAttempted.value = true
                     let target = head.uri
                     let authority = head.headers.first(name: "host")
-                    let promise = channel.eventLoop.makePromise(of: RealtimeUpgrade?.self)
+                    let forwarded = head.headers.first(name: ClusterForwarder.header.rawName)
+                    let promise = channel.eventLoop.makePromise(of: RealtimeAcceptance?.self)
                     promise.completeWithTask {
-                        await endpoint.upgrade(target: target, authority: authority)
+                        await endpoint.upgrade(target: target, authority: authority, forwarded: forwarded)
                     }
                     return promise.futureResult.map { upgrade -> HTTPHeaders? in
                         guard let upgrade else { return nil }
@@ -124,9 +125,14 @@ struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
                             throw NIOWebSocketUpgradeError.unsupportedWebSocketTarget
                         }
                         accepted.value = nil
-                        try channel.pipeline.syncOperations.addHandler(
-                            RealtimeChannelHandler(upgrade: upgrade, eventLoop: channel.eventLoop)
-                        )
+                        switch upgrade {
+                        case .serve(let upgrade):
+                            try channel.pipeline.syncOperations.addHandler(
+                                RealtimeChannelHandler(upgrade: upgrade, eventLoop: channel.eventLoop)
+                            )
+                        case .relay(let target):
+                            try channel.pipeline.syncOperations.addHandler(ClusterWebSocketRelay(target: target))
+                        }
                         return UpgradeResult.websocket
                     }
                 }

@@ -10,6 +10,8 @@ struct RealtimeEndpoint: Sendable {
     static let protocolVersion = "5"
 
     private let slot = ContextSlot()
+    /// In a cluster: where a namespace other nodes own is relayed (`attach(cluster:)`).
+    private let clusterSlot = ClusterSlot()
     private let counter = Counter()
     private let provisional = ProvisionalNamespaces()
     /// Ticks the connections, one repeated task per event loop.
@@ -28,10 +30,16 @@ struct RealtimeEndpoint: Sendable {
         slot.value.withLock { $0 = (context, RealtimeConnectionLimits(context.configuration)) }
     }
 
+    /// Relays WebSockets of namespaces other nodes own (`hearth serve --cluster`).
+    func attach(cluster: ClusterRouting) {
+        clusterSlot.value.withLock { $0 = cluster }
+    }
+
     /// Decides the upgrade of a request for `target` (path and query, raw) sent to `authority`
-    /// (the `Host` header): `/.ws?v=5` with a valid `ns` whose engine opens. Nil refuses it
-    /// (400, `Connection: close`).
-    func upgrade(target rawTarget: String, authority: String?) async -> RealtimeUpgrade? {
+    /// (the `Host` header): `/.ws?v=5` with a valid `ns` whose engine opens, or in a cluster
+    /// whose owner takes the relayed connection. Nil refuses it (400, `Connection: close`).
+    /// - Parameter forwarded: the `Hearth-Forwarded` header's value, if any.
+    func upgrade(target rawTarget: String, authority: String?, forwarded: String? = nil) async -> RealtimeAcceptance? {
         guard let (context, limits) = slot.value.withLock({ $0 }) else { return nil }
         let target = PercentDecoding.splitTarget(rawTarget)
         guard target.path == Self.path, let query = try? QueryString(target.query),
@@ -39,6 +47,24 @@ struct RealtimeEndpoint: Sendable {
         else { return nil }
         let namespace = query["ns"] ?? "default"
         guard RESTOptions.isValidNamespace(namespace) else { return nil }
+        if let cluster = clusterSlot.value.withLock({ $0 }) {
+            switch await cluster.realtimeRoute(namespace, forwarded: forwarded) {
+            case .local:
+                break
+            case .relay(let ownerURL):
+                return .relay(
+                    ClusterRelayTarget(
+                        ownerURL: ownerURL,
+                        target: rawTarget,
+                        host: authority,
+                        stamp: cluster.forwarder.stamp,
+                        maxFrameBytes: context.configuration.maxFrameBytes
+                    )
+                )
+            case .refused:
+                return nil
+            }
+        }
         let engine: NamespaceEngine
         do {
             if !context.database.isOpen(namespace),
@@ -67,19 +93,25 @@ struct RealtimeEndpoint: Sendable {
             return nil
         }
         let sessionID = counter.nextSessionID()
-        return RealtimeUpgrade(
-            sessionID: sessionID,
-            host: context.configuration.publicHost ?? authority ?? "localhost",
-            work: RealtimeWork(
-                connection: ConnectionID(sessionID),
-                namespace: namespace,
-                engine: engine,
-                context: context
-            ),
-            ticker: ticker,
-            inboxes: inboxes,
-            limits: limits
+        return .serve(
+            RealtimeUpgrade(
+                sessionID: sessionID,
+                host: context.configuration.publicHost ?? authority ?? "localhost",
+                work: RealtimeWork(
+                    connection: ConnectionID(sessionID),
+                    namespace: namespace,
+                    engine: engine,
+                    context: context
+                ),
+                ticker: ticker,
+                inboxes: inboxes,
+                limits: limits
+            )
         )
+    }
+
+    final class ClusterSlot: Sendable {
+        let value = Mutex<ClusterRouting?>(nil)
     }
 
     /// Holds the context once the store is open.
@@ -103,6 +135,12 @@ struct RealtimeEndpoint: Sendable {
             return String(repeating: "0", count: 16 - digits.count) + digits
         }
     }
+}
+
+/// What an accepted upgrade runs: a realtime session here, or a relay to the namespace's owner.
+enum RealtimeAcceptance: Sendable {
+    case serve(RealtimeUpgrade)
+    case relay(ClusterRelayTarget)
 }
 
 /// An accepted upgrade: what the connection's handler needs.
