@@ -184,8 +184,7 @@ let package = Package(
         .testTarget(
             name: "HearthClusterTests",
             dependencies: [
-                "HearthCluster",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                "HearthCluster", "HearthTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,5 +1,6 @@
 import Foundation
 import HearthCluster
+import HearthTestSupport
 import Logging
 import NIOCore
 import NIOPosix
@@ -10,7 +11,7 @@ struct ClusterDirectoryTests {
     private func open() async throws -> ClusterDirectory {
         let server = try PrivatePostgres.shared.get()
         return try await ClusterDirectory.open(
-            try await server.database(),
+            try ClusterAddress(parsing: try server.database()),
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             logger: Logger(label: "test")
         )

@@ -47,6 +47,9 @@ final class ClusterMembership: Sendable {
     private let logger: Logger
     private let held = Mutex<[String: Held]>([:])
     private let takeovers = Mutex<[String: Task<Route, any Error>]>([:])
+    /// Where namespaces other nodes own were last found, for a third of a lease: a request for
+    /// them costs no query (`forgetOwner` drops an entry whose node did not answer).
+    private let known = Mutex<[String: (url: String, until: ContinuousClock.Instant)]>([:])
     private let database = Mutex<Database?>(nil)
     /// Told when the node stops serving a namespace (its realtime sessions end).
     private let onRelease = Mutex<[@Sendable (String) -> Void]>([])
@@ -103,6 +106,15 @@ final class ClusterMembership: Sendable {
     /// Where a request for `name` goes; takes the namespace over when nobody holds it.
     func route(_ name: String) async throws -> Route {
         if serves(name) { return .local }
+        let now = ContinuousClock.now
+        if let url = known.withLock({ known -> String? in
+            guard let entry = known[name] else { return nil }
+            if entry.until > now { return entry.url }
+            known[name] = nil
+            return nil
+        }) {
+            return .forward(url)
+        }
         let task = takeovers.withLock { takeovers -> Task<Route, any Error> in
             if let running = takeovers[name] { return running }
             let task = Task { try await self.acquire(name) }
@@ -118,7 +130,10 @@ final class ClusterMembership: Sendable {
         let started = ContinuousClock.now
         switch try await directory.acquire(namespace: name, node: nodeID, leaseSeconds: leaseSeconds) {
         case .other(let node):
-            return node.alive ? .forward(node.url) : .ownerSilent
+            guard node.alive else { return .ownerSilent }
+            let until = ContinuousClock.now + .milliseconds(leaseSeconds * 1000 / 3)
+            known.withLock { $0[name] = (node.url, until) }
+            return .forward(node.url)
         case .mine(let lease):
             guard let database = database.withLock({ $0 }) else {
                 throw StoreError(.notOwner, "The node is starting; retry.")
@@ -195,6 +210,11 @@ final class ClusterMembership: Sendable {
         ReplicationSink(epoch: 0) { _, _ in
             throw StoreError(.notOwner, "Namespace '\(name)' is not served by this node; retry.")
         }
+    }
+
+    /// Forgets where `name` was found (its node did not answer a forward).
+    func forgetOwner(_ name: String) {
+        _ = known.withLock { $0.removeValue(forKey: name) }
     }
 
     /// Stops serving `name` here.

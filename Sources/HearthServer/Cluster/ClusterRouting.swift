@@ -47,7 +47,12 @@ struct ClusterRouting: Sendable {
                 if isForwarded(request) {
                     return Self.unavailable("Namespace '\(namespace)' is moving between nodes; retry.")
                 }
-                return try await forwarder.forward(request, to: url)
+                do {
+                    return try await forwarder.forward(request, to: url)
+                } catch {
+                    membership.forgetOwner(namespace)
+                    throw error
+                }
             }
         } catch {
             logger.warning(

@@ -1,10 +1,9 @@
 import Foundation
-import HearthCluster
-import Logging
-import NIOCore
-import NIOPosix
-import PostgresNIO
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A PostgreSQL server of the test process's own: `initdb` in a temporary directory, listening on
 /// a free loopback port only, trust authentication, stopped when the process exits. Each test
@@ -13,14 +12,15 @@ import Synchronization
 ///
 /// Needs PostgreSQL's server programs (Debian: `apt-get install postgresql`); `.ci/run`
 /// installs them. Without them `PrivatePostgres.shared` throws, saying so.
-final class PrivatePostgres: Sendable {
-    let port: Int
-    let directory: String
+public final class PrivatePostgres: Sendable {
+    public let port: Int
+    public let directory: String
     private let binaries: String
     private let runAs: [String]
+    private let options: String
     private let databases = Atomic<Int>(0)
 
-    static let shared: Result<PrivatePostgres, any Error> = Result { try PrivatePostgres() }
+    public static let shared: Result<PrivatePostgres, any Error> = Result { try PrivatePostgres() }
 
     private init() throws {
         guard let binaries = PrivatePostgres.findBinaries() else {
@@ -42,7 +42,7 @@ final class PrivatePostgres: Sendable {
             ],
             runAs: runAs
         )
-        let options = "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c max_connections=200"
+        options = "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c max_connections=200"
         try PrivatePostgres.run(
             [binaries + "/pg_ctl", "-D", directory + "/data", "-o", options, "-l", directory + "/log", "-w", "start"],
             runAs: runAs
@@ -57,50 +57,61 @@ final class PrivatePostgres: Sendable {
 
     private static let stopAtExit = Mutex<(String, String, [String])?>(nil)
 
-    /// A new, empty database of this server, as `--cluster` names it.
-    func database() async throws -> ClusterAddress {
+    /// A new, empty database of this server, as `--cluster` names it
+    /// (`postgresql://hearth@127.0.0.1:PORT/NAME`).
+    public func database() throws -> String {
         let name = "hearth_\(databases.add(1, ordering: .relaxed).newValue)"
-        let connection = try await PostgresConnection.connect(
-            configuration: .init(
-                host: "127.0.0.1",
-                port: port,
-                username: "hearth",
-                password: nil,
-                database: "postgres",
-                tls: .disable
-            ),
-            id: 0,
-            logger: Logger(label: "test")
+        try PrivatePostgres.run(
+            [binaries + "/createdb", "-h", "127.0.0.1", "-p", "\(port)", "-U", "hearth", name],
+            runAs: []
         )
-        try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: Logger(label: "test"))
-        try await connection.close()
-        return ClusterAddress(host: "127.0.0.1", port: port, user: "hearth", database: name)
+        return "postgresql://hearth@127.0.0.1:\(port)/\(name)"
     }
 
+    /// Stops the server at once (`pg_ctl stop -m immediate`: as a crash) and starts it again on
+    /// the same port, waiting until it accepts connections.
+    public func restart() throws {
+        try PrivatePostgres.run(
+            [binaries + "/pg_ctl", "-D", directory + "/data", "-m", "immediate", "stop"],
+            runAs: runAs
+        )
+        try PrivatePostgres.run(
+            [binaries + "/pg_ctl", "-D", directory + "/data", "-o", options, "-l", directory + "/log", "-w", "start"],
+            runAs: runAs
+        )
+    }
+
+    /// The directory holding `initdb`, `pg_ctl` and `createdb`: Debian's
+    /// `/usr/lib/postgresql/<newest>/bin`, else one on `PATH`.
     private static func findBinaries() -> String? {
         let fileManager = FileManager.default
-        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
-            let path = String(directory)
-            if fileManager.isExecutableFile(atPath: path + "/initdb"),
-                fileManager.isExecutableFile(atPath: path + "/pg_ctl")
-            {
-                return path
-            }
-        }
+        let needed = ["initdb", "pg_ctl", "createdb"]
         let versions = (try? fileManager.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
-        for version in versions.sorted(by: { (Int($0) ?? 0) > (Int($1) ?? 0) }) {
-            let path = "/usr/lib/postgresql/\(version)/bin"
-            if fileManager.isExecutableFile(atPath: path + "/initdb") { return path }
+        let debian = versions.sorted { (Int($0) ?? 0) > (Int($1) ?? 0) }.map { "/usr/lib/postgresql/\($0)/bin" }
+        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+        return (debian + path).first { directory in
+            needed.allSatisfy { fileManager.isExecutableFile(atPath: directory + "/" + $0) }
         }
-        return nil
     }
 
     private static func freePort() throws -> Int {
-        let socket = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(host: "127.0.0.1", port: 0).wait()
-        let port = socket.localAddress?.port ?? 0
-        try socket.close().wait()
-        return port
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestSetupError("socket() failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        guard bound == 0 else { throw TestSetupError("bind() failed") }
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard named == 0 else { throw TestSetupError("getsockname() failed") }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Runs a setup command and waits for it (`posix_spawn`, `waitpid`). Its output goes to a
@@ -129,7 +140,7 @@ final class PrivatePostgres: Sendable {
     }
 }
 
-struct TestSetupError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct TestSetupError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }

@@ -1,0 +1,227 @@
+import Foundation
+import HearthTestSupport
+import Testing
+
+/// `hearth serve --cluster`: two real nodes over a private PostgreSQL. Every node answers for
+/// every namespace (REST, SSE and WebSocket forwarded or relayed to the owner), an acknowledged
+/// write survives `kill -9` of the node that owned its namespace, the survivor takes the
+/// namespace over within the lease and runs the dead node's connections' onDisconnect writes,
+/// and a node stopped past its lease commits nothing when it wakes.
+@Suite("a cluster of nodes over PostgreSQL", .serialized)
+struct ClusterProcessTests {
+    static let leaseSeconds = 2
+
+    struct Cluster {
+        let directory: TemporaryDirectory
+        let database: String
+        var nodes: [ProcessTestServer]
+
+        static func start(nodes count: Int) async throws -> Cluster {
+            let database = try PrivatePostgres.shared.get().database()
+            let directory = try TemporaryDirectory()
+            var nodes: [ProcessTestServer] = []
+            for index in 0..<count {
+                nodes.append(try await startNode(index, directory: directory, database: database))
+            }
+            return Cluster(directory: directory, database: database, nodes: nodes)
+        }
+
+        static func startNode(
+            _ index: Int,
+            directory: TemporaryDirectory,
+            database: String
+        ) async throws
+            -> ProcessTestServer
+        {
+            try await ProcessTestServer.start(
+                dataDirectory: directory.appending("node\(index)"),
+                workingDirectory: directory.url,
+                arguments: [
+                    "--jwt-secret", TestServer.jwtSecret, "--cluster", database,
+                    "--lease-seconds", "\(ClusterProcessTests.leaseSeconds)",
+                ]
+            )
+        }
+
+        func stop() async {
+            for node in nodes { await node.kill() }
+            directory.remove()
+        }
+
+        /// The cluster's view through `node`: node ids by URL, and each namespace's owner id.
+        func view(
+            through node: ProcessTestServer
+        ) async throws -> (nodes: [String: (id: String, alive: Bool)], owners: [String: String]) {
+            let answer = try await node.request("GET", "/.well-known/hearth/cluster", admin: true)
+            guard answer.status == 200,
+                let json = try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any],
+                let nodes = json["nodes"] as? [[String: Any]], let owners = json["owners"] as? [String: String]
+            else { throw TestFailure("cluster view: \(answer.status) \(answer.body)") }
+            var byURL: [String: (id: String, alive: Bool)] = [:]
+            for entry in nodes {
+                guard let id = entry["id"] as? String, let url = entry["url"] as? String,
+                    let alive = entry["alive"] as? Bool
+                else { throw TestFailure("a node entry is malformed: \(entry)") }
+                byURL[url] = (id, alive)
+            }
+            return (byURL, owners)
+        }
+
+        /// The index in `nodes` of the node that owns `namespace` now.
+        func owner(of namespace: String) async throws -> Int {
+            let view = try await view(through: nodes[0])
+            guard let id = view.owners[namespace],
+                let index = nodes.firstIndex(where: { view.nodes[$0.baseURL]?.id == id })
+            else { throw TestFailure("nobody owns '\(namespace)': \(view.owners)") }
+            return index
+        }
+    }
+
+    /// `GET` through `node`, retried while the namespace is between owners (503).
+    static func read(
+        _ path: String,
+        through node: ProcessTestServer,
+        within timeout: Duration = .seconds(20)
+    ) async throws
+        -> String
+    {
+        var last = "nothing"
+        var body: String?
+        do {
+            try await eventually(timeout: timeout, interval: .milliseconds(100)) {
+                guard let answer = try? await node.request("GET", path, admin: true) else { return false }
+                last = "\(answer.status) \(answer.body)"
+                if answer.status == 200 { body = answer.body }
+                return answer.status == 200
+            }
+        } catch is ConditionTimeout {
+            throw TestFailure("GET \(path) answered \(last)")
+        }
+        return body ?? ""
+    }
+
+    @Test func everyNodeServesEveryNamespaceAndAKilledOwnersWritesSurvive() async throws {
+        var cluster = try await Cluster.start(nodes: 2)
+        defer { Task { [cluster] in await cluster.stop() } }
+        // The first request takes the namespace; the other node forwards to it.
+        #expect(
+            try await cluster.nodes[1].request("PUT", "/rooms/r1.json?ns=chat", body: #"{"n":1}"#, admin: true).status
+                == 200
+        )
+        for index in 2...20 {
+            let node = cluster.nodes[index % 2]
+            let answer = try await node.request(
+                "PATCH",
+                "/rooms.json?ns=chat",
+                body: #"{"r\#(index)":{"n":\#(index)}}"#,
+                admin: true
+            )
+            #expect(answer.status == 200)
+        }
+        let expected = try await Self.read("/rooms.json?ns=chat", through: cluster.nodes[0])
+        #expect(try await Self.read("/rooms.json?ns=chat", through: cluster.nodes[1]) == expected)
+        #expect(expected.contains(#""r20":{"n":20}"#))
+
+        let view = try await cluster.view(through: cluster.nodes[1])
+        #expect(view.nodes.count == 2)
+        #expect(view.nodes.values.allSatisfy { $0.alive })
+        let owner = try await cluster.owner(of: "chat")
+        let survivor = cluster.nodes[1 - owner]
+        await cluster.nodes[owner].kill()
+
+        // Within the lease (and a heartbeat's margin) the survivor serves every acknowledged write.
+        let started = ContinuousClock.now
+        #expect(try await Self.read("/rooms.json?ns=chat", through: survivor) == expected)
+        #expect(ContinuousClock.now - started < .seconds(Self.leaseSeconds * 4))
+        #expect(
+            try await survivor.request("PATCH", "/rooms.json?ns=chat", body: #"{"after":true}"#, admin: true).status
+                == 200
+        )
+        let after = try await cluster.view(through: survivor)
+        #expect(after.owners["chat"] == after.nodes[survivor.baseURL]?.id)
+        #expect(after.nodes.values.filter { $0.alive }.count == 1)
+
+        // The killed node comes back with its old copy: it is told who owns the namespace now and
+        // forwards; nothing it held locally replaces the survivor's writes.
+        let restarted = try await Cluster.startNode(owner, directory: cluster.directory, database: cluster.database)
+        cluster.nodes[owner] = restarted
+        let everything = try await Self.read("/rooms.json?ns=chat", through: restarted)
+        #expect(everything.contains(#""after":true"#))
+        #expect(everything.contains(#""r20":{"n":20}"#))
+    }
+
+    @Test func aWebSocketThroughAnotherNodeIsRelayedAndItsOnDisconnectRunsAfterTheOwnerDies() async throws {
+        let cluster = try await Cluster.start(nodes: 2)
+        defer { Task { await cluster.stop() } }
+        #expect(
+            try await cluster.nodes[0].request("PUT", "/state.json?ns=live", body: #"{"on":true}"#, admin: true).status
+                == 200
+        )
+        let owner = try await cluster.owner(of: "live")
+        let entry = cluster.nodes[1 - owner]
+
+        // A client of the other node: its hello names that node; reads, listens and writes
+        // reach the owner.
+        let client = try await RealtimeTestClient.connect(port: entry.port, ns: "live", readHello: false)
+        let hello = try await client.nextJSON()
+        let host = ((hello["d"] as? [String: Any])?["d"] as? [String: Any])?["h"] as? String
+        #expect(host == "127.0.0.1:\(entry.port)")
+        let auth = client.request("auth", #"{"cred":"test-admin-secret"}"#)
+        #expect(try await client.response(to: auth).body["s"] as? String == "ok")
+        let listen = client.request("q", #"{"p":"/state","h":""}"#)
+        let listened = try await client.response(to: listen)
+        #expect(listened.body["s"] as? String == "ok")
+        #expect(listened.pushes.contains { ($0["b"] as? [String: Any])?["d"] as? [String: Bool] == ["on": true] })
+        let put = client.request("p", #"{"p":"/state/by","d":"ws"}"#)
+        #expect(try await client.response(to: put).body["s"] as? String == "ok")
+        #expect(try await Self.read("/state/by.json?ns=live", through: cluster.nodes[owner]) == #""ws""#)
+        let registered = client.request("o", #"{"p":"/state/on","d":false}"#)
+        #expect(try await client.response(to: registered).body["s"] as? String == "ok")
+
+        // The owner dies: the relayed connection ends, and the survivor that takes the namespace
+        // over runs the onDisconnect write the dead node's connection left.
+        await cluster.nodes[owner].kill()
+        try await client.waitUntilEnded(timeout: .seconds(10))
+        try await eventually(timeout: .seconds(20), interval: .milliseconds(100)) {
+            let answer = try? await entry.request("GET", "/state/on.json?ns=live", admin: true)
+            return answer?.status == 200 && answer?.body == "false"
+        }
+        #expect(try await Self.read("/state/by.json?ns=live", through: entry) == #""ws""#)
+    }
+
+    @Test func aNodeStoppedPastItsLeaseCommitsNothingWhenItWakes() async throws {
+        let cluster = try await Cluster.start(nodes: 2)
+        defer { Task { await cluster.stop() } }
+        #expect(try await cluster.nodes[0].request("PUT", "/log/a.json?ns=fence", body: "1", admin: true).status == 200)
+        let owner = try await cluster.owner(of: "fence")
+        let zombie = cluster.nodes[owner]
+        let survivor = cluster.nodes[1 - owner]
+        zombie.child.send(SIGSTOP)
+        // The survivor takes the namespace over once the zombie's lease ran out, and writes.
+        try await eventually(timeout: .seconds(20), interval: .milliseconds(100)) {
+            // A request forwarded to the stopped node waits for it: each try gives up soon.
+            let answer = try? await survivor.request(
+                "PUT",
+                "/log/b.json?ns=fence",
+                body: "2",
+                admin: true,
+                timeout: .seconds(1)
+            )
+            return answer?.status == 200
+        }
+        zombie.child.send(SIGCONT)
+        // Whatever the woken node answers, a write it acknowledges is in the namespace's one
+        // history (forwarded to the new owner), and one it could not place is refused.
+        let woken = try await zombie.request("PUT", "/log/c.json?ns=fence", body: "3", admin: true)
+        #expect(woken.status == 200 || woken.status == 503)
+        let log = try await Self.read("/log.json?ns=fence", through: survivor)
+        #expect(log == (woken.status == 200 ? #"{"a":1,"b":2,"c":3}"# : #"{"a":1,"b":2}"#))
+        #expect(try await Self.read("/log.json?ns=fence", through: zombie) == log)
+    }
+
+    @Test func theClusterViewNeedsTheAdmin() async throws {
+        let cluster = try await Cluster.start(nodes: 1)
+        defer { Task { await cluster.stop() } }
+        #expect(try await cluster.nodes[0].request("GET", "/.well-known/hearth/cluster").status == 401)
+    }
+}
