@@ -63,7 +63,7 @@ extension StorageEndpoint {
                 let objectName = try ObjectName(name)
                 let object = try await Self.run { try objects.metadata(bucket, objectName) }
                 if route.kind == .download || parameters["alt"] == "media" {
-                    return download(object, on: channel).response(to: request)
+                    return await download(object, on: channel).response(to: request)
                 }
                 return StorageAnswer.json(object.gcsResource(base: base).storageJSON())
             case (.json, let name?, .patch):

@@ -49,7 +49,8 @@ struct StorageEndpoint: Sendable {
         StorageDownload(
             object: object,
             path: objects.path(of: object),
-            fileRegions: scheme == "http" ? FileRegionBody(channel: channel) : nil
+            fileRegions: scheme == "http" ? FileRegionBody(channel: channel) : nil,
+            logger: logger
         )
     }
 
@@ -91,7 +92,7 @@ struct StorageEndpoint: Sendable {
                     if !(parameters["token"].map { object.downloadTokens.contains($0) } ?? false) {
                         try await access.require(judge, .get, bucket: bucket, name: name.value, existing: object)
                     }
-                    return download(object, on: channel).response(to: request)
+                    return await download(object, on: channel).response(to: request)
                 }
                 try await access.require(judge, .get, bucket: bucket, name: name.value, existing: object)
                 // A GET of metadata without a download token gives the object one, as Firebase does.
