@@ -113,10 +113,13 @@ struct StorageEndpoint: Sendable {
                 }
                 return try await upload(request, to: bucket, name: nameText, judge: judge)
             case .patch:
-                let patch = try await Self.metadataPatch(request)
+                var patch = try await Self.metadataPatch(request)
+                // ACLs are the JSON API's (`StorageEndpoint+ACL`).
+                patch.acl = nil
+                let chosen = patch
                 let object = try await access.run(judge, deciding: [.update], bucket: bucket, name: name.value) {
                     database in
-                    try objects.update(bucket, name, with: patch, admit: judge.admission(database: database))
+                    try objects.update(bucket, name, with: chosen, admit: judge.admission(database: database))
                 }
                 return StorageAnswer.json(object.firebaseResource.storageJSON())
             case .delete:
@@ -172,7 +175,8 @@ struct StorageEndpoint: Sendable {
         in bucket: BucketName,
         name: String?,
         multipart: Bool,
-        judge: StorageJudge
+        judge: StorageJudge,
+        acl: UploadACL = .ignored
     ) async throws
         -> ObjectMetadata
     {
@@ -260,6 +264,7 @@ struct StorageEndpoint: Sendable {
                 throw StorageError(.invalidName, "Name the object to upload: ?name={path}, or a name in its metadata.")
             }
             let checkedName = try ObjectName(objectName)
+            acl.apply(to: &fields)
             let chosen = fields
             return try await access.run(judge, deciding: [.create, .update], bucket: bucket, name: checkedName.value) {
                 database in
