@@ -32,6 +32,8 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CLevelDB", providers: [.apt(["libleveldb-dev"])]),
+        // zlib's inflate, for gzip objects served decompressed (Debian `zlib1g-dev`).
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         // CRC-32C with the CPU's instruction (SSE 4.2, ARM's CRC extension), checked at run time.
         .target(name: "CCRC32C"),
         .target(
@@ -78,7 +80,9 @@ let package = Package(
         // Firebase Storage's objects: bytes in files, metadata in a catalog of their own.
         .target(
             name: "HearthStorage",
-            dependencies: ["HearthCore", "HearthStore", "CCRC32C", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "HearthCore", "HearthStore", "CCRC32C", "CZlib", .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strict
         ),
         // Callables: the protocol a server-side function implements, its request, errors and

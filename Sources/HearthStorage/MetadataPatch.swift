@@ -18,6 +18,8 @@ public struct MetadataPatch: Sendable, Equatable {
     public var contentLanguage: Change?
     /// nil: unchanged; `.some(nil)`: all removed; else each key's change.
     public var metadata: [String: Change]??
+    /// The JSON API's `acl`: nil unchanged; `.some(nil)` removed; else the new list.
+    public var acl: [ObjectACLEntry]??
 
     public init() {}
 
@@ -37,6 +39,9 @@ public struct MetadataPatch: Sendable, Equatable {
         contentDisposition = try change("contentDisposition")
         contentEncoding = try change("contentEncoding")
         contentLanguage = try change("contentLanguage")
+        if let acl = json["acl"] {
+            self.acl = .some(acl is NSNull ? nil : try ObjectACLEntry.list(json: acl))
+        }
         if let custom = json["metadata"] {
             if custom is NSNull {
                 metadata = .some(nil)
@@ -74,6 +79,7 @@ public struct MetadataPatch: Sendable, Equatable {
         object.contentDisposition = applied(contentDisposition, to: object.contentDisposition)
         object.contentEncoding = applied(contentEncoding, to: object.contentEncoding)
         object.contentLanguage = applied(contentLanguage, to: object.contentLanguage)
+        if let acl { object.acl = acl }
         switch metadata {
         case nil:
             break

@@ -2,8 +2,9 @@ import Foundation
 
 extension ObjectMetadata {
     /// The object as Cloud Storage's JSON API (what firebase-admin and google-cloud-storage read)
-    /// gives it; `base` is the server's address (`http://host:port`) for the links.
-    public func gcsResource(base: String) -> GCSObjectResource {
+    /// gives it; `base` is the server's address (`http://host:port`) for the links. `full` (the
+    /// `full` projection) adds the ACL.
+    public func gcsResource(base: String, full: Bool = false) -> GCSObjectResource {
         let firebase = firebaseResource
         let encodedName = Self.percentEncoded(name)
         let encodedBucket = Self.percentEncoded(bucket)
@@ -32,7 +33,27 @@ extension ObjectMetadata {
             cacheControl: cacheControl,
             contentDisposition: contentDisposition,
             contentEncoding: contentEncoding,
-            contentLanguage: contentLanguage
+            contentLanguage: contentLanguage,
+            acl: full ? gcsACL(base: base) : nil
+        )
+    }
+
+    /// The ACL as the JSON API gives each entry (`storage#objectAccessControl`).
+    public func gcsACL(base: String) -> [GCSObjectAccessControl] {
+        (acl ?? []).map { gcsACLEntry($0, base: base) }
+    }
+
+    public func gcsACLEntry(_ entry: ObjectACLEntry, base: String) -> GCSObjectAccessControl {
+        GCSObjectAccessControl(
+            id: "\(bucket)/\(name)/\(generation)/\(entry.entity)",
+            selfLink:
+                "\(base)/storage/v1/b/\(Self.percentEncoded(bucket))/o/\(Self.percentEncoded(name))/acl/\(Self.percentEncoded(entry.entity))",
+            bucket: bucket,
+            object: name,
+            generation: generation,
+            entity: entry.entity,
+            role: entry.role,
+            etag: firebaseResource.etag
         )
     }
 
@@ -69,6 +90,31 @@ public struct GCSObjectResource: Encodable, Equatable, Sendable {
     public var contentDisposition: String?
     public var contentEncoding: String?
     public var contentLanguage: String?
+    /// Only in the `full` projection.
+    public var acl: [GCSObjectAccessControl]?
+}
+
+/// One entry of an object's ACL as the JSON API gives it.
+public struct GCSObjectAccessControl: Encodable, Equatable, Sendable {
+    public var kind = "storage#objectAccessControl"
+    public var id: String
+    public var selfLink: String
+    public var bucket: String
+    public var object: String
+    public var generation: String
+    public var entity: String
+    public var role: String
+    public var etag: String
+}
+
+/// An object's ACL as `GET …/acl` gives it: `{kind, items}`.
+public struct GCSObjectAccessControls: Encodable, Sendable {
+    public var kind = "storage#objectAccessControls"
+    public var items: [GCSObjectAccessControl]
+
+    public init(_ object: ObjectMetadata, base: String) {
+        items = object.gcsACL(base: base)
+    }
 }
 
 /// A JSON API listing: `{kind, items, prefixes, nextPageToken}` with whole object resources.
@@ -78,8 +124,8 @@ public struct GCSObjectList: Encodable, Sendable {
     public var prefixes: [String]
     public var nextPageToken: String?
 
-    public init(_ listing: ObjectListing, base: String) {
-        items = listing.items.map { $0.gcsResource(base: base) }
+    public init(_ listing: ObjectListing, base: String, full: Bool = false) {
+        items = listing.items.map { $0.gcsResource(base: base, full: full) }
         prefixes = listing.prefixes
         nextPageToken = listing.nextPageToken
     }

@@ -26,6 +26,9 @@ public struct ObjectMetadata: Codable, Hashable, Sendable {
     public var contentDisposition: String?
     public var contentEncoding: String?
     public var contentLanguage: String?
+    /// Cloud Storage's access-control list as the JSON API set it (`ObjectACLEntry`: kept and
+    /// given back, not consulted); nil when never set.
+    public var acl: [ObjectACLEntry]?
 
     /// The most bytes custom metadata (keys and values) may take.
     public static let maxCustomMetadataBytes = 8 * 1024

@@ -25,6 +25,8 @@ extension ObjectStore {
             object.timeCreated = clock()
             object.updated = object.timeCreated
             object.downloadTokens = [Self.newDownloadToken()]
+            // A copy's ACL is its own: none, unless the request sets one.
+            object.acl = nil
             patch.apply(to: &object)
             try ObjectMetadata.check(custom: object.metadata)
             try files.share(generation: source.generation, as: object.generation)

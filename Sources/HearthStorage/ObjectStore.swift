@@ -237,6 +237,7 @@ public final class ObjectStore: Sendable {
         object.contentDisposition = fields.contentDisposition
         object.contentEncoding = fields.contentEncoding
         object.contentLanguage = fields.contentLanguage
+        object.acl = fields.acl
         return object
     }
 
@@ -347,6 +348,8 @@ public struct ObjectFields: Sendable, Equatable, Codable {
     public var contentDisposition: String?
     public var contentEncoding: String?
     public var contentLanguage: String?
+    /// The JSON API's `acl` (or its `predefinedAcl`'s list); the client API sets none.
+    public var acl: [ObjectACLEntry]?
 
     public init(
         contentType: String? = nil,
@@ -365,7 +368,7 @@ public struct ObjectFields: Sendable, Equatable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case contentType, metadata, cacheControl, contentDisposition, contentEncoding, contentLanguage
+        case contentType, metadata, cacheControl, contentDisposition, contentEncoding, contentLanguage, acl
     }
 
     public init(from decoder: any Decoder) throws {
@@ -376,6 +379,7 @@ public struct ObjectFields: Sendable, Equatable, Codable {
         contentDisposition = try container.decodeIfPresent(String.self, forKey: .contentDisposition)
         contentEncoding = try container.decodeIfPresent(String.self, forKey: .contentEncoding)
         contentLanguage = try container.decodeIfPresent(String.self, forKey: .contentLanguage)
+        acl = try container.decodeIfPresent([ObjectACLEntry].self, forKey: .acl)
     }
 }
 

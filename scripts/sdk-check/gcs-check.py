@@ -4,12 +4,14 @@ firebase-admin's storage.bucket() is), through STORAGE_EMULATOR_HOST, as the emu
 (`Authorization: Bearer owner`, so start `hearth serve --emulator`): upload_from_string with a
 content type, download_as_bytes (checksums validated by the client), get_blob, patch, list_blobs,
 a 1 MiB upload with a ranged download, a 10 MiB resumable upload, copy_blob (copyTo), rewrite
-(rewriteTo), rename_blob (a copy, then a delete), delete.
+(rewriteTo), rename_blob (a copy, then a delete), delete; a gzip object (content_encoding gzip)
+read decompressed by the client, raw (as stored) and by a client that does not accept gzip (served
+decompressed); make_public / make_private / acl.save_predefined read back through acl.reload.
 
     python3 -m pip install google-cloud-storage
     python3 scripts/sdk-check/gcs-check.py PORT
 """
-import os, sys
+import gzip, os, sys, urllib.request
 from google.auth.credentials import Credentials
 from google.cloud import storage
 
@@ -62,5 +64,28 @@ renamed = bucket.rename_blob(bucket.blob("admin/rewritten.txt"), "admin/renamed.
 check("rename_blob", renamed.download_as_bytes() == b"hello from python" and bucket.get_blob("admin/rewritten.txt") is None)
 bucket.blob("admin/hello.txt").delete()
 check("delete", bucket.get_blob("admin/hello.txt") is None)
+text = b"".join(b"line %d of a gzip-compressed log\n" % i for i in range(20000))
+packed = gzip.compress(text)
+zipped = bucket.blob("admin/log.txt")
+zipped.content_encoding = "gzip"
+zipped.upload_from_string(packed, content_type="text/plain")
+check("gzip object read (the client decompresses)", bucket.blob("admin/log.txt").download_as_bytes() == text)
+check("gzip object read raw (as stored)", bucket.blob("admin/log.txt").download_as_bytes(raw_download=True) == packed)
+plain = urllib.request.Request(bucket.get_blob("admin/log.txt").media_link,
+                               headers={"Authorization": "Bearer owner", "Accept-Encoding": "identity"})
+with urllib.request.urlopen(plain) as answer:
+    body, encoding = answer.read(), answer.headers.get("Content-Encoding")
+check("gzip object to a client without gzip (decompressed)", body == text and encoding is None, (len(body), encoding))
+shared = bucket.blob("admin/log.txt")
+shared.make_public()
+again = bucket.blob("admin/log.txt")
+again.acl.reload()
+check("make_public", "READER" in again.acl.all().get_roles(), list(again.acl))
+shared.make_private()
+again.acl.reload()
+check("make_private", not again.acl.all().get_roles(), list(again.acl))
+again.acl.save_predefined("authenticatedRead")
+again.acl.reload()
+check("acl.save_predefined", "READER" in again.acl.all_authenticated().get_roles(), list(again.acl))
 print(f"{ok} passed")
-sys.exit(0 if ok == 11 else 1)
+sys.exit(0 if ok == 17 else 1)

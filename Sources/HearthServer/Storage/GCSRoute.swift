@@ -2,8 +2,10 @@
 /// (`STORAGE_EMULATOR_HOST`): `/storage/v1/b/{bucket}/o[/{name}]` (list, metadata, patch,
 /// delete), `/upload/storage/v1/b/{bucket}/o?uploadType=media|multipart&name=` and
 /// `/download/storage/v1/b/{bucket}/o/{name}?alt=media`; the buckets, `/storage/v1/b` and
-/// `/storage/v1/b/{bucket}` (`bucket` empty for the list); and copies,
-/// `/storage/v1/b/{bucket}/o/{name}/copyTo|rewriteTo/b/{bucket}/o/{name}`.
+/// `/storage/v1/b/{bucket}` (`bucket` empty for the list); copies,
+/// `/storage/v1/b/{bucket}/o/{name}/copyTo|rewriteTo/b/{bucket}/o/{name}`; and an object's ACL,
+/// `/storage/v1/b/{bucket}/o/{name}/acl[/{entity}]`. Every `/storage/v1/b…` path is served at
+/// `/b…` as well, as the emulator serves it, except one ending in `.json` (a database path).
 struct GCSRoute: Equatable {
     enum Kind: Equatable { case json, upload, download, bucket }
 
@@ -22,12 +24,28 @@ struct GCSRoute: Equatable {
     let refusal: String?
     /// The destination of a copy (`copyTo`, `rewriteTo`), nil for every other request.
     var copy: Copy? = nil
+    /// An object's ACL (`…/o/{name}/acl`): `.some(nil)` the list, `.some(entity)` one entry; nil
+    /// for every other request.
+    var acl: String?? = nil
 
     static let prefixes: [(String, Kind)] = [
         ("/storage/v1/b/", .json), ("/upload/storage/v1/b/", .upload), ("/download/storage/v1/b/", .download),
+        ("/b/", .json),
     ]
 
     init?(target: String) {
+        // `/b…` is the JSON API's short form, but `/b/….json` stays the database's.
+        let path = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        if path == "/b" || path.hasPrefix("/b/") {
+            guard !path.hasSuffix(".json") else { return nil }
+            self.init(canonical: "/storage/v1" + target)
+        } else {
+            self.init(canonical: target)
+        }
+    }
+
+    /// A target under `/storage/v1/b`, `/upload/storage/v1/b/` or `/download/storage/v1/b/`.
+    private init?(canonical target: String) {
         if let (bucket, query) = Self.bucketTarget(target) {
             (kind, self.bucket, name, self.query, refusal) = (.bucket, bucket, nil, query, nil)
             return
@@ -36,6 +54,11 @@ struct GCSRoute: Equatable {
         if kind == .json, let (source, copy) = Self.copyTarget(target) {
             (self.kind, bucket, name, query, refusal) = source
             self.copy = copy
+            return
+        }
+        if kind == .json, let (source, entity) = Self.aclTarget(target) {
+            (self.kind, bucket, name, query, refusal) = source
+            acl = .some(entity)
             return
         }
         guard let parts = StorageRoute.objectTarget(target, after: prefix) else { return nil }
@@ -74,6 +97,26 @@ struct GCSRoute: Equatable {
             : StorageRoute.undecodable(query)
         let copy = Copy(rewrite: segments[3] == "rewriteTo", bucket: decoded[2] ?? "", name: decoded[3] ?? "")
         return ((.json, decoded[0] ?? "", decoded[1] ?? "", query, refusal), copy)
+    }
+
+    /// `/storage/v1/b/{bucket}/o/{name}/acl[/{entity}][?query]`: the object as a route and the
+    /// entity, if one is named (each decoded once). Nil for any other target; a refusal when a
+    /// part is not percent-encoded UTF-8.
+    static func aclTarget(_ target: String) -> ((Kind, String, String?, Substring?, String?), String?)? {
+        let split = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let query = split.count > 1 ? split[1] : nil
+        let segments = split[0].dropFirst("/storage/v1/b/".count).split(
+            separator: "/",
+            omittingEmptySubsequences: false
+        )
+        guard segments.count == 4 || segments.count == 5, segments[1] == "o", segments[3] == "acl" else { return nil }
+        let decoded = segments.map { PercentDecoding.decode($0) }
+        let entity = segments.count == 5 ? decoded[4] : nil
+        let refusal =
+            [decoded[0], decoded[2]].contains { $0 == nil || $0!.isEmpty } || (segments.count == 5 && entity == nil)
+            ? "An ACL request's bucket, object name and entity are percent-encoded UTF-8, one segment each."
+            : StorageRoute.undecodable(query)
+        return ((.json, decoded[0] ?? "", decoded[2] ?? "", query, refusal), segments.count == 5 ? entity ?? "" : nil)
     }
 
     /// The query's parameters, decoded.

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HearthStorage
 import Hummingbird
+import Logging
 import NIOCore
 
 /// An object's bytes (`?alt=media`): the whole file (200) or one `Range: bytes=a-b` of it (206,
@@ -9,32 +10,35 @@ import NIOCore
 /// from the file (`sendfile`, `FileRegionBody`); under TLS they are read in chunks on the storage
 /// queue. The file is opened before the answer starts, so a replacement or delete meanwhile does
 /// not cut the download short; it is closed when the body is sent or the connection ends.
+///
+/// An object stored with `contentEncoding: gzip` is sent as it is stored, with `Content-Encoding:
+/// gzip`, to a client that accepts gzip; to one that does not it is decompressed on the way
+/// (Cloud Storage's decompressive transcoding, `StorageDownload+Gzip`).
 struct StorageDownload {
     let object: ObjectMetadata
     let path: String
     /// The plain HTTP connection to `sendfile` the bytes to; nil: chunks (TLS).
     let fileRegions: FileRegionBody?
+    /// Where a decompression that fails midway is told (the client sees its body cut short).
+    let logger: Logger
 
     static let chunkBytes = 256 * 1024
     static let goog = (
         generation: HTTPField.Name("x-goog-generation")!,
         metageneration: HTTPField.Name("x-goog-metageneration")!,
-        hash: HTTPField.Name("x-goog-hash")!
+        hash: HTTPField.Name("x-goog-hash")!,
+        storedEncoding: HTTPField.Name("x-goog-stored-content-encoding")!,
+        storedLength: HTTPField.Name("x-goog-stored-content-length")!
     )
 
-    func response(to request: Request) -> Response {
+    func response(to request: Request) async -> Response {
+        if Self.transcodes(object, acceptEncoding: request.headers[values: .acceptEncoding]) {
+            return await decompressedResponse(to: request)
+        }
         let size = object.size
-        var headers: HTTPFields = [
-            .contentType: object.contentType ?? "application/octet-stream",
-            .acceptRanges: "bytes",
-            .eTag: object.firebaseResource.etag,
-            .cacheControl: object.cacheControl ?? "private, max-age=0",
-            .contentDisposition: object.contentDisposition ?? "inline",
-            Self.goog.generation: object.generation,
-            Self.goog.metageneration: String(object.metageneration),
-            Self.goog.hash: "crc32c=\(object.crc32c),md5=\(object.md5Hash)",
-        ]
+        var headers = storedHeaders
         if let encoding = object.contentEncoding { headers[.contentEncoding] = encoding }
+        headers[.acceptRanges] = "bytes"
         var status = HTTPResponse.Status.ok
         var range: Range<UInt64> = 0..<size
         switch request.headers[.range].map({ Self.parseRange($0, size: size) }) {
@@ -79,6 +83,21 @@ struct StorageDownload {
             try await writer.finish(nil)
         }
         return Response(status: status, headers: headers, body: body)
+    }
+
+    /// The headers of every answer with the object's bytes, whole, ranged or decompressed.
+    var storedHeaders: HTTPFields {
+        [
+            .contentType: object.contentType ?? "application/octet-stream",
+            .eTag: object.firebaseResource.etag,
+            .cacheControl: object.cacheControl ?? "private, max-age=0",
+            .contentDisposition: object.contentDisposition ?? "inline",
+            Self.goog.generation: object.generation,
+            Self.goog.metageneration: String(object.metageneration),
+            Self.goog.hash: "crc32c=\(object.crc32c),md5=\(object.md5Hash)",
+            Self.goog.storedEncoding: object.contentEncoding ?? "identity",
+            Self.goog.storedLength: String(object.size),
+        ]
     }
 
     enum RangeRequest: Equatable {

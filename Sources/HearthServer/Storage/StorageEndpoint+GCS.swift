@@ -30,6 +30,13 @@ extension StorageEndpoint {
             let base = "\(scheme)://\(request.head.authority ?? "127.0.0.1")"
             if route.kind == .bucket { return try await bucketAnswer(request, route.bucket, base: base) }
             let bucket = try BucketName(route.bucket)
+            // The `full` projection carries the ACL; a PATCH answers in it unless told otherwise.
+            let full =
+                parameters["projection"] == "full"
+                || (request.method == .patch && parameters["projection"] == nil)
+            if let entity = route.acl, let name = route.name {
+                return try await aclAnswer(request, bucket: bucket, name: name, entity: entity, base: base)
+            }
             switch (route.kind, route.name, request.method) {
             case (.upload, nil, .post):
                 switch parameters["uploadType"] ?? "media" {
@@ -39,11 +46,18 @@ extension StorageEndpoint {
                         in: bucket,
                         name: parameters["name"],
                         multipart: parameters["uploadType"] == "multipart",
-                        judge: access.judge(caller)
+                        judge: access.judge(caller),
+                        acl: try UploadACL.gcs(parameters)
                     )
-                    return StorageAnswer.json(object.gcsResource(base: base).storageJSON())
+                    return StorageAnswer.json(object.gcsResource(base: base, full: full).storageJSON())
                 case "resumable":
-                    return try await startGCSResumable(request, in: bucket, name: parameters["name"], base: base)
+                    return try await startGCSResumable(
+                        request,
+                        in: bucket,
+                        name: parameters["name"],
+                        base: base,
+                        acl: try UploadACL.gcs(parameters)
+                    )
                 default:
                     return StorageAnswer.error(400, "uploadType must be media, multipart or resumable.")
                 }
@@ -54,23 +68,33 @@ extension StorageEndpoint {
                 }
                 return try await continueGCSResumable(request, id: id, base: base)
             case (.json, let name?, .post) where route.copy != nil:
-                return try await copyAnswer(request, from: bucket, name, to: route.copy!, base: base)
+                return try await copyAnswer(
+                    request,
+                    from: bucket,
+                    name,
+                    to: route.copy!,
+                    acl: try UploadACL.gcs(parameters, key: "destinationPredefinedAcl"),
+                    base: base,
+                    full: full
+                )
             case (.json, nil, .get):
                 let listing = try await listing(bucket, parameters)
-                return StorageAnswer.json(GCSObjectList(listing, base: base).storageJSON())
+                return StorageAnswer.json(GCSObjectList(listing, base: base, full: full).storageJSON())
             case (.json, let name?, .get), (.download, let name?, .get), (.json, let name?, .head),
                 (.download, let name?, .head):
                 let objectName = try ObjectName(name)
                 let object = try await Self.run { try objects.metadata(bucket, objectName) }
                 if route.kind == .download || parameters["alt"] == "media" {
-                    return download(object, on: channel).response(to: request)
+                    return await download(object, on: channel).response(to: request)
                 }
-                return StorageAnswer.json(object.gcsResource(base: base).storageJSON())
+                return StorageAnswer.json(object.gcsResource(base: base, full: full).storageJSON())
             case (.json, let name?, .patch):
                 let objectName = try ObjectName(name)
-                let patch = try await Self.metadataPatch(request)
-                let object = try await Self.run { try objects.update(bucket, objectName, with: patch) }
-                return StorageAnswer.json(object.gcsResource(base: base).storageJSON())
+                var patch = try await Self.metadataPatch(request)
+                // `predefinedAcl` wins over a body's `acl` (google-cloud-storage sends both, the list empty).
+                if case .predefined(let entries) = try UploadACL.gcs(parameters) { patch.acl = .some(entries) }
+                let object = try await Self.run { [patch] in try objects.update(bucket, objectName, with: patch) }
+                return StorageAnswer.json(object.gcsResource(base: base, full: full).storageJSON())
             case (.json, let name?, .delete):
                 let objectName = try ObjectName(name)
                 try await Self.run { try objects.delete(bucket, objectName) }
@@ -96,16 +120,19 @@ extension StorageEndpoint {
         from bucket: BucketName,
         _ name: String,
         to copy: GCSRoute.Copy,
-        base: String
+        acl: UploadACL,
+        base: String,
+        full: Bool
     ) async throws -> Response {
         let source = try ObjectName(name)
         let destinationBucket = try BucketName(copy.bucket)
         let destination = try ObjectName(copy.name)
-        let patch = try await Self.copyPatch(request)
-        let object = try await Self.run {
+        var patch = try await Self.copyPatch(request)
+        if case .predefined(let entries) = acl { patch.acl = .some(entries) }
+        let object = try await Self.run { [patch] in
             try objects.copy(bucket, source, to: destinationBucket, destination, applying: patch)
         }
-        guard copy.rewrite else { return StorageAnswer.json(object.gcsResource(base: base).storageJSON()) }
+        guard copy.rewrite else { return StorageAnswer.json(object.gcsResource(base: base, full: full).storageJSON()) }
         return StorageAnswer.json(GCSRewriteResponse(object, base: base).storageJSON())
     }
 

@@ -17,7 +17,8 @@ extension StorageEndpoint {
         _ request: Request,
         in bucket: BucketName,
         name: String?,
-        base: String
+        base: String,
+        acl: UploadACL
     ) async throws
         -> Response
     {
@@ -27,7 +28,8 @@ extension StorageEndpoint {
             name: name,
             type: Self.uploadContentType,
             length: Self.uploadContentLength,
-            judge: access.judge(.admin)
+            judge: access.judge(.admin),
+            acl: acl
         )
         let encodedBucket = ObjectMetadata.percentEncoded(bucket.value)
         let encodedName = ObjectMetadata.percentEncoded(checked.value)

@@ -58,7 +58,8 @@ extension StorageEndpoint {
         name: String?,
         type: HTTPField.Name,
         length: HTTPField.Name,
-        judge: StorageJudge
+        judge: StorageJudge,
+        acl: UploadACL = .ignored
     ) async throws -> (ResumableSession, ObjectName) {
         let body = try await Self.metadataBody(request)
         var (partName, fields) = (String?.none, ObjectFields())
@@ -70,6 +71,7 @@ extension StorageEndpoint {
         let checked = try ObjectName(objectName)
         let expected = request.headers[length].flatMap(UInt64.init)
         try await admitBeforeBytes(judge, bucket: bucket, name: checked.value, fields: fields, sizes: [expected ?? 0])
+        acl.apply(to: &fields)
         let chosen = fields
         let session = try await Self.run {
             try objects.startResumable(

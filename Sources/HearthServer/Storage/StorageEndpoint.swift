@@ -49,7 +49,8 @@ struct StorageEndpoint: Sendable {
         StorageDownload(
             object: object,
             path: objects.path(of: object),
-            fileRegions: scheme == "http" ? FileRegionBody(channel: channel) : nil
+            fileRegions: scheme == "http" ? FileRegionBody(channel: channel) : nil,
+            logger: logger
         )
     }
 
@@ -91,7 +92,7 @@ struct StorageEndpoint: Sendable {
                     if !(parameters["token"].map { object.downloadTokens.contains($0) } ?? false) {
                         try await access.require(judge, .get, bucket: bucket, name: name.value, existing: object)
                     }
-                    return download(object, on: channel).response(to: request)
+                    return await download(object, on: channel).response(to: request)
                 }
                 try await access.require(judge, .get, bucket: bucket, name: name.value, existing: object)
                 // A GET of metadata without a download token gives the object one, as Firebase does.
@@ -112,10 +113,13 @@ struct StorageEndpoint: Sendable {
                 }
                 return try await upload(request, to: bucket, name: nameText, judge: judge)
             case .patch:
-                let patch = try await Self.metadataPatch(request)
+                var patch = try await Self.metadataPatch(request)
+                // ACLs are the JSON API's (`StorageEndpoint+ACL`).
+                patch.acl = nil
+                let chosen = patch
                 let object = try await access.run(judge, deciding: [.update], bucket: bucket, name: name.value) {
                     database in
-                    try objects.update(bucket, name, with: patch, admit: judge.admission(database: database))
+                    try objects.update(bucket, name, with: chosen, admit: judge.admission(database: database))
                 }
                 return StorageAnswer.json(object.firebaseResource.storageJSON())
             case .delete:
@@ -171,7 +175,8 @@ struct StorageEndpoint: Sendable {
         in bucket: BucketName,
         name: String?,
         multipart: Bool,
-        judge: StorageJudge
+        judge: StorageJudge,
+        acl: UploadACL = .ignored
     ) async throws
         -> ObjectMetadata
     {
@@ -259,6 +264,7 @@ struct StorageEndpoint: Sendable {
                 throw StorageError(.invalidName, "Name the object to upload: ?name={path}, or a name in its metadata.")
             }
             let checkedName = try ObjectName(objectName)
+            acl.apply(to: &fields)
             let chosen = fields
             return try await access.run(judge, deciding: [.create, .update], bucket: bucket, name: checkedName.value) {
                 database in
