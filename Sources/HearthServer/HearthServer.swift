@@ -262,6 +262,9 @@ public enum HearthServer {
             )
         }
         if let clusterRouting { endpoint.attach(cluster: clusterRouting) }
+        // A namespace this node stops serving ends its connections here: they reconnect and
+        // reach its new owner.
+        membership?.observeReleases { namespace in hub.close(namespace: namespace) }
         let router = HearthRouter(
             metrics: metrics,
             metricsEndpoint: MetricsEndpoint(

@@ -165,8 +165,11 @@ import Testing
             guard step % 10 == 0 else { continue }
             let copy = try TemporaryDirectory(prefix: "hearth-crash").path
             defer { try? FileManager.default.removeItem(atPath: copy) }
-            try FileManager.default.removeItem(atPath: copy)
-            try FileManager.default.copyItem(atPath: temp.directory, toPath: copy)
+            // LevelDB's background compaction may delete a file while it is copied: copy again.
+            try await eventually(timeout: .seconds(10), interval: .milliseconds(10)) {
+                try? FileManager.default.removeItem(atPath: copy)
+                return (try? FileManager.default.copyItem(atPath: temp.directory, toPath: copy)) != nil
+            }
             let crashed = try Store.open(directory: copy)
             defer { crashed.close() }
             let reopened = try crashed.namespace("default")

@@ -145,7 +145,7 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, Send
             ChannelOptions.writeBufferWaterMark,
             value: ChannelOptions.Types.WriteBufferWaterMark(low: maxQueued / 2, high: maxQueued)
         )
-        hubID = work.context.hub.register { [self] in
+        hubID = work.context.hub.register(namespace: work.namespace) { [self] in
             eventLoop.execute {
                 self.connection.drain()
                 self.run()

@@ -8,19 +8,19 @@ import Synchronization
 final class RealtimeHub: Sendable {
     private struct State {
         var nextID: UInt64 = 0
-        var members: [UInt64: @Sendable () -> Void] = [:]
+        var members: [UInt64: (namespace: String?, drain: @Sendable () -> Void)] = [:]
         var draining = false
         var emptyWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state = Mutex(State())
 
-    /// Registers a connection with the closure that asks it to close. When the server is
-    /// already draining, the closure runs at once.
-    func register(drain: @escaping @Sendable () -> Void) -> UInt64 {
+    /// Registers a connection (of `namespace`) with the closure that asks it to close. When the
+    /// server is already draining, the closure runs at once.
+    func register(namespace: String? = nil, drain: @escaping @Sendable () -> Void) -> UInt64 {
         let (id, draining) = state.withLock { state -> (UInt64, Bool) in
             state.nextID += 1
-            state.members[state.nextID] = drain
+            state.members[state.nextID] = (namespace, drain)
             return (state.nextID, state.draining)
         }
         if draining { drain() }
@@ -45,7 +45,7 @@ final class RealtimeHub: Sendable {
     func drain(timeout: Duration) async {
         let drains = state.withLock { state -> [@Sendable () -> Void] in
             state.draining = true
-            return Array(state.members.values)
+            return state.members.values.map(\.drain)
         }
         for drain in drains { drain() }
         await withTaskGroup(of: Void.self) { group in
@@ -54,6 +54,15 @@ final class RealtimeHub: Sendable {
             await group.next()
             group.cancelAll()
         }
+    }
+
+    /// Asks every connection of `namespace` to close (a cluster node stopped serving it: its
+    /// clients reconnect and reach the new owner).
+    func close(namespace: String) {
+        let drains = state.withLock { state in
+            state.members.values.filter { $0.namespace == namespace }.map(\.drain)
+        }
+        for drain in drains { drain() }
     }
 
     private func waitUntilEmpty() async {

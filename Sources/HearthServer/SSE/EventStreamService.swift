@@ -140,7 +140,7 @@ struct EventStream: Sendable {
 
     func run(writer: inout any ResponseBodyWriter) async throws {
         let subscriber = self.subscriber
-        let memberID = context.hub.register { subscriber.end() }
+        let memberID = context.hub.register(namespace: namespace) { subscriber.end() }
         defer { context.hub.unregister(memberID) }
         let registration: ListenRegistration
         do {
