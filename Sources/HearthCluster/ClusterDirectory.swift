@@ -148,20 +148,9 @@ public final class ClusterDirectory: Sendable {
     /// appended then), `.unavailable` when PostgreSQL did not answer (whether it committed is
     /// then unknown: the caller must not serve the namespace from what it holds).
     public func append(_ batches: [ByteBuffer], after lsn: Int64, lease: NamespaceLease) -> EventLoopFuture<Void> {
-        let last = lsn + Int64(batches.count)
-        return commits.query(
-            """
-            WITH fence AS (
-                UPDATE hearth_namespaces SET lsn = \(last)
-                WHERE ns = \(lease.namespace) AND epoch = \(lease.epoch) AND lsn = \(lsn)
-                RETURNING ns
-            )
-            INSERT INTO hearth_changelog (ns, lsn, epoch, batch)
-            SELECT fence.ns, \(lsn) + entry.position, \(lease.epoch), entry.batch
-            FROM fence, unnest(\(batches)::bytea[]) WITH ORDINALITY AS entry(batch, position)
-            """
-        ).flatMapThrowing { result in
-            guard result.metadata.rows == batches.count else {
+        let statement = AppendStatement(namespace: lease.namespace, epoch: lease.epoch, after: lsn, batches: batches)
+        return commits.execute(statement).flatMapThrowing { rows in
+            guard rows.count == batches.count else {
                 throw ClusterError.fenced(namespace: lease.namespace, epoch: lease.epoch)
             }
         }
@@ -188,5 +177,41 @@ public final class ClusterDirectory: Sendable {
             "SELECT epoch FROM hearth_changelog WHERE ns = \(namespace) AND lsn = \(lsn)"
         )
         return try rows.rows.first?.decode(Int64.self)
+    }
+}
+
+/// The changelog's append, prepared once per connection: the namespace's position moves from
+/// `after` to `after + batches.count` only under `epoch`, and the rows are inserted only through
+/// that update (one statement, one transaction).
+private struct AppendStatement: PostgresPreparedStatement {
+    static let sql = """
+        WITH fence AS (
+            UPDATE hearth_namespaces SET lsn = $3 + cardinality($4::bytea[])
+            WHERE ns = $1 AND epoch = $2 AND lsn = $3
+            RETURNING ns
+        )
+        INSERT INTO hearth_changelog (ns, lsn, epoch, batch)
+        SELECT fence.ns, $3 + entry.position, $2, entry.batch
+        FROM fence, unnest($4::bytea[]) WITH ORDINALITY AS entry(batch, position)
+        RETURNING lsn
+        """
+    typealias Row = Int64
+
+    let namespace: String
+    let epoch: Int64
+    let after: Int64
+    let batches: [ByteBuffer]
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 4)
+        bindings.append(namespace)
+        bindings.append(epoch)
+        bindings.append(after)
+        bindings.append(batches)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Int64 {
+        try row.decode(Int64.self)
     }
 }
