@@ -216,8 +216,8 @@ extension ServeSettings {
         } catch {
             throw ValidationError("\(flags.cluster != nil ? "'--cluster'" : "HEARTH_CLUSTER"): \(error)")
         }
-        if let advertise, !(advertise.hasPrefix("http://") || advertise.hasPrefix("https://")) {
-            throw ValidationError("'--advertise' must be an http:// or https:// URL other nodes reach this node at.")
+        if let advertise, !advertise.hasPrefix("http://") {
+            throw ValidationError("'--advertise' must be an http:// URL other nodes reach this node at.")
         }
         return ClusterSettings(address: address, advertise: advertise, leaseSeconds: lease ?? 10)
     }

@@ -24,10 +24,11 @@ final class PostgresLink: Sendable {
 
     /// Runs `query` and collects its rows.
     func query(_ query: PostgresQuery) -> EventLoopFuture<PostgresQueryResult> {
-        connection().flatMap { connection in
+        let used = connection()
+        return used.flatMap { connection in
             connection.query(query, logger: self.logger)
         }.flatMapErrorThrowing { error in
-            self.forget()
+            self.forget(used)
             throw ClusterError.unavailable(PostgresLink.describe(error))
         }
     }
@@ -36,7 +37,8 @@ final class PostgresLink: Sendable {
     /// rows: no parse or plan per call.
     func execute<Statement: PostgresPreparedStatement>(_ statement: Statement) -> EventLoopFuture<[Statement.Row]>
     where Statement.Row: Sendable {
-        connection().flatMap { connection in
+        let used = connection()
+        return used.flatMap { connection in
             let promise = connection.eventLoop.makePromise(of: [Statement.Row].self)
             promise.completeWithTask {
                 var rows: [Statement.Row] = []
@@ -47,7 +49,7 @@ final class PostgresLink: Sendable {
             }
             return promise.futureResult
         }.flatMapErrorThrowing { error in
-            self.forget()
+            self.forget(used)
             throw ClusterError.unavailable(PostgresLink.describe(error))
         }
     }
@@ -90,9 +92,11 @@ final class PostgresLink: Sendable {
         }
     }
 
-    /// Drops a connection that failed, so the next query connects again.
-    private func forget() {
+    /// Drops a connection that failed, so the next query connects again; one made since
+    /// (another query's failure came first) is kept.
+    private func forget(_ failed: EventLoopFuture<PostgresConnection>) {
         let dropped = current.withLock { current -> EventLoopFuture<PostgresConnection>? in
+            guard current === failed else { return nil }
             defer { current = nil }
             return current
         }

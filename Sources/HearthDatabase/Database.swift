@@ -112,6 +112,11 @@ public final class Database: Sendable {
         (try? store.isCreated(name)) == true
     }
 
+    /// Whether namespace `name` has a rules file (its own, or `default`'s).
+    public func hasRulesFile(_ name: String) -> Bool {
+        rules.files.stamp(for: name) != nil
+    }
+
     /// True when `name` exists nowhere (neither open nor on disk) and has no rules file: its
     /// rules would be the default ones, which refuse everyone but the admin.
     public func refusesAllButAdmin(_ name: String) throws -> Bool {

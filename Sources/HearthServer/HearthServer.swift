@@ -257,6 +257,7 @@ public enum HearthServer {
                     nodeID: membership.nodeID,
                     adminSecret: configuration.adminSecret
                 ),
+                database: database,
                 credentials: credentials,
                 logger: logger
             )

@@ -76,19 +76,19 @@ public final class NamespaceStore: Sendable {
         // A store written before docs/decisions/0020 has reverse index entries: the writer's
         // first job removes them, once (its index entries are kept: they equal the data).
         if registration == nil, try hasRetiredReverseEntries() {
-            try runBeforeServing { [self] round in try removeRetiredReverseEntries(in: round) }
+            try performAndWait { [self] round in try removeRetiredReverseEntries(in: round) }
         }
         // Lookup indexes are brought in line before anything reads or writes the namespace:
         // when one is stale (a new version, or written without it), the writer's first job
         // rebuilds it while this waits (rare: a new version or deployment).
         if configuration.reconcilesLookups, registration == nil, try !lookupsAreCurrent() {
-            try runBeforeServing { [self] round in try reconcileLookups(in: round) }
+            try performAndWait { [self] round in try reconcileLookups(in: round) }
         }
     }
 
-    /// Runs `job` as the writer's next job and waits for it (the opening only: nothing else
-    /// reads or writes the namespace yet).
-    private func runBeforeServing(_ job: @escaping @Sendable (WriteRound) throws -> Void) throws {
+    /// Runs `job` as the writer's next job and waits for it, blocking this thread (the opening,
+    /// when nothing else reads or writes the namespace yet; a clustered queue's job changes).
+    func performAndWait(_ job: @escaping @Sendable (WriteRound) throws -> Void) throws {
         let done = DispatchSemaphore(value: 0)
         let outcome = Mutex<Result<Void, any Error>>(.success(()))
         writer.perform(job) { result in
@@ -100,6 +100,12 @@ public final class NamespaceStore: Sendable {
     }
 
     static let logger = Logger(label: "hearth.store")
+
+    /// Refuses every later write of this namespace object (a cluster node stopped serving the
+    /// namespace: whoever still holds this object must not change the local copy).
+    func retire() {
+        writer.retire()
+    }
 
     /// Makes the namespace exist on disk now, before any write (an admin set its rules); does
     /// nothing when it already exists.

@@ -95,6 +95,6 @@ extension Store {
     /// `namespace(_:)` opens it again from disk. Whoever still holds the old one may finish
     /// with it; its writer refuses writes once the changelog refuses them.
     public func forgetNamespace(_ name: String) {
-        _ = namespaces.withLock { $0.removeValue(forKey: name) }
+        namespaces.withLock { $0.removeValue(forKey: name) }?.retire()
     }
 }

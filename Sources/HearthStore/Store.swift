@@ -71,7 +71,9 @@ public final class Store: Sendable {
         let store = Store(db: db, namespaceIDs: namespaceIDs, configuration: configuration, clock: clock)
         do {
             // Commit observers catch up at once, not when their namespace is next used.
-            for name in try store.namespaceNames() where !configuration.triggers.observers(of: name).isEmpty {
+            // (In a cluster a namespace opens only once the node owns it.)
+            for name in try store.namespaceNames()
+            where configuration.opens == nil && !configuration.triggers.observers(of: name).isEmpty {
                 _ = try store.namespace(name)
             }
         } catch {
@@ -109,6 +111,9 @@ public final class Store: Sendable {
     public func namespace(_ name: String) throws -> NamespaceStore {
         if let existing = namespaces.withLock({ $0[name] }) { return existing }
         try Store.validateNamespaceName(name)
+        if let opens = configuration.opens, !opens(name) {
+            throw StoreError(.notOwner, "Namespace '\(name)' is served by another node of the cluster; retry.")
+        }
         return try namespaces.withLock { table in
             if let existing = table[name] { return existing }
             let namespace: NamespaceStore

@@ -28,6 +28,9 @@ public struct StoreConfiguration: Sendable {
     /// caller opens a namespace only once its local copy has caught up with the changelog
     /// (`Store.applyReplicated`).
     public var replication: (@Sendable (String) -> ReplicationSink?)?
+    /// In a cluster: whether a namespace may be opened now (this node owns it and caught its
+    /// copy up); `Store.namespace` refuses any other with `StoreError.notOwner`. Nil: all may.
+    public var opens: (@Sendable (String) -> Bool)?
     /// Where the namespace writers' batches go: LevelDB itself, or in tests a wrapper that
     /// counts or refuses them (`BatchWriter`).
     var batchWriter: @Sendable (LevelDB) -> BatchWriter = BatchWriter.levelDB

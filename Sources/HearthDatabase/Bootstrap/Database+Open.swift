@@ -24,6 +24,7 @@ extension Database {
         storeConfiguration.homeIdleLimit = UInt64(configuration.writer.homeIdleLimit.nanoseconds)
         if let cluster = configuration.cluster {
             storeConfiguration.replication = { name in cluster.sink(name) }
+            storeConfiguration.opens = cluster.owns
         }
         let store = try Store.open(
             directory: configuration.dataDirectory,

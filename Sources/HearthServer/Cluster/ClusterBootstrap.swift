@@ -10,7 +10,7 @@ import ServiceLifecycle
 enum ClusterBootstrap {
     static func join(_ configuration: HearthServerConfiguration, logger: Logger) async throws -> ClusterMembership? {
         guard let settings = configuration.cluster else { return nil }
-        if let problem = settings.problem { throw HearthServerError(problem) }
+        if let problem = settings.problem(host: configuration.host) { throw HearthServerError(problem) }
         let directory: ClusterDirectory
         do {
             directory = try await ClusterDirectory.open(

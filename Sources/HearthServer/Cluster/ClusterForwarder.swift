@@ -65,8 +65,10 @@ struct ClusterForwarder: Sendable {
         if request.method != .get, request.method != .head {
             outgoing.body = .stream(request.body, length: length.map { .known($0) } ?? .unknown)
         }
-        // An event stream lasts as long as its client: no deadline but the stream's own.
-        let answer = try await client.execute(outgoing, timeout: .hours(24))
+        // An event stream lasts as long as its client (the client's idle read timeout ends a
+        // stuck one); any other request has ten minutes.
+        let stream = request.headers[.accept]?.contains("text/event-stream") == true
+        let answer = try await client.execute(outgoing, timeout: stream ? .hours(24 * 365) : .minutes(10))
         var headers = HTTPFields()
         for header in answer.headers where !Self.hopByHop.contains(header.name.lowercased()) {
             if let name = HTTPField.Name(header.name) { headers.append(HTTPField(name: name, value: header.value)) }

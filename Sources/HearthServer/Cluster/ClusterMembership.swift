@@ -27,13 +27,26 @@ final class ClusterMembership: Sendable {
     }
 
     private struct Held {
+        enum Phase {
+            /// The local copy is being brought to the changelog's end: nothing opens it.
+            case catchingUp
+            /// Its rules, seed and the previous owner's onDisconnect writes run: only the
+            /// takeover itself opens it; requests wait (503).
+            case opening
+            /// Requests are served.
+            case serving
+        }
+
         var lease: NamespaceLease
         /// When the last successful renewal (or the takeover) was sent: the lease runs at least
-        /// until then + the lease time by PostgreSQL's clock, so serving stops at that point.
+        /// until then + the lease time by PostgreSQL's clock, so serving stops before that point.
         var renewedAt: ContinuousClock.Instant
-        /// Caught up and taken over: requests are served.
-        var serving: Bool
+        var phase: Phase
     }
+
+    /// Serving stops this long before the lease may run out by PostgreSQL's clock (clock rates
+    /// differ a little; a renewal's answer may come late).
+    static let safetyMargin = Duration.milliseconds(250)
 
     let directory: ClusterDirectory
     /// Forwards to other nodes: a refused connection fails at once (no retries until a
@@ -67,10 +80,14 @@ final class ClusterMembership: Sendable {
         self.url = Mutex(url)
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
-            timeout: .init(connect: .seconds(3)),
+            // Event streams send a keep-alive every 30 s: 90 s without a byte is a stuck owner.
+            timeout: .init(connect: .seconds(3), read: .seconds(90)),
             decompression: .disabled
         )
         configuration.connectionPool.retryConnectionEstablishment = false
+        // A forwarded event stream holds its connection as long as its client: never make other
+        // forwards to the same node wait for a free one.
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 100_000
         client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
         self.leaseSeconds = leaseSeconds
         self.seedFile = seedFile
@@ -80,7 +97,7 @@ final class ClusterMembership: Sendable {
     /// What the database asks of the node.
     var hooks: ClusterHooks {
         ClusterHooks(
-            owns: { [weak self] name in self?.serves(name) ?? false },
+            owns: { [weak self] name in self?.opens(name) ?? false },
             sink: { [weak self] name in self?.sink(for: name) ?? Self.refusingSink(name) }
         )
     }
@@ -94,13 +111,25 @@ final class ClusterMembership: Sendable {
         onRelease.withLock { $0.append(observer) }
     }
 
-    /// True while the node serves `name`: caught up, and its lease not run out by this node's
-    /// reckoning.
+    /// True while the node serves `name`: caught up and opened, and its lease not run out by
+    /// this node's reckoning.
     func serves(_ name: String) -> Bool {
         held.withLock { held in
-            guard let entry = held[name], entry.serving else { return false }
-            return ContinuousClock.now - entry.renewedAt < .seconds(leaseSeconds)
+            guard let entry = held[name], entry.phase == .serving else { return false }
+            return isCurrent(entry)
         }
+    }
+
+    /// True while `name` may be opened here: serving, or being opened by its takeover.
+    func opens(_ name: String) -> Bool {
+        held.withLock { held in
+            guard let entry = held[name], entry.phase != .catchingUp else { return false }
+            return isCurrent(entry)
+        }
+    }
+
+    private func isCurrent(_ entry: Held) -> Bool {
+        ContinuousClock.now - entry.renewedAt < .seconds(leaseSeconds) - Self.safetyMargin
     }
 
     /// Where a request for `name` goes; takes the namespace over when nobody holds it.
@@ -121,12 +150,18 @@ final class ClusterMembership: Sendable {
             takeovers[name] = task
             return task
         }
-        defer { _ = takeovers.withLock { $0.removeValue(forKey: name) } }
+        // Only the task this caller waited for is removed: a later caller's may be running.
+        defer { takeovers.withLock { if $0[name] == task { $0[name] = nil } } }
         return try await task.value
     }
 
     private func acquire(_ name: String) async throws -> Route {
         if serves(name) { return .local }
+        // A lease this node holds is being caught up or opened (or was just lost and not yet
+        // cleared): never take the namespace twice at once.
+        if held.withLock({ $0[name] != nil }) {
+            throw StoreError(.notOwner, "Namespace '\(name)' is being taken over by this node; retry.")
+        }
         let started = ContinuousClock.now
         switch try await directory.acquire(namespace: name, node: nodeID, leaseSeconds: leaseSeconds) {
         case .other(let node):
@@ -138,12 +173,13 @@ final class ClusterMembership: Sendable {
             guard let database = database.withLock({ $0 }) else {
                 throw StoreError(.notOwner, "The node is starting; retry.")
             }
-            held.withLock { $0[name] = Held(lease: lease, renewedAt: started, serving: false) }
+            held.withLock { $0[name] = Held(lease: lease, renewedAt: started, phase: .catchingUp) }
             do {
                 database.release(name)
                 let applied = try await catchUp(name, to: lease, in: database)
-                held.withLock { $0[name]?.serving = true }
+                held.withLock { if $0[name]?.lease == lease { $0[name]?.phase = .opening } }
                 let ran = try await database.takeOver(name, seedFile: lease.lsn == 0 ? seedFile : nil, logger: logger)
+                held.withLock { if $0[name]?.lease == lease { $0[name]?.phase = .serving } }
                 logger.notice(
                     "namespace taken over",
                     metadata: [
@@ -154,7 +190,7 @@ final class ClusterMembership: Sendable {
                 )
                 return .local
             } catch {
-                lose(name, because: "its takeover failed: \(error)")
+                lose(lease, because: "its takeover failed: \(error)")
                 throw error
             }
         }
@@ -163,6 +199,11 @@ final class ClusterMembership: Sendable {
     /// Brings the local copy of `name` to the lease's position; the number of entries applied.
     private func catchUp(_ name: String, to lease: NamespaceLease, in database: Database) async throws -> Int {
         var position = try database.replicationPosition(of: name)
+        if position == nil {
+            // Keys without a position were not written through the changelog (a data directory
+            // from before the cluster): the changelog alone is the namespace.
+            try database.discardReplica(name)
+        }
         if let local = position {
             let theirs = try await directory.epoch(of: name, at: Int64(local.lsn))
             if local.lsn > UInt64(lease.lsn) || theirs != Int64(local.epoch) {
@@ -200,7 +241,7 @@ final class ClusterMembership: Sendable {
             do {
                 try directory.append(batches.map { ByteBuffer(bytes: $0) }, after: Int64(after), lease: lease).wait()
             } catch {
-                lose(name, because: "a commit was not taken into the changelog: \(error)")
+                lose(lease, because: "a commit was not taken into the changelog: \(error)")
                 throw error
             }
         }
@@ -217,9 +258,16 @@ final class ClusterMembership: Sendable {
         _ = known.withLock { $0.removeValue(forKey: name) }
     }
 
-    /// Stops serving `name` here.
-    private func lose(_ name: String, because reason: String) {
-        guard held.withLock({ $0.removeValue(forKey: name) }) != nil else { return }
+    /// Stops serving the namespace of `lease` here, unless the node took it again since (a
+    /// newer lease is not this one's to drop).
+    private func lose(_ lease: NamespaceLease, because reason: String) {
+        let name = lease.namespace
+        let dropped = held.withLock { held -> Bool in
+            guard held[name]?.lease == lease else { return false }
+            held[name] = nil
+            return true
+        }
+        guard dropped else { return }
         logger.warning("namespace given up", metadata: ["hearth.ns": "\(name)", "hearth.reason": "\(reason)"])
         database.withLock { $0 }?.release(name)
         for observer in onRelease.withLock({ $0 }) { observer(name) }
@@ -231,11 +279,30 @@ final class ClusterMembership: Sendable {
     /// gives every lease up so other nodes take the namespaces at once.
     func run() async {
         let period = Duration.milliseconds(leaseSeconds * 1000 / 3)
-        while !Task.isCancelled {
-            await beat()
-            try? await Task.sleep(for: period)
+        await withTaskGroup(of: Void.self) { group in
+            // Leases that may have run out are given up by this node's clock alone, whatever
+            // PostgreSQL answers or how long it takes.
+            group.addTask {
+                while !Task.isCancelled {
+                    self.expire()
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    await self.beat()
+                    try? await Task.sleep(for: period)
+                }
+            }
+            await group.waitForAll()
         }
         await leave()
+    }
+
+    /// Gives up every lease whose time may be over.
+    private func expire() {
+        let over = held.withLock { held in held.values.filter { !isCurrent($0) }.map(\.lease) }
+        for lease in over { lose(lease, because: "its lease ran out before a renewal came back") }
     }
 
     /// The node listens on `port`: it joins (with `http://HOST:PORT` unless `--advertise` said
@@ -262,7 +329,8 @@ final class ClusterMembership: Sendable {
 
     private func beat() async {
         do {
-            try await directory.heartbeat(node: nodeID)
+            // A join that failed at start is made here (once the node knows its URL).
+            if let url = url.withLock({ $0 }) { try await directory.join(node: nodeID, url: url) }
         } catch {
             logger.warning("cluster heartbeat failed", metadata: ["hearth.error": "\(error)"])
         }
@@ -274,13 +342,11 @@ final class ClusterMembership: Sendable {
                         if held[name]?.lease == entry.lease { held[name]?.renewedAt = sent }
                     }
                 } else {
-                    lose(name, because: "another node took it over")
+                    lose(entry.lease, because: "another node took it over")
                 }
             } catch {
-                // PostgreSQL unreachable: keep serving until the lease may have run out.
-                if ContinuousClock.now - entry.renewedAt >= .seconds(leaseSeconds) {
-                    lose(name, because: "its lease could not be renewed: \(error)")
-                }
+                // PostgreSQL unreachable: serving stops when the lease may run out (`expire`).
+                logger.warning("lease renewal failed", metadata: ["hearth.ns": "\(name)", "hearth.error": "\(error)"])
             }
         }
     }

@@ -1,4 +1,5 @@
 import HearthCore
+import HearthDatabase
 import Hummingbird
 import Logging
 
@@ -11,6 +12,7 @@ struct ClusterRouting: Sendable {
 
     let membership: ClusterMembership
     let forwarder: ClusterForwarder
+    let database: Database
     let credentials: CredentialResolver
     let logger: Logger
 
@@ -35,6 +37,9 @@ struct ClusterRouting: Sendable {
         }
         // A name no namespace can have is refused by the way in, here as everywhere.
         guard Self.isNamespaceName(namespace) else { return nil }
+        // Without a rules file a namespace's rules refuse all but the admin, wherever it is
+        // owned: such a request is refused here, and takes no lease.
+        if !database.hasRulesFile(namespace), !credentials.isAdmin(request, query: target.query) { return nil }
         do {
             switch try await membership.route(namespace) {
             case .local:

@@ -18,13 +18,23 @@ public struct ClusterSettings: Sendable, Equatable {
         self.leaseSeconds = leaseSeconds
     }
 
+    /// Why the settings cannot work for a node listening on `host`, if they cannot.
+    func problem(host: String) -> String? {
+        if advertise == nil, ["0.0.0.0", "::", "[::]", ""].contains(host) {
+            return
+                "A node listening on every address (--host \(host)) needs --advertise: the URL other nodes reach it at."
+        }
+        return problem
+    }
+
     /// Why the settings cannot work, if they cannot.
     var problem: String? {
         guard (2...3_600).contains(leaseSeconds) else {
             return "--lease-seconds must be 2 to 3600 (it is \(leaseSeconds))."
         }
-        if let advertise, !(advertise.hasPrefix("http://") || advertise.hasPrefix("https://")) {
-            return "--advertise must be an http:// or https:// URL other nodes reach this node at."
+        if let advertise, !advertise.hasPrefix("http://") {
+            return
+                "--advertise must be an http:// URL other nodes reach this node at (nodes speak plain HTTP to each other)."
         }
         return nil
     }

@@ -13,14 +13,18 @@ struct ClusterRelayTarget: Sendable {
     let host: String?
     let stamp: String
     let maxFrameBytes: Int
+    /// Told when the owner could not be reached (the node looks it up again next time).
+    let ownerUnreachable: @Sendable () -> Void
 }
 
 /// A client's WebSocket for a namespace another node owns, relayed to that node frame by
 /// frame (`ClusterRouting` forwards REST and SSE; this is the realtime protocol's way). The
 /// connection to the owner is made on the client connection's event loop, so both channels'
 /// handlers run on one thread. Data frames pass unchanged both ways (re-masked towards the
-/// owner, as a client must); pings are answered on each side; a close or an end on either side
-/// ends both. Frames the client sends before the owner's connection is up wait, at most
+/// owner, as a client must), pings and pongs too, so each end's liveness checks see the other
+/// end; a close is passed on and its echo passed back; an end on either side ends both. Neither
+/// side is read faster than the other takes it (reads pause while the other channel is not
+/// writable). Frames the client sends before the owner's connection is up wait, at most
 /// `pendingLimit` bytes (the Firebase clients send nothing before the hello).
 final class ClusterWebSocketRelay: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
@@ -28,7 +32,7 @@ final class ClusterWebSocketRelay: ChannelInboundHandler, RemovableChannelHandle
 
     static let pendingLimit = 1 << 20
 
-    private let target: ClusterRelayTarget
+    let target: ClusterRelayTarget
     private var upstream: (any Channel)?
     private var pending: [WebSocketFrame] = []
     private var pendingBytes = 0
@@ -54,6 +58,7 @@ final class ClusterWebSocketRelay: ChannelInboundHandler, RemovableChannelHandle
                 relay.pending = []
                 relay.pendingBytes = 0
             case .failure:
+                relay.target.ownerUnreachable()
                 relay.end(context)
             }
         }
@@ -62,14 +67,16 @@ final class ClusterWebSocketRelay: ChannelInboundHandler, RemovableChannelHandle
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
         switch frame.opcode {
-        case .ping:
-            let pong = WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)
-            context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
-        case .pong:
-            break
         case .connectionClose:
-            upstream?.writeAndFlush(Self.masked(frame), promise: nil)
-            end(context)
+            guard let upstream else {
+                // Nothing to pass it to: echo it and end.
+                let echo = WebSocketFrame(fin: true, opcode: .connectionClose, data: frame.unmaskedData)
+                context.writeAndFlush(wrapOutboundOut(echo)).whenComplete { _ in context.close(promise: nil) }
+                ended = true
+                return
+            }
+            // The owner's echo comes back through `OwnerFrames`, which then ends both.
+            upstream.writeAndFlush(Self.masked(frame), promise: nil)
         default:
             let masked = Self.masked(frame)
             if let upstream {
@@ -86,6 +93,12 @@ final class ClusterWebSocketRelay: ChannelInboundHandler, RemovableChannelHandle
         ended = true
         upstream?.close(promise: nil)
         context.fireChannelInactive()
+    }
+
+    /// The client reads slower than the owner sends: stop reading the owner until it catches up.
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        upstream?.setOption(ChannelOptions.autoRead, value: context.channel.isWritable).whenFailure { _ in }
+        context.fireChannelWritabilityChanged()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -182,11 +195,6 @@ private final class OwnerFrames: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
         switch frame.opcode {
-        case .ping:
-            let pong = ClusterWebSocketRelay.masked(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData))
-            context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
-        case .pong:
-            break
         case .connectionClose:
             client.writeAndFlush(frame).whenComplete { _ in self.client.close(promise: nil) }
             context.close(promise: nil)
@@ -198,6 +206,12 @@ private final class OwnerFrames: ChannelInboundHandler {
     func channelInactive(context: ChannelHandlerContext) {
         client.close(promise: nil)
         context.fireChannelInactive()
+    }
+
+    /// The owner reads slower than the client sends: stop reading the client until it catches up.
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        client.setOption(ChannelOptions.autoRead, value: context.channel.isWritable).whenFailure { _ in }
+        context.fireChannelWritabilityChanged()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -47,26 +47,9 @@ struct RealtimeEndpoint: Sendable {
         else { return nil }
         let namespace = query["ns"] ?? "default"
         guard RESTOptions.isValidNamespace(namespace) else { return nil }
-        if let cluster = clusterSlot.value.withLock({ $0 }) {
-            switch await cluster.realtimeRoute(namespace, forwarded: forwarded) {
-            case .local:
-                break
-            case .relay(let ownerURL):
-                return .relay(
-                    ClusterRelayTarget(
-                        ownerURL: ownerURL,
-                        target: rawTarget,
-                        host: authority,
-                        stamp: cluster.forwarder.stamp,
-                        maxFrameBytes: context.configuration.maxFrameBytes
-                    )
-                )
-            case .refused:
-                return nil
-            }
-        }
-        let engine: NamespaceEngine
         do {
+            // A namespace that exists nowhere and has no rules file refuses all but the admin:
+            // such upgrades are bounded before anything (a lease in a cluster) is taken for them.
             if !context.database.isOpen(namespace),
                 try context.database.refusesAllButAdmin(namespace),
                 !provisional.admit(
@@ -84,6 +67,30 @@ struct RealtimeEndpoint: Sendable {
                 )
                 return nil
             }
+        } catch {
+            return nil
+        }
+        if let cluster = clusterSlot.value.withLock({ $0 }) {
+            switch await cluster.realtimeRoute(namespace, forwarded: forwarded) {
+            case .local:
+                break
+            case .relay(let ownerURL):
+                return .relay(
+                    ClusterRelayTarget(
+                        ownerURL: ownerURL,
+                        target: rawTarget,
+                        host: authority,
+                        stamp: cluster.forwarder.stamp,
+                        maxFrameBytes: context.configuration.maxFrameBytes,
+                        ownerUnreachable: { cluster.membership.forgetOwner(namespace) }
+                    )
+                )
+            case .refused:
+                return nil
+            }
+        }
+        let engine: NamespaceEngine
+        do {
             engine = try await context.engine(for: namespace)
         } catch {
             context.logger.error(

@@ -52,6 +52,17 @@ extension NamespaceStore {
     ///   `ServerJob.maxQueueNameBytes`; the store's error when LevelDB fails.
     public func changeJobs(_ changes: [JobChange]) throws {
         guard !changes.isEmpty else { return }
+        if writer.isReplicated {
+            // In a cluster the queue is the namespace's, so its changes go through the writer
+            // into the changelog: a successor must not run a job again that was done here.
+            try performAndWait { [self] round in try round.commitUnsequenced(try jobBatch(changes)) }
+            return
+        }
+        try db.write(try jobBatch(changes), sync: syncsEveryWrite)
+        if !syncsEveryWrite { onCommit() }
+    }
+
+    private func jobBatch(_ changes: [JobChange]) throws -> WriteBatch {
         let batch = WriteBatch()
         for change in changes {
             switch change {
@@ -63,8 +74,7 @@ extension NamespaceStore {
                 batch.delete(keys.jobKey(queue: queue, key: key))
             }
         }
-        try db.write(batch, sync: syncsEveryWrite)
-        if !syncsEveryWrite { onCommit() }
+        return batch
     }
 
     private static func checkQueueName(_ queue: String) throws {

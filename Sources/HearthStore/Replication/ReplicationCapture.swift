@@ -43,6 +43,11 @@ final class ReplicationCapture: Sendable {
         }
     }
 
+    /// Refuses every later write with `refusal` (the node stopped serving the namespace).
+    func refuse(_ refusal: StoreError) {
+        state.withLock { if $0.refusal == nil { $0.refusal = refusal } }
+    }
+
     /// Appends the round's batches to the changelog. When the sink refuses (or cannot say
     /// whether it took them), throws `StoreError.notOwner` and refuses every later write.
     func flush() throws {

@@ -120,6 +120,14 @@ final class NamespaceWriter: Sendable, WritePassMember {
         }
     }
 
+    /// Whether the writer's batches go to a cluster's changelog.
+    var isReplicated: Bool { replication != nil }
+
+    /// Refuses every later write (`NamespaceStore.retire`).
+    func retire() {
+        replication?.refuse(StoreError(.notOwner, "This node no longer serves the namespace; retry."))
+    }
+
     /// Reads the writer's lasting state between rounds (tests).
     func inspect<T: Sendable>(_ body: (WriterState) -> T) -> T {
         state.withLock { body($0) }
