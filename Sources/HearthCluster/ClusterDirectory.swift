@@ -85,6 +85,12 @@ public final class ClusterDirectory: Sendable {
         return owners
     }
 
+    /// Whether `namespace` was ever written in the cluster.
+    public func exists(namespace: String) async throws -> Bool {
+        let rows = try await control.query("SELECT 1 FROM hearth_namespaces WHERE ns = \(namespace) AND lsn > 0")
+        return !rows.rows.isEmpty
+    }
+
     // MARK: Leases
 
     /// Takes `namespace` for `node` when nobody holds a lease on it that has not run out (or

@@ -219,9 +219,23 @@ struct ClusterProcessTests {
         #expect(try await Self.read("/log.json?ns=fence", through: zombie) == log)
     }
 
-    @Test func theClusterViewNeedsTheAdmin() async throws {
+    @Test func theClusterViewNeedsTheAdminAndStrangersTakeNoLeases() async throws {
         let cluster = try await Cluster.start(nodes: 1)
         defer { Task { await cluster.stop() } }
         #expect(try await cluster.nodes[0].request("GET", "/.well-known/hearth/cluster").status == 401)
+        // Made-up namespaces without rules refuse all but the admin on every node: no lease is
+        // taken for them (a stranger cannot fill the cluster's tables).
+        for index in 0..<20 {
+            #expect(try await cluster.nodes[0].request("GET", "/x.json?ns=made-up-\(index)").status == 401)
+        }
+        // A WebSocket for one is refused (only the admin makes a namespace without rules, by REST).
+        let client = try await RealtimeTestClient.connect(
+            port: cluster.nodes[0].port,
+            ns: "made-up-ws",
+            readHello: false
+        )
+        try await client.waitUntilEnded()
+        let view = try await cluster.view(through: cluster.nodes[0])
+        #expect(view.owners.keys.allSatisfy { !$0.hasPrefix("made-up") })
     }
 }

@@ -48,7 +48,7 @@ import Testing
         }
     }
 
-    private func owner(_ log: MemoryChangelog, epoch: UInt64 = 1) throws -> TemporaryStore {
+    func owner(_ log: MemoryChangelog, epoch: UInt64 = 1) throws -> TemporaryStore {
         var configuration = StoreConfiguration()
         configuration.replication = { name in name == "chat" ? log.sink(epoch: epoch) : nil }
         return try TemporaryStore(configuration: configuration)
@@ -159,5 +159,42 @@ import Testing
         defer { third.destroy() }
         try third.store.applyReplicated(entries, to: "chat")
         #expect(try await third.store.namespace("chat").json("") == #"{"a":1,"b":2}"#)
+    }
+}
+
+extension ReplicationTests {
+    @Test func aClusteredNamespacesJobQueueChangesReachTheChangelog() async throws {
+        let log = MemoryChangelog()
+        let leader = try owner(log)
+        defer { leader.destroy() }
+        let ns = try leader.store.namespace("chat")
+        try await ns.set("a", "1")
+        let before = log.entries.withLock { $0.count }
+        try ns.changeJobs([.put(queue: "push", key: [1, 2], payload: Array("job".utf8))])
+        #expect(log.entries.withLock { $0.count } == before + 1)
+        try ns.changeJobs([.remove(queue: "push", key: [1, 2])])
+        let entries = log.entries.withLock { $0 }
+        #expect(entries.count == before + 2)
+        // A successor replaying the log holds the queue as the owner left it: empty.
+        let follower = try TemporaryStore()
+        defer { follower.destroy() }
+        try follower.store.applyReplicated(Array(entries.prefix(before + 1)), to: "chat")
+        #expect(try Self.namespaceKeys(follower.store, "chat").keys.contains { $0.first == KeySpace.jobTable })
+        try follower.store.applyReplicated(Array(entries.dropFirst(before + 1)), to: "chat")
+        #expect(try Self.namespaceKeys(follower.store, "chat") == Self.namespaceKeys(leader.store, "chat"))
+        #expect(try Self.namespaceKeys(follower.store, "chat").keys.contains { $0.first == KeySpace.jobTable } == false)
+    }
+
+    @Test func aForgottenNamespacesWriterRefusesEveryLaterWrite() async throws {
+        let log = MemoryChangelog()
+        let leader = try owner(log)
+        defer { leader.destroy() }
+        let ns = try leader.store.namespace("chat")
+        try await ns.set("a", "1")
+        let committed = log.entries.withLock { $0.count }
+        leader.store.forgetNamespace("chat")
+        await #expect(throws: StoreError.self) { try await ns.set("a", "2") }
+        #expect(throws: StoreError.self) { try ns.changeJobs([.put(queue: "push", key: [1], payload: [1])]) }
+        #expect(log.entries.withLock { $0.count } == committed)
     }
 }

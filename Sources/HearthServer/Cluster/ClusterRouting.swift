@@ -87,6 +87,11 @@ struct ClusterRouting: Sendable {
     func realtimeRoute(_ namespace: String, forwarded: String?) async -> RealtimeRoute {
         let fromNode = forwarded.map { forwarder.isValidStamp($0) } ?? false
         do {
+            // A namespace without rules that was never written serves nobody but the admin, who
+            // makes it by REST: a WebSocket for it takes no lease.
+            if !database.hasRulesFile(namespace), try await !membership.directory.exists(namespace: namespace) {
+                return .refused
+            }
             switch try await membership.route(namespace) {
             case .local: return .local
             case .forward(let url): return fromNode ? .refused : .relay(url)
