@@ -14,40 +14,23 @@ final class PostgresLink: Sendable {
     private let name: String
     private let current = Mutex<EventLoopFuture<PostgresConnection>?>(nil)
     private let eventLoop: any EventLoop
+    /// Run on each new connection before anything else (e.g. `PREPARE`).
+    private let setup: [String]
 
-    init(address: ClusterAddress, name: String, eventLoop: any EventLoop, logger: Logger) {
+    init(address: ClusterAddress, name: String, eventLoop: any EventLoop, logger: Logger, setup: [String] = []) {
         self.address = address
         self.name = name
         self.eventLoop = eventLoop
         self.logger = logger
+        self.setup = setup
     }
 
-    /// Runs `query` and collects its rows.
+    /// Runs `query` and collects its rows. Queries are sent in the order of the calls (each goes
+    /// through the connection's event loop in turn), so PostgreSQL runs them in that order.
     func query(_ query: PostgresQuery) -> EventLoopFuture<PostgresQueryResult> {
         let used = connection()
         return used.flatMap { connection in
             connection.query(query, logger: self.logger)
-        }.flatMapErrorThrowing { error in
-            self.forget(used)
-            throw ClusterError.unavailable(PostgresLink.describe(error))
-        }
-    }
-
-    /// Runs a prepared statement (prepared on the connection at its first use) and collects its
-    /// rows: no parse or plan per call.
-    func execute<Statement: PostgresPreparedStatement>(_ statement: Statement) -> EventLoopFuture<[Statement.Row]>
-    where Statement.Row: Sendable {
-        let used = connection()
-        return used.flatMap { connection in
-            let promise = connection.eventLoop.makePromise(of: [Statement.Row].self)
-            promise.completeWithTask {
-                var rows: [Statement.Row] = []
-                for try await row in try await connection.execute(statement, logger: self.logger) {
-                    rows.append(row)
-                }
-                return rows
-            }
-            return promise.futureResult
         }.flatMapErrorThrowing { error in
             self.forget(used)
             throw ClusterError.unavailable(PostgresLink.describe(error))
@@ -81,12 +64,18 @@ final class PostgresLink: Sendable {
                 tls: .disable
             )
             configuration.options.connectTimeout = .seconds(5)
+            let setup = self.setup
+            let logger = self.logger
             let made = PostgresConnection.connect(
                 on: eventLoop,
                 configuration: configuration,
                 id: 1,
                 logger: logger
-            )
+            ).flatMap { connection in
+                setup.reduce(connection.eventLoop.makeSucceededVoidFuture()) { done, statement in
+                    done.flatMap { connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).map { _ in } }
+                }.map { connection }
+            }
             current = made
             return made
         }

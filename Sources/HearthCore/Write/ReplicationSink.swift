@@ -2,22 +2,44 @@
 /// cluster's changelog (HearthCluster's `ClusterDirectory.append`, fenced by the owner's
 /// epoch). A store whose namespace has one runs every round of that namespace's writer on its
 /// queue, and after the round hands the round's batches (`ReplicatedBatch`, namespace-relative)
-/// to `append`; only when it returns are the round's writes acknowledged and announced.
+/// to `append`; only when that append completes are the round's writes acknowledged and
+/// announced. The writer goes on with its next round meanwhile (at most
+/// `NamespaceWriter.appendsInFlight` appends at once), and acknowledges rounds in order.
 ///
-/// When `append` throws, nothing of the round is acknowledged (each waiting write fails with
-/// `StoreError.notOwner`) and the writer refuses every later write: the node's LevelDB then
-/// holds batches the cluster may not have, so it must not serve the namespace from them again
-/// (`Store.replicationPosition` tells, and `Store.discardReplica` clears them).
+/// When an append fails, nothing of its round is acknowledged (each waiting write fails with
+/// `StoreError.notOwner`), nor of any later round, and the writer refuses every later write: the
+/// node's LevelDB then holds batches the cluster may not have, so it must not serve the
+/// namespace from them again (`Store.replicationPosition` tells, and `Store.discardReplica`
+/// clears them).
 public struct ReplicationSink: Sendable {
+    public typealias Completion = @Sendable ((any Error)?) -> Void
+
     /// The owner's epoch, kept with the local position (`Store.replicationPosition`).
     public let epoch: UInt64
-    /// Appends `batches` at positions `after + 1`, `after + 2`, …; throws when they are not
-    /// the namespace's history (fenced) or it is unknown whether they are (unreachable).
-    public let append: @Sendable (_ batches: [[UInt8]], _ after: UInt64) throws -> Void
+    /// Appends `batches` at positions `after + 1`, `after + 2`, …, then calls the completion
+    /// (on any thread) with nil, or with the error when they are not the namespace's history
+    /// (fenced) or it is unknown whether they are (unreachable). Appends are handed over in
+    /// position order; each must be taken only after the one before it.
+    public let append: @Sendable (_ batches: [[UInt8]], _ after: UInt64, _ completion: @escaping Completion) -> Void
 
-    public init(epoch: UInt64, append: @escaping @Sendable (_ batches: [[UInt8]], _ after: UInt64) throws -> Void) {
+    public init(
+        epoch: UInt64,
+        append: @escaping @Sendable (_ batches: [[UInt8]], _ after: UInt64, _ completion: @escaping Completion) -> Void
+    ) {
         self.epoch = epoch
         self.append = append
+    }
+
+    /// A sink whose appends finish before `append` returns (throwing for a refusal).
+    public init(epoch: UInt64, appendNow: @escaping @Sendable (_ batches: [[UInt8]], _ after: UInt64) throws -> Void) {
+        self.init(epoch: epoch) { batches, after, completion in
+            do {
+                try appendNow(batches, after)
+                completion(nil)
+            } catch {
+                completion(error)
+            }
+        }
     }
 }
 

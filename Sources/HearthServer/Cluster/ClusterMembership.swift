@@ -232,24 +232,29 @@ final class ClusterMembership: Sendable {
         return applied
     }
 
-    /// The changelog sink of an owned namespace: appends on the writer's thread (never an event
-    /// loop: a clustered writer runs every round on its queue) and waits for PostgreSQL.
+    /// The changelog sink of an owned namespace: each round's append is sent on the commits'
+    /// connection as soon as the writer hands it over (they run there in order); a failed one
+    /// gives the namespace up.
     private func sink(for name: String) -> ReplicationSink {
         guard let lease = held.withLock({ $0[name]?.lease }) else { return Self.refusingSink(name) }
-        return ReplicationSink(epoch: UInt64(lease.epoch)) { [weak self] batches, after in
-            guard let self else { throw ClusterError.fenced(namespace: name, epoch: lease.epoch) }
-            do {
-                try directory.append(batches.map { ByteBuffer(bytes: $0) }, after: Int64(after), lease: lease).wait()
-            } catch {
-                lose(lease, because: "a commit was not taken into the changelog: \(error)")
-                throw error
-            }
+        return ReplicationSink(epoch: UInt64(lease.epoch)) { [weak self] batches, after, completion in
+            guard let self else { return completion(ClusterError.fenced(namespace: name, epoch: lease.epoch)) }
+            directory.append(batches.map { ByteBuffer(bytes: $0) }, after: Int64(after), lease: lease)
+                .whenComplete { result in
+                    switch result {
+                    case .success:
+                        completion(nil)
+                    case .failure(let error):
+                        self.lose(lease, because: "a commit was not taken into the changelog: \(error)")
+                        completion(error)
+                    }
+                }
         }
     }
 
     private static func refusingSink(_ name: String) -> ReplicationSink {
-        ReplicationSink(epoch: 0) { _, _ in
-            throw StoreError(.notOwner, "Namespace '\(name)' is not served by this node; retry.")
+        ReplicationSink(epoch: 0) { _, _, completion in
+            completion(StoreError(.notOwner, "Namespace '\(name)' is not served by this node; retry."))
         }
     }
 

@@ -48,24 +48,40 @@ final class ReplicationCapture: Sendable {
         state.withLock { if $0.refusal == nil { $0.refusal = refusal } }
     }
 
-    /// Appends the round's batches to the changelog. When the sink refuses (or cannot say
-    /// whether it took them), throws `StoreError.notOwner` and refuses every later write.
-    func flush() throws {
-        let (batches, after) = try state.withLock { state -> ([[UInt8]], UInt64) in
-            if let refusal = state.refusal { throw refusal }
+    enum Flush {
+        /// The round wrote nothing to append: nothing to wait for.
+        case nothing
+        /// The writer already refuses (an earlier append failed): the round fails with it.
+        case refused(StoreError)
+        /// Sent: the completion tells how it went.
+        case sent
+    }
+
+    /// Appends the round's batches to the changelog, then calls `completion` (on any thread)
+    /// with nil, or with `StoreError.notOwner` when the sink refused them (or cannot say whether
+    /// it took them); from then on every write is refused.
+    func flush(_ completion: @escaping @Sendable (StoreError?) -> Void) -> Flush {
+        let taken = state.withLock { state -> Result<([[UInt8]], UInt64), StoreError> in
+            if let refusal = state.refusal { return .failure(refusal) }
             defer { state.pending = [] }
-            return (state.pending, state.lsn - UInt64(state.pending.count))
+            return .success((state.pending, state.lsn - UInt64(state.pending.count)))
         }
-        guard !batches.isEmpty else { return }
-        do {
-            try sink.append(batches, after)
-        } catch {
+        let batches: [[UInt8]]
+        let after: UInt64
+        switch taken {
+        case .failure(let refusal): return .refused(refusal)
+        case .success(let round): (batches, after) = round
+        }
+        guard !batches.isEmpty else { return .nothing }
+        sink.append(batches, after) { [self] error in
+            guard let error else { return completion(nil) }
             let refusal = StoreError(
                 .notOwner,
                 "This node's commit was not taken into the cluster's changelog (\(error)); retry: the namespace is served by its owner."
             )
-            state.withLock { $0.refusal = refusal }
-            throw refusal
+            state.withLock { if $0.refusal == nil { $0.refusal = refusal } }
+            completion(refusal)
         }
+        return .sent
     }
 }

@@ -275,18 +275,56 @@ final class NamespaceWriter: Sendable, WritePassMember {
                 }
             }
             if let replication, syncError == nil {
-                do {
-                    try replication.flush()
-                } catch {
-                    // Not the namespace's history: nothing of the round is announced.
-                    syncError = error
-                    state.withLock { $0.shapes.removeAll() }
-                }
+                settleReplicated(replication, completions: completions, commits: commits)
+                continue
             }
             if waits, replication == nil || syncError == nil { tell(commits) }
             for completion in completions { completion(syncError) }
         }
     }
+
+    /// Hands the round's batches to the changelog and goes on: the round is acknowledged (and
+    /// its commits told) when its append completes, after every earlier round's (`Acknowledgements`).
+    /// At most `appendsInFlight` appends wait at once; the next round waits for a free one.
+    private func settleReplicated(
+        _ replication: ReplicationCapture,
+        completions: [Completion],
+        commits: [CommittedWrite]
+    ) {
+        let ticket = acknowledgements.take()
+        let settle: @Sendable (StoreError?) -> Void = { [self] error in
+            acknowledgements.complete(ticket) {
+                if let error {
+                    // Not the namespace's history: nothing of the round is announced.
+                    self.state.withLock { $0.shapes.removeAll() }
+                    for completion in completions { completion(error) }
+                } else {
+                    self.tell(commits)
+                    for completion in completions { completion(nil) }
+                }
+            }
+        }
+        appendSlots.wait()
+        switch replication.flush({ error in
+            self.appendSlots.signal()
+            settle(error)
+        }) {
+        case .sent:
+            break
+        case .nothing:
+            appendSlots.signal()
+            settle(nil)
+        case .refused(let refusal):
+            appendSlots.signal()
+            settle(refusal)
+        }
+    }
+
+    /// Appends a clustered writer may have in flight at once.
+    static let appendsInFlight = 8
+    private let appendSlots = DispatchSemaphore(value: NamespaceWriter.appendsInFlight)
+    /// Rounds acknowledged strictly in order, whatever order their appends complete in.
+    private let acknowledgements = Acknowledgements()
 
     /// One round of `jobs`: their completions and the round's commits, which the caller tells
     /// the observers (before releasing the lock on the writer's state, unless `--sync always`
