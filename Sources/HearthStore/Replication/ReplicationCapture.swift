@@ -14,6 +14,11 @@ final class ReplicationCapture: Sendable {
         var pending: [[UInt8]] = []
         /// Set once an append failed: every later write is refused with it.
         var refusal: StoreError?
+        /// An append is in flight: rounds flushed meanwhile wait in `waiting` and go together,
+        /// as one append, when it completes (the commit group is whatever queued while the
+        /// previous commit was in flight).
+        var sending = false
+        var waiting: [(batches: [[UInt8]], after: UInt64, completion: @Sendable (StoreError?) -> Void)] = []
     }
 
     private let sink: ReplicationSink
@@ -59,29 +64,66 @@ final class ReplicationCapture: Sendable {
 
     /// Appends the round's batches to the changelog, then calls `completion` (on any thread)
     /// with nil, or with `StoreError.notOwner` when the sink refused them (or cannot say whether
-    /// it took them); from then on every write is refused.
+    /// it took them); from then on every write is refused. While an append is in flight the
+    /// round waits, and goes with every other round that waited, in one append.
     func flush(_ completion: @escaping @Sendable (StoreError?) -> Void) -> Flush {
-        let taken = state.withLock { state -> Result<([[UInt8]], UInt64), StoreError> in
-            if let refusal = state.refusal { return .failure(refusal) }
-            defer { state.pending = [] }
-            return .success((state.pending, state.lsn - UInt64(state.pending.count)))
+        let outcome = state.withLock { state -> (Flush, send: Bool) in
+            if let refusal = state.refusal { return (.refused(refusal), false) }
+            guard !state.pending.isEmpty else { return (.nothing, false) }
+            state.waiting.append((state.pending, state.lsn - UInt64(state.pending.count), completion))
+            state.pending = []
+            if state.sending { return (.sent, false) }
+            state.sending = true
+            return (.sent, true)
         }
-        let batches: [[UInt8]]
-        let after: UInt64
-        switch taken {
-        case .failure(let refusal): return .refused(refusal)
-        case .success(let round): (batches, after) = round
+        if outcome.send { sendWaiting() }
+        return outcome.0
+    }
+
+    /// Sends every waiting round as one append; when it completes, tells each round, then sends
+    /// what waited meanwhile.
+    private func sendWaiting() {
+        let rounds = state.withLock { state in
+            defer { state.waiting = [] }
+            return state.waiting
         }
-        guard !batches.isEmpty else { return .nothing }
-        sink.append(batches, after) { [self] error in
-            guard let error else { return completion(nil) }
-            let refusal = StoreError(
-                .notOwner,
-                "This node's commit was not taken into the cluster's changelog (\(error)); retry: the namespace is served by its owner."
-            )
-            state.withLock { if $0.refusal == nil { $0.refusal = refusal } }
-            completion(refusal)
+        guard let first = rounds.first else {
+            state.withLock { $0.sending = false }
+            return
         }
-        return .sent
+        sink.append(rounds.flatMap(\.batches), first.after) { [self] error in
+            var refusal: StoreError?
+            if let error {
+                let refused = StoreError(
+                    .notOwner,
+                    "This node's commit was not taken into the cluster's changelog (\(error)); retry: the namespace is served by its owner."
+                )
+                refusal = refused
+                state.withLock { if $0.refusal == nil { $0.refusal = refused } }
+            }
+            for round in rounds { round.completion(refusal) }
+            let more = state.withLock { state -> Bool in
+                if state.waiting.isEmpty {
+                    state.sending = false
+                    return false
+                }
+                return true
+            }
+            if more {
+                if let refusal {
+                    // Later rounds were planned on the refused ones: they fail too.
+                    let rest = state.withLock { state in
+                        defer {
+                            state.waiting = []
+                            state.sending = false
+                        }
+                        return state.waiting
+                    }
+                    for round in rest { round.completion(refusal) }
+                } else {
+                    sendWaiting()
+                }
+            }
+        }
     }
 }

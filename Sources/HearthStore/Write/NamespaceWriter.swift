@@ -284,8 +284,10 @@ final class NamespaceWriter: Sendable, WritePassMember {
     }
 
     /// Hands the round's batches to the changelog and goes on: the round is acknowledged (and
-    /// its commits told) when its append completes, after every earlier round's (`Acknowledgements`).
-    /// At most `appendsInFlight` appends wait at once; the next round waits for a free one.
+    /// its commits told) when the append carrying it completes, after every earlier round's
+    /// (`Acknowledgements`). One append is in flight at a time; rounds made meanwhile go
+    /// together in the next (`ReplicationCapture.flush`). At most `appendsInFlight` rounds wait
+    /// at once; the next round waits for one of them.
     private func settleReplicated(
         _ replication: ReplicationCapture,
         completions: [Completion],
@@ -320,8 +322,8 @@ final class NamespaceWriter: Sendable, WritePassMember {
         }
     }
 
-    /// Appends a clustered writer may have in flight at once.
-    static let appendsInFlight = 8
+    /// Rounds a clustered writer may have waiting for the changelog at once.
+    static let appendsInFlight = 64
     private let appendSlots = DispatchSemaphore(value: NamespaceWriter.appendsInFlight)
     /// Rounds acknowledged strictly in order, whatever order their appends complete in.
     private let acknowledgements = Acknowledgements()
