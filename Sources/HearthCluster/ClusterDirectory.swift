@@ -153,9 +153,15 @@ public final class ClusterDirectory: Sendable {
     /// Fails with `ClusterError.fenced` when another node took the namespace over (nothing is
     /// appended then), `.unavailable` when PostgreSQL did not answer (whether it committed is
     /// then unknown: the caller must not serve the namespace from what it holds).
+    ///
+    /// Call it for a namespace only once its previous append completed: appends are prepared
+    /// statements, and postgres-nio sends those from a task each, so two in flight could reach
+    /// PostgreSQL in either order (a clustered writer keeps one in flight,
+    /// `ReplicationCapture`).
     public func append(_ batches: [ByteBuffer], after lsn: Int64, lease: NamespaceLease) -> EventLoopFuture<Void> {
-        commits.query(AppendStatement.execute(lease.namespace, lease.epoch, lsn, batches)).flatMapThrowing { result in
-            guard result.rows.count == batches.count else {
+        let statement = AppendStatement(namespace: lease.namespace, epoch: lease.epoch, after: lsn, batches: batches)
+        return commits.execute(statement).flatMapThrowing { rows in
+            guard rows.count == batches.count else {
                 throw ClusterError.fenced(namespace: lease.namespace, epoch: lease.epoch)
             }
         }
@@ -185,24 +191,38 @@ public final class ClusterDirectory: Sendable {
     }
 }
 
-/// The changelog's append: the namespace's position moves from `after` to
-/// `after + batches.count` only under `epoch`, and the rows are inserted only through that update
-/// (one statement, one transaction). Sent with the ordered query API, so appends pipelined on the
-/// connection run in the order they were made. (A prepared statement would save PostgreSQL its
-/// parse and plan, but postgres-nio prepares only through `async` calls, whose sending order is
-/// not the calling order.)
-private enum AppendStatement {
-    static func execute(_ namespace: String, _ epoch: Int64, _ after: Int64, _ batches: [ByteBuffer]) -> PostgresQuery {
-        """
+/// The changelog's append, prepared once per connection (no parse or plan per commit): the
+/// namespace's position moves from `after` to `after + batches.count` only under `epoch`, and
+/// the rows are inserted only through that update (one statement, one transaction).
+private struct AppendStatement: PostgresPreparedStatement {
+    static let sql = """
         WITH fence AS (
-            UPDATE hearth_namespaces SET lsn = \(after + Int64(batches.count))
-            WHERE ns = \(namespace) AND epoch = \(epoch) AND lsn = \(after)
+            UPDATE hearth_namespaces SET lsn = $3 + cardinality($4::bytea[])
+            WHERE ns = $1 AND epoch = $2 AND lsn = $3
             RETURNING ns
         )
         INSERT INTO hearth_changelog (ns, lsn, epoch, batch)
-        SELECT fence.ns, \(after) + entry.position, \(epoch), entry.batch
-        FROM fence, unnest(\(batches)::bytea[]) WITH ORDINALITY AS entry(batch, position)
+        SELECT fence.ns, $3 + entry.position, $2, entry.batch
+        FROM fence, unnest($4::bytea[]) WITH ORDINALITY AS entry(batch, position)
         RETURNING lsn
         """
+    typealias Row = Int64
+
+    let namespace: String
+    let epoch: Int64
+    let after: Int64
+    let batches: [ByteBuffer]
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 4)
+        bindings.append(namespace)
+        bindings.append(epoch)
+        bindings.append(after)
+        bindings.append(batches)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Int64 {
+        try row.decode(Int64.self)
     }
 }

@@ -37,6 +37,27 @@ final class PostgresLink: Sendable {
         }
     }
 
+    /// Runs a prepared statement (prepared on the connection at its first use) and collects its
+    /// rows: no parse or plan per call.
+    func execute<Statement: PostgresPreparedStatement>(_ statement: Statement) -> EventLoopFuture<[Statement.Row]>
+    where Statement.Row: Sendable {
+        let used = connection()
+        return used.flatMap { connection in
+            let promise = connection.eventLoop.makePromise(of: [Statement.Row].self)
+            promise.completeWithTask {
+                var rows: [Statement.Row] = []
+                for try await row in try await connection.execute(statement, logger: self.logger) {
+                    rows.append(row)
+                }
+                return rows
+            }
+            return promise.futureResult
+        }.flatMapErrorThrowing { error in
+            self.forget(used)
+            throw ClusterError.unavailable(PostgresLink.describe(error))
+        }
+    }
+
     func query(_ query: PostgresQuery) async throws -> PostgresQueryResult {
         try await self.query(query).get()
     }

@@ -102,15 +102,51 @@ def put(port, path, body):
     urllib.request.urlopen(request, timeout=30).read()
 
 
+def postgres_ticks():
+    """CPU ticks used so far by every process of the postgres user (the private server's)."""
+    import pwd
+    uid = pwd.getpwnam("postgres").pw_uid if os.geteuid() == 0 else os.geteuid()
+    total = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            if os.stat(f"/proc/{entry}").st_uid != uid:
+                continue
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
+
+
+def box_ticks():
+    """(busy, total) CPU ticks of the whole machine so far."""
+    with open("/proc/stat") as f:
+        values = [int(v) for v in f.readline().split()[1:]]
+    idle = values[3] + values[4]
+    return sum(values) - idle, sum(values)
+
+
 def w1(args, port, pid):
     command = [args.loadgen, "w1", "--clients", "16", "--window", "1", "--port", str(port), "--ns", "bench",
                "--auth", SECRET, "--server-pid", str(pid), "--duration", str(args.duration),
                "--warmup", str(args.warmup)]
+    pg_before, box_before, started = postgres_ticks(), box_ticks(), time.time()
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    elapsed = time.time() - started
+    pg_after, box_after = postgres_ticks(), box_ticks()
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     if not lines:
         raise SystemExit(f"no result from the load generator:\n{done.stderr[-2000:]}")
-    return json.loads(lines[-1])
+    report = json.loads(lines[-1])
+    hz = os.sysconf("SC_CLK_TCK")
+    # Whole-run averages (warm-up included): what PostgreSQL and the machine as a whole used.
+    report["postgres_cpu_pct"] = round(100 * (pg_after - pg_before) / hz / elapsed)
+    busy = box_after[0] - box_before[0]
+    report["box_busy_pct"] = round(100 * os.cpu_count() * busy / max(1, box_after[1] - box_before[1]))
+    return report
 
 
 def stop(processes):
@@ -163,6 +199,8 @@ def main():
     pg = Postgres(root)
     figures = {kind: [] for kind in kinds}
     cpu = {kind: [] for kind in kinds}
+    pg_cpu = {kind: [] for kind in kinds}
+    box = {kind: [] for kind in kinds}
     try:
         for pair in range(args.pairs):
             order = kinds[pair % 3:] + kinds[:pair % 3]
@@ -170,6 +208,8 @@ def main():
                 value, report = run(args, kind, pg)
                 figures[kind].append(value)
                 cpu[kind].append(report.get("server_cpu_pct"))
+                pg_cpu[kind].append(report.get("postgres_cpu_pct"))
+                box[kind].append(report.get("box_busy_pct"))
     finally:
         pg.stop()
         shutil.rmtree(root, ignore_errors=True)
@@ -179,6 +219,8 @@ def main():
         "workload": "w1 --clients 16 --window 1, namespace bench, admin credential",
         "runs": figures,
         "entry_server_cpu_pct": cpu,
+        "postgres_cpu_pct": pg_cpu,
+        "box_busy_pct_of_%d_cores" % os.cpu_count(): box,
         "medians_writes_per_s": medians,
         "ratio_owner_to_single": medians["owner"] / medians["single"],
         "ratio_relayed_to_single": medians["relayed"] / medians["single"],
