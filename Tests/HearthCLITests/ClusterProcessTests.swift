@@ -150,6 +150,54 @@ struct ClusterProcessTests {
         #expect(everything.contains(#""r20":{"n":20}"#))
     }
 
+    @Test func noAcknowledgedWriteIsLostWhenTheOwnerIsKilledUnderLoad() async throws {
+        let cluster = try await Cluster.start(nodes: 2)
+        defer { Task { await cluster.stop() } }
+        #expect(
+            try await cluster.nodes[0].request("PUT", "/load/start.json?ns=load", body: "0", admin: true).status == 200
+        )
+        let owner = try await cluster.owner(of: "load")
+        let acknowledged = Locked<[String: Int]>([:])
+        let counter = Locked(0)
+        let started = ContinuousClock.now
+        // Eight writers through both nodes, each one request in flight, until a while after the kill.
+        await withTaskGroup(of: Void.self) { group in
+            for writer in 0..<8 {
+                group.addTask {
+                    let node = cluster.nodes[writer % 2]
+                    var index = 0
+                    while ContinuousClock.now - started < .seconds(6) {
+                        index += 1
+                        let key = "w\(writer)-\(index)"
+                        let value = counter.withLock { value -> Int in
+                            value += 1
+                            return value
+                        }
+                        let answer = try? await node.request(
+                            "PUT",
+                            "/load/\(key).json?ns=load",
+                            body: "\(value)",
+                            admin: true,
+                            timeout: .seconds(3)
+                        )
+                        if answer?.status == 200 { acknowledged.withLock { $0[key] = value } }
+                    }
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(1.5))
+                await cluster.nodes[owner].kill()
+            }
+        }
+        let survivor = cluster.nodes[1 - owner]
+        let body = try await Self.read("/load.json?ns=load", through: survivor)
+        let stored = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Int] ?? [:]
+        let written = acknowledged.withLock { $0 }
+        #expect(written.count > 50)
+        let lost = written.filter { stored[$0.key] != $0.value }
+        #expect(lost.isEmpty, "acknowledged but not stored: \(lost.count) of \(written.count)")
+    }
+
     @Test func aWebSocketThroughAnotherNodeIsRelayedAndItsOnDisconnectRunsAfterTheOwnerDies() async throws {
         let cluster = try await Cluster.start(nodes: 2)
         defer { Task { await cluster.stop() } }
