@@ -24,8 +24,9 @@ struct PresenceSourcesTests {
             let cancelled = Date()
             stream.cancel()
             let delay = try await app.offlineDelay("ada", since: cancelled)
-            // Caused by the stream's end.
-            #expect(delay < .seconds(5), "offline \(delay) after the end")
+            // Caused by the stream's end (a loaded full run has taken 5.8 s; nothing else would
+            // end ada's presence while the fence holds the test open).
+            #expect(delay < .seconds(9), "offline \(delay) after the end")
             await fence.close()
         }
     }
