@@ -34,7 +34,7 @@ public final class PrivatePostgres: Sendable {
         directory = NSTemporaryDirectory() + "hearth-pg-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         if root { try PrivatePostgres.run(["/bin/chown", "postgres:postgres", directory], runAs: []) }
-        port = try PrivatePostgres.freePort()
+        port = try FreePort.find()
         try PrivatePostgres.run(
             [
                 binaries + "/initdb", "-D", directory + "/data", "-U", "hearth", "--auth=trust", "-E", "UTF8",
@@ -92,26 +92,6 @@ public final class PrivatePostgres: Sendable {
         return (debian + path).first { directory in
             needed.allSatisfy { fileManager.isExecutableFile(atPath: directory + "/" + $0) }
         }
-    }
-
-    private static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestSetupError("socket() failed") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-        }
-        guard bound == 0 else { throw TestSetupError("bind() failed") }
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        guard named == 0 else { throw TestSetupError("getsockname() failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Runs a setup command and waits for it (`posix_spawn`, `waitpid`). Its output goes to a
