@@ -198,6 +198,32 @@ struct ClusterProcessTests {
         #expect(lost.isEmpty, "acknowledged but not stored: \(lost.count) of \(written.count)")
     }
 
+    @Test func anEventStreamThroughAnotherNodeFollowsTheOwnersCommits() async throws {
+        let cluster = try await Cluster.start(nodes: 2)
+        defer { Task { await cluster.stop() } }
+        #expect(try await cluster.nodes[0].request("PUT", "/feed/a.json?ns=feed", body: "1", admin: true).status == 200)
+        let owner = try await cluster.owner(of: "feed")
+        let entry = cluster.nodes[1 - owner]
+        let stream = try await SSETestStream.open(
+            port: entry.port,
+            path: "/feed.json?ns=feed",
+            headers: [("Accept", "text/event-stream"), ("Authorization", "Bearer test-admin-secret")]
+        )
+        defer { stream.cancel() }
+        #expect(stream.status == 200)
+        #expect(stream.contentType?.hasPrefix("text/event-stream") == true)
+        let first = try await stream.nextData()
+        #expect(first.name == "put")
+        #expect(first.data == #"{"path":"/","data":{"a":1}}"#)
+        // A write through the owner reaches the stream forwarded by the other node.
+        #expect(
+            try await cluster.nodes[owner].request("PUT", "/feed/b.json?ns=feed", body: "2", admin: true).status == 200
+        )
+        let next = try await stream.nextData()
+        #expect(next.name == "put")
+        #expect(next.data == #"{"path":"/b","data":2}"#)
+    }
+
     @Test func aWebSocketThroughAnotherNodeIsRelayedAndItsOnDisconnectRunsAfterTheOwnerDies() async throws {
         let cluster = try await Cluster.start(nodes: 2)
         defer { Task { await cluster.stop() } }

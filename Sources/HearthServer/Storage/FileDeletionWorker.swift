@@ -90,10 +90,11 @@ final class FileDeletionWorker: Service, Sendable {
         (try? database.jobCount(in: FileDeletion.queue, limit: 100_000)) ?? -1
     }
 
-    /// Watches `engine`'s commits for queued deletions (once per namespace), and drains it once.
+    /// Watches `engine`'s commits for queued deletions (once per engine: a cluster node that
+    /// lost a namespace and took it back has a new one), and drains it once.
     private func watch(_ name: String, _ engine: NamespaceEngine) {
         let isNew = state.withLock { state in
-            guard state.engines[name] == nil else { return false }
+            if let known = state.engines[name], known === engine { return false }
             state.engines[name] = engine
             return true
         }
@@ -132,7 +133,9 @@ final class FileDeletionWorker: Service, Sendable {
         var failed = 0
         var after: [UInt8]?
         do {
-            let engine = try state.withLock({ $0.engines[name] }) ?? database.namespace(name)
+            // The database's engine of the namespace now (in a cluster it may have been made
+            // again since this worker last saw it).
+            let engine = try database.namespace(name)
             while !state.withLock({ $0.stopped }) {
                 let page = try await onQueue { [after] in
                     try engine.jobs(in: FileDeletion.queue, after: after, limit: Self.pageSize)
