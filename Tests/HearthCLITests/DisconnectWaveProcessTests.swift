@@ -25,10 +25,12 @@ struct DisconnectWaveProcessTests {
     /// which NIOExtras' `ChannelCollector` (Hummingbird's quiescing helper) copies its table of
     /// open channels on every accept and close, which the optimizer elides: 10,000 closes take
     /// ~1.3 s of an idle 2-core box there, ~3 ms in a release build
-    /// (`scripts/bench/connection-end.py`), so the debug bound leaves room for a busy CI box.
-    /// Before connections ended with their client's FIN, they stayed ~60 s.
+    /// (`scripts/bench/connection-end.py`), so the debug bound leaves room for a busy CI box: a
+    /// clean clone's `.ci/run`, with the cluster tests' PostgreSQL and nodes running beside it,
+    /// still had 4,008 of 10,000 open after 5 s. Before connections ended with their client's
+    /// FIN, they stayed ~60 s.
     #if DEBUG
-    static let bound: Duration = .seconds(5)
+    static let bound: Duration = .seconds(20)
     #else
     static let bound: Duration = .seconds(2)
     #endif
