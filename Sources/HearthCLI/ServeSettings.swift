@@ -191,12 +191,16 @@ extension ServeSettings {
                 option: "--call-ring-timeout"
             ) ?? settings.callRingTimeout
         settings.push = try PushProviderSettings.resolve(flags, environment: environment)
-        settings.cluster = try clusterSettings(flags, environment: environment)
+        settings.cluster = try clusterSettings(flags, environment: environment, host: settings.host)
         return settings
     }
 
     /// `--cluster` (with `--advertise` and `--lease-seconds`), or nil.
-    static func clusterSettings(_ flags: ServeCommand, environment: Environment) throws -> ClusterSettings? {
+    static func clusterSettings(
+        _ flags: ServeCommand,
+        environment: Environment,
+        host: String
+    ) throws -> ClusterSettings? {
         let advertise = environment.string(flags.advertise, "HEARTH_ADVERTISE")
         let lease = try environment.integer(
             flags.leaseSeconds,
@@ -216,10 +220,9 @@ extension ServeSettings {
         } catch {
             throw ValidationError("\(flags.cluster != nil ? "'--cluster'" : "HEARTH_CLUSTER"): \(error)")
         }
-        if let advertise, !advertise.hasPrefix("http://") {
-            throw ValidationError("'--advertise' must be an http:// URL other nodes reach this node at.")
-        }
-        return ClusterSettings(address: address, advertise: advertise, leaseSeconds: lease ?? 10)
+        let settings = ClusterSettings(address: address, advertise: advertise, leaseSeconds: lease ?? 10)
+        if let problem = settings.problem(host: host) { throw ValidationError(problem) }
+        return settings
     }
 
     /// `default` and the comma-separated namespace names of `--chat-ns`.

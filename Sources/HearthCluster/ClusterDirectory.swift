@@ -43,7 +43,8 @@ public final class ClusterDirectory: Sendable {
 
     // MARK: Nodes
 
-    /// Records this node (or its new URL) and its first heartbeat.
+    /// Records this node (or its new URL) and a heartbeat: a node beats by joining again, so a
+    /// join that failed once is made by the next beat.
     public func join(node: String, url: String) async throws {
         try await control.query(
             """
@@ -51,11 +52,6 @@ public final class ClusterDirectory: Sendable {
             ON CONFLICT (id) DO UPDATE SET url = EXCLUDED.url, heartbeat = clock_timestamp()
             """
         )
-    }
-
-    /// Says this node is alive.
-    public func heartbeat(node: String) async throws {
-        try await control.query("UPDATE hearth_nodes SET heartbeat = clock_timestamp() WHERE id = \(node)")
     }
 
     /// Every node that joined, alive when its heartbeat is younger than `leaseSeconds`.

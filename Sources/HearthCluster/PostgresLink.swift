@@ -11,18 +11,16 @@ import Synchronization
 final class PostgresLink: Sendable {
     private let address: ClusterAddress
     private let logger: Logger
-    private let name: String
     private let current = Mutex<EventLoopFuture<PostgresConnection>?>(nil)
     private let eventLoop: any EventLoop
-    /// Run on each new connection before anything else (e.g. `PREPARE`).
-    private let setup: [String]
 
-    init(address: ClusterAddress, name: String, eventLoop: any EventLoop, logger: Logger, setup: [String] = []) {
+    /// - Parameter name: which link this is, in its log lines (`commits`, `control`).
+    init(address: ClusterAddress, name: String, eventLoop: any EventLoop, logger: Logger) {
         self.address = address
-        self.name = name
         self.eventLoop = eventLoop
+        var logger = logger
+        logger[metadataKey: "hearth.cluster.link"] = "\(name)"
         self.logger = logger
-        self.setup = setup
     }
 
     /// Runs `query` and collects its rows. Queries are sent in the order of the calls (each goes
@@ -85,18 +83,12 @@ final class PostgresLink: Sendable {
                 tls: .disable
             )
             configuration.options.connectTimeout = .seconds(5)
-            let setup = self.setup
-            let logger = self.logger
             let made = PostgresConnection.connect(
                 on: eventLoop,
                 configuration: configuration,
                 id: 1,
                 logger: logger
-            ).flatMap { connection in
-                setup.reduce(connection.eventLoop.makeSucceededVoidFuture()) { done, statement in
-                    done.flatMap { connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).map { _ in } }
-                }.map { connection }
-            }
+            )
             current = made
             return made
         }

@@ -121,7 +121,7 @@ public final class Database: Sendable {
     /// rules would be the default ones, which refuse everyone but the admin.
     public func refusesAllButAdmin(_ name: String) throws -> Bool {
         guard try !store.hasNamespace(name) else { return false }
-        return rules.files.stamp(for: name) == nil
+        return !hasRulesFile(name)
     }
 
     /// Loads the rules of every namespace on disk and of `default`, applying their indexes.

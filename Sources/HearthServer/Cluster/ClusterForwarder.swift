@@ -58,9 +58,6 @@ struct ClusterForwarder: Sendable {
             outgoing.headers.add(name: field.name.rawName, value: field.value)
         }
         outgoing.headers.add(name: Self.header.rawName, value: stamp)
-        if let host = request.head.authority {
-            outgoing.headers.add(name: "X-Forwarded-Host", value: host)
-        }
         let length = request.headers[.contentLength].flatMap { Int64($0) }
         if request.method != .get, request.method != .head {
             outgoing.body = .stream(request.body, length: length.map { .known($0) } ?? .unknown)

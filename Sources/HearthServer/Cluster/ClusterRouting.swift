@@ -18,7 +18,7 @@ struct ClusterRouting: Sendable {
 
     /// Whether `request` came from another node of the cluster (it was counted there).
     func isForwarded(_ request: Request) -> Bool {
-        request.headers[ClusterForwarder.header] != nil && forwarder.isForwarded(request)
+        forwarder.isForwarded(request)
     }
 
     /// The answer when this node does not answer `request` itself; nil when it does.
@@ -36,7 +36,7 @@ struct ClusterRouting: Sendable {
             return nil  // the way in answers the bad query itself
         }
         // A name no namespace can have is refused by the way in, here as everywhere.
-        guard Self.isNamespaceName(namespace) else { return nil }
+        guard RESTOptions.isValidNamespace(namespace) else { return nil }
         // Without a rules file a namespace's rules refuse all but the admin, wherever it is
         // owned: such a request is refused here, and takes no lease.
         if !database.hasRulesFile(namespace), !credentials.isAdmin(request, query: target.query) { return nil }
@@ -66,14 +66,6 @@ struct ClusterRouting: Sendable {
             )
             return Self.unavailable("Namespace '\(namespace)' cannot be served now (\(error)); retry.")
         }
-    }
-
-    /// 1–63 letters, digits or `-` (the store's rule).
-    static func isNamespaceName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.count <= 63
-            && name.utf8.allSatisfy {
-                ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2D
-            }
     }
 
     enum RealtimeRoute: Sendable {

@@ -19,22 +19,17 @@ public struct ClusterSettings: Sendable, Equatable {
     }
 
     /// Why the settings cannot work for a node listening on `host`, if they cannot.
-    func problem(host: String) -> String? {
-        if advertise == nil, ["0.0.0.0", "::", "[::]", ""].contains(host) {
-            return
-                "A node listening on every address (--host \(host)) needs --advertise: the URL other nodes reach it at."
-        }
-        return problem
-    }
-
-    /// Why the settings cannot work, if they cannot.
-    var problem: String? {
+    public func problem(host: String) -> String? {
         guard (2...3_600).contains(leaseSeconds) else {
             return "--lease-seconds must be 2 to 3600 (it is \(leaseSeconds))."
         }
         if let advertise, !advertise.hasPrefix("http://") {
             return
                 "--advertise must be an http:// URL other nodes reach this node at (nodes speak plain HTTP to each other)."
+        }
+        if advertise == nil, ["0.0.0.0", "::", "[::]", ""].contains(host) {
+            return
+                "A node listening on every address (--host \(host)) needs --advertise: the URL other nodes reach it at."
         }
         return nil
     }
