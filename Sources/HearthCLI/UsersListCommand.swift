@@ -15,7 +15,7 @@ struct UsersListCommand: AsyncParsableCommand {
     @OptionGroup var options: UsersOptions
 
     func run() async throws {
-        let store = try options.open(create: false)
+        let store = try options.open(create: false, forWriting: false)
         defer { store.close() }
         var output = ""
         let accounts = store.allAccounts()

@@ -16,8 +16,9 @@ struct UsersOptions: ParsableArguments {
     }
 
     /// Opens the accounts of the data directory; `create` false refuses a missing directory.
+    /// `forWriting` refuses a cluster node's copy: its changes would never reach the cluster.
     /// - Throws: `CLIError.dataDirectoryInUse` while a server runs on it.
-    func open(create: Bool) throws -> AccountsStore {
+    func open(create: Bool, forWriting: Bool = true) throws -> AccountsStore {
         let environment = Environment(ProcessInfo.processInfo.environment)
         let directory = dataDirectory(environment)
         var logger = LoggingOptions.bootstrap(level: try logging.resolve(environment))
@@ -25,13 +26,24 @@ struct UsersOptions: ParsableArguments {
         try DataDirectory.checkIsDirectory(directory, mayBeMissing: create)
         let accounts = AccountsStore.directory(inDataDirectory: directory)
         if DataDirectory.isLockedByAnotherProcess(accounts + "/db") { throw Self.inUse(directory) }
+        let store: AccountsStore
         do {
-            return try AccountsStore(directory: accounts, jwtSecret: nil, logger: logger)
+            store = try AccountsStore(directory: accounts, jwtSecret: nil, logger: logger)
         } catch  where error.code == .databaseInUse {
             throw Self.inUse(directory)
         } catch {
             throw CLIError(.store, "Could not open the accounts of '\(directory)': \(error.detail ?? error.message)")
         }
+        if forWriting, store.isClusterCopy {
+            store.close()
+            throw CLIError(
+                .store,
+                "The accounts of '\(directory)' are a copy of a cluster's (hearth serve --cluster): a change here "
+                    + "would never reach the other nodes. Change them through any running node's REST API with the "
+                    + "admin secret (POST /identitytoolkit.googleapis.com/v1/accounts:update, :signUp, :delete)."
+            )
+        }
+        return store
     }
 
     static func inUse(_ directory: String) -> CLIError {

@@ -11,11 +11,14 @@ public final class ClusterDirectory: Sendable {
     private let commits: PostgresLink
     /// Leases, heartbeats, changelog reads and the cluster view.
     private let control: PostgresLink
+    /// The shared logs (`sharedLog`, `appendShared`): a large batch never delays a lease.
+    private let shared: PostgresLink
 
     private init(address: ClusterAddress, eventLoopGroup: any EventLoopGroup, logger: Logger) {
         self.address = address
         commits = PostgresLink(address: address, name: "commits", eventLoop: eventLoopGroup.next(), logger: logger)
         control = PostgresLink(address: address, name: "control", eventLoop: eventLoopGroup.next(), logger: logger)
+        shared = PostgresLink(address: address, name: "shared", eventLoop: eventLoopGroup.next(), logger: logger)
     }
 
     /// Connects to the cluster's PostgreSQL and creates its tables when they are missing.
@@ -39,6 +42,7 @@ public final class ClusterDirectory: Sendable {
     public func close() async {
         await commits.close()
         await control.close()
+        await shared.close()
     }
 
     // MARK: Nodes
@@ -184,6 +188,46 @@ public final class ClusterDirectory: Sendable {
             "SELECT epoch FROM hearth_changelog WHERE ns = \(namespace) AND lsn = \(lsn)"
         )
         return try rows.rows.first?.decode(Int64.self)
+    }
+}
+
+extension ClusterDirectory {
+    // MARK: Shared logs
+
+    /// At most `limit` entries of the shared log `stream` after `position`, in order.
+    public func sharedLog(
+        _ stream: String,
+        after position: Int64,
+        limit: Int
+    ) -> EventLoopFuture<[(position: Int64, batch: [UInt8])]> {
+        shared.query(
+            """
+            SELECT position, batch FROM hearth_shared_log
+            WHERE stream = \(stream) AND position > \(position) ORDER BY position LIMIT \(limit)
+            """
+        ).flatMapThrowing { result in
+            try result.rows.map { row in
+                let (position, batch) = try row.decode((Int64, ByteBuffer).self)
+                return (position, Array(buffer: batch))
+            }
+        }
+    }
+
+    /// Appends `batch` to the shared log `stream` at `position`, written by `node`; false when
+    /// another node's entry holds that position.
+    public func appendShared(
+        _ stream: String,
+        batch: [UInt8],
+        at position: Int64,
+        node: String
+    ) -> EventLoopFuture<Bool> {
+        shared.query(
+            """
+            INSERT INTO hearth_shared_log (stream, position, node, batch)
+            VALUES (\(stream), \(position), \(node), \(ByteBuffer(bytes: batch)))
+            ON CONFLICT (stream, position) DO NOTHING RETURNING position
+            """
+        ).map { !$0.rows.isEmpty }
     }
 }
 

@@ -9,6 +9,9 @@
 /// - `hearth_changelog`: the namespace's history, the truth: each entry one batch the owner
 ///   committed (namespace-relative keys), at positions 1, 2, 3, … with the epoch of the owner
 ///   that wrote it. A node's LevelDB is a cache of it.
+/// - `hearth_shared_log`: the logs of what is the cluster's rather than a namespace's (the
+///   accounts: stream `accounts`): batches at positions 1, 2, 3, … per stream, each appended by
+///   whichever node got its position first (the primary key refuses the others).
 enum ClusterSchema {
     /// Statements run in order; each is idempotent. The advisory lock keeps two nodes starting
     /// at once from racing on `CREATE TABLE`.
@@ -38,6 +41,16 @@ enum ClusterSchema {
             epoch bigint NOT NULL,
             batch bytea NOT NULL,
             PRIMARY KEY (ns, lsn)
+        )
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS hearth_shared_log (
+            stream text NOT NULL,
+            position bigint NOT NULL,
+            node text NOT NULL,
+            written timestamptz NOT NULL DEFAULT clock_timestamp(),
+            batch bytea NOT NULL,
+            PRIMARY KEY (stream, position)
         )
         """,
         "SELECT pg_advisory_unlock(4826627)",

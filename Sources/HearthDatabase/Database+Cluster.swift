@@ -1,3 +1,4 @@
+import Foundation
 public import HearthCore
 import HearthStore
 public import Logging
@@ -23,13 +24,14 @@ extension Database {
     }
 
     /// Starts serving `name`, which this node now owns and has caught up: its rules are
-    /// loaded (their indexes built through the changelog), `seedFile` imported when given (the
-    /// cluster's `default` was never written), and the onDisconnect writes the connections of
+    /// loaded (their indexes built through the changelog), `seedFile` imported when given and
+    /// there (the cluster's `default` was never written; a missing file seeds nothing, as on a
+    /// single node), and the onDisconnect writes the connections of
     /// its previous owner left are run, once.
     /// - Returns: how many onDisconnect writes ran.
     public func takeOver(_ name: String, seedFile: String?, logger: Logger) async throws -> Int {
         let engine = try await engine(for: name)
-        if let seedFile, name == "default" {
+        if let seedFile, name == "default", FileManager.default.fileExists(atPath: seedFile) {
             try await seed(from: seedFile, logger: logger)
         }
         return await engine.runStoredOnDisconnect()

@@ -103,6 +103,17 @@ public enum HearthServer {
             accounts.close()
             throw error
         }
+        if let membership {
+            do {
+                try await accounts.replicate(
+                    through: ClusterAccountsLog(directory: membership.directory, nodeID: membership.nodeID)
+                )
+            } catch {
+                await membership.directory.close()
+                accounts.close()
+                throw HearthServerError("Cannot follow the cluster's accounts: \(error.message)")
+            }
+        }
         let database: Database
         do {
             database = try await DatabaseBootstrap.open(

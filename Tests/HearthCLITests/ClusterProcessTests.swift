@@ -16,9 +16,18 @@ struct ClusterProcessTests {
         let database: String
         var nodes: [ProcessTestServer]
 
-        static func start(nodes count: Int) async throws -> Cluster {
+        /// Starts `count` nodes over a new database, run from a directory that holds
+        /// `rules/database.rules.json` when `rules` is given.
+        static func start(nodes count: Int, rules: String? = nil) async throws -> Cluster {
             let database = try PrivatePostgres.shared.get().database()
             let directory = try TemporaryDirectory()
+            if let rules {
+                try FileManager.default.createDirectory(
+                    at: directory.appending("rules"),
+                    withIntermediateDirectories: true
+                )
+                try Data(rules.utf8).write(to: directory.appending("rules/database.rules.json"))
+            }
             var nodes: [ProcessTestServer] = []
             for index in 0..<count {
                 nodes.append(try await startNode(index, directory: directory, database: database))

@@ -43,6 +43,9 @@ public struct AccountsError: Error, Sendable, Equatable, CustomStringConvertible
         public static let insufficientPermission = Code("INSUFFICIENT_PERMISSION")
         /// Not a Firebase code: the store failed (I/O); answered as a 500.
         public static let internalError = Code("INTERNAL_ERROR")
+        /// Not a Firebase code (Google APIs' status): in a cluster, the accounts' log in
+        /// PostgreSQL did not answer; answered as a 503, to retry.
+        public static let unavailable = Code("UNAVAILABLE")
         /// Not a Firebase code: another process (a running server) holds the accounts database;
         /// only opening the accounts fails so.
         public static let databaseInUse = Code("DATABASE_IN_USE")

@@ -2,16 +2,24 @@ import Dispatch
 import Foundation
 import HearthCore
 import HearthStore
+import Synchronization
 
 /// The accounts' key layout over their own LevelDB database (the store's `KeyValueDatabase`),
 /// with one serial writer so that a read-check-write (is this email taken?) is atomic.
 ///
 /// Keys: `a/<uid>` account JSON, `e/<email>` uid, `r/<sha256(refresh token)>` refresh record,
 /// `t/<uid>/<sha256>` a user's refresh tokens, `o/<sha256(code)>` reset code, `d/<uid>`
-/// tombstone of a deleted account.
+/// tombstone of a deleted account; in a cluster, `z/position`: the position in the cluster's
+/// accounts log (`AccountsLog`) of the last batch this copy holds.
 final class AccountsDatabase: Sendable {
     let file: AccountsFile
     private let writer = DispatchQueue(label: "hearth.accounts.writer")
+    /// In a cluster: the shared log and this copy's place in it (touched on the writer only).
+    private let replica = Mutex<Replica?>(nil)
+    /// How often a write whose position another node took first is tried again.
+    static let maxAppendAttempts = 32
+    /// Entries read from the log per query while catching up.
+    static let catchUpPage = 256
 
     init(directory: String) throws(AccountsError) {
         do {
@@ -28,6 +36,7 @@ final class AccountsDatabase: Sendable {
     static func userRefreshKey(_ uid: String, _ digest: String) -> String { "t/\(uid)/\(digest)" }
     static func resetKey(_ digest: String) -> String { "o/" + digest }
     static func tombstoneKey(_ uid: String) -> String { "d/" + uid }
+    static let positionKey = "z/position"
 
     // MARK: reads (any thread)
 
@@ -69,24 +78,170 @@ final class AccountsDatabase: Sendable {
     // MARK: writes (serialised)
 
     /// Runs `body` on the writer queue and applies the changes it collects in one atomic batch.
+    /// In a cluster the batch is appended to the accounts' log first, after this copy caught up
+    /// with it: `body` runs again (on the newer state) when another node took the position.
     func write<T: Sendable>(
         sync: Bool = true,
         _ body: @escaping @Sendable (inout Changes) throws(AccountsError) -> T
     ) async throws(AccountsError) -> T {
+        try await onWriter { () throws(AccountsError) -> T in try self.commit(sync: sync, body) }
+    }
+
+    /// Runs `work` on the writer queue.
+    private func onWriter<T: Sendable>(
+        _ work: @escaping @Sendable () throws(AccountsError) -> T
+    ) async throws(AccountsError) -> T {
         let result: Result<T, AccountsError> = await withCheckedContinuation { continuation in
-            writer.async { [file] in
-                var changes = Changes()
+            writer.async {
                 do throws(AccountsError) {
-                    let value = try body(&changes)
-                    if !changes.entries.isEmpty { try file.apply(changes.entries, sync: sync) }
-                    for action in changes.committed { action() }
-                    continuation.resume(returning: .success(value))
+                    continuation.resume(returning: .success(try work()))
                 } catch {
                     continuation.resume(returning: .failure(error))
                 }
             }
         }
         return try result.get()
+    }
+
+    private func commit<T>(
+        sync: Bool,
+        _ body: (inout Changes) throws(AccountsError) -> T
+    ) throws(AccountsError) -> T {
+        guard let log = replica.withLock({ $0?.log }) else {
+            var changes = Changes()
+            let value = try body(&changes)
+            if !changes.entries.isEmpty { try file.apply(changes.entries, sync: sync) }
+            for action in changes.committed { action() }
+            return value
+        }
+        for _ in 0..<Self.maxAppendAttempts {
+            try catchUp()
+            var changes = Changes()
+            let value = try body(&changes)
+            if !changes.entries.isEmpty {
+                let position = (replica.withLock { $0?.position } ?? 0) + 1
+                let appended: Bool
+                do {
+                    appended = try log.append(AccountsBatch.encode(changes.entries), at: position)
+                } catch {
+                    throw Self.unavailable(error)
+                }
+                guard appended else { continue }
+                // The log holds it: a failure here leaves the copy behind, and the next
+                // catch-up applies the batch from the log.
+                try file.apply(changes.entries + [(Self.positionKey, Array(String(position).utf8))], sync: false)
+                replica.withLock { $0?.position = position }
+            }
+            for action in changes.committed { action() }
+            return value
+        }
+        throw AccountsError(.unavailable, "Other nodes kept changing the accounts first; retry.")
+    }
+
+    // MARK: the cluster's log
+
+    /// A cluster copy: `log` and the position of the last of its batches this copy holds;
+    /// `observe` hears every batch applied from the log (another node's), with each key's
+    /// value before it.
+    struct Replica {
+        let log: any AccountsLog
+        var position: Int64
+        let observe: @Sendable ([ReplicatedChange]) -> Void
+    }
+
+    /// One key an applied log batch changed.
+    struct ReplicatedChange {
+        var key: String
+        var before: [UInt8]?
+        var after: [UInt8]?
+    }
+
+    var isReplicated: Bool { replica.withLock { $0 != nil } }
+
+    /// Makes this database a copy of `log`. A copy of another log (its last position is not
+    /// there) is cleared; a database that never was a copy seeds an empty log with everything
+    /// it holds (a single node that joins a new cluster keeps its accounts), else it is cleared.
+    /// Then it catches up.
+    func replicate(
+        through log: any AccountsLog,
+        observe: @escaping @Sendable ([ReplicatedChange]) -> Void
+    ) async throws(AccountsError) {
+        try await onWriter { () throws(AccountsError) in
+            let stored = self.file.get(Self.positionKey).flatMap { Int64(String(decoding: $0, as: UTF8.self)) }
+            var position: Int64 = 0
+            do {
+                if let stored {
+                    if stored > 0, try log.entries(after: stored - 1, limit: 1).first?.position == stored {
+                        position = stored
+                    } else {
+                        try self.clear()
+                    }
+                } else {
+                    let rows = self.file.scan(prefix: "").map { (key: $0.key, value: Optional($0.value)) }
+                    if !rows.isEmpty {
+                        if try log.entries(after: 0, limit: 1).isEmpty,
+                            try log.append(AccountsBatch.encode(rows), at: 1)
+                        {
+                            try self.file.apply([(Self.positionKey, Array("1".utf8))], sync: true)
+                            position = 1
+                        } else {
+                            try self.clear()
+                        }
+                    }
+                }
+            } catch let error as AccountsError {
+                throw error
+            } catch {
+                throw Self.unavailable(error)
+            }
+            self.replica.withLock { $0 = Replica(log: log, position: position, observe: observe) }
+            try self.catchUp()
+        }
+    }
+
+    /// Applies the log's batches this copy does not hold yet (a no-op outside a cluster).
+    func synchronize() async throws(AccountsError) {
+        guard isReplicated else { return }
+        try await onWriter { () throws(AccountsError) in try self.catchUp() }
+    }
+
+    /// On the writer: applies every batch after this copy's position, in order.
+    private func catchUp() throws(AccountsError) {
+        guard let (log, start, observe) = replica.withLock({ $0.map { ($0.log, $0.position, $0.observe) } }) else {
+            return
+        }
+        var position = start
+        while true {
+            let entries: [AccountsLogEntry]
+            do {
+                entries = try log.entries(after: position, limit: Self.catchUpPage)
+            } catch {
+                throw Self.unavailable(error)
+            }
+            for entry in entries {
+                guard entry.position == position + 1, let changes = AccountsBatch.decode(entry.batch) else {
+                    throw .storage(
+                        "The cluster's accounts log has no readable batch at position \(position + 1); this node cannot serve accounts."
+                    )
+                }
+                let observed = changes.map { ReplicatedChange(key: $0.key, before: file.get($0.key), after: $0.value) }
+                try file.apply(changes + [(Self.positionKey, Array(String(entry.position).utf8))], sync: false)
+                position = entry.position
+                replica.withLock { $0?.position = position }
+                observe(observed)
+            }
+            if entries.count < Self.catchUpPage { return }
+        }
+    }
+
+    /// Deletes every key (a copy that cannot follow its log starts again from the log).
+    private func clear() throws(AccountsError) {
+        let keys = file.scan(prefix: "").map { (key: $0.key, value: [UInt8]?.none) }
+        if !keys.isEmpty { try file.apply(keys, sync: true) }
+    }
+
+    static func unavailable(_ error: any Error) -> AccountsError {
+        AccountsError(.unavailable, "The cluster's accounts log did not answer (\(error)); retry.")
     }
 
     /// The puts and deletes of one batch.

@@ -73,12 +73,7 @@ public final class AccountsStore: Sendable {
             revocations: revocations,
             now: configuration.now
         )
-        for account in database.allAccounts() {
-            if let entry = RevocationRegistry.entry(for: account) { revocations.set(account.localId, entry) }
-        }
-        for (uid, tombstone) in database.tombstones() {
-            revocations.set(uid, .init(validSince: tombstone.deletedAt, disabled: false, deleted: true))
-        }
+        loadRevocations()
     }
 
     /// Calls `handler` after each committed revocation (see `RevocationRegistry.onRevoke`).

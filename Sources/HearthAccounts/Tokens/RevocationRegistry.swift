@@ -71,6 +71,10 @@ public final class RevocationRegistry: Sendable {
         entries.withLock { $0[uid] = entry }
     }
 
+    func removeAll() {
+        entries.withLock { $0.removeAll() }
+    }
+
     func publish(_ revocation: Revocation) {
         for handler in handlers.withLock({ $0 }) { handler(revocation) }
     }

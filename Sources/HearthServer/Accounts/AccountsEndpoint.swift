@@ -42,6 +42,8 @@ struct AccountsEndpoint: Sendable {
         -> Response
     {
         if case .unknown = route { return AccountsResponse.notFound }
+        // In a cluster: what other nodes acknowledged before this request is seen by it.
+        try await accounts.synchronize()
         if route == .batchGet, request.method == .get { return try listAccounts(request) }
         guard request.method == .post else { return AccountsResponse.notFound }
         var request = request

@@ -97,6 +97,8 @@ struct ErrorAnswer: Sendable {
             return ErrorAnswer(.internalServerError, .failure, "INTERNAL_ERROR", isInternal: true)
         case .insufficientPermission:
             return ErrorAnswer(.forbidden, .failure, error.message)
+        case .unavailable:
+            return ErrorAnswer(.serviceUnavailable, .failure, error.message)
         default:
             return ErrorAnswer(.badRequest, .failure, error.message)
         }
