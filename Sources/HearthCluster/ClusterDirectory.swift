@@ -213,6 +213,24 @@ extension ClusterDirectory {
         }
     }
 
+    /// The newest `limit` entries of the shared log `stream`, oldest first, with when each was
+    /// written (milliseconds since 1970, PostgreSQL's clock).
+    public func sharedLogTail(
+        _ stream: String,
+        limit: Int
+    ) async throws -> [(position: Int64, writtenMillis: Double, batch: [UInt8])] {
+        let result = try await shared.query(
+            """
+            SELECT position, (extract(epoch FROM written) * 1000)::float8, batch FROM hearth_shared_log
+            WHERE stream = \(stream) ORDER BY position DESC LIMIT \(limit)
+            """
+        )
+        return try result.rows.map { row in
+            let (position, written, batch) = try row.decode((Int64, Double, ByteBuffer).self)
+            return (position, written, Array(buffer: batch))
+        }.reversed()
+    }
+
     /// Appends `batch` to the shared log `stream` at `position`, written by `node`; false when
     /// another node's entry holds that position.
     public func appendShared(

@@ -23,13 +23,15 @@ extension Database {
         try store.discardReplica(name)
     }
 
-    /// Starts serving `name`, which this node now owns and has caught up: its rules are
-    /// loaded (their indexes built through the changelog), `seedFile` imported when given and
+    /// Starts serving `name`, which this node now owns and has caught up: the cluster's rules
+    /// for it put in force (or this node's file, which then seeds the cluster's; their indexes
+    /// built through the changelog), `seedFile` imported when given and
     /// there (the cluster's `default` was never written; a missing file seeds nothing, as on a
     /// single node), and the onDisconnect writes the connections of
     /// its previous owner left are run, once.
     /// - Returns: how many onDisconnect writes ran.
     public func takeOver(_ name: String, seedFile: String?, logger: Logger) async throws -> Int {
+        try await rules.adopt(name)
         let engine = try await engine(for: name)
         if let seedFile, name == "default", FileManager.default.fileExists(atPath: seedFile) {
             try await seed(from: seedFile, logger: logger)

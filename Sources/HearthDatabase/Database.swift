@@ -27,13 +27,14 @@ public final class Database: Sendable {
         rulesFiles: RulesFiles,
         logger: Logger,
         activity: DatabaseActivity = .none,
-        owns: (@Sendable (String) -> Bool)? = nil
+        owns: (@Sendable (String) -> Bool)? = nil,
+        sharedRules: (any SharedRules)? = nil
     ) {
         self.store = store
         self.owns = owns
         self.logger = logger
         self.activity = activity
-        rules = RulesCatalog(files: rulesFiles, store: store, logger: logger)
+        rules = RulesCatalog(files: rulesFiles, store: store, shared: sharedRules, logger: logger)
         // A new program is in force at once (the engine shares it); live listens are re-checked.
         rules.observe { [weak self] namespace, _ in
             self?.engines.withLock { $0[namespace] }?.recheckListens()
@@ -132,15 +133,25 @@ public final class Database: Sendable {
     }
 
     /// The rules documents the namespace had in force, oldest first (at most
-    /// `Store.rulesHistoryLimit`; see `Store.recordRules`).
-    public func rulesHistory(for name: String) throws -> [RulesVersion] {
-        try store.rulesHistory(name).map {
+    /// `Store.rulesHistoryLimit`; see `Store.recordRules`); in a cluster, the cluster's.
+    public func rulesHistory(for name: String) async throws -> [RulesVersion] {
+        if let shared = rules.shared { return try await shared.history(of: name, limit: Store.rulesHistoryLimit) }
+        return try store.rulesHistory(name).map {
             RulesVersion(version: $0.version, publishedAt: $0.publishedAt, origin: $0.origin, text: $0.text)
         }
     }
 
-    /// Replaces the namespace's rules with `text` (its file rewritten) and makes the namespace
-    /// exist on disk (an admin's `PUT /.settings/rules.json`).
+    /// Whether namespace `name` has rules of its own: a rules file here (`hasRulesFile`) or,
+    /// in a cluster, rules the cluster keeps for it.
+    public func hasRules(_ name: String) async throws -> Bool {
+        if hasRulesFile(name) { return true }
+        guard let shared = rules.shared else { return false }
+        return try await shared.has(name)
+    }
+
+    /// Replaces the namespace's rules with `text` (its file rewritten; in a cluster, published
+    /// to the cluster instead) and makes the namespace exist on disk (an admin's `PUT
+    /// /.settings/rules.json`).
     /// - Throws: `DatabaseError` `.invalidRules` with every diagnostic rendered; the rules in
     ///   force stay.
     public func replaceRules(_ text: String, for name: String) async throws {

@@ -37,7 +37,8 @@ extension Database {
             rulesFiles: RulesFiles(defaultRulesFile: configuration.rulesFile),
             logger: logger,
             activity: activity,
-            owns: configuration.cluster?.owns
+            owns: configuration.cluster?.owns,
+            sharedRules: configuration.cluster?.rules
         )
         // A cluster node opens a namespace only once it owns it (`Database.takeOver`): its
         // rules load and the seed is imported then.

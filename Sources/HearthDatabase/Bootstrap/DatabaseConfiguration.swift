@@ -49,12 +49,16 @@ public struct ClusterHooks: Sendable {
     /// The changelog of an owned namespace (`ReplicationSink`), asked for when it opens; for
     /// any other namespace a sink that refuses, so nothing unreplicated is ever committed.
     public let sink: @Sendable (String) -> ReplicationSink
+    /// The cluster's rules (nil: each node's files, as on a single server).
+    public let rules: (any SharedRules)?
 
     public init(
         owns: @escaping @Sendable (String) -> Bool,
-        sink: @escaping @Sendable (String) -> ReplicationSink
+        sink: @escaping @Sendable (String) -> ReplicationSink,
+        rules: (any SharedRules)? = nil
     ) {
         self.owns = owns
         self.sink = sink
+        self.rules = rules
     }
 }

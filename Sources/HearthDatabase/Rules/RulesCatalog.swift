@@ -48,6 +48,8 @@ public final class RulesCatalog: Sendable {
     }
 
     let files: RulesFiles
+    /// In a cluster, where the rules are kept (`SharedRules`); the files only seed it.
+    let shared: (any SharedRules)?
     private let store: Store
     private let logger: Logger
     /// Each namespace's rules, shared with its engine; a namespace's entry is made on first
@@ -57,8 +59,9 @@ public final class RulesCatalog: Sendable {
     private let watch = Mutex(Watch())
     private let serial = SerialByKey()
 
-    init(files: RulesFiles, store: Store, logger: Logger) {
+    init(files: RulesFiles, store: Store, shared: (any SharedRules)? = nil, logger: Logger) {
         self.files = files
+        self.shared = shared
         self.store = store
         self.logger = logger
     }
@@ -141,6 +144,37 @@ public final class RulesCatalog: Sendable {
         return program
     }
 
+    // MARK: A cluster's rules
+
+    /// In a cluster, when this node takes `namespace` over: puts the cluster's newest document
+    /// in force (whatever this node had); when the cluster has none, loads this node's file as
+    /// on a single server and, when there is one that compiles, publishes it (a node's file
+    /// seeds a cluster that has none). A no-op outside a cluster.
+    public func adopt(_ namespace: String) async throws {
+        guard let shared else { return }
+        try await serial.run(namespace) {
+            if let newest = try await shared.history(of: namespace, limit: 1).last {
+                if self.loadedProgram(for: namespace)?.source.text == newest.text { return }
+                switch RulesDocument.compile(source: newest.text, fileName: self.files.path(for: namespace)) {
+                case .success(let program):
+                    let (_, state) = self.readFile(namespace)
+                    try await self.install(program, for: namespace, file: state, origin: .load)
+                case .failure(let diagnostics):
+                    // Only compiled documents are published: this is another version's compiler.
+                    throw DatabaseError.invalidRules(
+                        "The cluster's rules of namespace '\(namespace)' do not compile here:\n\(diagnostics)"
+                    )
+                }
+                return
+            }
+            let program = try await self.loadNow(namespace, strict: namespace == "default")
+            let accepted = self.watch.withLock { $0.fileStates[namespace]?.rejected } == nil
+            if self.files.stamp(for: namespace) != nil, accepted {
+                try await shared.publish(program.source.text, for: namespace, origin: Origin.load.rawValue)
+            }
+        }
+    }
+
     // MARK: Replacing and reloading
 
     /// Compiles `text` and, when it compiles, rewrites the namespace's file (atomically) and
@@ -156,6 +190,14 @@ public final class RulesCatalog: Sendable {
         switch RulesDocument.compile(source: text, fileName: files.path(for: namespace)) {
         case .success(let compiled): program = compiled
         case .failure(let diagnostics): throw DatabaseError.invalidRules(diagnostics.description)
+        }
+        if let shared {
+            // The cluster's rules change; no node's file does (files only seed a cluster).
+            try await shared.publish(text, for: namespace, origin: Origin.put.rawValue)
+            if loadedProgram(for: namespace)?.source.text == text { return }
+            let state = watch.withLock { $0.fileStates[namespace] } ?? FileState(stamp: nil, racy: false)
+            try await install(program, for: namespace, file: state, origin: .put)
+            return
         }
         try files.write(text, for: namespace)
         let readAt = RulesFileStamp.Timestamp.now()
@@ -221,6 +263,7 @@ public final class RulesCatalog: Sendable {
             case .success(let program):
                 state.rejected = nil
                 do {
+                    try await shared?.publish(text, for: namespace, origin: Origin.file.rawValue)
                     try await install(program, for: namespace, file: state, origin: .file)
                     return
                 } catch {
@@ -228,6 +271,8 @@ public final class RulesCatalog: Sendable {
                         "rules could not be applied; keeping the rules in force",
                         metadata: ["hearth.ns": "\(namespace)", "hearth.error": "\(error)"]
                     )
+                    // In a cluster the publish failed: the next poll tries again.
+                    if shared != nil { return }
                 }
             }
         }

@@ -7,4 +7,11 @@ public struct RulesVersion: Sendable, Equatable {
     /// How it came: `put` (the REST API or a rollback), `file` (an edit of the file), `load`.
     public var origin: String
     public var text: String
+
+    public init(version: UInt64, publishedAt: Double, origin: String, text: String) {
+        self.version = version
+        self.publishedAt = publishedAt
+        self.origin = origin
+        self.text = text
+    }
 }

@@ -57,6 +57,8 @@ final class ClusterMembership: Sendable {
     private let url: Mutex<String?>
     let leaseSeconds: Int
     private let seedFile: String?
+    /// The cluster's rules (`ClusterHooks.rules`).
+    let sharedRules: ClusterSharedRules
     private let logger: Logger
     private let held = Mutex<[String: Held]>([:])
     private let takeovers = Mutex<[String: Task<Route, any Error>]>([:])
@@ -91,6 +93,7 @@ final class ClusterMembership: Sendable {
         client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
         self.leaseSeconds = leaseSeconds
         self.seedFile = seedFile
+        sharedRules = ClusterSharedRules(directory: directory, nodeID: nodeID)
         self.logger = logger
     }
 
@@ -98,7 +101,8 @@ final class ClusterMembership: Sendable {
     var hooks: ClusterHooks {
         ClusterHooks(
             owns: { [weak self] name in self?.opens(name) ?? false },
-            sink: { [weak self] name in self?.sink(for: name) ?? Self.refusingSink(name) }
+            sink: { [weak self] name in self?.sink(for: name) ?? Self.refusingSink(name) },
+            rules: sharedRules
         )
     }
 

@@ -5,8 +5,8 @@ import Logging
 
 /// The router's cluster step (`HearthRouter`): `GET /.well-known/hearth/cluster`, and every
 /// request for a namespace another node owns forwarded to it. Which requests are a
-/// namespace's: REST and SSE (`*.json` with `ns`, `default` without), the namespace's rules and
-/// the callables; health, metrics, the console and the namespace list are this node's own.
+/// namespace's: REST and SSE (`*.json` with `ns`, `default` without), the namespace's rules (and
+/// their rollback) and the callables; health, metrics, the console and the namespace list are this node's own.
 struct ClusterRouting: Sendable {
     static let path = "/.well-known/hearth/cluster"
 
@@ -37,10 +37,13 @@ struct ClusterRouting: Sendable {
         }
         // A name no namespace can have is refused by the way in, here as everywhere.
         guard RESTOptions.isValidNamespace(namespace) else { return nil }
-        // Without a rules file a namespace's rules refuse all but the admin, wherever it is
-        // owned: such a request is refused here, and takes no lease.
-        if !database.hasRulesFile(namespace), !credentials.isAdmin(request, query: target.query) { return nil }
         do {
+            // Without rules of its own (a file here or the cluster's) a namespace's rules refuse
+            // all but the admin, wherever it is owned: such a request is refused here, and takes
+            // no lease.
+            if !credentials.isAdmin(request, query: target.query), try await !database.hasRules(namespace) {
+                return nil
+            }
             switch try await membership.route(namespace) {
             case .local:
                 return nil
@@ -81,7 +84,7 @@ struct ClusterRouting: Sendable {
         do {
             // A namespace without rules that was never written serves nobody but the admin, who
             // makes it by REST: a WebSocket for it takes no lease.
-            if !database.hasRulesFile(namespace), try await !membership.directory.exists(namespace: namespace) {
+            if try await !database.hasRules(namespace), try await !membership.directory.exists(namespace: namespace) {
                 return .refused
             }
             switch try await membership.route(namespace) {
@@ -98,7 +101,9 @@ struct ClusterRouting: Sendable {
     private func isNamespaceRequest(_ route: HearthRoute, path: Substring) -> Bool {
         switch route {
         case .callable: return true
-        case .database: return path.hasSuffix(".json") && path != "/.settings/namespaces.json"
+        case .database:
+            return (path.hasSuffix(".json") && path != "/.settings/namespaces.json")
+                || path == "/.settings/rules:rollback"
         default: return false
         }
     }

@@ -11,7 +11,8 @@ extension RESTService {
     func rulesHistory(_ call: Call) async throws -> Response {
         guard call.credential == .admin else { throw RESTError.permissionDenied }
         guard call.method == .get else { throw Self.methodNotAllowed }
-        let versions = try database.rulesHistory(for: call.options.namespace).reversed().map { version -> JSONValue in
+        let history = try await database.rulesHistory(for: call.options.namespace)
+        let versions = history.reversed().map { version -> JSONValue in
             [
                 "version": .number(Double(version.version)), "publishedAt": .number(version.publishedAt),
                 "origin": .string(version.origin), "text": .string(version.text),
@@ -30,7 +31,7 @@ extension RESTService {
         guard let number = json["version"]?.numberValue, number >= 1, number.rounded() == number else {
             throw RESTError.badRequest("Invalid rollback: 'version' must be a version number from the history.")
         }
-        let history = try database.rulesHistory(for: options.namespace)
+        let history = try await database.rulesHistory(for: options.namespace)
         guard let version = history.first(where: { $0.version == UInt64(number) }) else {
             let kept = history.map { String($0.version) }.joined(separator: ", ")
             throw RESTError.badRequest(
@@ -38,7 +39,7 @@ extension RESTService {
             )
         }
         try await Self.replaceRules(version.text, for: options.namespace, in: database)
-        let newest = try database.rulesHistory(for: options.namespace).last?.version ?? version.version
+        let newest = try await database.rulesHistory(for: options.namespace).last?.version ?? version.version
         return ResponseBuilder.json(#"{"status":"ok","version":\#(newest)}"#, print: options.print)
     }
 }
