@@ -244,11 +244,6 @@ public enum HearthServer {
         )
         let fileDeletions = FileDeletionWorker(database: database, files: files, logger: logger)
         metrics.measure("hearth_file_deletions_pending") { fileDeletions.pendingCount() }
-        accountsEndpoint.beforeDeletion = Self.accountDeletion(
-            configuration.callables,
-            database: database,
-            files: files
-        )
         let callableEndpoint = CallableEndpoint(
             database: database,
             accounts: accounts,
@@ -270,9 +265,20 @@ public enum HearthServer {
                 ),
                 database: database,
                 credentials: credentials,
+                runAccountDeletion: Self.accountDeletionHandler(
+                    configuration.callables,
+                    database: database,
+                    files: files
+                ),
                 logger: logger
             )
         }
+        accountsEndpoint.beforeDeletion = Self.accountDeletion(
+            configuration.callables,
+            database: database,
+            files: files,
+            cluster: clusterRouting
+        )
         if let clusterRouting { endpoint.attach(cluster: clusterRouting) }
         // A namespace this node stops serving ends its connections here: they reconnect and
         // reach its new owner.

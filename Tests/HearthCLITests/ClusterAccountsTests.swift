@@ -85,6 +85,39 @@ struct ClusterAccountsTests {
         #expect(new.status == 200, "\(new.json)")
     }
 
+    @Test func deletingAnAccountThroughANodeThatDoesNotOwnTheChatRemovesItsDataOnTheOwner() async throws {
+        let cluster = try await Cluster.start(nodes: 2)
+        defer { Task { await cluster.stop() } }
+        let (first, second) = (cluster.nodes[0], cluster.nodes[1])
+        // The first node takes `default`; the account is deleted through the second.
+        #expect(try await first.request("PUT", "/hello.json", body: "1", admin: true).status == 200)
+        let owner = try await cluster.owner(of: "default")
+        let (ownerNode, other) = (cluster.nodes[owner], cluster.nodes[1 - owner])
+        let token = try await ownerNode.signUp("gone@example.com", password: "gone-password")
+        let lookup = try await Self.post(other, "lookup", #"{"idToken":"\#(token)"}"#)
+        let uid = try #require((lookup.json["users"] as? [[String: Any]])?.first?["localId"] as? String)
+        #expect(
+            try await first.request("PUT", "/users/\(uid).json", body: #"{"name":"Gone"}"#, admin: true).status == 200
+        )
+
+        let deleted = try await Self.post(other, "delete", #"{"idToken":"\#(token)"}"#)
+        #expect(deleted.status == 200, "\(deleted.json)")
+        for node in [first, second] {
+            let profile = try await node.request("GET", "/users/\(uid).json", admin: true)
+            #expect(profile.body == "null", "\(profile.body)")
+        }
+        let after = try await Self.post(ownerNode, "lookup", #"{"idToken":"\#(token)"}"#)
+        #expect(after.status == 400)
+
+        // Only nodes of the cluster may ask a node to remove an account's data.
+        let stranger = try await ownerNode.request(
+            "POST",
+            "/.well-known/hearth/cluster/account-deletion?ns=default&uid=\(uid)&handler=0",
+            admin: true
+        )
+        #expect(stranger.status == 403)
+    }
+
     @Test func anEmailIsTakenOnceWhicheverNodesRaceForIt() async throws {
         let cluster = try await Cluster.start(nodes: 2)
         defer { Task { await cluster.stop() } }

@@ -14,6 +14,8 @@ struct ClusterRouting: Sendable {
     let forwarder: ClusterForwarder
     let database: Database
     let credentials: CredentialResolver
+    /// Runs account-deletion handler `index` for a uid here (`deleteAccountData`).
+    let runAccountDeletion: @Sendable (_ index: Int, _ uid: String) async throws -> Void
     let logger: Logger
 
     /// Whether `request` came from another node of the cluster (it was counted there).
@@ -28,6 +30,7 @@ struct ClusterRouting: Sendable {
         target: (path: Substring, query: Substring?)
     ) async -> Response? {
         if target.path == Self.path { return await view(request, query: target.query) }
+        if target.path == Self.accountDeletionPath { return await deleteAccountData(request, query: target.query) }
         guard request.method != .options, isNamespaceRequest(route, path: target.path) else { return nil }
         let namespace: String
         do {
