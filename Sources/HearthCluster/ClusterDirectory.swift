@@ -146,6 +146,19 @@ public final class ClusterDirectory: Sendable {
         )
     }
 
+    /// Removes the namespace of `lease` from the cluster when it was never written (no
+    /// changelog entry) and `lease` still holds it; false when either is no longer so.
+    public func dropUnwritten(_ lease: NamespaceLease) async throws -> Bool {
+        let dropped = try await control.query(
+            """
+            DELETE FROM hearth_namespaces
+            WHERE ns = \(lease.namespace) AND owner = \(lease.node) AND epoch = \(lease.epoch) AND lsn = 0
+            RETURNING ns
+            """
+        )
+        return !dropped.rows.isEmpty
+    }
+
     // MARK: The changelog
 
     /// Appends `batches` at positions `after + 1`, `after + 2`, … in one transaction, fenced:

@@ -283,6 +283,7 @@ public enum HearthServer {
         // A namespace this node stops serving ends its connections here: they reconnect and
         // reach its new owner.
         membership?.observeReleases { namespace in hub.close(namespace: namespace) }
+        membership?.observeConnections { namespace in hub.count(namespace: namespace) }
         let router = HearthRouter(
             metrics: metrics,
             metricsEndpoint: MetricsEndpoint(

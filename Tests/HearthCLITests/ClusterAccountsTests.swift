@@ -118,6 +118,51 @@ struct ClusterAccountsTests {
         #expect(stranger.status == 403)
     }
 
+    @Test func aCallableOnTheOwnerSeesAnAccountMadeThroughAnotherNodeJustBefore() async throws {
+        let cluster = try await Cluster.start(nodes: 2)
+        defer { Task { await cluster.stop() } }
+        #expect(try await cluster.nodes[0].request("PUT", "/hello.json", body: "1", admin: true).status == 200)
+        let owner = try await cluster.owner(of: "default")
+        let (ownerNode, other) = (cluster.nodes[owner], cluster.nodes[1 - owner])
+        let signedUp = try await Self.post(
+            ownerNode,
+            "signUp",
+            #"{"email":"blocker@example.com","password":"blocker-password","returnSecureToken":true}"#
+        )
+        let blocker = try #require(signedUp.json["idToken"] as? String)
+        let blockerID = try #require(signedUp.json["localId"] as? String)
+        let named = try await ownerNode.request(
+            "PUT",
+            "/users/\(blockerID).json",
+            body: #"{"displayName":"Blocker"}"#,
+            admin: true
+        )
+        #expect(named.status == 200)
+        for round in 0..<3 {
+            // Made through the other node, then at once named in a callable the owner runs.
+            let made = try await Self.post(
+                other,
+                "signUp",
+                #"{"email":"new\#(round)@example.com","password":"new-password","returnSecureToken":true}"#
+            )
+            let uid = try #require(made.json["localId"] as? String)
+            let profile = try await ownerNode.request(
+                "PUT",
+                "/users/\(uid).json",
+                body: #"{"displayName":"New \#(round)"}"#,
+                admin: true
+            )
+            #expect(profile.status == 200)
+            let answer = try await ownerNode.request(
+                "POST",
+                "/demo-project/us-central1/blockUser",
+                body: #"{"data":{"uid":"\#(uid)"}}"#,
+                headers: [("Authorization", "Bearer \(blocker)")]
+            )
+            #expect(answer.status == 200, "\(answer.body)")
+        }
+    }
+
     @Test func anEmailIsTakenOnceWhicheverNodesRaceForIt() async throws {
         let cluster = try await Cluster.start(nodes: 2)
         defer { Task { await cluster.stop() } }

@@ -302,7 +302,7 @@ struct ClusterProcessTests {
         #expect(try await Self.read("/log.json?ns=fence", through: zombie) == log)
     }
 
-    @Test func theClusterViewNeedsTheAdminAndStrangersTakeNoLeases() async throws {
+    @Test func theClusterViewNeedsTheAdminAndStrangersLeaveNothingBehind() async throws {
         let cluster = try await Cluster.start(nodes: 1)
         defer { Task { await cluster.stop() } }
         #expect(try await cluster.nodes[0].request("GET", "/.well-known/hearth/cluster").status == 401)
@@ -311,14 +311,75 @@ struct ClusterProcessTests {
         for index in 0..<20 {
             #expect(try await cluster.nodes[0].request("GET", "/x.json?ns=made-up-\(index)").status == 401)
         }
-        // A WebSocket for one is refused (only the admin makes a namespace without rules, by REST).
-        let client = try await RealtimeTestClient.connect(
-            port: cluster.nodes[0].port,
-            ns: "made-up-ws",
-            readHello: false
-        )
-        try await client.waitUntilEnded()
+        // A WebSocket for one is served: its client says who it is only after it connects (the
+        // SDKs' admin and emulator tokens too). A stranger on it is refused by the default
+        // rules; the admin writes.
+        let port = cluster.nodes[0].port
+        let stranger = try await RealtimeTestClient.connect(port: port, ns: "made-up-ws")
+        let refused = try await stranger.response(to: stranger.request("p", #"{"p":"/x","d":1}"#))
+        #expect(refused.body["s"] as? String == "permission_denied", "\(refused.body)")
+        let admin = try await RealtimeTestClient.connect(port: port, ns: "made-up-admin")
+        let id = admin.request("auth", #"{"cred":"test-admin-secret"}"#)
+        #expect(try await admin.response(to: id).body["s"] as? String == "ok")
+        let put = try await admin.response(to: admin.request("p", #"{"p":"/x","d":1}"#))
+        #expect(put.body["s"] as? String == "ok", "\(put.body)")
+        #expect(try await cluster.view(through: cluster.nodes[0]).owners["made-up-ws"] != nil)
+        await stranger.close()
+        await admin.close()
+        // Once idle for a lease, the namespace nobody wrote is gone from the cluster; the written
+        // one stays.
+        try await eventually(timeout: .seconds(Self.leaseSeconds * 8), interval: .milliseconds(200)) {
+            try await cluster.view(through: cluster.nodes[0]).owners["made-up-ws"] == nil
+        }
         let view = try await cluster.view(through: cluster.nodes[0])
-        #expect(view.owners.keys.allSatisfy { !$0.hasPrefix("made-up") })
+        #expect(view.owners["made-up-admin"] != nil)
+        let rows = try PrivatePostgres.shared.get().query(
+            "SELECT ns FROM hearth_namespaces WHERE ns LIKE 'made-up%' ORDER BY ns",
+            in: cluster.database
+        )
+        #expect(rows == ["made-up-admin"])
+    }
+}
+
+/// A relayed WebSocket ends when its client ends it, whatever way it does (as on one server,
+/// `ConnectionEndTests`): the owner runs its onDisconnect writes within a second.
+@Suite("a relayed WebSocket's end", .serialized)
+struct ClusterRelayEndTests {
+    enum Ending: String, CaseIterable, Sendable {
+        case halfClose = "shutdown(SHUT_WR)"
+        case close = "close() after reading"
+        case reset = "close() with SO_LINGER 0 (RST)"
+    }
+
+    @Test(arguments: Ending.allCases)
+    func aRelayedWebSocketEndedWithoutACloseFrameRunsItsOnDisconnectOnTheOwnerAtOnce(_ ending: Ending) async throws {
+        let cluster = try await ClusterProcessTests.Cluster.start(nodes: 2)
+        defer { Task { await cluster.stop() } }
+        let (owner, entry) = (cluster.nodes[0], cluster.nodes[1])
+        #expect(
+            try await owner.request("PUT", "/status/ada.json?ns=relay", body: #""online""#, admin: true).status == 200
+        )
+        let socket = try await onThread {
+            let socket = try RawWebSocket(port: entry.port, query: "v=5&ns=relay")
+            _ = try socket.readText()  // the owner's hello, through the relay
+            try socket.sendText(#"{"t":"d","d":{"r":1,"a":"auth","b":{"cred":"test-admin-secret"}}}"#)
+            _ = try socket.awaitResponse(to: 1)
+            try socket.sendText(#"{"t":"d","d":{"r":2,"a":"o","b":{"p":"/status/ada","d":"offline"}}}"#)
+            let registered = try socket.awaitResponse(to: 2)
+            guard registered.contains(#""s":"ok""#) else { throw TestFailure("onDisconnect refused: \(registered)") }
+            return socket
+        }
+        switch ending {
+        case .halfClose: socket.shutdownWrite()
+        case .close: socket.closeWithoutCloseFrame()
+        case .reset: socket.abort()
+        }
+        let status = try await eventually(timeout: .seconds(1), interval: .milliseconds(10)) {
+            try await owner.request("GET", "/status/ada.json?ns=relay", admin: true).body
+        } until: {
+            $0 == #""offline""#
+        }
+        #expect(status == #""offline""#, "\(ending.rawValue)")
+        if ending == .halfClose { socket.abort() }
     }
 }

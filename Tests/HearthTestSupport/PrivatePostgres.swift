@@ -68,6 +68,17 @@ public final class PrivatePostgres: Sendable {
         return "postgresql://hearth@127.0.0.1:\(port)/\(name)"
     }
 
+    /// The rows `sql` returns in `database` (a URL from `database()`), one line each, columns
+    /// separated by `|` (`psql -At`).
+    public func query(_ sql: String, in database: String) throws -> [String] {
+        let name = String(database.split(separator: "/").last ?? "")
+        let output = try PrivatePostgres.run(
+            [binaries + "/psql", "-h", "127.0.0.1", "-p", "\(port)", "-U", "hearth", "-At", "-c", sql, name],
+            runAs: []
+        )
+        return output.split(separator: "\n").map(String.init)
+    }
+
     /// Stops the server at once (`pg_ctl stop -m immediate`: as a crash) and starts it again on
     /// the same port, waiting until it accepts connections.
     public func restart() throws {
@@ -96,7 +107,8 @@ public final class PrivatePostgres: Sendable {
 
     /// Runs a setup command and waits for it (`posix_spawn`, `waitpid`). Its output goes to a
     /// file, not a pipe: `pg_ctl start` leaves the server running with what it inherited.
-    private static func run(_ arguments: [String], runAs: [String]) throws {
+    @discardableResult
+    private static func run(_ arguments: [String], runAs: [String]) throws -> String {
         let command = runAs + arguments
         let outputPath = NSTemporaryDirectory() + "hearth-pg-setup-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
         defer { unlink(outputPath) }
@@ -113,10 +125,11 @@ public final class PrivatePostgres: Sendable {
         guard spawned == 0 else { throw TestSetupError("cannot start \(command[0]): error \(spawned)") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         guard status == 0 else {
-            let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
             throw TestSetupError("\(arguments.joined(separator: " ")) failed (status \(status)): \(text)")
         }
+        return text
     }
 }
 

@@ -106,6 +106,7 @@ parser.add_argument("--port", type=int, default=9599, help="port of this page se
 parser.add_argument("--chromium", default="chromium")
 parser.add_argument("--timeout", type=float, default=120)
 parser.add_argument("--page", default="sdk-check.html")
+parser.add_argument("--ns", help="the namespace the page uses (default: a new sdkcheck<time>)")
 parser.add_argument("--data", help="the server's data directory (auth-check.html reads its outbox)")
 parser.add_argument("--webhook-port", type=int, help="start a push webhook receiver on this port (push-check.html)")
 parser.add_argument("--admin-secret", help="the server's admin secret: the webhook receiver checks Hearth-Signature with it")
@@ -163,7 +164,7 @@ receiver = WebhookReceiver(args.webhook_port, args.admin_secret) if args.webhook
 
 server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
 threading.Thread(target=server.serve_forever, daemon=True).start()
-url = f"http://127.0.0.1:{args.port}/{args.page}?port={args.hearth_port}&ns=sdkcheck{int(time.time())}"
+url = f"http://127.0.0.1:{args.port}/{args.page}?port={args.hearth_port}&ns={args.ns or f'sdkcheck{int(time.time())}'}"
 profile = tempfile.TemporaryDirectory(ignore_cleanup_errors=True)  # a fresh browser profile
 browser = subprocess.Popen([args.chromium, "--headless=new", "--no-sandbox", "--disable-gpu",
                             "--disable-popup-blocking", "--remote-debugging-port=0", f"--user-data-dir={profile.name}", url],

@@ -42,6 +42,8 @@ final class ClusterMembership: Sendable {
         /// until then + the lease time by PostgreSQL's clock, so serving stops before that point.
         var renewedAt: ContinuousClock.Instant
         var phase: Phase
+        /// When a request was last routed here (`route`), for `dropIdleUnwritten`.
+        var usedAt: ContinuousClock.Instant
     }
 
     /// Serving stops this long before the lease may run out by PostgreSQL's clock (clock rates
@@ -68,6 +70,8 @@ final class ClusterMembership: Sendable {
     private let database = Mutex<Database?>(nil)
     /// Told when the node stops serving a namespace (its realtime sessions end).
     private let onRelease = Mutex<[@Sendable (String) -> Void]>([])
+    /// The live connections of a namespace here (`observeConnections`).
+    private let connections = Mutex<@Sendable (String) -> Int>({ _ in 0 })
 
     init(
         directory: ClusterDirectory,
@@ -132,13 +136,27 @@ final class ClusterMembership: Sendable {
         }
     }
 
+    /// `serves`, noting the use (a namespace in use is not dropped as idle).
+    private func servesNow(_ name: String) -> Bool {
+        held.withLock { held in
+            guard let entry = held[name], entry.phase == .serving, isCurrent(entry) else { return false }
+            held[name]?.usedAt = .now
+            return true
+        }
+    }
+
+    /// Whether a namespace has live connections here (the realtime hub's count).
+    func observeConnections(_ count: @escaping @Sendable (String) -> Int) {
+        connections.withLock { $0 = count }
+    }
+
     private func isCurrent(_ entry: Held) -> Bool {
         ContinuousClock.now - entry.renewedAt < .seconds(leaseSeconds) - Self.safetyMargin
     }
 
     /// Where a request for `name` goes; takes the namespace over when nobody holds it.
     func route(_ name: String) async throws -> Route {
-        if serves(name) { return .local }
+        if servesNow(name) { return .local }
         let now = ContinuousClock.now
         if let url = known.withLock({ known -> String? in
             guard let entry = known[name] else { return nil }
@@ -177,7 +195,7 @@ final class ClusterMembership: Sendable {
             guard let database = database.withLock({ $0 }) else {
                 throw StoreError(.notOwner, "The node is starting; retry.")
             }
-            held.withLock { $0[name] = Held(lease: lease, renewedAt: started, phase: .catchingUp) }
+            held.withLock { $0[name] = Held(lease: lease, renewedAt: started, phase: .catchingUp, usedAt: started) }
             do {
                 database.release(name)
                 let applied = try await catchUp(name, to: lease, in: database)
@@ -356,6 +374,34 @@ final class ClusterMembership: Sendable {
             } catch {
                 // PostgreSQL unreachable: serving stops when the lease may run out (`expire`).
                 logger.warning("lease renewal failed", metadata: ["hearth.ns": "\(name)", "hearth.error": "\(error)"])
+            }
+        }
+        await dropIdleUnwritten()
+    }
+
+    /// Gives up, and removes from the cluster, every namespace held here that was never
+    /// written, has no connection here and had no request for a whole lease: whoever asked for
+    /// it (an admin's look, a WebSocket that authenticates only after it connects) costs the
+    /// cluster nothing once gone. Only an unwritten namespace's row is removed (the condition
+    /// is PostgreSQL's: a commit that raced it keeps the namespace).
+    private func dropIdleUnwritten() async {
+        let now = ContinuousClock.now
+        let count = connections.withLock { $0 }
+        let database = database.withLock { $0 }
+        let idle = held.withLock { held in
+            held.values.filter { $0.phase == .serving && now - $0.usedAt > .seconds(leaseSeconds) }.map(\.lease)
+        }
+        for lease in idle where count(lease.namespace) == 0 {
+            guard ((try? database?.replicationPosition(of: lease.namespace)) ?? nil)?.lsn ?? 0 == 0 else { continue }
+            do {
+                if try await directory.dropUnwritten(lease) {
+                    lose(lease, because: "it was never written and nobody used it for a lease")
+                }
+            } catch {
+                logger.warning(
+                    "dropping an idle namespace failed",
+                    metadata: ["hearth.ns": "\(lease.namespace)", "hearth.error": "\(error)"]
+                )
             }
         }
     }

@@ -85,11 +85,10 @@ struct ClusterRouting: Sendable {
     func realtimeRoute(_ namespace: String, forwarded: String?) async -> RealtimeRoute {
         let fromNode = forwarded.map { forwarder.isValidStamp($0) } ?? false
         do {
-            // A namespace without rules that was never written serves nobody but the admin, who
-            // makes it by REST: a WebSocket for it takes no lease.
-            if try await !database.hasRules(namespace), try await !membership.directory.exists(namespace: namespace) {
-                return .refused
-            }
+            // A WebSocket learns who its client is only after it connects (the SDKs' admin and
+            // emulator tokens too), so even one for a namespace nobody wrote takes it: a
+            // namespace that stays unwritten and unused is dropped again after a lease
+            // (`ClusterMembership.dropIdleUnwritten`).
             switch try await membership.route(namespace) {
             case .local: return .local
             case .forward(let url): return fromNode ? .refused : .relay(url)

@@ -95,6 +95,17 @@ final class ClusterWebSocketRelay: ChannelInboundHandler, RemovableChannelHandle
         context.fireChannelInactive()
     }
 
+    /// The client ended TCP (FIN) without a close frame (a process that died): the server's
+    /// channels allow half-closure, so without this both connections would stay open, and the
+    /// owner would run the client's onDisconnect writes only when a write failed.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed {
+            end(context)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     /// The client reads slower than the owner sends: stop reading the owner until it catches up.
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         upstream?.setOption(ChannelOptions.autoRead, value: context.channel.isWritable).whenFailure { _ in }

@@ -71,6 +71,13 @@ struct CallableEndpoint: Sendable {
         guard request.method == .post else {
             throw .invalidArgument("Callable functions are called with POST, not \(request.method.rawValue).")
         }
+        // In a cluster: accounts made, changed or revoked through other nodes before this call
+        // are seen by it (its caller's token is checked against them, the callable reads them).
+        do {
+            try await accounts.synchronize()
+        } catch {
+            throw CallableError(.unavailable, "The cluster's accounts could not be read (\(error.message)); retry.")
+        }
         let caller = try resolveCaller(request, query: query)
         let engine: NamespaceEngine
         do {

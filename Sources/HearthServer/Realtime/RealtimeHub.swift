@@ -41,6 +41,11 @@ final class RealtimeHub: Sendable {
     /// The number of live connections.
     var count: Int { state.withLock { $0.members.count } }
 
+    /// The number of live connections of `namespace`.
+    func count(namespace: String) -> Int {
+        state.withLock { state in state.members.values.reduce(0) { $0 + ($1.namespace == namespace ? 1 : 0) } }
+    }
+
     /// Asks every connection to close and waits until all have finished, or `timeout` passes.
     func drain(timeout: Duration) async {
         let drains = state.withLock { state -> [@Sendable () -> Void] in
