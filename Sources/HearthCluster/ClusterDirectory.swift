@@ -14,20 +14,37 @@ public final class ClusterDirectory: Sendable {
     /// The shared logs (`sharedLog`, `appendShared`): a large batch never delays a lease.
     private let shared: PostgresLink
 
-    private init(address: ClusterAddress, eventLoopGroup: any EventLoopGroup, logger: Logger) {
+    private init(address: ClusterAddress, eventLoopGroup: any EventLoopGroup, timeout: TimeAmount, logger: Logger) {
         self.address = address
-        commits = PostgresLink(address: address, name: "commits", eventLoop: eventLoopGroup.next(), logger: logger)
-        control = PostgresLink(address: address, name: "control", eventLoop: eventLoopGroup.next(), logger: logger)
-        shared = PostgresLink(address: address, name: "shared", eventLoop: eventLoopGroup.next(), logger: logger)
+        func link(_ name: String) -> PostgresLink {
+            PostgresLink(
+                address: address,
+                name: name,
+                eventLoop: eventLoopGroup.next(),
+                timeout: timeout,
+                logger: logger
+            )
+        }
+        commits = link("commits")
+        control = link("control")
+        shared = link("shared")
     }
 
     /// Connects to the cluster's PostgreSQL and creates its tables when they are missing.
+    /// - Parameter timeout: how long any query may take before it fails (and its connection
+    ///   is made again): a node never waits on a dead PostgreSQL longer than that.
     public static func open(
         _ address: ClusterAddress,
         eventLoopGroup: any EventLoopGroup,
+        timeout: TimeAmount = .seconds(5),
         logger: Logger
     ) async throws -> ClusterDirectory {
-        let directory = ClusterDirectory(address: address, eventLoopGroup: eventLoopGroup, logger: logger)
+        let directory = ClusterDirectory(
+            address: address,
+            eventLoopGroup: eventLoopGroup,
+            timeout: timeout,
+            logger: logger
+        )
         do {
             for statement in ClusterSchema.statements {
                 try await directory.control.query(PostgresQuery(unsafeSQL: statement))

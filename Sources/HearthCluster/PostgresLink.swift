@@ -13,11 +13,18 @@ final class PostgresLink: Sendable {
     private let logger: Logger
     private let current = Mutex<EventLoopFuture<PostgresConnection>?>(nil)
     private let eventLoop: any EventLoop
+    /// How long a query may take before it fails and its connection is dropped: a PostgreSQL
+    /// that died without closing its connections (a killed primary behind HAProxy, a cut
+    /// network) would otherwise hold every query behind it forever.
+    private let timeout: TimeAmount
 
-    /// - Parameter name: which link this is, in its log lines (`commits`, `control`).
-    init(address: ClusterAddress, name: String, eventLoop: any EventLoop, logger: Logger) {
+    /// - Parameters:
+    ///   - name: which link this is, in its log lines (`commits`, `control`).
+    ///   - timeout: how long a query may take (`timeout`).
+    init(address: ClusterAddress, name: String, eventLoop: any EventLoop, timeout: TimeAmount, logger: Logger) {
         self.address = address
         self.eventLoop = eventLoop
+        self.timeout = timeout
         var logger = logger
         logger[metadataKey: "hearth.cluster.link"] = "\(name)"
         self.logger = logger
@@ -27,12 +34,12 @@ final class PostgresLink: Sendable {
     /// through the connection's event loop in turn), so PostgreSQL runs them in that order.
     func query(_ query: PostgresQuery) -> EventLoopFuture<PostgresQueryResult> {
         let used = connection()
-        return used.flatMap { connection in
-            connection.query(query, logger: self.logger)
-        }.flatMapErrorThrowing { error in
-            self.forget(used)
-            throw ClusterError.unavailable(PostgresLink.describe(error))
-        }
+        return bounded(
+            used.flatMap { connection in
+                connection.query(query, logger: self.logger)
+            },
+            on: used
+        )
     }
 
     /// Runs a prepared statement (prepared on the connection at its first use) and collects its
@@ -40,17 +47,38 @@ final class PostgresLink: Sendable {
     func execute<Statement: PostgresPreparedStatement>(_ statement: Statement) -> EventLoopFuture<[Statement.Row]>
     where Statement.Row: Sendable {
         let used = connection()
-        return used.flatMap { connection in
-            let promise = connection.eventLoop.makePromise(of: [Statement.Row].self)
-            promise.completeWithTask {
-                var rows: [Statement.Row] = []
-                for try await row in try await connection.execute(statement, logger: self.logger) {
-                    rows.append(row)
+        return bounded(
+            used.flatMap { connection in
+                let promise = connection.eventLoop.makePromise(of: [Statement.Row].self)
+                promise.completeWithTask {
+                    var rows: [Statement.Row] = []
+                    for try await row in try await connection.execute(statement, logger: self.logger) {
+                        rows.append(row)
+                    }
+                    return rows
                 }
-                return rows
-            }
-            return promise.futureResult
-        }.flatMapErrorThrowing { error in
+                return promise.futureResult
+            },
+            on: used
+        )
+    }
+
+    /// `work`, failed with `.unavailable` when it fails or takes longer than `timeout`; then
+    /// the connection it used is dropped, so the next query connects again.
+    private func bounded<T: Sendable>(
+        _ work: EventLoopFuture<T>,
+        on used: EventLoopFuture<PostgresConnection>
+    ) -> EventLoopFuture<T> {
+        let promise = eventLoop.makePromise(of: T.self)
+        let timeout = self.timeout
+        let timer = eventLoop.scheduleTask(in: timeout) {
+            promise.fail(ClusterError.unavailable("no answer within \(timeout.nanoseconds / 1_000_000) ms"))
+        }
+        work.whenComplete { result in
+            timer.cancel()
+            promise.completeWith(result)
+        }
+        return promise.futureResult.flatMapErrorThrowing { error in
             self.forget(used)
             throw ClusterError.unavailable(PostgresLink.describe(error))
         }

@@ -341,6 +341,43 @@ struct ClusterProcessTests {
     }
 }
 
+/// A PostgreSQL that falls silent (its connections stay open and answer nothing: a killed
+/// primary behind HAProxy, a cut network) stops a node serving within the lease, and once it
+/// answers new connections again the node drops the silent ones and serves again.
+@Suite("a node over a silent PostgreSQL", .serialized)
+struct ClusterSilentPostgresTests {
+    @Test func aNodeWhosePostgreSQLFallsSilentServesAgainOnNewConnections() async throws {
+        let postgres = try PrivatePostgres.shared.get()
+        let database = try postgres.database()
+        let proxy = try FreezingProxy(to: postgres.port)
+        defer { proxy.stop() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let node = try await ProcessTestServer.start(
+            dataDirectory: directory.appending("node"),
+            workingDirectory: directory.url,
+            arguments: [
+                "--cluster", database.replacingOccurrences(of: ":\(postgres.port)/", with: ":\(proxy.port)/"),
+                "--lease-seconds", "\(ClusterProcessTests.leaseSeconds)",
+            ]
+        )
+        defer { Task { await node.kill() } }
+        #expect(try await node.request("PUT", "/a.json?ns=silent", body: "1", admin: true).status == 200)
+
+        proxy.freezeExisting()
+        // No answer from PostgreSQL: the node stops serving once its lease may have run out.
+        try await eventually(timeout: .seconds(15), interval: .milliseconds(200)) {
+            try await node.request("GET", "/a.json?ns=silent", admin: true, timeout: .seconds(10)).status == 503
+        }
+        // PostgreSQL answers new connections: the node gives the silent ones up and serves again.
+        try await eventually(timeout: .seconds(30), interval: .milliseconds(200)) {
+            try await node.request("PUT", "/b.json?ns=silent", body: "2", admin: true, timeout: .seconds(10)).status
+                == 200
+        }
+        #expect(try await node.request("GET", "/.json?ns=silent", admin: true).body == #"{"a":1,"b":2}"#)
+    }
+}
+
 /// A relayed WebSocket ends when its client ends it, whatever way it does (as on one server,
 /// `ConnectionEndTests`): the owner runs its onDisconnect writes within a second.
 @Suite("a relayed WebSocket's end", .serialized)

@@ -36,27 +36,7 @@ while [ $# -gt 0 ]; do
 done
 case $MODE in postmaster | node | standby) ;; *) die "--kill wants postmaster, node or standby" ;; esac
 load_state
-wait_until "$TIMEOUT" "a synchronous standby before the test" \
-    sh -c "curl -fs -o /dev/null --max-time 2 http://127.0.0.1:$PATRONI_REST_1/sync || curl -fs -o /dev/null --max-time 2 http://127.0.0.1:$PATRONI_REST_2/sync"
-
-primary=""
-for i in 1 2; do
-    case $(patroni_role "$i") in master | primary) primary=$i ;; esac
-done
-[ -n "$primary" ] || die "no Patroni member is primary"
-standby=$((3 - primary))
-# target: the member killed; survivor: the one expected to be primary afterwards.
-if [ "$MODE" = standby ]; then target=$standby survivor=$primary; else target=$primary survivor=$standby; fi
-datadir="$STATE/pg/pg$target/data"
-postmaster=$(head -n 1 "$datadir/postmaster.pid")
-case $(tr '\0' ' ' <"/proc/$postmaster/cmdline" 2>/dev/null) in
-    */postgres*" -D $datadir"*) ;;
-    *) die "pid $postmaster (from $datadir/postmaster.pid) is not that data directory's postmaster" ;;
-esac
-patroni_pid=$(live_pid "patroni$target")
-[ -n "$patroni_pid" ] || die "patroni$target is not running"
-victims=$postmaster
-[ "$MODE" != node ] || victims="$patroni_pid $postmaster"
+choose_failover_victims
 say "primary pg$primary, standby pg$standby; killing pg$target's $([ "$MODE" = node ] && echo "patroni and ")postmaster: $victims"
 
 eval "survivor_rest=\$PATRONI_REST_$survivor survivor_pg=\$PG_PORT_$survivor"

@@ -16,6 +16,8 @@ enum ClusterBootstrap {
             directory = try await ClusterDirectory.open(
                 settings.address,
                 eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+                // A renewal that hangs past a third of a lease would lose every lease behind it.
+                timeout: .milliseconds(Int64(max(2_000, settings.leaseSeconds * 1_000 / 3))),
                 logger: logger
             )
         } catch {
