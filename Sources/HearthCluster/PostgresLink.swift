@@ -80,6 +80,7 @@ final class PostgresLink: Sendable {
         }
         return promise.futureResult.flatMapErrorThrowing { error in
             self.forget(used)
+            if let error = error as? ClusterError { throw error }
             throw ClusterError.unavailable(PostgresLink.describe(error))
         }
     }

@@ -7,7 +7,7 @@ extension Database {
     /// backlog at start: jobs committed before a crash or a stop). Opens no engine.
     /// - Throws: `StoreError` when the store cannot be read.
     public func namespaces(withJobsIn queue: String) throws -> [String] {
-        try store.namespaceNames().sorted().filter { name in
+        try servedNamespaceNames().sorted().filter { name in
             try !store.namespace(name).jobs(in: queue, limit: 1).isEmpty
         }
     }
@@ -17,7 +17,7 @@ extension Database {
     /// - Throws: `StoreError` when the store cannot be read.
     public func jobCount(in queue: String, limit: Int) throws -> Int {
         var count = 0
-        for name in try store.namespaceNames() where count < limit {
+        for name in try servedNamespaceNames() where count < limit {
             count += try store.namespace(name).jobCount(in: queue, limit: limit - count)
         }
         return count
@@ -29,5 +29,13 @@ extension Database {
     public func observeEngines(_ action: @escaping @Sendable (String, NamespaceEngine) -> Void) {
         engineObservers.withLock { $0.append(action) }
         for (name, engine) in openEngines { action(name, engine) }
+    }
+
+    /// The namespaces on disk this node serves: all of them on a single server; in a cluster,
+    /// those it owns now (another node's copy is not this node's to work on).
+    func servedNamespaceNames() throws -> [String] {
+        let names = try store.namespaceNames()
+        guard let owns else { return names }
+        return names.filter(owns)
     }
 }

@@ -1,3 +1,4 @@
+import HearthCore
 import HearthDatabase
 import HearthFunctions
 import Logging
@@ -39,6 +40,14 @@ struct DatabaseServices: Service {
                 return
             } catch  where Task.isCancelled {
                 return
+            } catch let error as StoreError where error.code == .notOwner {
+                // A cluster node that does not serve the service's namespace: its owner runs the
+                // service; this node tries again, and runs it once it takes the namespace.
+                logger.debug(
+                    "database service waits for its namespace",
+                    metadata: ["hearth.service": "\(service.name)"]
+                )
+                try? await Task.sleep(for: Self.restartDelay)
             } catch {
                 logger.error(
                     "database service failed",
