@@ -1,6 +1,7 @@
 public import Logging
 public import NIOCore
 import PostgresNIO
+import Synchronization
 
 /// The cluster's shared state in PostgreSQL: its nodes, who owns each namespace (leases taken
 /// and renewed against PostgreSQL's clock, an epoch per takeover) and each namespace's
@@ -13,12 +14,19 @@ public final class ClusterDirectory: Sendable {
     private let control: PostgresLink
     /// The shared logs (`sharedLog`, `appendShared`): a large batch never delays a lease.
     private let shared: PostgresLink
+    /// Objects' bytes (`ClusterDirectory+Objects`): a few links taken in turn, so a large
+    /// upload never delays a log append and uploads go on side by side.
+    let objectLinks: [PostgresLink]
+    let nextObjectLink = Atomic<Int>(0)
 
     private init(address: ClusterAddress, eventLoopGroup: any EventLoopGroup, logger: Logger) {
         self.address = address
         commits = PostgresLink(address: address, name: "commits", eventLoop: eventLoopGroup.next(), logger: logger)
         control = PostgresLink(address: address, name: "control", eventLoop: eventLoopGroup.next(), logger: logger)
         shared = PostgresLink(address: address, name: "shared", eventLoop: eventLoopGroup.next(), logger: logger)
+        objectLinks = (0..<Self.objectLinkCount).map { index in
+            PostgresLink(address: address, name: "objects-\(index)", eventLoop: eventLoopGroup.next(), logger: logger)
+        }
     }
 
     /// Connects to the cluster's PostgreSQL and creates its tables when they are missing.
@@ -43,6 +51,7 @@ public final class ClusterDirectory: Sendable {
         await commits.close()
         await control.close()
         await shared.close()
+        for link in objectLinks { await link.close() }
     }
 
     // MARK: Nodes

@@ -31,6 +31,7 @@ struct ClusterRouting: Sendable {
     ) async -> Response? {
         if target.path == Self.path { return await view(request, query: target.query) }
         if target.path == Self.accountDeletionPath { return await deleteAccountData(request, query: target.query) }
+        if let answer = await forwardUploadSession(request, route: route, query: target.query) { return answer }
         guard request.method != .options, isNamespaceRequest(route, path: target.path) else { return nil }
         let namespace: String
         do {
