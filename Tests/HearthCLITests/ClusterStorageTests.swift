@@ -154,6 +154,40 @@ struct ClusterStorageTests {
         for node in cluster.nodes { #expect(try await node.objectNames() == ["race.txt"]) }
     }
 
+    @Test func aSingleNodesObjectsSeedTheClusterItJoinsFirst() async throws {
+        let database = try PrivatePostgres.shared.get().database()
+        let directory = try TemporaryDirectory()
+        var nodes: [ProcessTestServer] = []
+        defer {
+            Task { [nodes] in
+                for node in nodes { await node.kill() }; directory.remove()
+            }
+        }
+        let alone = try await ProcessTestServer.start(
+            dataDirectory: directory.appending("node0"),
+            workingDirectory: directory.url,
+            arguments: ["--jwt-secret", TestServer.jwtSecret]
+        )
+        let bytes = Self.text(1_200_000, seed: 5)
+        let uploaded = try await alone.upload("kept.bin", bytes)
+        #expect(uploaded.status == 200)
+        await alone.kill()
+
+        for index in 0..<2 {
+            nodes.append(try await Cluster.startNode(index, directory: directory, database: database))
+        }
+        // The second node never had the object: its metadata and bytes came through PostgreSQL.
+        let media = try await nodes[1].storage("GET", "/v0/b/\(Self.bucket)/o/kept.bin?alt=media")
+        #expect(media.status == 200)
+        #expect(media.body == String(decoding: bytes, as: UTF8.self))
+        let metadata = try await nodes[1].storage("GET", "/v0/b/\(Self.bucket)/o/kept.bin")
+        #expect(Self.identity(metadata.body) == Self.identity(uploaded.body))
+        // A new upload gets a generation past the seeded one.
+        let next = try await nodes[1].upload("next.bin", Array("n".utf8))
+        let seeded = Int64(Self.json(uploaded.body)["generation"] as? String ?? "") ?? .max
+        #expect((Int64(Self.json(next.body)["generation"] as? String ?? "") ?? 0) > seeded)
+    }
+
     static func rules(_ read: String) -> String {
         """
         rules_version = '2';
