@@ -184,7 +184,14 @@ extension ObjectStore {
                 throw StorageError(.notFound, "The object '\(object.name)' is gone.")
             }
             part.close()
-            guard rename(temporary, path) == 0 else { throw ObjectFiles.failure("rename", temporary) }
+            // Under the change lock, as a catch-up removes the files of versions it kills: a
+            // version killed while it was fetched leaves no file behind.
+            try locked { () throws(StorageError) in
+                guard try catalog.isLive(generation: object.generation) else {
+                    throw StorageError(.notFound, "The object '\(object.name)' is gone.")
+                }
+                guard rename(temporary, path) == 0 else { throw ObjectFiles.failure("rename", temporary) }
+            }
             return path
         } catch {
             part.discard()

@@ -46,6 +46,17 @@ struct ClusterStorageTests {
         // The second node fetched the bytes from PostgreSQL and keeps them as a cache.
         #expect(second.storageFiles("objects").count == 1)
         #expect(try await second.objectNames() == ["docs/note.txt"])
+        // The admin SDKs' JSON API sees it too, and a copy through the second node has the bytes.
+        let listed = try await second.storage("GET", "/storage/v1/b/\(Self.bucket)/o")
+        #expect(listed.body.contains(#""name":"docs/note.txt""#), "\(listed.body)")
+        let copied = try await second.storage(
+            "POST",
+            "/storage/v1/b/\(Self.bucket)/o/docs%2Fnote.txt/copyTo/b/\(Self.bucket)/o/docs%2Fcopy.txt"
+        )
+        #expect(copied.status == 200, "\(copied.body)")
+        let copy = try await first.storage("GET", "/v0/b/\(Self.bucket)/o/docs%2Fcopy.txt?alt=media")
+        #expect(copy.body == String(decoding: small, as: UTF8.self))
+        #expect(try await first.storage("DELETE", "/v0/b/\(Self.bucket)/o/docs%2Fcopy.txt").status == 204)
 
         // A delete through the second node is the first node's too.
         #expect(try await second.storage("DELETE", path).status == 204)
