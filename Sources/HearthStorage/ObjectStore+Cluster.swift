@@ -47,7 +47,7 @@ extension ObjectStore {
     /// `bytes`. A copy of another log (its last position is not there) is cleared; a catalog
     /// that never was a copy seeds an empty log with its objects, their bytes first (a single
     /// node that joins a new cluster keeps its files), else it is cleared. Then it catches up,
-    /// and this node's files the cluster does not name go.
+    /// and this node's files the cluster does not name go (a cleared copy's, all of them).
     /// - Parameter sessionTag: begins this node's resumable session ids (hexadecimal digits).
     public func replicate(
         through log: any StorageLog,
@@ -100,9 +100,12 @@ extension ObjectStore {
                 CatalogReplica.State(log: log, bytes: bytes, position: position, sessionTag: sessionTag)
             )
             try catchUp()
-            let catalog = self.catalog
+            // A cleared copy's files are not the cluster's bytes, even under a generation the
+            // cluster names (another node's clock gave it too): all of them go.
+            let (catalog, cleared) = (self.catalog, start.cleared)
             start.swept = try files.sweep { generation throws(StorageError) in
-                try catalog.isLive(generation: generation)
+                guard !cleared else { return false }
+                return try catalog.isLive(generation: generation)
             }
             return start
         }
