@@ -7,6 +7,7 @@ import Logging
 /// request for a namespace another node owns forwarded to it. Which requests are a
 /// namespace's: REST and SSE (`*.json` with `ns`, `default` without), the namespace's rules (and
 /// their rollback) and the callables; health, metrics, the console and the namespace list are this node's own.
+/// A resumable upload's requests go to the node holding its session (`forwardUploadSession`).
 struct ClusterRouting: Sendable {
     static let path = "/.well-known/hearth/cluster"
 

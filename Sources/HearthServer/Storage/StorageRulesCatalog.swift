@@ -161,8 +161,9 @@ final class StorageRulesCatalog: Sendable {
         else { return }
         switch StorageRules.compile(source: version.text, fileName: (path as NSString).lastPathComponent) {
         case .success(let rules):
-            state.withLock {
-                $0.rules = rules; $0.text = version.text
+            state.withLock { state in
+                state.rules = rules
+                state.text = version.text
             }
             logger.info(
                 "storage rules of the cluster in force",
