@@ -180,6 +180,12 @@ import Testing
         #expect(!cluster.generationsWithBytes.contains(replaced.generation))
         #expect(!cluster.generationsWithBytes.contains(original.generation))
         #expect(Set([original.generation, replaced.generation, latest.generation]).count == 3)
+
+        // Pieces no object names (an upload that died before its metadata) go with the sweep;
+        // the live version's stay.
+        try cluster.write([1, 2, 3], generation: "42", piece: 0)
+        #expect(try first.store.sweepShared(untouchedFor: 0) == 1)
+        #expect(cluster.generationsWithBytes == [latest.generation])
     }
 
     @Test func aSingleStoresObjectsSeedAnEmptyLogAndAreDroppedByAnyOther() throws {
