@@ -218,6 +218,10 @@ struct DoctorCommand: AsyncParsableCommand {
             lines += "DAMAGED\n" + check.problems.map { "  - \($0)\n" }.joined()
             lines += "  (\(check.objects - check.problems.count) of \(check.objects) objects match their size and MD5)"
         }
+        if check.isClusterCopy {
+            lines += "; a cluster node's copy: \(check.notCached) objects' bytes are only in the cluster's PostgreSQL"
+            lines += " (not checked here)"
+        }
         if !check.orphans.isEmpty { lines += "; \(check.orphans.count) files in storage/objects no object names" }
         if !check.leftovers.isEmpty { lines += "; \(check.leftovers.count) part files in storage/tmp" }
         write(lines + ".\n")

@@ -1,6 +1,7 @@
 public import Logging
 public import NIOCore
 import PostgresNIO
+import Synchronization
 
 /// The cluster's shared state in PostgreSQL: its nodes, who owns each namespace (leases taken
 /// and renewed against PostgreSQL's clock, an epoch per takeover) and each namespace's
@@ -13,10 +14,16 @@ public final class ClusterDirectory: Sendable {
     private let control: PostgresLink
     /// The shared logs (`sharedLog`, `appendShared`): a large batch never delays a lease.
     private let shared: PostgresLink
+    /// Objects' bytes (`ClusterDirectory+Objects`): a few links taken in turn, so a large
+    /// upload never delays a log append and uploads go on side by side.
+    let objectLinks: [PostgresLink]
+    let nextObjectLink = Atomic<Int>(0)
+    /// How long a query of the objects' links may take at least.
+    static let objectQueryTimeout = TimeAmount.minutes(2)
 
     private init(address: ClusterAddress, eventLoopGroup: any EventLoopGroup, timeout: TimeAmount, logger: Logger) {
         self.address = address
-        func link(_ name: String) -> PostgresLink {
+        func link(_ name: String, timeout: TimeAmount) -> PostgresLink {
             PostgresLink(
                 address: address,
                 name: name,
@@ -25,9 +32,13 @@ public final class ClusterDirectory: Sendable {
                 logger: logger
             )
         }
-        commits = link("commits")
-        control = link("control")
-        shared = link("shared")
+        commits = link("commits", timeout: timeout)
+        control = link("control", timeout: timeout)
+        shared = link("shared", timeout: timeout)
+        // A copy or delete of a large object's pieces is one statement over many rows.
+        objectLinks = (0..<Self.objectLinkCount).map { index in
+            link("objects-\(index)", timeout: max(timeout, Self.objectQueryTimeout))
+        }
     }
 
     /// Connects to the cluster's PostgreSQL and creates its tables when they are missing.
@@ -60,6 +71,7 @@ public final class ClusterDirectory: Sendable {
         await commits.close()
         await control.close()
         await shared.close()
+        for link in objectLinks { await link.close() }
     }
 
     // MARK: Nodes

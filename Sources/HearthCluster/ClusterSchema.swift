@@ -11,7 +11,14 @@
 ///   that wrote it. A node's LevelDB is a cache of it.
 /// - `hearth_shared_log`: the logs of what is the cluster's rather than a namespace's (the
 ///   accounts: stream `accounts`): batches at positions 1, 2, 3, … per stream, each appended by
-///   whichever node got its position first (the primary key refuses the others).
+///   whichever node got its position first (the primary key refuses the others). Stream
+///   `storage` holds the storage catalog's batches (objects' metadata).
+/// - `hearth_object_chunks`: Storage's objects' bytes, in pieces of at most 1 MiB per
+///   generation (`data` stored uncompressed: objects are mostly compressed already); a
+///   generation's rows are written before the catalog batch that names it is appended, and
+///   deleted after the batch that kills it.
+/// - `hearth_object_generations`: the last generation handed out (one row): every node takes
+///   its next one here, so no two uploads share one.
 enum ClusterSchema {
     /// Statements run in order; each is idempotent. The advisory lock keeps two nodes starting
     /// at once from racing on `CREATE TABLE`.
@@ -53,6 +60,22 @@ enum ClusterSchema {
             PRIMARY KEY (stream, position)
         )
         """,
+        """
+        CREATE TABLE IF NOT EXISTS hearth_object_chunks (
+            generation bigint NOT NULL,
+            chunk integer NOT NULL,
+            written timestamptz NOT NULL DEFAULT clock_timestamp(),
+            data bytea NOT NULL,
+            PRIMARY KEY (generation, chunk)
+        )
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS hearth_object_generations (
+            id integer PRIMARY KEY,
+            last bigint NOT NULL
+        )
+        """,
+        "ALTER TABLE hearth_object_chunks ALTER COLUMN data SET STORAGE EXTERNAL",
         "SELECT pg_advisory_unlock(4826627)",
     ]
 }

@@ -151,6 +151,33 @@ public enum HearthServer {
             accounts.close()
             throw error
         }
+        if let membership {
+            do {
+                let log = ClusterStorageLog(directory: membership.directory, nodeID: membership.nodeID)
+                let tag = ObjectStore.sessionTag(nodeID: membership.nodeID)
+                let start = try await StorageEndpoint.run {
+                    try objects.replicate(through: log, bytes: log, sessionTag: tag ?? "")
+                }
+                if start.seeded > 0 || start.cleared || start.swept > 0 {
+                    logger.info(
+                        "storage follows the cluster's",
+                        metadata: [
+                            "hearth.seeded": "\(start.seeded)", "hearth.cleared": "\(start.cleared)",
+                            "hearth.swept": "\(start.swept)",
+                        ]
+                    )
+                }
+                try await storageRules.follow(
+                    ClusterStorageRules(directory: membership.directory, nodeID: membership.nodeID)
+                )
+            } catch {
+                await membership.directory.close()
+                objects.close()
+                database.close()
+                accounts.close()
+                throw HearthServerError("Cannot follow the cluster's files: \(error)")
+            }
+        }
         do {
             if let manifest = configuration.storageSeedPath {
                 let seeded = try StorageSeed.importIfEmpty(
@@ -349,6 +376,8 @@ public enum HearthServer {
                 services: [
                     .init(service: AccountsService(accounts: accounts, logger: logger)),
                     .init(service: StoreService(database: database, objects: objects, logger: logger)),
+                    // Stops before the store closes.
+                    .init(service: StorageFollower(objects: objects, rules: storageRules, logger: logger)),
                     // Stops before the store closes: gives this node's leases up.
                     .init(service: ClusterService(membership: membership)),
                     // Stops before the store closes; drains what a previous run left at start.

@@ -8,10 +8,15 @@ import HearthStore
 ///   reads over a bucket's names, in byte order);
 /// - `g` + generation → bucket + `0x00` + name: which generations (files) are live, so that the
 ///   sweep at start finds a file's object with one read.
-/// - `u` + upload id → a resumable upload's `ResumableSession` as JSON.
-/// Every change is one atomic batch.
+/// - `u` + upload id → a resumable upload's `ResumableSession` as JSON;
+/// - in a cluster, `z/position`: the position in the cluster's storage log (`StorageLog`) of the
+///   last batch this copy holds. Objects (`o`, `g`) are the cluster's; sessions (`u`) are this
+///   node's own, never in the log.
+/// Every change is one atomic batch (`write`).
 struct ObjectCatalog: Sendable {
     let database: KeyValueDatabase
+    /// In a cluster: the log this catalog is a copy of.
+    let replica = CatalogReplica()
     /// Whether each change waits for an fsync of LevelDB's log (`--sync always`); without it a
     /// change survives `kill -9` (the OS has it), as the database's writes do.
     let syncAlways: Bool
@@ -163,7 +168,7 @@ struct ObjectCatalog: Sendable {
     /// Saves `session` (nil: removes session `id`).
     func save(_ session: ResumableSession?, id: String) throws(StorageError) {
         let change = try Self.sessionChange(session, id: id)
-        try Self.typed { () throws(StoreError) in try database.apply([change], sync: syncAlways) }
+        try write([change], sync: syncAlways)
     }
 
     private static func sessionChange(
@@ -188,7 +193,7 @@ struct ObjectCatalog: Sendable {
     ) throws(StorageError) {
         var changes = try objectChanges(object, replacing: replaced)
         if let session { changes.append(try Self.sessionChange(session, id: session.id)) }
-        try Self.typed { () throws(StoreError) in try database.apply(changes, sync: syncAlways) }
+        try write(changes, sync: syncAlways)
     }
 
     func objectChanges(
@@ -210,17 +215,99 @@ struct ObjectCatalog: Sendable {
     func restore(_ objects: [ObjectMetadata], sync: Bool) throws(StorageError) {
         var changes: [(key: [UInt8], value: [UInt8]?)] = []
         for object in objects { changes += try objectChanges(object, replacing: nil) }
-        try Self.typed { () throws(StoreError) in try database.apply(changes, sync: sync) }
+        try write(changes, sync: sync)
     }
 
     /// Removes `object` (its generation stops being live in the same batch).
     func remove(_ object: ObjectMetadata) throws(StorageError) {
         let bucket = try BucketName(object.bucket)
+        try write(
+            [(Self.objectKey(bucket, object.name), nil), (Self.generationKey(object.generation), nil)],
+            sync: syncAlways
+        )
+    }
+
+    /// Applies `changes` in one atomic batch. In a cluster, the objects' changes among them are
+    /// appended to the storage log first, at the position after this copy's.
+    /// - Throws: `.superseded` when another node's batch took that position (nothing changed:
+    ///   catch up and make the change again), `.unavailable` when the log did not answer.
+    func write(_ changes: [(key: [UInt8], value: [UInt8]?)], sync: Bool) throws(StorageError) {
+        guard let cluster = replica.current else {
+            try Self.typed { () throws(StoreError) in try database.apply(changes, sync: sync) }
+            return
+        }
+        let shared = changes.filter { Self.isShared($0.key) }
+        guard !shared.isEmpty else {
+            try Self.typed { () throws(StoreError) in try database.apply(changes, sync: sync) }
+            return
+        }
+        let position = cluster.position + 1
+        let appended: Bool
+        do {
+            appended = try cluster.log.append(CatalogBatch.encode(shared), at: position)
+        } catch {
+            throw StorageError.unavailable(error)
+        }
+        guard appended else {
+            throw StorageError(.superseded, "Another node changed the files first; retry.")
+        }
+        // The log holds it: a failure here leaves this copy behind, and the next catch-up
+        // applies the batch from the log.
         try Self.typed { () throws(StoreError) in
-            try database.apply(
-                [(Self.objectKey(bucket, object.name), nil), (Self.generationKey(object.generation), nil)],
-                sync: syncAlways
-            )
+            try database.apply(changes + [(Self.positionKey, Self.positionValue(position))], sync: sync)
+        }
+        replica.move(to: position)
+    }
+
+    // MARK: The cluster's log
+
+    /// This copy's position in the cluster's storage log.
+    static let positionKey = Array("z/position".utf8)
+
+    static func positionValue(_ position: Int64) -> [UInt8] { Array(String(position).utf8) }
+
+    /// Whether `key` is the cluster's (an object's metadata or a live generation), not this
+    /// node's own (a resumable session, the position).
+    static func isShared(_ key: [UInt8]) -> Bool {
+        key.first == objectTag || key.first == UInt8(ascii: "g")
+    }
+
+    /// The generation a `g` key names.
+    static func generation(ofKey key: [UInt8]) -> String? {
+        key.first == UInt8(ascii: "g") ? String(decoding: key.dropFirst(), as: UTF8.self) : nil
+    }
+
+    /// The position this copy holds, nil when the catalog never was a cluster's copy.
+    func storedPosition() throws(StorageError) -> Int64? {
+        try Self.typed { () throws(StoreError) in try database.get(Self.positionKey) }.flatMap {
+            Int64(String(decoding: $0, as: UTF8.self))
+        }
+    }
+
+    /// Every object's rows (metadata and live generation), to seed a cluster's log.
+    func sharedRows() throws(StorageError) -> [(key: [UInt8], value: [UInt8]?)] {
+        var rows: [(key: [UInt8], value: [UInt8]?)] = []
+        for tag in [Self.objectTag, UInt8(ascii: "g")] {
+            rows += try Self.typed { () throws(StoreError) in try database.scan(prefix: [tag]) }.map {
+                (key: $0.key, value: Optional($0.value))
+            }
+        }
+        return rows
+    }
+
+    /// Applies a batch read from the cluster's log at `position` (another node's, or a seed).
+    func applyReplicated(_ changes: [(key: [UInt8], value: [UInt8]?)], at position: Int64) throws(StorageError) {
+        try Self.typed { () throws(StoreError) in
+            try database.apply(changes + [(Self.positionKey, Self.positionValue(position))], sync: false)
+        }
+        replica.move(to: position)
+    }
+
+    /// Removes every object's rows and the position (a copy of another log starts again).
+    func clearShared() throws(StorageError) {
+        let rows = try sharedRows().map { (key: $0.key, value: [UInt8]?.none) }
+        try Self.typed { () throws(StoreError) in
+            try database.apply(rows + [(Self.positionKey, nil)], sync: true)
         }
     }
 

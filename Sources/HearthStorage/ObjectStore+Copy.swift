@@ -20,7 +20,7 @@ extension ObjectStore {
             var object = source
             object.bucket = destinationBucket.value
             object.name = destination.value
-            object.generation = nextGeneration()
+            object.generation = try nextGeneration()
             object.metageneration = 1
             object.timeCreated = clock()
             object.updated = object.timeCreated
@@ -29,8 +29,15 @@ extension ObjectStore {
             object.acl = nil
             patch.apply(to: &object)
             try ObjectMetadata.check(custom: object.metadata)
-            try files.share(generation: source.generation, as: object.generation)
-            try commitVersion(object)
+            try share(source.generation, as: object.generation)
+            do throws(StorageError) {
+                try commitVersion(object)
+            } catch  where error.code == .superseded {
+                // Made again with a new generation: this one's bytes go.
+                files.remove(generation: object.generation)
+                discardShared(object.generation)
+                throw error
+            }
             return object
         }
     }

@@ -35,8 +35,7 @@ extension ObjectStore {
         if let expectedSize, expectedSize > maxObjectSize {
             throw StorageError(.tooLarge, "The object is larger than the \(maxObjectSize) bytes this server accepts.")
         }
-        var random = SystemRandomNumberGenerator()
-        let id = (0..<4).map { _ in String(random.next() as UInt64, radix: 16) }.joined(separator: "-")
+        let id = newSessionID()
         let session = ResumableSession(
             id: id,
             bucket: bucket.value,
@@ -117,7 +116,13 @@ extension ObjectStore {
     /// `admit` judges the object it would make (see `finish`); when it throws, the session is
     /// cancelled and its bytes go.
     public func finalizeResumable(_ id: String, admit: Admission? = nil) throws(StorageError) -> ObjectMetadata {
-        try changing { () throws(StorageError) in
+        // In a cluster the bytes go to PostgreSQL first, outside the change lock.
+        let prepared = try prepareSharedFinalize(id)
+        var committed = false
+        defer {
+            if let prepared, !committed { discardShared(prepared.generation) }
+        }
+        return try changing { () throws(StorageError) in
             var (session, received) = try resumable(id)
             switch session.status {
             case .final: if let result = session.result { return result }
@@ -135,7 +140,19 @@ extension ObjectStore {
                 if let counted, counted.size == received { counted } else {
                     try Self.checksums(of: files.sessionPath(id))
                 }
-            let generation = nextGeneration()
+            let generation: String
+            if let prepared {
+                guard prepared.size == received else {
+                    throw StorageError(
+                        .invalidOffset,
+                        "The upload received bytes while it was being finalized; finalize it again."
+                    )
+                }
+                generation = prepared.generation
+            } else {
+                generation = try nextGeneration()
+                try publishShared(path: files.sessionPath(id), as: generation)
+            }
             let name = try ObjectName(session.name)
             let bucket = try BucketName(session.bucket)
             let object = version(
@@ -161,10 +178,28 @@ extension ObjectStore {
             session.status = .final
             session.result = object
             try commitVersion(object, finishing: session)
+            committed = true
             sessionBytes.release(received)
             try finished()
             return object
         }
+    }
+
+    /// In a cluster: the bytes of active, complete session `id` sent to PostgreSQL under a new
+    /// generation before its finalize takes the change lock (a large upload's bytes never hold
+    /// other changes back). Nil outside a cluster, or when the finalize will make no object.
+    func prepareSharedFinalize(_ id: String) throws(StorageError) -> (generation: String, size: UInt64)? {
+        guard isReplicated else { return nil }
+        let (session, received) = try resumable(id)
+        guard session.status == .active, session.expectedSize.map({ $0 == received }) ?? true else { return nil }
+        let generation = try nextGeneration()
+        do throws(StorageError) {
+            try publishShared(path: files.sessionPath(id), as: generation)
+        } catch {
+            discardShared(generation)
+            throw error
+        }
+        return (generation, received)
     }
 
     /// Cancels active session `id`: its bytes go.

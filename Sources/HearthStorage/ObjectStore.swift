@@ -32,6 +32,8 @@ public final class ObjectStore: Sendable {
     let sessionCounts = SessionCounts()
     /// Resumable sessions' checksums between chunks.
     let runningChecksums = RunningChecksums()
+    /// In a cluster: when the last catch-up with the storage log began (`synchronize`).
+    let lastCatchUp = Mutex<ContinuousClock.Instant>(.now)
     /// The bytes unfinished resumable uploads hold.
     let sessionBytes: SessionBytes
 
@@ -116,7 +118,7 @@ public final class ObjectStore: Sendable {
 
     /// Starts an upload: its bytes go to a part file as they come (`ObjectUpload.append`).
     public func beginUpload() throws(StorageError) -> ObjectUpload {
-        let generation = nextGeneration()
+        let generation = try nextGeneration()
         return ObjectUpload(generation: generation, part: try files.create(generation), maxSize: maxObjectSize)
     }
 
@@ -147,6 +149,8 @@ public final class ObjectStore: Sendable {
             try ObjectMetadata.check(custom: fields.metadata)
             try files.install(upload.part, as: upload.generation)
             upload.part.close()
+            // In a cluster the bytes are in PostgreSQL before the metadata names them.
+            try publishShared(upload.generation)
             let object = version(
                 of: name,
                 in: bucket,
@@ -168,6 +172,10 @@ public final class ObjectStore: Sendable {
             return object
         } catch {
             upload.part.discard()
+            if catalog.replica.current != nil {
+                files.remove(generation: upload.generation)
+                discardShared(upload.generation)
+            }
             throw error
         }
     }
@@ -188,6 +196,7 @@ public final class ObjectStore: Sendable {
             return object
         }
         files.remove(generation: object.generation)
+        discardShared(object.generation)
     }
 
     /// Applies `patch` to the metadata of `name` (`metageneration` + 1, `updated` now).
@@ -244,7 +253,9 @@ public final class ObjectStore: Sendable {
     /// Inside `changing`: makes `object` (its file in place) its name's live version, with
     /// `session`'s final state in the same batch when given; then the replaced version's file
     /// goes. If the commit fails, `object`'s file goes instead, or back to `session`, which stays
-    /// active with its bytes (a finalize refused by a full disk can be repeated).
+    /// active with its bytes (a finalize refused by a full disk can be repeated). In a cluster,
+    /// a commit another node's change came before (`.superseded`) keeps the file: the change is
+    /// made again.
     func commitVersion(_ object: ObjectMetadata, finishing session: ResumableSession? = nil) throws(StorageError) {
         let previous: ObjectMetadata?
         do throws(StorageError) {
@@ -253,17 +264,38 @@ public final class ObjectStore: Sendable {
         } catch {
             if let session {
                 files.restoreSession(session.id, from: object.generation)
-            } else {
+            } else if error.code != .superseded {
                 files.remove(generation: object.generation)
             }
             throw error
         }
-        if let previous, previous.generation != object.generation { files.remove(generation: previous.generation) }
+        if let previous, previous.generation != object.generation {
+            files.remove(generation: previous.generation)
+            discardShared(previous.generation)
+        }
     }
 
     /// Runs a read and commit of the catalog with no other change in between: two uploads of
-    /// one name each see the other's version as the one they replace, never the same one.
+    /// one name each see the other's version as the one they replace, never the same one. In a
+    /// cluster the catalog first catches up with the log, and `body` runs again (on the newer
+    /// catalog) when another node's batch took the position its change was appended at.
     func changing<T>(_ body: () throws(StorageError) -> T) throws(StorageError) -> T {
+        changes.lock()
+        defer { changes.unlock() }
+        guard catalog.replica.current != nil else { return try body() }
+        for _ in 0..<Self.maxAppendAttempts {
+            try catchUp()
+            do throws(StorageError) {
+                return try body()
+            } catch  where error.code == .superseded {
+                continue
+            }
+        }
+        throw StorageError(.unavailable, "Other nodes kept changing the files first; retry.")
+    }
+
+    /// Runs `body` under the change lock, with no catch-up (`synchronize`, `replicate`).
+    func locked<T>(_ body: () throws(StorageError) -> T) throws(StorageError) -> T {
         changes.lock()
         defer { changes.unlock() }
         return try body()
@@ -271,13 +303,23 @@ public final class ObjectStore: Sendable {
 
     // MARK: Support
 
-    func nextGeneration() -> String {
+    /// A generation no upload had: later than the last one, at least the time in microseconds.
+    /// In a cluster PostgreSQL hands it out, so no two nodes give the same one.
+    func nextGeneration() throws(StorageError) -> String {
         let now = UInt64(max(0, clock() * 1000))
         let generation = lastGeneration.withLock { last -> UInt64 in
             last = max(now, last + 1)
             return last
         }
-        return String(generation)
+        guard let cluster = catalog.replica.current else { return String(generation) }
+        let reserved: UInt64
+        do {
+            reserved = try cluster.bytes.reserveGeneration(atLeast: generation)
+        } catch {
+            throw StorageError.unavailable(error)
+        }
+        lastGeneration.withLock { $0 = max($0, reserved) }
+        return String(reserved)
     }
 
     static func notFound(_ bucket: BucketName, _ name: ObjectName) -> StorageError {

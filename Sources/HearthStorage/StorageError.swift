@@ -4,7 +4,7 @@ public struct StorageError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         enum Kind: Hashable, Sendable {
             case invalidName, notFound, tooLarge, invalidMetadata, invalidOffset, incomplete, tooManySessions, io,
-                diskFault, closed, forbidden
+                diskFault, closed, forbidden, unavailable, superseded
         }
 
         let kind: Kind
@@ -32,6 +32,12 @@ public struct StorageError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let closed = Code(kind: .closed)
         /// The storage rules (or, without them, the admin-only default) refuse the request (403).
         public static let forbidden = Code(kind: .forbidden)
+        /// In a cluster: the cluster's PostgreSQL did not answer; nothing was stored (503).
+        public static let unavailable = Code(kind: .unavailable)
+        /// In a cluster: another node changed the catalog first (its batch took the position
+        /// this change was appended at). The store catches up and makes the change again; it
+        /// reaches a caller only when that kept happening (503).
+        public static let superseded = Code(kind: .superseded)
 
         /// The HTTP status Firebase answers with.
         public var httpStatus: Int {
@@ -42,7 +48,7 @@ public struct StorageError: Error, Hashable, Sendable, CustomStringConvertible {
             case .forbidden: return 403
             case .tooLarge: return 413
             case .io: return 500
-            case .diskFault, .closed: return 503
+            case .diskFault, .closed, .unavailable, .superseded: return 503
             }
         }
 
@@ -63,4 +69,13 @@ public struct StorageError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { message }
+
+    /// The cluster's PostgreSQL did not answer `error`.
+    static func unavailable(_ error: any Error) -> StorageError {
+        StorageError(
+            .unavailable,
+            "The cluster's PostgreSQL did not answer; nothing was changed, retry.",
+            detail: "\(error)"
+        )
+    }
 }

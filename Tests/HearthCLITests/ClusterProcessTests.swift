@@ -6,7 +6,9 @@ import Testing
 /// every namespace (REST, SSE and WebSocket forwarded or relayed to the owner), an acknowledged
 /// write survives `kill -9` of the node that owned its namespace, the survivor takes the
 /// namespace over within the lease and runs the dead node's connections' onDisconnect writes,
-/// and a node stopped past its lease commits nothing when it wakes.
+/// and a node stopped past its lease commits nothing when it wakes. The other cluster suites
+/// are nested in this one (extensions), so that one cluster test runs at a time: each starts a
+/// PostgreSQL database and two or more `hearth` processes beside the rest of the suite.
 @Suite("a cluster of nodes over PostgreSQL", .serialized)
 struct ClusterProcessTests {
     static let leaseSeconds = 2
@@ -341,82 +343,90 @@ struct ClusterProcessTests {
     }
 }
 
-/// A PostgreSQL that falls silent (its connections stay open and answer nothing: a killed
-/// primary behind HAProxy, a cut network) stops a node serving within the lease, and once it
-/// answers new connections again the node drops the silent ones and serves again.
-@Suite("a node over a silent PostgreSQL", .serialized)
-struct ClusterSilentPostgresTests {
-    @Test func aNodeWhosePostgreSQLFallsSilentServesAgainOnNewConnections() async throws {
-        let postgres = try PrivatePostgres.shared.get()
-        let database = try postgres.database()
-        let proxy = try FreezingProxy(to: postgres.port)
-        defer { proxy.stop() }
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let node = try await ProcessTestServer.start(
-            dataDirectory: directory.appending("node"),
-            workingDirectory: directory.url,
-            arguments: [
-                "--cluster", database.replacingOccurrences(of: ":\(postgres.port)/", with: ":\(proxy.port)/"),
-                "--lease-seconds", "\(ClusterProcessTests.leaseSeconds)",
-            ]
-        )
-        defer { Task { await node.kill() } }
-        #expect(try await node.request("PUT", "/a.json?ns=silent", body: "1", admin: true).status == 200)
+extension ClusterProcessTests {
+    /// A PostgreSQL that falls silent (its connections stay open and answer nothing: a killed
+    /// primary behind HAProxy, a cut network) stops a node serving within the lease, and once it
+    /// answers new connections again the node drops the silent ones and serves again.
+    @Suite("a node over a silent PostgreSQL")
+    struct ClusterSilentPostgresTests {
+        @Test func aNodeWhosePostgreSQLFallsSilentServesAgainOnNewConnections() async throws {
+            let postgres = try PrivatePostgres.shared.get()
+            let database = try postgres.database()
+            let proxy = try FreezingProxy(to: postgres.port)
+            defer { proxy.stop() }
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let node = try await ProcessTestServer.start(
+                dataDirectory: directory.appending("node"),
+                workingDirectory: directory.url,
+                arguments: [
+                    "--cluster", database.replacingOccurrences(of: ":\(postgres.port)/", with: ":\(proxy.port)/"),
+                    "--lease-seconds", "\(ClusterProcessTests.leaseSeconds)",
+                ]
+            )
+            defer { Task { await node.kill() } }
+            #expect(try await node.request("PUT", "/a.json?ns=silent", body: "1", admin: true).status == 200)
 
-        proxy.freezeExisting()
-        // No answer from PostgreSQL: the node stops serving once its lease may have run out.
-        try await eventually(timeout: .seconds(15), interval: .milliseconds(200)) {
-            try await node.request("GET", "/a.json?ns=silent", admin: true, timeout: .seconds(10)).status == 503
+            proxy.freezeExisting()
+            // No answer from PostgreSQL: the node stops serving once its lease may have run out.
+            try await eventually(timeout: .seconds(15), interval: .milliseconds(200)) {
+                try await node.request("GET", "/a.json?ns=silent", admin: true, timeout: .seconds(10)).status == 503
+            }
+            // PostgreSQL answers new connections: the node gives the silent ones up and serves again.
+            try await eventually(timeout: .seconds(30), interval: .milliseconds(200)) {
+                try await node.request("PUT", "/b.json?ns=silent", body: "2", admin: true, timeout: .seconds(10)).status
+                    == 200
+            }
+            #expect(try await node.request("GET", "/.json?ns=silent", admin: true).body == #"{"a":1,"b":2}"#)
         }
-        // PostgreSQL answers new connections: the node gives the silent ones up and serves again.
-        try await eventually(timeout: .seconds(30), interval: .milliseconds(200)) {
-            try await node.request("PUT", "/b.json?ns=silent", body: "2", admin: true, timeout: .seconds(10)).status
-                == 200
-        }
-        #expect(try await node.request("GET", "/.json?ns=silent", admin: true).body == #"{"a":1,"b":2}"#)
     }
 }
 
-/// A relayed WebSocket ends when its client ends it, whatever way it does (as on one server,
-/// `ConnectionEndTests`): the owner runs its onDisconnect writes within a second.
-@Suite("a relayed WebSocket's end", .serialized)
-struct ClusterRelayEndTests {
-    enum Ending: String, CaseIterable, Sendable {
-        case halfClose = "shutdown(SHUT_WR)"
-        case close = "close() after reading"
-        case reset = "close() with SO_LINGER 0 (RST)"
-    }
+extension ClusterProcessTests {
+    /// A relayed WebSocket ends when its client ends it, whatever way it does (as on one server,
+    /// `ConnectionEndTests`): the owner runs its onDisconnect writes within a second.
+    @Suite("a relayed WebSocket's end")
+    struct ClusterRelayEndTests {
+        enum Ending: String, CaseIterable, Sendable {
+            case halfClose = "shutdown(SHUT_WR)"
+            case close = "close() after reading"
+            case reset = "close() with SO_LINGER 0 (RST)"
+        }
 
-    @Test(arguments: Ending.allCases)
-    func aRelayedWebSocketEndedWithoutACloseFrameRunsItsOnDisconnectOnTheOwnerAtOnce(_ ending: Ending) async throws {
-        let cluster = try await ClusterProcessTests.Cluster.start(nodes: 2)
-        defer { Task { await cluster.stop() } }
-        let (owner, entry) = (cluster.nodes[0], cluster.nodes[1])
-        #expect(
-            try await owner.request("PUT", "/status/ada.json?ns=relay", body: #""online""#, admin: true).status == 200
-        )
-        let socket = try await onThread {
-            let socket = try RawWebSocket(port: entry.port, query: "v=5&ns=relay")
-            _ = try socket.readText()  // the owner's hello, through the relay
-            try socket.sendText(#"{"t":"d","d":{"r":1,"a":"auth","b":{"cred":"test-admin-secret"}}}"#)
-            _ = try socket.awaitResponse(to: 1)
-            try socket.sendText(#"{"t":"d","d":{"r":2,"a":"o","b":{"p":"/status/ada","d":"offline"}}}"#)
-            let registered = try socket.awaitResponse(to: 2)
-            guard registered.contains(#""s":"ok""#) else { throw TestFailure("onDisconnect refused: \(registered)") }
-            return socket
+        @Test(arguments: Ending.allCases)
+        func aRelayedWebSocketEndedWithoutACloseFrameRunsItsOnDisconnectOnTheOwnerAtOnce(_ ending: Ending) async throws
+        {
+            let cluster = try await ClusterProcessTests.Cluster.start(nodes: 2)
+            defer { Task { await cluster.stop() } }
+            let (owner, entry) = (cluster.nodes[0], cluster.nodes[1])
+            #expect(
+                try await owner.request("PUT", "/status/ada.json?ns=relay", body: #""online""#, admin: true).status
+                    == 200
+            )
+            let socket = try await onThread {
+                let socket = try RawWebSocket(port: entry.port, query: "v=5&ns=relay")
+                _ = try socket.readText()  // the owner's hello, through the relay
+                try socket.sendText(#"{"t":"d","d":{"r":1,"a":"auth","b":{"cred":"test-admin-secret"}}}"#)
+                _ = try socket.awaitResponse(to: 1)
+                try socket.sendText(#"{"t":"d","d":{"r":2,"a":"o","b":{"p":"/status/ada","d":"offline"}}}"#)
+                let registered = try socket.awaitResponse(to: 2)
+                guard registered.contains(#""s":"ok""#) else {
+                    throw TestFailure("onDisconnect refused: \(registered)")
+                }
+                return socket
+            }
+            switch ending {
+            case .halfClose: socket.shutdownWrite()
+            case .close: socket.closeWithoutCloseFrame()
+            case .reset: socket.abort()
+            }
+            let status = try await eventually(timeout: .seconds(1), interval: .milliseconds(10)) {
+                try await owner.request("GET", "/status/ada.json?ns=relay", admin: true).body
+            } until: {
+                $0 == #""offline""#
+            }
+            #expect(status == #""offline""#, "\(ending.rawValue)")
+            if ending == .halfClose { socket.abort() }
         }
-        switch ending {
-        case .halfClose: socket.shutdownWrite()
-        case .close: socket.closeWithoutCloseFrame()
-        case .reset: socket.abort()
-        }
-        let status = try await eventually(timeout: .seconds(1), interval: .milliseconds(10)) {
-            try await owner.request("GET", "/status/ada.json?ns=relay", admin: true).body
-        } until: {
-            $0 == #""offline""#
-        }
-        #expect(status == #""offline""#, "\(ending.rawValue)")
-        if ending == .halfClose { socket.abort() }
     }
 }

@@ -22,7 +22,7 @@ struct RulesWatcher: Service {
                 try? await Task.sleep(for: interval)
                 if Task.isCancelled { break }
                 await rules.poll()
-                storageRules.poll()
+                await storageRules.poll()
             }
         }
     }

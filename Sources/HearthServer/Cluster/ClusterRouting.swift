@@ -7,6 +7,7 @@ import Logging
 /// request for a namespace another node owns forwarded to it. Which requests are a
 /// namespace's: REST and SSE (`*.json` with `ns`, `default` without), the namespace's rules (and
 /// their rollback) and the callables; health, metrics, the console and the namespace list are this node's own.
+/// A resumable upload's requests go to the node holding its session (`forwardUploadSession`).
 struct ClusterRouting: Sendable {
     static let path = "/.well-known/hearth/cluster"
 
@@ -31,6 +32,7 @@ struct ClusterRouting: Sendable {
     ) async -> Response? {
         if target.path == Self.path { return await view(request, query: target.query) }
         if target.path == Self.accountDeletionPath { return await deleteAccountData(request, query: target.query) }
+        if let answer = await forwardUploadSession(request, route: route, query: target.query) { return answer }
         guard request.method != .options, isNamespaceRequest(route, path: target.path) else { return nil }
         let namespace: String
         do {

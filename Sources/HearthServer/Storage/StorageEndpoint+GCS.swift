@@ -9,7 +9,12 @@ import NIOCore
 /// `--emulator`), whatever rules say.
 extension StorageEndpoint {
     func respond(to request: Request, gcs route: GCSRoute, channel: any Channel) async -> Response {
-        var response = await answer(request, gcs: route, channel: channel)
+        var response: Response
+        if let refused = await caughtUp() {
+            response = refused
+        } else {
+            response = await answer(request, gcs: route, channel: channel)
+        }
         cors.decorate(&response, exposing: Self.exposedHeaders)
         return response
     }
@@ -85,7 +90,7 @@ extension StorageEndpoint {
                 let objectName = try ObjectName(name)
                 let object = try await Self.run { try objects.metadata(bucket, objectName) }
                 if route.kind == .download || parameters["alt"] == "media" {
-                    return await download(object, on: channel).response(to: request)
+                    return try await download(object, on: channel).response(to: request)
                 }
                 return StorageAnswer.json(object.gcsResource(base: base, full: full).storageJSON())
             case (.json, let name?, .patch):

@@ -30,9 +30,28 @@ struct StorageEndpoint: Sendable {
     static let queue = DispatchQueue(label: "hearth.storage", qos: .userInitiated, attributes: .concurrent)
 
     func respond(to request: Request, route: StorageRoute, channel: any Channel) async -> Response {
-        var response = await answer(request, route: route, channel: channel)
+        var response: Response
+        if let refused = await caughtUp() {
+            response = refused
+        } else {
+            response = await answer(request, route: route, channel: channel)
+        }
         cors.decorate(&response, exposing: Self.exposedHeaders)
         return response
+    }
+
+    /// In a cluster: catches the catalog up with the cluster's log, so the request sees every
+    /// change acknowledged before it began; the answer when that failed (nil outside a cluster).
+    func caughtUp() async -> Response? {
+        guard objects.isReplicated else { return nil }
+        do {
+            try await Self.run { try objects.synchronize() }
+            return nil
+        } catch let error as StorageError {
+            return answer(error)
+        } catch {
+            return StorageAnswer.error(503, "The cluster's files cannot be read now; retry.")
+        }
     }
 
     /// The caller: `Authorization: Firebase <token>` (what the SDKs send) or `Bearer <token>`
@@ -45,10 +64,13 @@ struct StorageEndpoint: Sendable {
     }
 
     /// How `object`'s bytes go out on `channel`: by `sendfile` on plain HTTP, in chunks under TLS.
-    func download(_ object: ObjectMetadata, on channel: any Channel) -> StorageDownload {
-        StorageDownload(
+    /// In a cluster, bytes this node has no file of yet are fetched first.
+    func download(_ object: ObjectMetadata, on channel: any Channel) async throws -> StorageDownload {
+        let path =
+            objects.isReplicated ? try await Self.run { try objects.localPath(of: object) } : objects.path(of: object)
+        return StorageDownload(
             object: object,
-            path: objects.path(of: object),
+            path: path,
             fileRegions: scheme == "http" ? FileRegionBody(channel: channel) : nil,
             logger: logger
         )
@@ -92,7 +114,7 @@ struct StorageEndpoint: Sendable {
                     if !(parameters["token"].map { object.downloadTokens.contains($0) } ?? false) {
                         try await access.require(judge, .get, bucket: bucket, name: name.value, existing: object)
                     }
-                    return await download(object, on: channel).response(to: request)
+                    return try await download(object, on: channel).response(to: request)
                 }
                 try await access.require(judge, .get, bucket: bucket, name: name.value, existing: object)
                 // A GET of metadata without a download token gives the object one, as Firebase does.
@@ -141,7 +163,7 @@ struct StorageEndpoint: Sendable {
     /// The answer to `error`; a failure of the disk or the catalog is logged with its detail
     /// (the file and the system's error, which the client is not told).
     func answer(_ error: StorageError) -> Response {
-        if error.code == .io || error.code == .diskFault {
+        if error.code == .io || error.code == .diskFault || error.code == .unavailable {
             logger.error(
                 "storage request failed",
                 metadata: ["hearth.error": "\(error.message)", "hearth.detail": "\(error.detail ?? "")"]

@@ -80,7 +80,7 @@ extension StorageEndpoint {
         case (.document, .put):
             let text = try await Self.text(of: request)
             do {
-                try access.rules.replace(with: text)
+                try await access.rules.replace(with: text)
             } catch let diagnostics as RulesDiagnostics {
                 return Self.settingsError(400, "Invalid storage rules:\n\(diagnostics)")
             }

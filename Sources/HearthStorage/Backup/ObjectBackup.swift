@@ -18,6 +18,7 @@ import Darwin
 public final class ObjectBackup: BackupObjectSource, @unchecked Sendable {
     private let reader: KeyValueSnapshotReader
     private let files: ObjectFiles
+    private let store: ObjectStore
     private var current: OpenObject?
     private var buffer: [UInt8]
     /// Objects left out because their file went after the snapshot.
@@ -36,6 +37,7 @@ public final class ObjectBackup: BackupObjectSource, @unchecked Sendable {
     public init(store: ObjectStore) throws(StoreError) {
         reader = try store.catalog.database.snapshotReader(prefix: [ObjectCatalog.objectTag])
         files = store.files
+        self.store = store
         buffer = [UInt8](repeating: 0, count: BackupObjectRecord.maxBytes)
     }
 
@@ -64,6 +66,8 @@ public final class ObjectBackup: BackupObjectSource, @unchecked Sendable {
             } catch {
                 throw StoreError(.corrupt, error.message)
             }
+            // A cluster node fetches what it has not cached yet (a version gone since: skipped).
+            if store.isReplicated { _ = try? store.localPath(of: object) }
             let descriptor = open(files.path(of: object.generation), O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else {
                 guard errno == ENOENT else {

@@ -14,6 +14,10 @@ import Darwin
 /// Orphans and part files are what a killed upload or delete leaves (the next start removes
 /// them), or the bytes of objects whose catalog records were lost: not damage, but kept aside
 /// by `moveAside` before a start would remove them.
+///
+/// A cluster node's copy (`ObjectStore.replicate`) keeps only a cache of the bytes, which are
+/// in the cluster's PostgreSQL: an object without a file here is counted in `notCached`, not a
+/// problem; the files it has are checked as a single node's are.
 public struct ObjectStoreCheck: Sendable {
     /// Objects checked and their catalogued bytes.
     public var objects = 0
@@ -24,6 +28,10 @@ public struct ObjectStoreCheck: Sendable {
     public var orphans: [String] = []
     /// Part files in `tmp/` (paths).
     public var leftovers: [String] = []
+    /// Whether the catalog is a cluster node's copy.
+    public var isClusterCopy = false
+    /// In a cluster node's copy: objects whose bytes are only in the cluster's PostgreSQL.
+    public var notCached = 0
 
     /// No object is missing or mismatched.
     public var isHealthy: Bool { problems.isEmpty }
@@ -38,6 +46,7 @@ public struct ObjectStoreCheck: Sendable {
         let catalog = try ObjectCatalog(path: root + "/db", syncAlways: false)
         defer { catalog.close() }
         var check = ObjectStoreCheck()
+        check.isClusterCopy = try catalog.storedPosition() != nil
         var named = Set<String>()
         let reader = try ObjectCatalog.typed { () throws(StoreError) in
             try catalog.database.snapshotReader(prefix: [ObjectCatalog.objectTag])
@@ -49,6 +58,10 @@ public struct ObjectStoreCheck: Sendable {
             check.objects += 1
             check.bytes += object.size
             named.insert(object.generation)
+            if check.isClusterCopy, access(objectsDirectory + "/" + object.generation, F_OK) != 0 {
+                check.notCached += 1
+                continue
+            }
             if let problem = Self.problem(of: object, in: objectsDirectory, buffer: &buffer) {
                 check.problems.append(problem)
             }

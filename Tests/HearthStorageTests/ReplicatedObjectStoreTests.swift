@@ -1,0 +1,214 @@
+import Foundation
+import HearthStorage
+import HearthTestSupport
+import Synchronization
+import Testing
+
+/// Object stores that are copies of one storage log (a cluster's, `ObjectStore.replicate`),
+/// over an in-memory log and bytes: a change through one store is every store's after it
+/// catches up, a change whose position another store took is made again on the newer catalog,
+/// bytes come from the shared pieces into a store's cache, a dead version's pieces go, and a
+/// single store's objects seed an empty log.
+@Suite struct ReplicatedObjectStoreTests {
+    static let bucket = try! BucketName("test.appspot.com")
+
+    /// The cluster's side in memory. `beforeAppend` runs once, before the next append.
+    final class MemoryCluster: StorageLog, SharedObjectBytes {
+        struct State {
+            var log: [[UInt8]] = []
+            var pieces: [String: [Int: [UInt8]]] = [:]
+            var lastGeneration: UInt64 = 0
+            var beforeAppend: (@Sendable () -> Void)?
+        }
+        let state = Mutex(State())
+
+        func entries(after position: Int64, limit: Int) throws -> [StorageLogEntry] {
+            state.withLock { state in
+                state.log.enumerated().dropFirst(Int(position)).prefix(limit).map {
+                    StorageLogEntry(position: Int64($0.offset + 1), batch: $0.element)
+                }
+            }
+        }
+
+        func append(_ batch: [UInt8], at position: Int64) throws -> Bool {
+            let hook = state.withLock { state -> (@Sendable () -> Void)? in
+                defer { state.beforeAppend = nil }
+                return state.beforeAppend
+            }
+            hook?()
+            return state.withLock { state in
+                guard state.log.count + 1 == Int(position) else { return false }
+                state.log.append(batch)
+                return true
+            }
+        }
+
+        func reserveGeneration(atLeast: UInt64) throws -> UInt64 {
+            state.withLock { state in
+                state.lastGeneration = max(state.lastGeneration + 1, atLeast)
+                return state.lastGeneration
+            }
+        }
+
+        func write(_ bytes: [UInt8], generation: String, piece: Int) throws {
+            state.withLock { $0.pieces[generation, default: [:]][piece] = bytes }
+        }
+
+        func read(generation: String, piece: Int) throws -> [UInt8]? {
+            state.withLock { $0.pieces[generation]?[piece] }
+        }
+
+        func copy(generation source: String, to target: String) throws {
+            state.withLock { $0.pieces[target] = $0.pieces[source] }
+        }
+
+        func delete(generation: String) throws {
+            state.withLock { _ = $0.pieces.removeValue(forKey: generation) }
+        }
+
+        func generations(untouchedFor seconds: Int) throws -> [String] {
+            state.withLock { Array($0.pieces.keys) }
+        }
+
+        var generationsWithBytes: Set<String> { state.withLock { Set($0.pieces.keys) } }
+    }
+
+    /// A store in a directory of its own, the same fixed clock for all.
+    final class Node {
+        let directory: TemporaryDirectory
+        let store: ObjectStore
+
+        init() throws {
+            directory = try TemporaryDirectory(prefix: "hearth-replicated-storage")
+            store = try ObjectStore(dataDirectory: directory.path) { 1_700_000_000_000 }
+        }
+
+        deinit {
+            store.close()
+            directory.remove()
+        }
+
+        @discardableResult
+        func put(_ name: String, _ bytes: [UInt8]) throws -> ObjectMetadata {
+            let upload = try store.beginUpload()
+            try upload.append(bytes)
+            return try store.finish(
+                upload,
+                as: try ObjectName(name),
+                in: ReplicatedObjectStoreTests.bucket,
+                contentType: nil
+            )
+        }
+
+        func bytes(of object: ObjectMetadata) throws -> [UInt8] {
+            Array(try Data(contentsOf: URL(fileURLWithPath: try store.localPath(of: object))))
+        }
+
+        func cachedFiles() -> [String] {
+            (try? FileManager.default.contentsOfDirectory(atPath: directory.path + "/storage/objects")) ?? []
+        }
+    }
+
+    static func follow(_ nodes: [Node], _ cluster: MemoryCluster) throws {
+        for (index, node) in nodes.enumerated() {
+            _ = try node.store.replicate(
+                through: cluster,
+                bytes: cluster,
+                sessionTag: String(repeating: "\(index)", count: 32)
+            )
+        }
+    }
+
+    @Test func aChangeThroughOneStoreIsEveryStoresAndItsBytesComeFromThePieces() throws {
+        let cluster = MemoryCluster()
+        let (first, second) = (try Node(), try Node())
+        try Self.follow([first, second], cluster)
+        // Three pieces: two whole and one short.
+        let bytes = (0..<(2 * ObjectStore.sharedPieceBytes + 10)).map { UInt8(truncatingIfNeeded: $0 * 31) }
+        let object = try first.put("a/b.bin", bytes)
+        #expect(cluster.state.withLock { $0.pieces[object.generation]?.count } == 3)
+
+        try second.store.synchronize()
+        let seen = try second.store.metadata(Self.bucket, try ObjectName("a/b.bin"))
+        #expect(seen == object)
+        #expect(second.cachedFiles().isEmpty)
+        #expect(try second.bytes(of: seen) == bytes)
+        #expect(second.cachedFiles() == [object.generation])
+
+        // A delete through the second store: the first's file and the pieces go.
+        try second.store.delete(Self.bucket, try ObjectName("a/b.bin"))
+        #expect(cluster.generationsWithBytes.isEmpty)
+        try first.store.synchronize()
+        #expect(throws: StorageError.self) { try first.store.metadata(Self.bucket, try ObjectName("a/b.bin")) }
+        #expect(first.cachedFiles().isEmpty)
+    }
+
+    @Test func aChangeWhosePositionAnotherStoreTookIsMadeAgainOnTheNewerCatalog() throws {
+        let cluster = MemoryCluster()
+        let (first, second) = (try Node(), try Node())
+        try Self.follow([first, second], cluster)
+        let name = try ObjectName("shared.txt")
+        let original = try first.put("shared.txt", Array("one".utf8))
+        try second.store.synchronize()
+
+        // Just before the first store's append, the second patches the object: the first's
+        // append is refused, and its patch is made again on top of the second's.
+        let secondStore = second.store
+        cluster.state.withLock { state in
+            state.beforeAppend = {
+                _ = try? secondStore.update(Self.bucket, name, with: MetadataPatch(json: ["contentType": "text/b"]))
+            }
+        }
+        let patched = try first.store.update(
+            Self.bucket,
+            name,
+            with: try MetadataPatch(json: ["metadata": ["by": "first"]])
+        )
+        #expect(patched.metageneration == original.metageneration + 2)
+        #expect(patched.contentType == "text/b")
+        #expect(patched.metadata == ["by": "first"])
+        try second.store.synchronize()
+        #expect(try second.store.metadata(Self.bucket, name) == patched)
+
+        // Two uploads of one name through both stores: the later one is live in both, and the
+        // earlier one's pieces are gone.
+        let replaced = try second.put("shared.txt", Array("two".utf8))
+        let latest = try first.put("shared.txt", Array("three".utf8))
+        try second.store.synchronize()
+        #expect(try second.store.metadata(Self.bucket, name) == latest)
+        #expect(try second.bytes(of: latest) == Array("three".utf8))
+        #expect(!cluster.generationsWithBytes.contains(replaced.generation))
+        #expect(!cluster.generationsWithBytes.contains(original.generation))
+        #expect(Set([original.generation, replaced.generation, latest.generation]).count == 3)
+
+        // Pieces no object names (an upload that died before its metadata) go with the sweep;
+        // the live version's stay.
+        try cluster.write([1, 2, 3], generation: "42", piece: 0)
+        #expect(try first.store.sweepShared(untouchedFor: 0) == 1)
+        #expect(cluster.generationsWithBytes == [latest.generation])
+    }
+
+    @Test func aSingleStoresObjectsSeedAnEmptyLogAndAreDroppedByAnyOther() throws {
+        let cluster = MemoryCluster()
+        let seeder = try Node()
+        let kept = try seeder.put("kept.txt", Array("kept".utf8))
+        let late = try Node()
+        try late.put("dropped.txt", Array("dropped".utf8))
+        let fresh = try Node()
+
+        let seeded = try seeder.store.replicate(through: cluster, bytes: cluster, sessionTag: "")
+        #expect(seeded.seeded == 1)
+        #expect(!seeded.cleared)
+        let dropped = try late.store.replicate(through: cluster, bytes: cluster, sessionTag: "")
+        #expect(dropped.cleared)
+        #expect(dropped.swept == 1)
+        _ = try fresh.store.replicate(through: cluster, bytes: cluster, sessionTag: "")
+        for node in [late, fresh] {
+            let listing = try node.store.list(Self.bucket)
+            #expect(listing.items.map(\.name) == ["kept.txt"])
+            #expect(try node.bytes(of: kept) == Array("kept".utf8))
+        }
+        // A new upload's generation passes the seeded one.
+        #expect(UInt64(try fresh.put("new.txt", [1]).generation)! > UInt64(kept.generation)!)
+    }
+}
