@@ -12,7 +12,7 @@
 # --sdk is the directory of the fetched SDK modules (never committed; see scripts/sdk-check/run.py).
 # The first node is made the owner of `default` and of a namespace `relayed<time>` (one admin
 # request each), then every page runs against the second node. Exit 1 when any check fails.
-# Storage pages are not run (--pages to choose).
+# --pages chooses the pages.
 set -eu
 
 . "$(dirname "$0")/lib.sh"
@@ -20,7 +20,7 @@ set -eu
 STATE=$DEFAULT_STATE
 SDK=""
 WEBHOOK_PORT=""
-PAGES="sdk-check.html auth-check.html functions-check.html contacts-check.html blocking-check.html calls-check.html devices-check.html presence-check.html push-check.html"
+PAGES="sdk-check.html auth-check.html functions-check.html contacts-check.html blocking-check.html calls-check.html devices-check.html presence-check.html push-check.html storage-check.html"
 while [ $# -gt 0 ]; do
     case $1 in
         --state) STATE=$2; shift 2 ;;
