@@ -154,15 +154,34 @@ public final class ClusterDirectory: Sendable {
 
     /// Extends `lease` by `leaseSeconds` from now; false when its epoch was taken over.
     public func renew(_ lease: NamespaceLease, leaseSeconds: Int) async throws -> Bool {
-        let renewed = try await control.query(
+        try await renew([lease], leaseSeconds: leaseSeconds).contains(lease)
+    }
+
+    /// Extends every lease of `leases` (one node's) by `leaseSeconds` from now, in one
+    /// statement however many there are; answers the ones still held (the others' epochs were
+    /// taken over).
+    public func renew(_ leases: [NamespaceLease], leaseSeconds: Int) async throws -> Set<NamespaceLease> {
+        guard let node = leases.first?.node else { return [] }
+        precondition(leases.allSatisfy { $0.node == node }, "renew(_:) takes one node's leases")
+        let rows = try await control.query(
             """
-            UPDATE hearth_namespaces
+            UPDATE hearth_namespaces AS s
             SET lease_until = clock_timestamp() + make_interval(secs => \(Double(leaseSeconds)))
-            WHERE ns = \(lease.namespace) AND owner = \(lease.node) AND epoch = \(lease.epoch)
-            RETURNING epoch
+            FROM unnest(\(leases.map(\.namespace))::text[], \(leases.map(\.epoch))::bigint[]) AS held(ns, epoch)
+            WHERE s.ns = held.ns AND s.epoch = held.epoch AND s.owner = \(node)
+            RETURNING s.ns, s.epoch
             """
         )
-        return !renewed.rows.isEmpty
+        var renewed = Set<NamespaceLease>()
+        let byKey = Dictionary(
+            leases.map { ("\($0.namespace)\u{0}\($0.epoch)", $0) },
+            uniquingKeysWith: { first, _ in first }
+        )
+        for row in rows.rows {
+            let (namespace, epoch) = try row.decode((String, Int64).self)
+            if let lease = byKey["\(namespace)\u{0}\(epoch)"] { renewed.insert(lease) }
+        }
+        return renewed
     }
 
     /// Gives `lease` up at once (a node that stops), so another node need not wait it out.

@@ -1,6 +1,6 @@
 /// A namespace this node owns: the epoch it took it at, which fences every commit it makes
 /// (`ClusterDirectory.append`), and the changelog position it found then.
-public struct NamespaceLease: Sendable, Equatable {
+public struct NamespaceLease: Sendable, Hashable {
     public let namespace: String
     public let node: String
     public let epoch: Int64

@@ -64,6 +64,35 @@ struct ClusterDirectoryTests {
         #expect(try await directory.epoch(of: "chat", at: 4) == nil)
     }
 
+    @Test func aNodeRenewsAllItsLeasesAtOnceAndLearnsWhichItLost() async throws {
+        let directory = try await open()
+        defer { Task { await directory.close() } }
+        try await directory.join(node: "a", url: "http://127.0.0.1:1")
+        try await directory.join(node: "b", url: "http://127.0.0.1:2")
+        var leases: [NamespaceLease] = []
+        for index in 0..<200 {
+            let lease = try await directory.acquire(
+                namespace: "n\(index)",
+                node: "a",
+                leaseSeconds: index == 7 ? 1 : 30
+            )
+            guard case .mine(let lease) = lease else {
+                Issue.record("a did not get n\(index)")
+                return
+            }
+            leases.append(lease)
+        }
+        try await Task.sleep(for: .milliseconds(1_200))
+        guard case .mine = try await directory.acquire(namespace: "n7", node: "b", leaseSeconds: 30) else {
+            Issue.record("b did not take n7 over")
+            return
+        }
+        let renewed = try await directory.renew(leases, leaseSeconds: 30)
+        #expect(renewed.count == 199)
+        #expect(!renewed.contains(leases[7]))
+        #expect(try await directory.owners().filter { $0.value == "a" }.count == 199)
+    }
+
     @Test func anAppendAfterTheWrongPositionIsRefusedWhole() async throws {
         let directory = try await open()
         defer { Task { await directory.close() } }
