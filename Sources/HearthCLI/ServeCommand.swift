@@ -229,6 +229,14 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var leaseSeconds: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "In a cluster: changelog entries a namespace gathers before its owner snapshots it "
+                + "into PostgreSQL and drops the changelog up to there (default 50000)."
+        )
+    )
+    var snapshotEntries: Int?
+
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {

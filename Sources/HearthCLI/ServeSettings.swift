@@ -195,7 +195,7 @@ extension ServeSettings {
         return settings
     }
 
-    /// `--cluster` (with `--advertise` and `--lease-seconds`), or nil.
+    /// `--cluster` (with `--advertise`, `--lease-seconds` and `--snapshot-entries`), or nil.
     static func clusterSettings(
         _ flags: ServeCommand,
         environment: Environment,
@@ -209,8 +209,10 @@ extension ServeSettings {
             option: "--lease-seconds"
         )
         guard let url = environment.string(flags.cluster, "HEARTH_CLUSTER") else {
-            if advertise != nil || lease != nil {
-                throw ValidationError("'--advertise' and '--lease-seconds' need '--cluster' (or HEARTH_CLUSTER).")
+            if advertise != nil || lease != nil || flags.snapshotEntries != nil {
+                throw ValidationError(
+                    "'--advertise', '--lease-seconds' and '--snapshot-entries' need '--cluster' (or HEARTH_CLUSTER)."
+                )
             }
             return nil
         }
@@ -220,7 +222,12 @@ extension ServeSettings {
         } catch {
             throw ValidationError("\(flags.cluster != nil ? "'--cluster'" : "HEARTH_CLUSTER"): \(error)")
         }
-        let settings = ClusterSettings(address: address, advertise: advertise, leaseSeconds: lease ?? 10)
+        let settings = ClusterSettings(
+            address: address,
+            advertise: advertise,
+            leaseSeconds: lease ?? 10,
+            snapshotEntries: flags.snapshotEntries ?? 50_000
+        )
         if let problem = settings.problem(host: host) { throw ValidationError(problem) }
         return settings
     }

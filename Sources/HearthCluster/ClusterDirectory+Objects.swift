@@ -9,7 +9,7 @@ extension ClusterDirectory {
     static let objectLinkCount = 3
 
     /// The next link for objects' bytes, in turn.
-    private var objectLink: PostgresLink {
+    var objectLink: PostgresLink {
         let index = nextObjectLink.wrappingAdd(1, ordering: .relaxed).oldValue
         return objectLinks[index % objectLinks.count]
     }

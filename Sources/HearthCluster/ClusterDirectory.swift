@@ -11,7 +11,7 @@ public final class ClusterDirectory: Sendable {
     /// Commits (`append`): one connection, so a commit never waits behind a lease renewal.
     private let commits: PostgresLink
     /// Leases, heartbeats, changelog reads and the cluster view.
-    private let control: PostgresLink
+    let control: PostgresLink
     /// The shared logs (`sharedLog`, `appendShared`): a large batch never delays a lease.
     private let shared: PostgresLink
     /// Objects' bytes (`ClusterDirectory+Objects`): a few links taken in turn, so a large

@@ -9,6 +9,9 @@
 /// - `hearth_changelog`: the namespace's history, the truth: each entry one batch the owner
 ///   committed (namespace-relative keys), at positions 1, 2, 3, … with the epoch of the owner
 ///   that wrote it. A node's LevelDB is a cache of it.
+/// - `hearth_snapshots`, `hearth_snapshot_heads`: a namespace's whole state at one changelog
+///   position (its newest head names it: position, epoch, how many chunks), so that the
+///   changelog up to there can go and a node far behind installs it instead of replaying.
 /// - `hearth_shared_log`: the logs of what is the cluster's rather than a namespace's (the
 ///   accounts: stream `accounts`): batches at positions 1, 2, 3, … per stream, each appended by
 ///   whichever node got its position first (the primary key refuses the others). Stream
@@ -76,6 +79,24 @@ enum ClusterSchema {
         )
         """,
         "ALTER TABLE hearth_object_chunks ALTER COLUMN data SET STORAGE EXTERNAL",
+        """
+        CREATE TABLE IF NOT EXISTS hearth_snapshots (
+            ns text NOT NULL,
+            lsn bigint NOT NULL,
+            chunk integer NOT NULL,
+            data bytea NOT NULL,
+            PRIMARY KEY (ns, lsn, chunk)
+        )
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS hearth_snapshot_heads (
+            ns text PRIMARY KEY,
+            lsn bigint NOT NULL,
+            epoch bigint NOT NULL,
+            chunks integer NOT NULL,
+            taken timestamptz NOT NULL DEFAULT clock_timestamp()
+        )
+        """,
         "SELECT pg_advisory_unlock(4826627)",
     ]
 }

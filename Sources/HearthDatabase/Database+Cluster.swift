@@ -18,6 +18,26 @@ extension Database {
         try store.applyReplicated(entries, to: name)
     }
 
+    /// Reads the local copy of `name` (open or not) as one snapshot, in chunks
+    /// (`Store.snapshotReplica`); answers the changelog position it holds. Blocks on the disk.
+    public func snapshotReplica(
+        of name: String,
+        chunkBytes: Int = 1 << 20,
+        _ visit: (_ position: ReplicationPosition, _ chunk: [UInt8]) throws -> Void
+    ) throws -> ReplicationPosition? {
+        try store.snapshotReplica(of: name, chunkBytes: chunkBytes, visit)
+    }
+
+    /// Applies one chunk of a snapshot to the cleared local copy of `name` (not open).
+    public func applySnapshotChunk(_ chunk: [UInt8], to name: String) throws {
+        try store.applySnapshotChunk(chunk, to: name)
+    }
+
+    /// Records that the local copy of `name` (not open) holds the changelog up to `position`.
+    public func setReplicationPosition(_ position: ReplicationPosition, of name: String) throws {
+        try store.setReplicationPosition(position, of: name)
+    }
+
     /// Clears the local copy of `name` (it holds a commit the changelog does not).
     public func discardReplica(_ name: String) throws {
         try store.discardReplica(name)

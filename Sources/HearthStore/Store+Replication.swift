@@ -68,7 +68,7 @@ extension Store {
         }
     }
 
-    private func refuseOpen(_ name: String) throws {
+    func refuseOpen(_ name: String) throws {
         if namespaces.withLock({ $0[name] != nil }) {
             throw StoreError(.invalidNamespace, "Namespace '\(name)' is open here: its local copy cannot be replaced.")
         }
@@ -76,7 +76,7 @@ extension Store {
 
     /// The local id of `name`, and the registration to write with its first entry when it has
     /// none yet.
-    private func localKeys(of name: String) throws -> (KeySpace, NamespaceRegistration?) {
+    func localKeys(of name: String) throws -> (KeySpace, NamespaceRegistration?) {
         if let stored = try db.withSnapshot({ $0.get(KeySpace.namespaceKey(name)) }) {
             return (KeySpace(namespaceID: KeySpace.decodeBigEndian(stored)), nil)
         }

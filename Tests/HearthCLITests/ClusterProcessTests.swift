@@ -344,6 +344,65 @@ struct ClusterProcessTests {
 }
 
 extension ClusterProcessTests {
+    /// A namespace's owner snapshots it into PostgreSQL once its changelog grew past
+    /// `--snapshot-entries`, and drops the changelog up to there; a node with no copy installs
+    /// the snapshot and replays the rest when it takes the namespace over.
+    @Suite("a cluster's snapshots")
+    struct ClusterSnapshotTests {
+        @Test func aNewNodeTakesOverFromTheSnapshotAndTheChangelogShrinks() async throws {
+            let postgres = try PrivatePostgres.shared.get()
+            let database = try postgres.database()
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            func node(_ index: Int) async throws -> ProcessTestServer {
+                try await ProcessTestServer.start(
+                    dataDirectory: directory.appending("node\(index)"),
+                    workingDirectory: directory.url,
+                    arguments: [
+                        "--cluster", database, "--lease-seconds", "\(ClusterProcessTests.leaseSeconds)",
+                        "--snapshot-entries", "20",
+                    ]
+                )
+            }
+            let first = try await node(0)
+            defer { Task { await first.kill() } }
+            for index in 0..<120 {
+                let answer = try await first.request(
+                    "PUT",
+                    "/items/i\(index).json?ns=snap",
+                    body: "\(index)",
+                    admin: true
+                )
+                #expect(answer.status == 200)
+            }
+            // A snapshot within a few beats; the changelog up to it is gone.
+            var head: [String] = []
+            try await eventually(timeout: .seconds(20), interval: .milliseconds(200)) {
+                head = try postgres.query("SELECT lsn FROM hearth_snapshot_heads WHERE ns = 'snap'", in: database)
+                return (Int(head.first ?? "") ?? 0) >= 100
+            }
+            let snapshotAt = try #require(Int(head.first ?? ""))
+            let kept = try postgres.query(
+                "SELECT count(*), min(lsn) FROM hearth_changelog WHERE ns = 'snap'",
+                in: database
+            )
+            let parts = (kept.first ?? "").split(separator: "|").map(String.init)
+            #expect(Int(parts.first ?? "") ?? 999 < 120 - snapshotAt + 1, "\(kept)")
+            #expect(parts.count < 2 || parts[1].isEmpty || (Int(parts[1]) ?? 0) > snapshotAt, "\(kept)")
+            // Written after the snapshot: replayed from the changelog.
+            #expect(try await first.request("PUT", "/after.json?ns=snap", body: "true", admin: true).status == 200)
+            let expected = try await ClusterProcessTests.read("/.json?ns=snap", through: first)
+
+            let second = try await node(1)
+            defer { Task { await second.kill() } }
+            await first.kill()
+            #expect(try await ClusterProcessTests.read("/.json?ns=snap", through: second) == expected)
+            #expect(try await second.request("PUT", "/later.json?ns=snap", body: "1", admin: true).status == 200)
+        }
+    }
+}
+
+extension ClusterProcessTests {
     /// A PostgreSQL that falls silent (its connections stay open and answer nothing: a killed
     /// primary behind HAProxy, a cut network) stops a node serving within the lease, and once it
     /// answers new connections again the node drops the silent ones and serves again.

@@ -91,6 +91,43 @@ import Testing
         #expect(try await follower.store.namespace("other").json("x") == "1")
     }
 
+    @Test func aSnapshotInstalledElsewhereIsTheSameNamespaceAndTheChangelogGoesOnFromIt() async throws {
+        let log = MemoryChangelog()
+        let leader = try owner(log)
+        defer { leader.destroy() }
+        let chat = try leader.store.namespace("chat")
+        try await writeSome(chat)
+        // Read while the namespace is open and served, in small chunks.
+        var chunks: [[UInt8]] = []
+        let position = try #require(
+            try leader.store.snapshotReplica(of: "chat", chunkBytes: 64) { position, chunk in
+                #expect(position.lsn == UInt64(log.entries.withLock { $0.count }))
+                chunks.append(chunk)
+            }
+        )
+        #expect(chunks.count > 1)
+        try await chat.set("after", #""the snapshot""#)
+        let later = log.entries.withLock { $0 }.filter { $0.lsn > position.lsn }
+        #expect(!later.isEmpty)
+
+        let follower = try TemporaryStore()
+        defer { follower.destroy() }
+        try await follower.store.namespace("other").set("x", "1")
+        // A copy that held something else is cleared first, as a node far behind does.
+        try follower.store.applyReplicated(Array(log.entries.withLock { $0 }.prefix(1)), to: "chat")
+        try follower.store.discardReplica("chat")
+        for chunk in chunks { try follower.store.applySnapshotChunk(chunk, to: "chat") }
+        #expect(try follower.store.replicationPosition(of: "chat") == nil)
+        try follower.store.setReplicationPosition(position, of: "chat")
+        try follower.store.applyReplicated(later, to: "chat")
+        #expect(try Self.namespaceKeys(follower.store, "chat") == Self.namespaceKeys(leader.store, "chat"))
+        let replica = try follower.store.namespace("chat")
+        #expect(try await replica.json("") == (try await chat.json("")))
+        #expect(replica.indexes == [Self.chatList])
+        #expect(try await replica.indexDisagreements().isEmpty)
+        #expect(try await follower.store.namespace("other").json("x") == "1")
+    }
+
     @Test func aRefusedAppendAcknowledgesNothingAndStopsTheWriter() async throws {
         let log = MemoryChangelog()
         let leader = try owner(log)

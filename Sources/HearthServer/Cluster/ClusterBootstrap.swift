@@ -39,6 +39,7 @@ enum ClusterBootstrap {
             nodeID: nodeID,
             url: settings.advertise,
             leaseSeconds: settings.leaseSeconds,
+            snapshotEntries: settings.snapshotEntries,
             seedFile: configuration.seedFile,
             logger: logger
         )

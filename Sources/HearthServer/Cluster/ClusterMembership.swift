@@ -61,6 +61,8 @@ final class ClusterMembership: Sendable {
     private let seedFile: String?
     /// The cluster's rules (`ClusterHooks.rules`).
     let sharedRules: ClusterSharedRules
+    /// The served namespaces' snapshots (taken by the owner, installed by a node far behind).
+    let snapshots: ClusterSnapshots
     private let logger: Logger
     private let held = Mutex<[String: Held]>([:])
     private let takeovers = Mutex<[String: Task<Route, any Error>]>([:])
@@ -78,6 +80,7 @@ final class ClusterMembership: Sendable {
         nodeID: String,
         url: String?,
         leaseSeconds: Int,
+        snapshotEntries: Int = 50_000,
         seedFile: String?,
         logger: Logger
     ) {
@@ -96,6 +99,7 @@ final class ClusterMembership: Sendable {
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 100_000
         client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
         self.leaseSeconds = leaseSeconds
+        snapshots = ClusterSnapshots(directory: directory, entries: snapshotEntries, logger: logger)
         self.seedFile = seedFile
         sharedRules = ClusterSharedRules(directory: directory, nodeID: nodeID)
         self.logger = logger
@@ -223,26 +227,41 @@ final class ClusterMembership: Sendable {
         var position = try database.replicationPosition(of: name)
         if position == nil {
             // Keys without a position were not written through the changelog (a data directory
-            // from before the cluster): the changelog alone is the namespace.
+            // from before the cluster, or a snapshot half installed): the cluster's alone count.
             try database.discardReplica(name)
         }
+        let snapshot = try await directory.snapshotHead(of: name)
         if let local = position {
-            let theirs = try await directory.epoch(of: name, at: Int64(local.lsn))
+            let theirs: Int64?
+            if let snapshot, Int64(local.lsn) <= snapshot.lsn {
+                // Behind the newest snapshot: the changelog may no longer reach back that far.
+                theirs = Int64(local.lsn) == snapshot.lsn ? snapshot.epoch : nil
+            } else {
+                theirs = try await directory.epoch(of: name, at: Int64(local.lsn))
+            }
             if local.lsn > UInt64(lease.lsn) || theirs != Int64(local.epoch) {
-                logger.warning(
-                    "local copy holds commits the changelog does not: cleared",
-                    metadata: ["hearth.ns": "\(name)", "hearth.cluster.lsn": "\(local.lsn)"]
-                )
+                if snapshot.map({ Int64(local.lsn) > $0.lsn }) ?? true {
+                    logger.warning(
+                        "local copy holds commits the changelog does not: cleared",
+                        metadata: ["hearth.ns": "\(name)", "hearth.cluster.lsn": "\(local.lsn)"]
+                    )
+                }
                 try database.discardReplica(name)
                 position = nil
             }
+        }
+        if position == nil, let snapshot {
+            try await snapshots.install(snapshot, of: name, into: database)
+            position = ReplicationPosition(lsn: UInt64(snapshot.lsn), epoch: UInt64(snapshot.epoch))
         }
         var lsn = Int64(position?.lsn ?? 0)
         var applied = 0
         while lsn < lease.lsn {
             let entries = try await directory.changelog(namespace: name, after: lsn, limit: 500)
-            guard let last = entries.last else {
-                throw ClusterError.inconsistent("namespace '\(name)' ends at \(lsn), before its position \(lease.lsn)")
+            guard let last = entries.last, entries.first?.lsn == lsn + 1 else {
+                throw ClusterError.inconsistent(
+                    "namespace '\(name)' has no changelog entry after \(lsn) (its position is \(lease.lsn)): a newer snapshot replaced it; retry"
+                )
             }
             try database.applyReplicated(
                 entries.map { ReplicatedEntry(lsn: UInt64($0.lsn), epoch: UInt64($0.epoch), batch: $0.batch) },
@@ -381,6 +400,16 @@ final class ClusterMembership: Sendable {
             }
         }
         await dropIdleUnwritten()
+        if let database = database.withLock({ $0 }) {
+            let serving = held.withLock { held in held.filter { $0.value.phase == .serving }.map(\.value.lease) }
+            snapshots.takeIfDue(
+                serving,
+                in: database,
+                stillHeld: { [weak self] lease in
+                    self?.held.withLock { $0[lease.namespace]?.lease == lease } ?? false
+                }
+            )
+        }
     }
 
     /// Gives up, and removes from the cluster, every namespace held here that was never
