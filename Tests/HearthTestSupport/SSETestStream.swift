@@ -96,6 +96,9 @@ public final class SSETestStream: Sendable {
         }
     }
 
+    /// True once the response body ended (events received before may still be waiting).
+    public var isEnded: Bool { inbox.isFinished }
+
     public func cancel() {
         task.cancel()
     }

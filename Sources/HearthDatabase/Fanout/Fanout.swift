@@ -90,6 +90,7 @@ actor Fanout {
         if group.isDefault {
             let replay = entry.buffered.filter { $0.sequence > sequence }
             entry.buffered = []
+            entry.seen = sequence
             entry.isActive = true
             if let subscriber = entry.subscriber {
                 for item in replay { subscriber.deliver(item.update, for: entry.registration) }

@@ -12,6 +12,11 @@ final class SubscriptionGroup {
         /// listens buffer pushes (with their commit's sequence) to replay those the read missed.
         var isActive = false
         var buffered: [(sequence: UInt64, update: EncodedUpdate)] = []
+        /// Default listens: the sequence its initial read saw. A commit at or below it is
+        /// announced after the activation when the read saw it before its announcement (a
+        /// clustered namespace's round is in LevelDB while its append is in flight): the
+        /// subscriber already shows it, and gets no push for it.
+        var seen: UInt64 = 0
 
         init(subscriber: any ListenSubscriber, registration: ListenRegistration) {
             self.subscriber = subscriber
@@ -56,6 +61,7 @@ final class SubscriptionGroup {
                 continue
             }
             if entry.isActive {
+                if let sequence, sequence <= entry.seen { continue }
                 subscriber.deliver(update, for: entry.registration)
                 delivered += 1
             } else if let sequence {

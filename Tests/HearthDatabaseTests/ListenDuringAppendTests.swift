@@ -1,0 +1,74 @@
+import Foundation
+import HearthCore
+import HearthStore
+import HearthTestSupport
+import Logging
+import Synchronization
+import Testing
+
+@testable import HearthDatabase
+
+/// A clustered namespace's round is in LevelDB while its append is in flight, so a listen's
+/// initial read may see a write whose commit is announced only after the listen is active. The
+/// listener shows the write from its initial data and gets no push for it: one push more would
+/// be a duplicate event (found by the cluster's history checker, `ClusterHistoryTests`).
+@Suite struct ListenDuringAppendTests {
+    /// A changelog whose appends wait until released.
+    final class HeldChangelog: Sendable {
+        private let held = Mutex<[ReplicationSink.Completion]>([])
+        let holding = Atomic<Bool>(false)
+
+        var sink: ReplicationSink {
+            ReplicationSink(epoch: 1) { _, _, completion in
+                guard self.holding.load(ordering: .relaxed) else { return completion(nil) }
+                self.held.withLock { $0.append(completion) }
+            }
+        }
+
+        var heldCount: Int { held.withLock { $0.count } }
+
+        func release() {
+            holding.store(false, ordering: .relaxed)
+            let completions = held.withLock { held in
+                defer { held = [] }
+                return held
+            }
+            for completion in completions { completion(nil) }
+        }
+    }
+
+    @Test func aListenWhoseReadSawAWriteInItsAppendGetsNoPushForIt() async throws {
+        let directory = try TemporaryDirectory(prefix: "hearth-db")
+        defer { directory.remove() }
+        let changelog = HeldChangelog()
+        var configuration = StoreConfiguration()
+        configuration.replication = { name in name == "chat" ? changelog.sink : nil }
+        let store = try Store.open(
+            directory: directory.path,
+            configuration: configuration,
+            clock: { 1_700_000_000_000 }
+        )
+        defer { store.close() }
+        let database = Database(
+            store: store,
+            rulesFiles: RulesFiles(defaultRulesFile: directory.path + "/rules/database.rules.json"),
+            logger: Logger(label: "test")
+        )
+        let engine = try database.namespace("chat")
+        try await engine.set("h/a", "1")
+
+        // The write of a = 2 is in LevelDB; its append waits.
+        changelog.holding.store(true, ordering: .relaxed)
+        let write = Task { try await engine.set("h/a", "2") }
+        try await eventually { changelog.heldCount == 1 }
+        let subscriber = FakeSubscriber()
+        let start = try await engine.listen(path: path("h"), query: nil, subscriber: subscriber, as: .admin)
+        #expect(text(start.data) == #"{"a":2}"#)  // documented: a read may see a write before its commit
+
+        changelog.release()
+        try await write.value
+        try await engine.set("h/b", "3")
+        await engine.waitForDeliveries()
+        #expect(subscriber.lines == ["d h/b 3"])
+    }
+}
