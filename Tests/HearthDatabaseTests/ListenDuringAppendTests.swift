@@ -60,7 +60,8 @@ import Testing
         // The write of a = 2 is in LevelDB; its append waits.
         changelog.holding.store(true, ordering: .relaxed)
         let write = Task { try await engine.set("h/a", "2") }
-        try await eventually { changelog.heldCount == 1 }
+        // An outcome, not a timing: a loaded full run may start the write's task late.
+        try await eventually(timeout: .seconds(60)) { changelog.heldCount == 1 }
         let subscriber = FakeSubscriber()
         let start = try await engine.listen(path: path("h"), query: nil, subscriber: subscriber, as: .admin)
         #expect(text(start.data) == #"{"a":2}"#)  // documented: a read may see a write before its commit
