@@ -152,7 +152,7 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 "HearthCore", "HearthProtocol", "HearthDatabase", "HearthRules", "HearthAccounts",
-                "HearthFunctions", "HearthConsole", "HearthStorage", "HearthPush", "HearthCluster",
+                "HearthFunctions", "HearthConsole", "HearthStorage", "HearthPush", "HearthCluster", "HearthStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -106,7 +106,11 @@ public enum HearthServer {
         if let membership {
             do {
                 try await accounts.replicate(
-                    through: ClusterAccountsLog(directory: membership.directory, nodeID: membership.nodeID)
+                    through: ClusterSharedLog(
+                        directory: membership.directory,
+                        stream: "accounts",
+                        nodeID: membership.nodeID
+                    )
                 )
             } catch {
                 await membership.directory.close()
@@ -153,10 +157,15 @@ public enum HearthServer {
         }
         if let membership {
             do {
-                let log = ClusterStorageLog(directory: membership.directory, nodeID: membership.nodeID)
+                let log = ClusterSharedLog(
+                    directory: membership.directory,
+                    stream: "storage",
+                    nodeID: membership.nodeID
+                )
+                let bytes = ClusterObjectBytes(directory: membership.directory)
                 let tag = ObjectStore.sessionTag(nodeID: membership.nodeID)
                 let start = try await StorageEndpoint.run {
-                    try objects.replicate(through: log, bytes: log, sessionTag: tag ?? "")
+                    try objects.replicate(through: log, bytes: bytes, sessionTag: tag ?? "")
                 }
                 if start.seeded > 0 || start.cleared || start.swept > 0 {
                     logger.info(

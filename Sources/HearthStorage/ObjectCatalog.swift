@@ -9,7 +9,7 @@ import HearthStore
 /// - `g` + generation → bucket + `0x00` + name: which generations (files) are live, so that the
 ///   sweep at start finds a file's object with one read.
 /// - `u` + upload id → a resumable upload's `ResumableSession` as JSON;
-/// - in a cluster, `z/position`: the position in the cluster's storage log (`StorageLog`) of the
+/// - in a cluster, `z/position`: the position in the cluster's storage log (`SharedLog`, stream `storage`) of the
 ///   last batch this copy holds. Objects (`o`, `g`) are the cluster's; sessions (`u`) are this
 ///   node's own, never in the log.
 /// Every change is one atomic batch (`write`).
@@ -244,7 +244,7 @@ struct ObjectCatalog: Sendable {
         let position = cluster.position + 1
         let appended: Bool
         do {
-            appended = try cluster.log.append(CatalogBatch.encode(shared), at: position)
+            appended = try cluster.log.append(SharedLogBatch.encode(shared), at: position)
         } catch {
             throw StorageError.unavailable(error)
         }

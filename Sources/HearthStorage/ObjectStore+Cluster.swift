@@ -1,4 +1,5 @@
 import Foundation
+public import HearthStore
 import Synchronization
 
 #if canImport(Glibc)
@@ -8,7 +9,7 @@ import Darwin
 #endif
 
 /// A cluster's storage (`hearth serve --cluster`): this node's catalog is a copy of the
-/// cluster's storage log (`StorageLog`), and the objects' bytes are in PostgreSQL
+/// cluster's storage log (`SharedLog`, stream `storage`), and the objects' bytes are in PostgreSQL
 /// (`SharedObjectBytes`), this node's files a cache of them. A change catches the catalog up,
 /// is appended at the next position (another node's append there first: caught up and made
 /// again), then applied here; an upload's bytes are in PostgreSQL before its metadata is
@@ -50,7 +51,7 @@ extension ObjectStore {
     /// and this node's files the cluster does not name go (a cleared copy's, all of them).
     /// - Parameter sessionTag: begins this node's resumable session ids (hexadecimal digits).
     public func replicate(
-        through log: any StorageLog,
+        through log: any SharedLog,
         bytes: any SharedObjectBytes,
         sessionTag: String
     ) throws(StorageError) -> ReplicationStart {
@@ -76,7 +77,7 @@ extension ObjectStore {
                             // Generations handed out from now on pass every seeded one.
                             let highest = generations.compactMap(UInt64.init).max() ?? 0
                             _ = try bytes.reserveGeneration(atLeast: highest + 1)
-                            if try log.append(CatalogBatch.encode(rows), at: 1) {
+                            if try log.append(SharedLogBatch.encode(rows), at: 1) {
                                 try catalog.applyReplicated([], at: 1)
                                 position = 1
                                 start.seeded = generations.count
@@ -131,14 +132,14 @@ extension ObjectStore {
         lastCatchUp.withLock { $0 = .now }
         var position = cluster.position
         while true {
-            let entries: [StorageLogEntry]
+            let entries: [SharedLogEntry]
             do {
                 entries = try cluster.log.entries(after: position, limit: Self.catchUpPage)
             } catch {
                 throw StorageError.unavailable(error)
             }
             for entry in entries {
-                guard entry.position == position + 1, let changes = CatalogBatch.decode(entry.batch) else {
+                guard entry.position == position + 1, let changes = SharedLogBatch.decode(entry.batch) else {
                     throw StorageError(
                         .io,
                         "The cluster's storage log has no readable batch at position \(position + 1); this node cannot serve files."

@@ -1,5 +1,6 @@
 import Foundation
 import HearthStorage
+import HearthStore
 import HearthTestSupport
 import Synchronization
 import Testing
@@ -13,7 +14,7 @@ import Testing
     static let bucket = try! BucketName("test.appspot.com")
 
     /// The cluster's side in memory. `beforeAppend` runs once, before the next append.
-    final class MemoryCluster: StorageLog, SharedObjectBytes {
+    final class MemoryCluster: SharedLog, SharedObjectBytes {
         struct State {
             var log: [[UInt8]] = []
             var pieces: [String: [Int: [UInt8]]] = [:]
@@ -22,10 +23,10 @@ import Testing
         }
         let state = Mutex(State())
 
-        func entries(after position: Int64, limit: Int) throws -> [StorageLogEntry] {
+        func entries(after position: Int64, limit: Int) throws -> [SharedLogEntry] {
             state.withLock { state in
                 state.log.enumerated().dropFirst(Int(position)).prefix(limit).map {
-                    StorageLogEntry(position: Int64($0.offset + 1), batch: $0.element)
+                    SharedLogEntry(position: Int64($0.offset + 1), batch: $0.element)
                 }
             }
         }

@@ -10,7 +10,7 @@ import Synchronization
 /// Keys: `a/<uid>` account JSON, `e/<email>` uid, `r/<sha256(refresh token)>` refresh record,
 /// `t/<uid>/<sha256>` a user's refresh tokens, `o/<sha256(code)>` reset code, `d/<uid>`
 /// tombstone of a deleted account; in a cluster, `z/position`: the position in the cluster's
-/// accounts log (`AccountsLog`) of the last batch this copy holds.
+/// accounts log (`SharedLog`, stream `accounts`) of the last batch this copy holds.
 final class AccountsDatabase: Sendable {
     let file: AccountsFile
     private let writer = DispatchQueue(label: "hearth.accounts.writer")
@@ -122,7 +122,7 @@ final class AccountsDatabase: Sendable {
                 let position = (replica.withLock { $0?.position } ?? 0) + 1
                 let appended: Bool
                 do {
-                    appended = try log.append(AccountsBatch.encode(changes.entries), at: position)
+                    appended = try log.append(Self.encode(changes.entries), at: position)
                 } catch {
                     throw Self.unavailable(error)
                 }
@@ -144,7 +144,7 @@ final class AccountsDatabase: Sendable {
     /// `observe` hears every batch applied from the log (another node's), with each key's
     /// value before it.
     struct Replica {
-        let log: any AccountsLog
+        let log: any SharedLog
         var position: Int64
         let observe: @Sendable ([ReplicatedChange]) -> Void
     }
@@ -163,7 +163,7 @@ final class AccountsDatabase: Sendable {
     /// it holds (a single node that joins a new cluster keeps its accounts), else it is cleared.
     /// Then it catches up.
     func replicate(
-        through log: any AccountsLog,
+        through log: any SharedLog,
         observe: @escaping @Sendable ([ReplicatedChange]) -> Void
     ) async throws(AccountsError) {
         try await onWriter { () throws(AccountsError) in
@@ -180,7 +180,7 @@ final class AccountsDatabase: Sendable {
                     let rows = self.file.scan(prefix: "").map { (key: $0.key, value: Optional($0.value)) }
                     if !rows.isEmpty {
                         if try log.entries(after: 0, limit: 1).isEmpty,
-                            try log.append(AccountsBatch.encode(rows), at: 1)
+                            try log.append(Self.encode(rows), at: 1)
                         {
                             try self.file.apply([(Self.positionKey, Array("1".utf8))], sync: true)
                             position = 1
@@ -212,14 +212,14 @@ final class AccountsDatabase: Sendable {
         }
         var position = start
         while true {
-            let entries: [AccountsLogEntry]
+            let entries: [SharedLogEntry]
             do {
                 entries = try log.entries(after: position, limit: Self.catchUpPage)
             } catch {
                 throw Self.unavailable(error)
             }
             for entry in entries {
-                guard entry.position == position + 1, let changes = AccountsBatch.decode(entry.batch) else {
+                guard entry.position == position + 1, let changes = Self.decode(entry.batch) else {
                     throw .storage(
                         "The cluster's accounts log has no readable batch at position \(position + 1); this node cannot serve accounts."
                     )
@@ -238,6 +238,15 @@ final class AccountsDatabase: Sendable {
     private func clear() throws(AccountsError) {
         let keys = file.scan(prefix: "").map { (key: $0.key, value: [UInt8]?.none) }
         if !keys.isEmpty { try file.apply(keys, sync: true) }
+    }
+
+    /// A batch of string-keyed changes in the shared log's layout (`SharedLogBatch`).
+    static func encode(_ changes: [(key: String, value: [UInt8]?)]) -> [UInt8] {
+        SharedLogBatch.encode(changes.map { (Array($0.key.utf8), $0.value) })
+    }
+
+    static func decode(_ bytes: [UInt8]) -> [(key: String, value: [UInt8]?)]? {
+        SharedLogBatch.decode(bytes)?.map { (String(decoding: $0.key, as: UTF8.self), $0.value) }
     }
 
     static func unavailable(_ error: any Error) -> AccountsError {

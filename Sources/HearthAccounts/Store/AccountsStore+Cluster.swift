@@ -1,4 +1,5 @@
 import Foundation
+public import HearthStore
 
 extension AccountsStore {
     /// Whether the accounts are a cluster's (`replicate(through:)`).
@@ -12,7 +13,7 @@ extension AccountsStore {
     /// an empty log with the accounts a single node had), and every change goes through it.
     /// Revocations made on other nodes reach this node's registry (and its `onRevoke`
     /// handlers) when their batches are applied: at each `synchronize()`.
-    public func replicate(through log: any AccountsLog) async throws(AccountsError) {
+    public func replicate(through log: any SharedLog) async throws(AccountsError) {
         try await database.replicate(through: log) { [self] changes in observeReplicated(changes) }
         revocations.removeAll()
         loadRevocations()

@@ -1,3 +1,4 @@
+import HearthStore
 import Synchronization
 
 /// In a cluster: the storage log the catalog is a copy of, where the objects' bytes are, and
@@ -5,7 +6,7 @@ import Synchronization
 /// store's change lock.
 final class CatalogReplica: Sendable {
     struct State: Sendable {
-        let log: any StorageLog
+        let log: any SharedLog
         let bytes: any SharedObjectBytes
         /// The position in `log` of the last batch this copy holds.
         var position: Int64

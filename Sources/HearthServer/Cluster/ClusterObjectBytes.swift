@@ -2,24 +2,11 @@ import HearthCluster
 import HearthStorage
 import NIOCore
 
-/// The cluster's storage: the catalog's batches in the shared log `storage` and the objects'
-/// bytes in `hearth_object_chunks` of the cluster's PostgreSQL. Its calls block (the storage
-/// queue makes them, never an event loop) for at most the PostgreSQL link's own timeouts.
-struct ClusterStorageLog: StorageLog, SharedObjectBytes {
-    static let stream = "storage"
-
+/// The objects' bytes in `hearth_object_chunks` of the cluster's PostgreSQL (the catalog's
+/// batches are the shared log `storage`, `ClusterSharedLog`). Its calls block (the storage queue
+/// makes them, never an event loop) for at most the PostgreSQL link's own timeouts.
+struct ClusterObjectBytes: SharedObjectBytes {
     let directory: ClusterDirectory
-    let nodeID: String
-
-    func entries(after position: Int64, limit: Int) throws -> [StorageLogEntry] {
-        try directory.sharedLog(Self.stream, after: position, limit: limit).wait().map {
-            StorageLogEntry(position: $0.position, batch: $0.batch)
-        }
-    }
-
-    func append(_ batch: [UInt8], at position: Int64) throws -> Bool {
-        try directory.appendShared(Self.stream, batch: batch, at: position, node: nodeID).wait()
-    }
 
     func reserveGeneration(atLeast: UInt64) throws -> UInt64 {
         UInt64(try directory.reserveObjectGeneration(atLeast: Int64(clamping: atLeast)).wait())

@@ -1,11 +1,11 @@
-/// The bytes of one catalog batch in the cluster's storage log: its puts and deletes in order.
+/// The bytes of one batch of a shared log (`SharedLog`): its puts and deletes in order.
 ///
 /// Layout: a version byte (1), then per change: the key's length (u32, big-endian), the key,
 /// a flag (1 put, 0 delete) and, for a put, the value's length (u32) and the value.
-enum CatalogBatch {
-    typealias Change = (key: [UInt8], value: [UInt8]?)
+public enum SharedLogBatch {
+    public typealias Change = (key: [UInt8], value: [UInt8]?)
 
-    static func encode(_ changes: [Change]) -> [UInt8] {
+    public static func encode(_ changes: [Change]) -> [UInt8] {
         var out: [UInt8] = [1]
         for change in changes {
             append(UInt32(change.key.count), to: &out)
@@ -22,7 +22,7 @@ enum CatalogBatch {
     }
 
     /// The changes of `bytes`, or nil when they are not a batch of this layout.
-    static func decode(_ bytes: [UInt8]) -> [Change]? {
+    public static func decode(_ bytes: [UInt8]) -> [Change]? {
         guard bytes.first == 1 else { return nil }
         var changes: [Change] = []
         var index = 1
