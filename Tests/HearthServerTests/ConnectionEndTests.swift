@@ -131,15 +131,16 @@ struct ConnectionEndTests {
     @Test func aSilentWebSocketIsDroppedAfterTheLivenessTimeoutAndAKeptAliveOneStays() async throws {
         try await TestServer.with(prepare: { configuration, _ in
             configuration.realtime.tickInterval = .milliseconds(50)
-            configuration.realtime.livenessTimeout = .milliseconds(1500)
+            // 30 keep-alives a timeout: a loaded full run delayed the 100 ms ones past 1.5 s.
+            configuration.realtime.livenessTimeout = .seconds(3)
         }) { server in
             let silent = try await Self.connectWithOnDisconnect(port: server.port, name: "silent")
             let talking = try await Self.connectWithOnDisconnect(port: server.port, name: "talking")
-            // The talking client sends a keep-alive every 100 ms for 4.5 s (three timeouts), and
+            // The talking client sends a keep-alive every 100 ms for 6 s (two timeouts), and
             // reads nothing (its pings wait unread): only what it sends keeps it.
             let kept = Task {
                 try await onThread {
-                    for _ in 0..<45 {
+                    for _ in 0..<60 {
                         try talking.sendText("0")
                         Thread.sleep(forTimeInterval: 0.1)
                     }
@@ -147,7 +148,7 @@ struct ConnectionEndTests {
             }
             let code = try await onThread { try silent.readUntilDisconnected() }
             #expect(code == nil, "dropped without a close frame (the peer is gone)")
-            let status = try await eventually(timeout: .seconds(2), interval: .milliseconds(10)) {
+            let status = try await eventually(timeout: .seconds(4), interval: .milliseconds(10)) {
                 try await server.get("/status/silent")
             } until: {
                 $0 == #""offline""#

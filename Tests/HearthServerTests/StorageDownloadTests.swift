@@ -31,7 +31,8 @@ import Testing
             "POST",
             "/v0/b/\(StorageClientAPITests.bucket)/o?name=\(name)",
             headers: admin + [("Content-Type", "text/plain")],
-            body: bytes
+            body: bytes,
+            timeout: .seconds(120)  // 24 MB through a debug build while the whole suite runs
         )
         #expect(reply.status == 200, "\(reply.body)")
         return try JSONSerialization.jsonObject(with: Data(reply.body.utf8)) as? [String: Any] ?? [:]
@@ -131,7 +132,12 @@ import Testing
             #expect(after == 0, "the download's file stays open after its connection ended")
 
             // The server serves on.
-            let reply = try await server.send("GET", StorageClientAPITests.objectURL("cut.bin"), headers: Self.admin)
+            let reply = try await server.send(
+                "GET",
+                StorageClientAPITests.objectURL("cut.bin"),
+                headers: Self.admin,
+                timeout: .seconds(120)
+            )
             #expect(reply.status == 200)
         }
     }

@@ -62,25 +62,28 @@ public struct TestServer: Sendable {
         public var body: String
     }
 
-    /// Sends one request; `path` includes any query string.
+    /// Sends one request; `path` includes any query string. `timeout` bounds the whole
+    /// exchange (a test moving many megabytes through a debug build on a loaded box needs more).
     public func send(
         _ method: String,
         _ path: String,
         headers: [(String, String)] = [],
-        body: [UInt8]? = nil
+        body: [UInt8]? = nil,
+        timeout: Duration = .seconds(30)
     ) async throws -> Reply {
+        let timeout = TimeAmount.seconds(timeout.components.seconds)
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
         request.method = HTTPMethod(rawValue: method)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         let response: HTTPClientResponse
         do {
-            response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            response = try await HTTPClient.shared.execute(request, timeout: timeout)
         } catch  where Self.isStaleConnection(error) && ["GET", "PUT", "DELETE", "HEAD"].contains(method) {
             // The shared client reused a keep-alive connection the server had just closed for
             // idleness (tests with short idle timeouts): an idempotent request is sent again, as
             // HTTP lets a client do (RFC 9112 §9.3.1).
-            response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            response = try await HTTPClient.shared.execute(request, timeout: timeout)
         }
         let bytes = try await response.body.collect(upTo: 64 << 20)
         return Reply(status: Int(response.status.code), headers: response.headers, body: String(buffer: bytes))
