@@ -37,20 +37,25 @@ struct ClusterProcessTests {
             return Cluster(directory: directory, database: database, nodes: nodes)
         }
 
+        /// Starts node `index` of the cluster over `database`, its data in `directory/node<index>`,
+        /// run from `workingDirectory` (default `directory`), with `extraArguments` after the
+        /// cluster's own.
         static func startNode(
             _ index: Int,
             directory: TemporaryDirectory,
-            database: String
+            database: String,
+            workingDirectory: URL? = nil,
+            extraArguments: [String] = []
         ) async throws
             -> ProcessTestServer
         {
             try await ProcessTestServer.start(
                 dataDirectory: directory.appending("node\(index)"),
-                workingDirectory: directory.url,
+                workingDirectory: workingDirectory ?? directory.url,
                 arguments: [
                     "--jwt-secret", TestServer.jwtSecret, "--cluster", database,
                     "--lease-seconds", "\(ClusterProcessTests.leaseSeconds)",
-                ]
+                ] + extraArguments
             )
         }
 
@@ -355,13 +360,11 @@ extension ClusterProcessTests {
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
             func node(_ index: Int) async throws -> ProcessTestServer {
-                try await ProcessTestServer.start(
-                    dataDirectory: directory.appending("node\(index)"),
-                    workingDirectory: directory.url,
-                    arguments: [
-                        "--cluster", database, "--lease-seconds", "\(ClusterProcessTests.leaseSeconds)",
-                        "--snapshot-entries", "20",
-                    ]
+                try await Cluster.startNode(
+                    index,
+                    directory: directory,
+                    database: database,
+                    extraArguments: ["--snapshot-entries", "20"]
                 )
             }
             let first = try await node(0)
@@ -415,13 +418,10 @@ extension ClusterProcessTests {
             defer { proxy.stop() }
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
-            let node = try await ProcessTestServer.start(
-                dataDirectory: directory.appending("node"),
-                workingDirectory: directory.url,
-                arguments: [
-                    "--cluster", database.replacingOccurrences(of: ":\(postgres.port)/", with: ":\(proxy.port)/"),
-                    "--lease-seconds", "\(ClusterProcessTests.leaseSeconds)",
-                ]
+            let node = try await Cluster.startNode(
+                0,
+                directory: directory,
+                database: database.replacingOccurrences(of: ":\(postgres.port)/", with: ":\(proxy.port)/")
             )
             defer { Task { await node.kill() } }
             #expect(try await node.request("PUT", "/a.json?ns=silent", body: "1", admin: true).status == 200)

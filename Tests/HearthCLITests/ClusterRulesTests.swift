@@ -88,13 +88,11 @@ extension ClusterProcessTests {
                     to: workingDirectory.appendingPathComponent("rules/database.rules.json")
                 )
                 nodes.append(
-                    try await ProcessTestServer.start(
-                        dataDirectory: directory.appending("node\(index)"),
-                        workingDirectory: workingDirectory,
-                        arguments: [
-                            "--jwt-secret", TestServer.jwtSecret, "--cluster", database,
-                            "--lease-seconds", "\(ClusterProcessTests.leaseSeconds)",
-                        ]
+                    try await Cluster.startNode(
+                        index,
+                        directory: directory,
+                        database: database,
+                        workingDirectory: workingDirectory
                     )
                 )
             }

@@ -226,14 +226,11 @@ extension ClusterProcessTests {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
                 if index == 0 { try Data(Self.rules("true").utf8).write(to: folder.appending(path: "storage.rules")) }
                 nodes.append(
-                    try await ProcessTestServer.start(
-                        dataDirectory: directory.appending("node\(index)"),
-                        workingDirectory: directory.url,
-                        arguments: [
-                            "--jwt-secret", TestServer.jwtSecret, "--cluster", database, "--lease-seconds",
-                            "\(ClusterProcessTests.leaseSeconds)", "--rules",
-                            folder.appending(path: "database.rules.json").path,
-                        ]
+                    try await Cluster.startNode(
+                        index,
+                        directory: directory,
+                        database: database,
+                        extraArguments: ["--rules", folder.appending(path: "database.rules.json").path]
                     )
                 )
             }
