@@ -123,15 +123,6 @@ final class ClusterMembership: Sendable {
         onRelease.withLock { $0.append(observer) }
     }
 
-    /// True while the node serves `name`: caught up and opened, and its lease not run out by
-    /// this node's reckoning.
-    func serves(_ name: String) -> Bool {
-        held.withLock { held in
-            guard let entry = held[name], entry.phase == .serving else { return false }
-            return isCurrent(entry)
-        }
-    }
-
     /// True while `name` may be opened here: serving, or being opened by its takeover.
     func opens(_ name: String) -> Bool {
         held.withLock { held in
@@ -140,8 +131,9 @@ final class ClusterMembership: Sendable {
         }
     }
 
-    /// `serves`, noting the use (a namespace in use is not dropped as idle).
-    private func servesNow(_ name: String) -> Bool {
+    /// True while the node serves `name`: caught up and opened, and its lease not run out by
+    /// this node's reckoning. Notes the use (a namespace in use is not dropped as idle).
+    private func serves(_ name: String) -> Bool {
         held.withLock { held in
             guard let entry = held[name], entry.phase == .serving, isCurrent(entry) else { return false }
             held[name]?.usedAt = .now
@@ -160,7 +152,7 @@ final class ClusterMembership: Sendable {
 
     /// Where a request for `name` goes; takes the namespace over when nobody holds it.
     func route(_ name: String) async throws -> Route {
-        if servesNow(name) { return .local }
+        if serves(name) { return .local }
         let now = ContinuousClock.now
         if let url = known.withLock({ known -> String? in
             guard let entry = known[name] else { return nil }
