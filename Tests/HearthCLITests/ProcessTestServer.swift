@@ -4,18 +4,20 @@ import HearthTestSupport
 import NIOCore
 import Testing
 
-/// A `hearth serve` child process on a free port of 127.0.0.1, with an HTTP client for it: for
+/// A `hearth serve` child process on a free port of 127.0.0.1 (or another host), with an HTTP client for it: for
 /// what needs a real process (signals, `kill -9`, the command line). Tests of the server itself
 /// use the in-process `TestServer` (HearthTestSupport).
 final class ProcessTestServer: @unchecked Sendable {
     let child: Child
+    let host: String
     let port: Int
     let dataDirectory: URL
     let adminSecret: String?
     let client: HTTPClient
 
-    private init(child: Child, port: Int, dataDirectory: URL, adminSecret: String?) {
+    private init(child: Child, host: String, port: Int, dataDirectory: URL, adminSecret: String?) {
         self.child = child
+        self.host = host
         self.port = port
         self.dataDirectory = dataDirectory
         self.adminSecret = adminSecret
@@ -31,28 +33,38 @@ final class ProcessTestServer: @unchecked Sendable {
     }
 
     /// Starts `hearth serve` on `dataDirectory` (run from `workingDirectory`, a directory without
-    /// rules or seed) and waits until `/.well-known/hearth/health` answers 200.
+    /// rules or seed) and waits until `/.well-known/hearth/health` answers 200. It listens on
+    /// `host`; `launcher` runs it (`ip netns exec NAME` for a node in a network namespace).
     static func start(
         dataDirectory: URL,
         workingDirectory: URL,
         adminSecret: String? = "test-admin-secret",
         arguments: [String] = [],
-        environment: [String: String] = [:]
+        environment: [String: String] = [:],
+        host: String = "127.0.0.1",
+        launcher: [String] = []
     ) async throws -> ProcessTestServer {
         // Another test's server may take the free port first: then try another one.
         var attempt = 1
         while true {
             let port = try FreePort.find()
-            var all = ["serve", "--host", "127.0.0.1", "--port", "\(port)", "--data", dataDirectory.path] + arguments
+            var all = ["serve", "--host", host, "--port", "\(port)", "--data", dataDirectory.path] + arguments
             if let adminSecret { all += ["--admin-secret", adminSecret] }
+            var executable = HearthProcess.binary
+            if let first = launcher.first {
+                all = launcher.dropFirst() + [executable.path] + all
+                executable = URL(fileURLWithPath: first)
+            }
             do {
                 return try await launch(
                     all,
                     environment: environment,
                     workingDirectory: workingDirectory,
+                    host: host,
                     port: port,
                     dataDirectory: dataDirectory,
-                    adminSecret: adminSecret
+                    adminSecret: adminSecret,
+                    executable: executable
                 )
             } catch let failure as TestFailure where attempt < 3 && failure.description.contains("already in use") {
                 attempt += 1
@@ -65,6 +77,7 @@ final class ProcessTestServer: @unchecked Sendable {
         _ arguments: [String],
         environment: [String: String],
         workingDirectory: URL,
+        host: String = "127.0.0.1",
         port: Int,
         dataDirectory: URL,
         adminSecret: String?,
@@ -76,7 +89,13 @@ final class ProcessTestServer: @unchecked Sendable {
             directory: workingDirectory,
             executable: executable
         )
-        let server = ProcessTestServer(child: child, port: port, dataDirectory: dataDirectory, adminSecret: adminSecret)
+        let server = ProcessTestServer(
+            child: child,
+            host: host,
+            port: port,
+            dataDirectory: dataDirectory,
+            adminSecret: adminSecret
+        )
         do {
             try await server.waitUntilHealthy()
         } catch {
@@ -86,7 +105,7 @@ final class ProcessTestServer: @unchecked Sendable {
         return server
     }
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    var baseURL: String { "http://\(host):\(port)" }
 
     /// Asks the health endpoint until it answers 200 and the data directory's `server.json`
     /// names this child on this port, for up to 60 seconds; fails early when the process exits.

@@ -6,8 +6,8 @@ import Glibc
 #endif
 
 /// A PostgreSQL server of the test process's own: `initdb` in a temporary directory, listening on
-/// a free loopback port only, trust authentication, stopped when the process exits. Each test
-/// takes a database of its own (`database()`). Run as the `postgres` user when the tests run as
+/// a free loopback port only (and on the addresses a test names), trust authentication, stopped
+/// when the process exits. Each test takes a database of its own (`database()`). Run as the `postgres` user when the tests run as
 /// root (PostgreSQL refuses root).
 ///
 /// Needs PostgreSQL's server programs (Debian: `apt-get install postgresql`); `.ci/run`
@@ -22,7 +22,10 @@ public final class PrivatePostgres: Sendable {
 
     public static let shared: Result<PrivatePostgres, any Error> = Result { try PrivatePostgres() }
 
-    private init() throws {
+    /// A server listening on 127.0.0.1 and on `extraAddresses`, trusting connections from
+    /// 127.0.0.1 and from the networks `trustedNetworks` names (CIDR). Most tests share one
+    /// (`shared`); a test that needs other addresses starts its own and `stop()`s it.
+    public init(extraAddresses: [String] = [], trustedNetworks: [String] = []) throws {
         guard let binaries = PrivatePostgres.findBinaries() else {
             throw TestSetupError(
                 "PostgreSQL's server programs (initdb, pg_ctl) are not installed: apt-get install postgresql"
@@ -42,30 +45,57 @@ public final class PrivatePostgres: Sendable {
             ],
             runAs: runAs
         )
-        options = "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c max_connections=200"
+        if !trustedNetworks.isEmpty {
+            let rules = trustedNetworks.map { "host all all \($0) trust\n" }.joined()
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + "/data/pg_hba.conf"))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data(rules.utf8))
+            try handle.close()
+        }
+        let addresses = (["127.0.0.1"] + extraAddresses).joined(separator: ",")
+        options = "-p \(port) -k \(directory) -c listen_addresses=\(addresses) -c max_connections=200"
         try PrivatePostgres.run(
             [binaries + "/pg_ctl", "-D", directory + "/data", "-o", options, "-l", directory + "/log", "-w", "start"],
             runAs: runAs
         )
-        PrivatePostgres.stopAtExit.withLock { $0 = (binaries + "/pg_ctl", directory, runAs) }
-        atexit {
-            guard let (pgCtl, directory, runAs) = PrivatePostgres.stopAtExit.withLock({ $0 }) else { return }
-            try? PrivatePostgres.run([pgCtl, "-D", directory + "/data", "-m", "immediate", "stop"], runAs: runAs)
-            try? FileManager.default.removeItem(atPath: directory)
+        let first = PrivatePostgres.stopAtExit.withLock { servers in
+            servers[directory] = (binaries + "/pg_ctl", runAs)
+            return servers.count == 1
+        }
+        if first {
+            atexit {
+                for (directory, (pgCtl, runAs)) in PrivatePostgres.stopAtExit.withLock({ $0 }) {
+                    PrivatePostgres.stop(pgCtl: pgCtl, directory: directory, runAs: runAs)
+                }
+            }
         }
     }
 
-    private static let stopAtExit = Mutex<(String, String, [String])?>(nil)
+    /// The servers still running, by directory: stopped when the process exits.
+    private static let stopAtExit = Mutex<[String: (String, [String])]>([:])
+
+    /// Stops the server (as a crash) and removes its files.
+    public func stop() {
+        guard let (pgCtl, runAs) = PrivatePostgres.stopAtExit.withLock({ $0.removeValue(forKey: directory) }) else {
+            return
+        }
+        PrivatePostgres.stop(pgCtl: pgCtl, directory: directory, runAs: runAs)
+    }
+
+    private static func stop(pgCtl: String, directory: String, runAs: [String]) {
+        try? PrivatePostgres.run([pgCtl, "-D", directory + "/data", "-m", "immediate", "stop"], runAs: runAs)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
 
     /// A new, empty database of this server, as `--cluster` names it
-    /// (`postgresql://hearth@127.0.0.1:PORT/NAME`).
-    public func database() throws -> String {
+    /// (`postgresql://hearth@HOST:PORT/NAME`, HOST 127.0.0.1 unless one of the extra addresses).
+    public func database(host: String = "127.0.0.1") throws -> String {
         let name = "hearth_\(databases.add(1, ordering: .relaxed).newValue)"
         try PrivatePostgres.run(
             [binaries + "/createdb", "-h", "127.0.0.1", "-p", "\(port)", "-U", "hearth", name],
             runAs: []
         )
-        return "postgresql://hearth@127.0.0.1:\(port)/\(name)"
+        return "postgresql://hearth@\(host):\(port)/\(name)"
     }
 
     /// The rows `sql` returns in `database` (a URL from `database()`), one line each, columns

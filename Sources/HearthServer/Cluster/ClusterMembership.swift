@@ -445,4 +445,16 @@ final class ClusterMembership: Sendable {
     func view() async throws -> (nodes: [ClusterNode], owners: [String: String]) {
         (try await directory.nodes(leaseSeconds: leaseSeconds), try await directory.owners())
     }
+
+    /// The namespaces this node serves now, by its own reckoning (no query: it answers while
+    /// PostgreSQL does not), each with the epoch of its lease.
+    func serving() -> [String: Int64] {
+        held.withLock { held in
+            var serving: [String: Int64] = [:]
+            for (name, entry) in held where entry.phase == .serving && isCurrent(entry) {
+                serving[name] = entry.lease.epoch
+            }
+            return serving
+        }
+    }
 }

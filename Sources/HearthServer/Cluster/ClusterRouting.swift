@@ -119,9 +119,18 @@ struct ClusterRouting: Sendable {
                 status: .unauthorized
             )
         }
+        // What this node serves, by its own clock: answered whether or not PostgreSQL is.
+        let this: JSONValue = .object([
+            ("id", .string(membership.nodeID)),
+            (
+                "serving",
+                .object(membership.serving().sorted { $0.key < $1.key }.map { ($0.key, .number(Double($0.value))) })
+            ),
+        ])
         do {
             let (nodes, owners) = try await membership.view()
             let body: JSONValue = .object([
+                ("this", this),
                 (
                     "nodes",
                     .array(
@@ -136,13 +145,15 @@ struct ClusterRouting: Sendable {
             JSONRenderer.render(body, into: &out)
             return ResponseBuilder.json(out)
         } catch {
-            return Self.unavailable("The cluster's PostgreSQL did not answer (\(error)).")
+            return Self.unavailable("The cluster's PostgreSQL did not answer (\(error)).", this: this)
         }
     }
 
-    static func unavailable(_ message: String) -> Response {
+    static func unavailable(_ message: String, this: JSONValue? = nil) -> Response {
         var out: [UInt8] = []
-        JSONRenderer.render(.object([("error", .string(message))]), into: &out)
+        var fields: [(String, JSONValue)] = [("error", .string(message))]
+        if let this { fields.append(("this", this)) }
+        JSONRenderer.render(.object(fields), into: &out)
         var response = ResponseBuilder.json(out, status: .serviceUnavailable)
         response.headers[.retryAfter] = "1"
         return response
