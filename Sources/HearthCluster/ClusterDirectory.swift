@@ -194,6 +194,24 @@ public final class ClusterDirectory: Sendable {
         )
     }
 
+    /// Settles an append of `lease` after position `lsn` whose answer never came (the
+    /// connection failed or fell silent: it may have committed or not). Fences `lease`'s epoch
+    /// first, so that the append, were it still on its way, can no longer commit (its
+    /// conditional update waits for this one's row lock, then matches nothing), and gives the
+    /// lease up; then answers whether the append committed: its first entry is in the changelog
+    /// under `lease`'s epoch (only `lease` appends under it). When another node took the
+    /// namespace over first, its new epoch fenced the append just as well. Throws when
+    /// PostgreSQL does not answer: the outcome is still unknown.
+    public func settle(_ lease: NamespaceLease, after lsn: Int64) async throws -> Bool {
+        try await control.query(
+            """
+            UPDATE hearth_namespaces SET epoch = epoch + 1, lease_until = clock_timestamp()
+            WHERE ns = \(lease.namespace) AND owner = \(lease.node) AND epoch = \(lease.epoch)
+            """
+        )
+        return try await epoch(of: lease.namespace, at: lsn + 1) == lease.epoch
+    }
+
     /// Removes the namespace of `lease` from the cluster when it was never written (no
     /// changelog entry) and `lease` still holds it; false when either is no longer so.
     public func dropUnwritten(_ lease: NamespaceLease) async throws -> Bool {

@@ -10,6 +10,12 @@ public enum ClusterError: Error, Equatable, CustomStringConvertible {
     /// The changelog is not what this node expected (a gap or a foreign row).
     case inconsistent(String)
 
+    /// True for `.fenced`: the namespace's epoch moved on, so nothing was committed.
+    public var isFenced: Bool {
+        if case .fenced = self { return true }
+        return false
+    }
+
     public var description: String {
         switch self {
         case .invalidAddress(let message): message

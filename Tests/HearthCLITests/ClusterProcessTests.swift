@@ -438,6 +438,50 @@ extension ClusterProcessTests {
             }
             #expect(try await node.request("GET", "/.json?ns=silent", admin: true).body == #"{"a":1,"b":2}"#)
         }
+
+        /// A commit whose answer is lost (the statement reached PostgreSQL, nothing came back)
+        /// is settled before its writes are answered: acknowledged when it committed, refused
+        /// when it did not, and PostgreSQL's changelog agrees with every answer.
+        @Test func aCommitWhoseAnswerIsLostIsAcknowledgedOnlyWhenItCommitted() async throws {
+            let postgres = try PrivatePostgres.shared.get()
+            let database = try postgres.database()
+            let proxy = try FreezingProxy(to: postgres.port)
+            defer { proxy.stop() }
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let node = try await Cluster.startNode(
+                0,
+                directory: directory,
+                database: database.replacingOccurrences(of: ":\(postgres.port)/", with: ":\(proxy.port)/")
+            )
+            defer { Task { await node.kill() } }
+            #expect(try await node.request("PUT", "/a.json?ns=lost", body: "1", admin: true).status == 200)
+
+            // The statement reaches PostgreSQL and commits; its answer never comes back.
+            proxy.freezeAnswersOfExisting()
+            let committed = try await node.request(
+                "PUT",
+                "/b.json?ns=lost",
+                body: "2",
+                admin: true,
+                timeout: .seconds(60)
+            )
+            #expect(committed.status == 200, "\(committed.body)")
+
+            // Served again over new connections; then nothing gets through either way.
+            try await eventually(timeout: .seconds(30), interval: .milliseconds(200)) {
+                try await node.request("PUT", "/c.json?ns=lost", body: "3", admin: true, timeout: .seconds(10)).status
+                    == 200
+            }
+            proxy.freezeExisting()
+            let lost = try await node.request("PUT", "/d.json?ns=lost", body: "4", admin: true, timeout: .seconds(60))
+            #expect(lost.status == 503, "\(lost.body)")
+
+            let everything = try await ClusterProcessTests.read("/.json?ns=lost", through: node, within: .seconds(30))
+            #expect(everything == #"{"a":1,"b":2,"c":3}"#)
+            let entries = try postgres.query("SELECT count(*) FROM hearth_changelog WHERE ns = 'lost'", in: database)
+            #expect(entries == ["3"], "one changelog entry per acknowledged write")
+        }
     }
 }
 

@@ -8,14 +8,16 @@ import Glibc
 /// A TCP proxy on 127.0.0.1 in front of a loopback port whose connections can be frozen: a
 /// frozen connection stays open and carries nothing more either way, as one to a server that
 /// died without closing it (a killed PostgreSQL primary behind a load balancer, a cut network).
-/// Connections made after `freezeExisting()` pass as usual. One thread per direction of each
-/// connection (a test makes a handful).
+/// Connections made after `freezeExisting()` pass as usual. `freezeAnswersOfExisting()` freezes
+/// only what the server sends (its answers to what it was sent are lost: whether a statement ran
+/// is unknown to the client). One thread per direction of each connection (a test makes a handful).
 public final class FreezingProxy: Sendable {
     public let port: Int
     private let listener: Int32
     private let target: Int
-    /// Per connection: whether it is frozen; its two sockets.
-    private let connections = Mutex<[(frozen: Bool, sockets: (Int32, Int32))]>([])
+    /// Per connection: whether each direction is frozen (to the server, to the client); its
+    /// two sockets.
+    private let connections = Mutex<[(frozen: (up: Bool, down: Bool), sockets: (Int32, Int32))]>([])
     private let stopped = Atomic<Bool>(false)
 
     public init(to target: Int) throws {
@@ -44,7 +46,15 @@ public final class FreezingProxy: Sendable {
     /// Freezes every connection open now.
     public func freezeExisting() {
         connections.withLock { all in
-            for index in all.indices { all[index].frozen = true }
+            for index in all.indices { all[index].frozen = (true, true) }
+        }
+    }
+
+    /// Freezes what the server sends on every connection open now; what the client sends still
+    /// reaches it.
+    public func freezeAnswersOfExisting() {
+        connections.withLock { all in
+            for index in all.indices { all[index].frozen.down = true }
         }
     }
 
@@ -72,33 +82,33 @@ public final class FreezingProxy: Sendable {
                 continue
             }
             let index = connections.withLock { all -> Int in
-                all.append((false, (client, upstream)))
+                all.append(((false, false), (client, upstream)))
                 return all.count - 1
             }
-            for (from, to) in [(client, upstream), (upstream, client)] {
-                Thread { [self] in pump(from: from, to: to, index: index) }.start()
+            for (from, to, up) in [(client, upstream, true), (upstream, client, false)] {
+                Thread { [self] in pump(from: from, to: to, index: index, up: up) }.start()
             }
         }
     }
 
-    private func isFrozen(_ index: Int) -> Bool {
-        connections.withLock { $0[index].frozen }
+    private func isFrozen(_ index: Int, up: Bool) -> Bool {
+        connections.withLock { up ? $0[index].frozen.up : $0[index].frozen.down }
     }
 
-    private func pump(from: Int32, to: Int32, index: Int) {
+    private func pump(from: Int32, to: Int32, index: Int, up: Bool) {
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         while !stopped.load(ordering: .relaxed) {
-            if isFrozen(index) {
+            if isFrozen(index, up: up) {
                 // Open, silent, never read again: the peer's writes fill the buffers and stall.
                 usleep(50_000)
                 continue
             }
             let count = buffer.withUnsafeMutableBytes { recv(from, $0.baseAddress, $0.count, 0) }
             if count <= 0 { break }
-            if isFrozen(index) { continue }  // what arrived as it froze is dropped
+            if isFrozen(index, up: up) { continue }  // what arrived as it froze is dropped
             guard sendAll(to, Array(buffer[0..<count])) else { break }
         }
-        if !isFrozen(index) {
+        if !isFrozen(index, up: up) {
             shutdown(to, Int32(SHUT_WR))
         }
     }

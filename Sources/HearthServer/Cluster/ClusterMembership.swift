@@ -277,13 +277,59 @@ final class ClusterMembership: Sendable {
                     switch result {
                     case .success:
                         completion(nil)
-                    case .failure(let error):
+                    case .failure(let error as ClusterError) where error.isFenced:
                         self.lose(lease, because: "a commit was not taken into the changelog: \(error)")
                         completion(error)
+                    case .failure(let error):
+                        // No answer: the commit may have happened before the connection failed.
+                        // Its writes are acknowledged if it did, refused only if it did not.
+                        Task {
+                            if await self.settle(lease, after: Int64(after), error: error) {
+                                completion(nil)
+                                self.lose(lease, because: "a commit's answer was lost (it committed)")
+                            } else {
+                                self.lose(lease, because: "a commit was not taken into the changelog: \(error)")
+                                completion(error)
+                            }
+                        }
                     }
                 }
         }
     }
+
+    /// Whether an append of `lease` after `lsn` whose answer never came committed
+    /// (`ClusterDirectory.settle`, which fences the epoch first), asked until PostgreSQL answers
+    /// or `settleTime` passed; false when it did not commit or it could not be told (then its
+    /// writes are refused as before: the one case where a refused write may have committed).
+    private func settle(_ lease: NamespaceLease, after lsn: Int64, error: any Error) async -> Bool {
+        let deadline = ContinuousClock.now + settleTime
+        while true {
+            do {
+                let committed = try await directory.settle(lease, after: lsn)
+                logger.warning(
+                    "a commit's answer was lost; settled",
+                    metadata: [
+                        "hearth.ns": "\(lease.namespace)", "hearth.cluster.epoch": "\(lease.epoch)",
+                        "hearth.committed": "\(committed)", "hearth.error": "\(error)",
+                    ]
+                )
+                return committed
+            } catch {
+                guard ContinuousClock.now < deadline else {
+                    logger.error(
+                        "a commit's answer was lost and PostgreSQL did not say whether it committed",
+                        metadata: ["hearth.ns": "\(lease.namespace)", "hearth.error": "\(error)"]
+                    )
+                    return false
+                }
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+        }
+    }
+
+    /// How long a commit whose answer was lost is asked after (a PostgreSQL failover takes
+    /// seconds): at least 10 s, and two leases.
+    private var settleTime: Duration { max(.seconds(10), .seconds(leaseSeconds * 2)) }
 
     private static func refusingSink(_ name: String) -> ReplicationSink {
         ReplicationSink(epoch: 0) { _, _, completion in
