@@ -9,9 +9,13 @@ import NIOHTTP1
 /// Sends a request for a namespace another node owns to that node and streams its answer back
 /// (REST and SSE; WebSocket sessions are relayed by `ClusterWebSocketRelay`). The client's
 /// credentials travel as they came: the owner judges them. The forward carries
-/// `Hearth-Forwarded`, an HMAC of the node's id under the admin secret every node shares, so the
-/// owner answers it itself (never forwards it again: a namespace moving while the request
-/// travels gets 503 and a retry) and does not count it against the forwarding node's address.
+/// `Hearth-Forwarded: NODE:TIME:MAC`, an HMAC of the node's id, the time (Unix seconds) and what
+/// the stamp is for (`binding`) under the admin secret every node shares, so the owner answers
+/// it itself (never forwards it again: a namespace moving while the request travels gets 503
+/// and a retry) and does not count it against the forwarding node's address. A stamp is good
+/// for `validity` either side of the receiver's clock (nodes' clocks must agree that closely),
+/// so one seen on the wire cannot be used later; a stamp that authorizes an action by itself
+/// (an account's data deletion) binds its arguments too.
 struct ClusterForwarder: Sendable {
     static let header = HTTPField.Name("Hearth-Forwarded")!
 
@@ -25,10 +29,15 @@ struct ClusterForwarder: Sendable {
         key = SymmetricKey(data: Data(("hearth-forward:" + adminSecret).utf8))
     }
 
-    /// The header's value for this node.
-    var stamp: String {
-        let mac = HMAC<SHA256>.authenticationCode(for: Data(nodeID.utf8), using: key)
-        return nodeID + ":" + Data(mac).base64EncodedString()
+    /// How far a stamp's time may be from the receiver's clock.
+    static let validity: Int64 = 120
+
+    /// The header's value for this node, now, for `binding` (empty: a forward).
+    func stamp(binding: String = "") -> String {
+        let time = Int64(Date().timeIntervalSince1970)
+        let message = Self.message(node: nodeID, time: time, binding: binding)
+        let mac = HMAC<SHA256>.authenticationCode(for: Data(message.utf8), using: key)
+        return nodeID + ":" + String(time) + ":" + Data(mac).base64EncodedString()
     }
 
     /// Whether `request` was forwarded by a node of this cluster.
@@ -37,12 +46,23 @@ struct ClusterForwarder: Sendable {
         return isValidStamp(value)
     }
 
-    /// Whether `value` is a stamp a node of this cluster made.
-    func isValidStamp(_ value: String) -> Bool {
-        guard let colon = value.lastIndex(of: ":") else { return false }
-        let node = value[..<colon]
-        guard let mac = Data(base64Encoded: String(value[value.index(after: colon)...])) else { return false }
-        return HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Data(node.utf8), using: key)
+    /// Whether `value` is a stamp a node of this cluster made for `binding`, within `validity`
+    /// of `now` (Unix seconds).
+    func isValidStamp(
+        _ value: String,
+        binding: String = "",
+        now: Int64 = Int64(Date().timeIntervalSince1970)
+    ) -> Bool {
+        let parts = value.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 3, let time = Int64(parts[1]), abs(now - time) <= Self.validity,
+            let code = Data(base64Encoded: String(parts[2]))
+        else { return false }
+        let message = Self.message(node: String(parts[0]), time: time, binding: binding)
+        return HMAC<SHA256>.isValidAuthenticationCode(code, authenticating: Data(message.utf8), using: key)
+    }
+
+    private static func message(node: String, time: Int64, binding: String) -> String {
+        node + "\n" + String(time) + "\n" + binding
     }
 
     private static let hopByHop: Set<String> = [
@@ -57,7 +77,7 @@ struct ClusterForwarder: Sendable {
         for field in request.headers where !Self.hopByHop.contains(field.name.canonicalName) {
             outgoing.headers.add(name: field.name.rawName, value: field.value)
         }
-        outgoing.headers.add(name: Self.header.rawName, value: stamp)
+        outgoing.headers.add(name: Self.header.rawName, value: stamp())
         let length = request.headers[.contentLength].flatMap { Int64($0) }
         if request.method != .get, request.method != .head {
             outgoing.body = .stream(request.body, length: length.map { .known($0) } ?? .unknown)

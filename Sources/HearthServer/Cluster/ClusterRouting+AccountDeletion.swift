@@ -23,7 +23,12 @@ extension ClusterRouting {
             }
             var request = HTTPClientRequest(url: url + Self.accountDeletionPath + "?" + query.joined(separator: "&"))
             request.method = .POST
-            request.headers.add(name: ClusterForwarder.header.rawName, value: forwarder.stamp)
+            request.headers.add(
+                name: ClusterForwarder.header.rawName,
+                value: forwarder.stamp(
+                    binding: Self.accountDeletionBinding(namespace: namespace, uid: uid, handler: handler)
+                )
+            )
             let answer = try await membership.client.execute(request, timeout: .minutes(10))
             let body = try await answer.body.collect(upTo: 64 << 10)
             guard answer.status == .ok else {
@@ -36,17 +41,25 @@ extension ClusterRouting {
         }
     }
 
+    /// What an account deletion's stamp binds: the deletion's arguments.
+    static func accountDeletionBinding(namespace: String, uid: String, handler: Int) -> String {
+        "account-deletion\n" + namespace + "\n" + uid + "\n" + String(handler)
+    }
+
     /// `POST /.well-known/hearth/cluster/account-deletion?ns=&uid=&handler=` from another node:
     /// runs the handler here while this node owns the namespace (else 503: it moved).
     func deleteAccountData(_ request: Request, query: Substring?) async -> Response {
-        guard request.method == .post, isForwarded(request) else {
-            return ResponseBuilder.json(#"{"error":"Only nodes of the cluster call this."}"#, status: .forbidden)
-        }
+        let refused = ResponseBuilder.json(#"{"error":"Only nodes of the cluster call this."}"#, status: .forbidden)
+        guard request.method == .post, let stamp = request.headers[ClusterForwarder.header] else { return refused }
         guard let values = try? QueryString(query), let namespace = values["ns"], let uid = values["uid"],
             let handler = values["handler"].flatMap(Int.init), handler >= 0
         else {
             return ResponseBuilder.json(#"{"error":"Give ns, uid and handler."}"#, status: .badRequest)
         }
+        // The stamp names this deletion: one seen on the wire deletes nothing else, and only
+        // for a short while.
+        let binding = Self.accountDeletionBinding(namespace: namespace, uid: uid, handler: handler)
+        guard forwarder.isValidStamp(stamp, binding: binding) else { return refused }
         do {
             guard try await membership.route(namespace) == .local else {
                 return Self.unavailable("Namespace '\(namespace)' is moving between nodes; retry.")

@@ -80,7 +80,7 @@ struct RealtimeEndpoint: Sendable {
                         ownerURL: ownerURL,
                         target: rawTarget,
                         host: authority,
-                        stamp: cluster.forwarder.stamp,
+                        stamp: cluster.forwarder.stamp(),
                         maxFrameBytes: context.configuration.maxFrameBytes,
                         ownerUnreachable: { cluster.membership.forgetOwner(namespace) }
                     )
