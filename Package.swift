@@ -245,7 +245,7 @@ let package = Package(
             name: "HearthServerTests",
             dependencies: [
                 "HearthServer", "HearthStore", "HearthCore", "HearthProtocol", "HearthAccounts", "HearthTestSupport",
-                "HearthDatabase", "HearthRules", "HearthFunctions",
+                "HearthDatabase", "HearthRules", "HearthFunctions", "HearthCluster",
                 "HearthTriggerFixtures",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
