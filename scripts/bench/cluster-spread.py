@@ -183,6 +183,10 @@ def run(args, kind, pg):
             "window_s": seconds,
             "node_cpu_s": node_cpu,
             "node0_threads_cpu_s": cpu["threads"]["node0"],
+            # Where node 0's busiest work ran: its event loops (NIO-...) or Dispatch queues (the
+            # writers' queues, `com.apple.root.default-qos.overcommit`: decision 0002 moves a writer
+            # there when its jobs average over 50 us of thread CPU).
+            "node0_busiest_thread": (cpu["threads"]["node0"] or ["?"])[0].rsplit(":", 1)[0],
             "nodes_cores": round(sum(node_cpu.values()) / seconds, 2),
             "nodes_cpu_us_per_write": round(1e6 * sum(node_cpu.values()) / max(1, writes), 1),
             "node_cpu_us_per_write": {name: round(1e6 * node_cpu[name] / max(1, per_node_writes[name]), 1)
@@ -233,6 +237,13 @@ def model(args, single, cluster):
     single_capacity = cores / (single_us / 1e6)
     totals = {str(n): round(min(n * node_capacity, pg_capacity)) for n in (1, 2, args.nodes, 4, 6, 8)}
     modeled = min(args.nodes * node_capacity, pg_capacity)
+    # Observed besides: a node's commits go one at a time through its one PostgreSQL connection, and
+    # a namespace with one write in flight puts one write in each; the writes a second that path
+    # carried per node here.
+    commit_path = median([r.get("changelog_entries_per_s_per_node", 0) * r.get("writes_per_changelog_entry", 0)
+                          for r in cluster])
+    with_commit_path = {str(n): round(min(n * min(node_capacity, commit_path), pg_capacity))
+                        for n in (1, 2, args.nodes, 4, 6, 8)}
     return {
         "cores_per_machine": cores,
         "node_cpu_us_per_write": node_us,
@@ -243,6 +254,8 @@ def model(args, single, cluster):
         "single_capacity_writes_per_s": round(single_capacity),
         "total_writes_per_s_by_nodes": totals,
         "nodes_until_postgres_binds": round(pg_capacity / node_capacity, 1),
+        "commit_path_writes_per_s_per_node_measured": round(commit_path),
+        "total_writes_per_s_by_nodes_with_commit_path": with_commit_path,
         f"ratio_{args.nodes}_machines_to_single_capacity": round(modeled / single_capacity, 3),
         f"ratio_{args.nodes}_machines_to_single_measured": round(modeled / single_measured, 3),
         "assumptions": [
@@ -255,7 +268,10 @@ def model(args, single, cluster):
             "PostgreSQL's disk (WAL flush per commit) and the network are not bounds; the network's round "
             "trips lengthen each commit, so enough writes in flight (clients, namespaces) to keep the "
             "CPUs busy are assumed (closed loop: throughput = writes in flight / latency)",
-            "one commit connection per node, as stage 1 has: not modelled as a bound",
+            "one commit connection per node, as stage 1 has: not a bound in total_writes_per_s_by_nodes; "
+            "total_writes_per_s_by_nodes_with_commit_path also caps each node at the writes a second its commit "
+            "path carried here (commits one at a time, each of the writes in flight in one namespace), taken to "
+            "hold on a machine of its own (network round trips would lower it)",
             "single capacity = cores / (single node's CPU per write): what one machine gives one node",
         ],
     }

@@ -230,8 +230,9 @@ def request(port, method, path, secret, body=None, timeout=30, attempts=1):
 
 
 def cluster_view(port, secret):
-    """`GET /.well-known/hearth/cluster`: {"nodes": [{"id", "url", "alive"}], "owners": {ns: id}}."""
-    return request(port, "GET", "/.well-known/hearth/cluster", secret)
+    """`GET /.well-known/hearth/cluster`: {"this": {...}, "nodes": [{"id", "url", "alive"}], "owners":
+    {ns: id}} (503 when the node's PostgreSQL does not answer: retried for up to 10 s)."""
+    return request(port, "GET", "/.well-known/hearth/cluster", secret, attempts=50)
 
 
 def owners_by_port(view, ports):
