@@ -216,7 +216,7 @@ let package = Package(
         .target(
             name: "HearthTestSupport",
             dependencies: [
-                "HearthServer", "HearthCore", "HearthAccounts",
+                "HearthServer", "HearthCore", "HearthAccounts", "HearthCluster",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -32,11 +32,14 @@ public struct TestServer: Sendable {
     }
 
     /// Runs `body` against a fresh server. `prepare` may edit the configuration and write
-    /// files (rules, seed) in the temporary directory first.
+    /// files (rules, seed) in the temporary directory first. Inside
+    /// `TestServer.$throughCluster.withValue(true)`, the server is a node of a fresh two-node
+    /// cluster that does not own `default` (`withCluster`).
     public static func with(
         prepare: (inout HearthServerConfiguration, URL) throws -> Void = { _, _ in },
         run body: (TestServer) async throws -> Void
     ) async throws {
+        if throughCluster { return try await withCluster(prepare: prepare, run: body) }
         let temporary = try TemporaryDirectory(prefix: "hearth-server-tests")
         defer { temporary.remove() }
         let directory = temporary.url

@@ -93,6 +93,11 @@ struct ClusterForwarder: Sendable {
         if let length = answer.headers.first(name: "content-length") {
             headers[.contentLength] = length
         }
+        // The owner closes after this answer (an event stream does): so does this hop, and says
+        // so, as the owner would to a client of its own.
+        if answer.headers[canonicalForm: "connection"].contains(where: { $0.lowercased() == "close" }) {
+            headers[.connection] = "close"
+        }
         return Response(
             status: HTTPResponse.Status(code: Int(answer.status.code), reasonPhrase: answer.status.reasonPhrase),
             headers: headers,

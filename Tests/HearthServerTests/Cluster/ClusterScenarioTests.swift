@@ -1,55 +1,18 @@
 import Foundation
-import HearthCluster
 import HearthServer
 import HearthTestSupport
 import Testing
 
-/// Issue 39, test 1, for the REST tables: every REST scenario table of the single-node suite,
-/// sent to a node of a two-node cluster that does not own the namespace (so forwarded to the
-/// owner), gives the same answers and leaves the same data. The nodes run in this process over
-/// a database of the private PostgreSQL (`PrivatePostgres`); between scenarios the namespace is
-/// emptied (each single-node scenario starts from an empty server). `.ci/run` runs this suite
-/// with the cluster's process tests, after the rest.
-@Suite("the REST scenario tables through a cluster", .serialized)
+/// Issue 39, test 1: the single-node suite's end-to-end tests of the ways in, through a node of a
+/// two-node cluster that does not own the namespace (`TestServer.withCluster`: REST and SSE
+/// forwarded, WebSockets relayed to the owner), give the same answers, events and data. The
+/// nodes run in this process over a database of the private PostgreSQL. The REST scenario
+/// tables share one cluster, the namespace emptied between scenarios (each single-node scenario
+/// starts from an empty server); the other tests are the single-node suites' own test functions,
+/// run with `TestServer.$throughCluster` set, each on a fresh cluster. `.ci/run` runs this
+/// suite with the cluster's process tests, after the rest.
+@Suite("the single-node tests through a cluster", .serialized)
 struct ClusterScenarioTests {
-    /// Two nodes over a new database, each with `rules` as its rules file (nil: none); node 0
-    /// owns `default` (its first request took it), `body` gets (owner, the other node).
-    static func withCluster(
-        rules: String?,
-        run body: (_ owner: TestServer, _ entry: TestServer) async throws -> Void
-    ) async throws {
-        let address = try ClusterAddress(parsing: PrivatePostgres.shared.get().database())
-        var temporaries: [TemporaryDirectory] = []
-        var nodes: [(running: RunningServer, server: TestServer)] = []
-        defer { for temporary in temporaries { temporary.remove() } }
-        do {
-            for index in 0..<2 {
-                let temporary = try TemporaryDirectory(prefix: "hearth-cluster-scenarios")
-                temporaries.append(temporary)
-                let directory = temporary.url
-                var configuration = HearthServerConfiguration.testing(in: directory)
-                try FileManager.default.createDirectory(
-                    at: directory.appendingPathComponent("rules"),
-                    withIntermediateDirectories: true
-                )
-                if let rules { try rules.write(toFile: configuration.rulesFile, atomically: true, encoding: .utf8) }
-                configuration.cluster = ClusterSettings(address: address, leaseSeconds: 10)
-                nodes.append(try await TestServer.start(configuration, in: directory))
-                if index == 0 {
-                    let taken = try await nodes[0].server.send("GET", "/.json?auth=\(TestServer.adminSecret)")
-                    guard taken.status == 200 else { throw TestFailure("the owner answered \(taken.status)") }
-                }
-            }
-            try await expectForwarded(through: nodes[1].server)
-            try await body(nodes[0].server, nodes[1].server)
-            try await expectForwarded(through: nodes[1].server)
-        } catch {
-            for node in nodes { await node.running.shutdown() }
-            throw error
-        }
-        for node in nodes { await node.running.shutdown() }
-    }
-
     /// `entry` does not serve `default` itself: the cluster says another node owns it.
     static func expectForwarded(through entry: TestServer) async throws {
         let answer = try await entry.send("GET", "/.well-known/hearth/cluster?auth=\(TestServer.adminSecret)")
@@ -63,11 +26,16 @@ struct ClusterScenarioTests {
 
     /// Runs every scenario of `tables` through the node that does not own the namespace.
     static func check(_ tables: [(name: String, scenarios: [RESTScenario])], rules: String?) async throws {
-        try await withCluster(rules: rules) { owner, entry in
+        try await TestServer.withCluster(
+            prepare: { configuration, _ in
+                if let rules { try rules.write(toFile: configuration.rulesFile, atomically: true, encoding: .utf8) }
+            }
+        ) { entry in
+            try await expectForwarded(through: entry)
             var count = 0
             for table in tables {
                 for scenario in table.scenarios {
-                    let emptied = try await owner.send("DELETE", "/.json?auth=\(TestServer.adminSecret)")
+                    let emptied = try await entry.send("DELETE", "/.json?auth=\(TestServer.adminSecret)")
                     #expect(emptied.status == 200)
                     let problems = try await scenario.run(on: entry)
                     #expect(problems.isEmpty, "\(table.name) \(scenario.id): \(problems.joined(separator: "; "))")
@@ -75,6 +43,7 @@ struct ClusterScenarioTests {
                 }
             }
             #expect(count > 0)
+            try await expectForwarded(through: entry)
         }
     }
 
@@ -106,5 +75,92 @@ struct ClusterScenarioTests {
 
     @Test func theQueryTable() async throws {
         try await Self.check([("RESTQueryTests", RESTQueryTests.scenarios)], rules: RESTQueryTests.rules)
+    }
+
+    /// Runs `body` (single-node tests) with every `TestServer.with` inside it made a cluster.
+    static func throughCluster(_ body: () async throws -> Void) async throws {
+        try await TestServer.$throughCluster.withValue(true) { try await body() }
+    }
+
+    @Test func theWebSocketTests() async throws {
+        try await Self.throughCluster {
+            let tests = WebSocketTests()
+            try await tests.helloEchoesTheHostAndVersion()
+            for query in WebSocketTests.refusedQueries { try await tests.upgradeIsRefused(query: query) }
+            try await tests.protocolPingIsAnswered()
+            try await tests.listenGetsDataThenOk()
+            try await tests.listenWithMatchingHashSendsNoData()
+            try await tests.restWriteReachesListener()
+            try await tests.putMergeAndGetEndToEnd()
+            try await tests.writesReachOtherClientsInOrder()
+            try await tests.concurrentTransactionsEndAtTheExactSum()
+            try await tests.transactionOnMissingDataUsesTheEmptyHash()
+            try await tests.onDisconnectRunsWhenTheSocketDrops()
+            try await tests.cancelledOnDisconnectDoesNotRun()
+            try await tests.malformedFrameClosesOnlyThatConnection()
+            try await tests.unknownActionAndBadPathGetFailures()
+            try await tests.nonAdminIsDenied()
+            try await tests.invalidAndExpiredTokensAreRefused()
+            try await tests.emulatorAcceptsOwnerAndUnsignedTokens()
+            try await tests.largeMessagesCrossInBothDirections()
+            try await tests.slowConsumerIsClosedWithoutHurtingOthers()
+            try await tests.expiredTokenIsRevokedOnTick()
+            try await tests.unauthRevokesListensNoLongerReadable()
+        }
+    }
+
+    @Test func theRulesEnforcementTests() async throws {
+        try await Self.throughCluster {
+            let tests = RulesEnforcementTests()
+            try await tests.restReadsFollowTheRules()
+            try await tests.restWritesFollowTheRulesAndDeniedWritesChangeNothing()
+            try await tests.createOnlyMessagesCheckTheSenderAndMembership()
+            try await tests.queryBasedRulesSeeTheQuery()
+            try await tests.authVariableOverrideActsAsTheGivenAuth()
+            try await tests.sseStreamIsCancelledWhenAWriteRevokesAccess()
+            try await tests.webSocketListensWritesAndOnDisconnectAreChecked()
+            try await tests.webSocketListenIsRevokedByAWriteAndGetsNothingAfter()
+            try await tests.aRulesChangeRevokesListensItNoLongerAllows()
+            try await tests.transactionsFromTwoUsersAreJudgedAndEndAtTheExactSum()
+        }
+    }
+
+    @Test func theEventStreamAndAnswerOrderTests() async throws {
+        try await Self.throughCluster {
+            let events = SSETests()
+            try await events.streamStartsWithPutThenFollowsChanges()
+            try await events.webSocketWritesReachStreams()
+            try await events.keepAliveArrivesOnTheConfiguredInterval()
+            try await events.queriesSelectTheStreamedChildren()
+            try await events.nonAdminIsRefused()
+            let order = WriteAnswerOrderTests()
+            try await order.aWritesDataReachesTheWritersListensBeforeItsAnswer()
+            try await order.aQueryListensUpdateArrivesBeforeTheAnswer()
+        }
+    }
+
+    @Test func theStreamedReadAndRulesTests() async throws {
+        try await Self.throughCluster {
+            let streamedRead = RESTStreamedReadTests()
+            try await streamedRead.aValuePastOneChunkIsChunkedAndTheSameAsTheWholeRender()
+            try await streamedRead.aSmallValueKeepsItsLength()
+            try await streamedRead.anExportAndADownloadAreStreamedWithTheirForm()
+            try await streamedRead.aRefusedReadSendsNothingOfTheValue()
+            let shallowStream = ShallowStreamTests()
+            try await shallowStream.aPageOfChildrenIsFollowedShallow()
+            try await shallowStream.aShallowListenAndTheSameQueryNeverShareTheirPushes()
+            try await shallowStream.theRangeIsBoundedAndExplained()
+            try await shallowStream.everyoneElseGetsTheAnswersTheyGotBefore()
+            let rulesSettings = RulesSettingsTests()
+            // Not `aDocumentThatCompilesIsInstalledAndWrittenVerbatim`: in a cluster the rules are
+            // the cluster's log and no node's file is rewritten (docs/cluster.md).
+            try await rulesSettings.onlyTheAdminReadsOrReplacesTheRules()
+            let conditional = RESTConditionalTests()
+            try await conditional.etagRoundTrip()
+            try await conditional.nullETag()
+            try await conditional.ifNoneMatch()
+            let rulesHistory = RulesHistoryTests()
+            try await rulesHistory.publishedDocumentsAreKeptAndAnOldOneCanBeRolledBack()
+        }
     }
 }

@@ -1,0 +1,50 @@
+import Foundation
+import HearthCluster
+import HearthServer
+
+extension TestServer {
+    /// Set (`$throughCluster.withValue(true)`) to run a test written for one server through a
+    /// cluster instead: each `TestServer.with` then starts two nodes (in this process) over a
+    /// new database of the private PostgreSQL, node 0 takes `default`, and the test talks to
+    /// node 1, which forwards its requests and relays its WebSockets to node 0.
+    @TaskLocal public static var throughCluster = false
+
+    /// `with(prepare:run:)` through a two-node cluster: both nodes prepared alike, `body` given
+    /// the node that does not own `default`.
+    public static func withCluster(
+        prepare: (inout HearthServerConfiguration, URL) throws -> Void = { _, _ in },
+        run body: (TestServer) async throws -> Void
+    ) async throws {
+        let address = try ClusterAddress(parsing: PrivatePostgres.shared.get().database())
+        var temporaries: [TemporaryDirectory] = []
+        var nodes: [(running: RunningServer, server: TestServer)] = []
+        defer { for temporary in temporaries { temporary.remove() } }
+        do {
+            for index in 0..<2 {
+                let temporary = try TemporaryDirectory(prefix: "hearth-cluster-tests")
+                temporaries.append(temporary)
+                let directory = temporary.url
+                try FileManager.default.createDirectory(
+                    at: directory.appendingPathComponent("rules"),
+                    withIntermediateDirectories: true
+                )
+                var configuration = HearthServerConfiguration.testing(in: directory)
+                try prepare(&configuration, directory)
+                configuration.cluster = ClusterSettings(address: address, leaseSeconds: 10)
+                nodes.append(try await start(configuration, in: directory))
+                if index == 0 {
+                    // The owner's first request takes the namespace.
+                    let taken = try await nodes[0].server.send("GET", "/.json?shallow=true&auth=\(adminSecret)")
+                    guard taken.status == 200 else {
+                        throw TestFailure("node 0 did not take 'default': \(taken.status) \(taken.body)")
+                    }
+                }
+            }
+            try await body(nodes[1].server)
+        } catch {
+            for node in nodes { await node.running.shutdown() }
+            throw error
+        }
+        for node in nodes { await node.running.shutdown() }
+    }
+}
