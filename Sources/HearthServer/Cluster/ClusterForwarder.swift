@@ -79,13 +79,21 @@ struct ClusterForwarder: Sendable {
         }
         outgoing.headers.add(name: Self.header.rawName, value: stamp())
         let length = request.headers[.contentLength].flatMap { Int64($0) }
+        let body = ForwardedRequestBody(request.body)
         if request.method != .get, request.method != .head {
-            outgoing.body = .stream(request.body, length: length.map { .known($0) } ?? .unknown)
+            outgoing.body = .stream(body, length: length.map { .known($0) } ?? .unknown)
         }
         // An event stream lasts as long as its client (the client's idle read timeout ends a
         // stuck one); any other request has ten minutes.
         let stream = request.headers[.accept]?.contains("text/event-stream") == true
-        let answer = try await client.execute(outgoing, timeout: stream ? .hours(24 * 365) : .minutes(10))
+        let answer: HTTPClientResponse
+        do {
+            answer = try await client.execute(outgoing, timeout: stream ? .hours(24 * 365) : .minutes(10))
+        } catch {
+            // The upload broke off: its client is still sending, so a read in progress ends soon.
+            await body.stop()
+            throw error
+        }
         var headers = HTTPFields()
         for header in answer.headers where !Self.hopByHop.contains(header.name.lowercased()) {
             if let name = HTTPField.Name(header.name) { headers.append(HTTPField(name: name, value: header.value)) }
@@ -98,10 +106,22 @@ struct ClusterForwarder: Sendable {
         if answer.headers[canonicalForm: "connection"].contains(where: { $0.lowercased() == "close" }) {
             headers[.connection] = "close"
         }
+        // The owner may have answered before it read the whole body (its client may be waiting
+        // for that answer before it sends more): the answer goes out, then the forward stops
+        // reading the body, and only then does Hummingbird read the rest.
         return Response(
             status: HTTPResponse.Status(code: Int(answer.status.code), reasonPhrase: answer.status.reasonPhrase),
             headers: headers,
-            body: ResponseBody(asyncSequence: answer.body)
+            body: ResponseBody { writer in
+                do {
+                    try await writer.write(answer.body)
+                    try await writer.finish(nil)
+                } catch {
+                    await body.stop()
+                    throw error
+                }
+                await body.stop()
+            }
         )
     }
 }

@@ -163,4 +163,64 @@ struct ClusterScenarioTests {
             try await rulesHistory.publishedDocumentsAreKeptAndAnOldOneCanBeRolledBack()
         }
     }
+
+    @Test func theRESTBodyTests() async throws {
+        try await Self.throughCluster {
+            let theMethod = RESTMethodTests()
+            try await theMethod.postAnswersPushIDAndStoresUnderIt()
+            try await theMethod.corsPreflightAndHeader()
+            try await theMethod.corsNarrowedOrigin()
+            let theJSONPAndDownload = RESTJSONPAndDownloadTests()
+            try await theJSONPAndDownload.callbackWrapsTheValueAsAScript()
+            try await theJSONPAndDownload.callbackNamesThatAreNotFunctionNamesAreRefused()
+            try await theJSONPAndDownload.callbackAndDownloadAreRefusedOnWrites()
+            try await theJSONPAndDownload.downloadAnswersAnAttachment()
+            let theRequestBodyLimit = RequestBodyLimitTests()
+            try await theRequestBodyLimit.announcedLengthOverTheLimitIsRefusedBeforeTheBody()
+            try await theRequestBodyLimit.deniedByTheCurrentDataIsRefusedBeforeALargeBody()
+            try await theRequestBodyLimit.rulesOnTheNewDataJudgeTheBody()
+            try await theRequestBodyLimit.invalidCredentialIsRefusedBeforeTheBody()
+            try await theRequestBodyLimit.bodiesInFlightShareTheMemoryLimit()
+        }
+    }
+
+    @Test func theStorageTests() async throws {
+        try await Self.throughCluster {
+            let theClientAPI = StorageClientAPITests()
+            try await theClientAPI.anUploadIsServedBackWithItsMetadata()
+            try await theClientAPI.rangesAnswer206AndPastTheEnd416()
+            try await theClientAPI.deleteAndListing()
+            try await theClientAPI.withoutTheAdminCredentialEverythingIsRefused()
+            try await theClientAPI.badNamesAndOversizedBodiesAreRefusedClearly()
+            try await theClientAPI.anObjectPastTheLimitIsRefused413AndNothingStays()
+            try await theClientAPI.aMultipartUploadAsTheSDKSendsIt()
+            try await theClientAPI.theFirebaseSchemeAndCORS()
+            let theGCSAPI = StorageGCSAPITests()
+            try await theGCSAPI.uploadReadListPatchDelete()
+            try await theGCSAPI.onlyTheAdmin()
+            try await theGCSAPI.resumableUploadsWithContentRange()
+            try await theGCSAPI.aMetadataGetGivesATokenlessObjectOneToken()
+            let theResumable = StorageResumableTests()
+            try await theResumable.chunksQueryAndFinalize()
+            try await theResumable.cancelUnknownAndUnauthorized()
+            let theGCSCopy = StorageGCSCopyTests()
+            try await theGCSCopy.copyThenRewriteThenDeleteTheSource()
+            try await theGCSCopy.refusals()
+            let theGCSACL = StorageGCSACLTests()
+            try await theGCSACL.shortPathFormsBesideTheDatabase()
+            try await theGCSACL.aclsAreKeptAndGivenBack()
+            try await theGCSACL.uploadsAndCopiesSetTheirOwn()
+            try await theGCSACL.badACLsAreRefused()
+            let theConformance = StorageConformanceTests()
+            try await theConformance.methodOverrideAndPut()
+            try await theConformance.aResumableStartWithTheNameInThePath()
+            try await theConformance.createAndDeleteDownloadTokens()
+            try await theConformance.aMultipartUploadWithoutABoundaryIsABadContentType()
+            try await theConformance.theDefaultBucketIsTheProjects()
+            let theGzip = StorageGzipTests()
+            try await theGzip.servedDecompressedUnlessTheClientAcceptsGzip()
+            try await theGzip.noTransformAndOtherEncodingsGoAsStored()
+            try await theGzip.corruptBytesAreRefusedOrCutShortAndLogged()
+        }
+    }
 }
