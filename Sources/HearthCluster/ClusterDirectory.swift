@@ -10,6 +10,9 @@ public final class ClusterDirectory: Sendable {
     public let address: ClusterAddress
     /// Commits (`append`): one connection, so a commit never waits behind a lease renewal.
     private let commits: PostgresLink
+    /// The appends of all the node's namespaces, in commit groups on `commits`.
+    private let commitGroups: CommitGroups
+    private let commitLoop: any EventLoop
     /// Leases, heartbeats, changelog reads and the cluster view.
     let control: PostgresLink
     /// The shared logs (`sharedLog`, `appendShared`): a large batch never delays a lease.
@@ -33,6 +36,8 @@ public final class ClusterDirectory: Sendable {
             )
         }
         commits = link("commits", timeout: timeout)
+        commitGroups = CommitGroups(link: commits)
+        commitLoop = eventLoopGroup.next()
         control = link("control", timeout: timeout)
         shared = link("shared", timeout: timeout)
         // A copy or delete of a large object's pieces is one statement over many rows.
@@ -233,17 +238,12 @@ public final class ClusterDirectory: Sendable {
     /// appended then), `.unavailable` when PostgreSQL did not answer (whether it committed is
     /// then unknown: the caller must not serve the namespace from what it holds).
     ///
-    /// Call it for a namespace only once its previous append completed: appends are prepared
-    /// statements, and postgres-nio sends those from a task each, so two in flight could reach
-    /// PostgreSQL in either order (a clustered writer keeps one in flight,
-    /// `ReplicationCapture`).
+    /// Appends of all namespaces go in commit groups (`CommitGroups`: one statement in flight,
+    /// the appends asked for meanwhile together in the next). Call it for a namespace only once
+    /// its previous append completed (a clustered writer keeps one in flight,
+    /// `ReplicationCapture`); a second one meanwhile would wait for the group after.
     public func append(_ batches: [ByteBuffer], after lsn: Int64, lease: NamespaceLease) -> EventLoopFuture<Void> {
-        let statement = AppendStatement(namespace: lease.namespace, epoch: lease.epoch, after: lsn, batches: batches)
-        return commits.execute(statement).flatMapThrowing { rows in
-            guard rows.count == batches.count else {
-                throw ClusterError.fenced(namespace: lease.namespace, epoch: lease.epoch)
-            }
-        }
+        commitGroups.append(batches, after: lsn, lease: lease, on: commitLoop)
     }
 
     /// At most `limit` entries of `namespace`'s changelog after position `lsn`, in order.
@@ -325,41 +325,5 @@ extension ClusterDirectory {
             ON CONFLICT (stream, position) DO NOTHING RETURNING position
             """
         ).map { !$0.rows.isEmpty }
-    }
-}
-
-/// The changelog's append, prepared once per connection (no parse or plan per commit): the
-/// namespace's position moves from `after` to `after + batches.count` only under `epoch`, and
-/// the rows are inserted only through that update (one statement, one transaction).
-private struct AppendStatement: PostgresPreparedStatement {
-    static let sql = """
-        WITH fence AS (
-            UPDATE hearth_namespaces SET lsn = $3 + cardinality($4::bytea[])
-            WHERE ns = $1 AND epoch = $2 AND lsn = $3
-            RETURNING ns
-        )
-        INSERT INTO hearth_changelog (ns, lsn, epoch, batch)
-        SELECT fence.ns, $3 + entry.position, $2, entry.batch
-        FROM fence, unnest($4::bytea[]) WITH ORDINALITY AS entry(batch, position)
-        RETURNING lsn
-        """
-    typealias Row = Int64
-
-    let namespace: String
-    let epoch: Int64
-    let after: Int64
-    let batches: [ByteBuffer]
-
-    func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 4)
-        bindings.append(namespace)
-        bindings.append(epoch)
-        bindings.append(after)
-        bindings.append(batches)
-        return bindings
-    }
-
-    func decodeRow(_ row: PostgresRow) throws -> Int64 {
-        try row.decode(Int64.self)
     }
 }

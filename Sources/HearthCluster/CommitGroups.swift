@@ -1,0 +1,145 @@
+import NIOCore
+import PostgresNIO
+import Synchronization
+
+/// A node's changelog appends, sent as commit groups: one statement in flight on the commits
+/// link, and every append asked for meanwhile, whatever its namespace, goes in the next one. A
+/// node serving many namespaces then pays one PostgreSQL round trip and one WAL flush for all the
+/// namespaces that wrote meanwhile, rather than one each in turn (decision 0023); one namespace
+/// alone gets the one append in flight it had (decision 0021). Each namespace's part is fenced
+/// on its own: a namespace another node took over gets nothing appended and fails with
+/// `ClusterError.fenced`, and the others in its group commit.
+final class CommitGroups: Sendable {
+    struct Append {
+        var lease: NamespaceLease
+        var after: Int64
+        var batches: [ByteBuffer]
+        var promise: EventLoopPromise<Void>
+    }
+
+    private struct State {
+        var waiting: [Append] = []
+        var sending = false
+    }
+
+    private let link: PostgresLink
+    private let state = Mutex(State())
+
+    init(link: PostgresLink) {
+        self.link = link
+    }
+
+    /// Appends `batches` at `after + 1`, `after + 2`, … under `lease` in the next commit group.
+    func append(_ batches: [ByteBuffer], after: Int64, lease: NamespaceLease, on eventLoop: any EventLoop)
+        -> EventLoopFuture<Void>
+    {
+        let promise = eventLoop.makePromise(of: Void.self)
+        let send = state.withLock { state -> Bool in
+            state.waiting.append(Append(lease: lease, after: after, batches: batches, promise: promise))
+            guard !state.sending else { return false }
+            state.sending = true
+            return true
+        }
+        if send { sendNext() }
+        return promise.futureResult
+    }
+
+    /// Sends every waiting append (one per namespace: a namespace's later one waits for the
+    /// next group) as one statement; when it completes, tells each, then sends what waited.
+    private func sendNext() {
+        let group = state.withLock { state -> [Append] in
+            var seen = Set<String>()
+            var group: [Append] = []
+            var rest: [Append] = []
+            for append in state.waiting {
+                if seen.insert(append.lease.namespace).inserted { group.append(append) } else { rest.append(append) }
+            }
+            state.waiting = rest
+            if group.isEmpty { state.sending = false }
+            return group
+        }
+        guard !group.isEmpty else { return }
+        link.execute(GroupAppendStatement(group)).whenComplete { result in
+            switch result {
+            case .success(let rows):
+                var appended: [String: Int] = [:]
+                for namespace in rows { appended[namespace, default: 0] += 1 }
+                for append in group {
+                    if appended[append.lease.namespace] == append.batches.count {
+                        append.promise.succeed()
+                    } else {
+                        append.promise.fail(ClusterError.fenced(namespace: append.lease.namespace, epoch: append.lease.epoch))
+                    }
+                }
+            case .failure(let error):
+                for append in group { append.promise.fail(error) }
+            }
+            self.sendNext()
+        }
+    }
+}
+
+/// A commit group's appends, prepared once per connection: each namespace's position moves
+/// from its `after` by its entry count only under its epoch and only from that position, and
+/// its entries are inserted only through that update (one statement, one transaction). It
+/// answers one row (the namespace) per entry inserted.
+private struct GroupAppendStatement: PostgresPreparedStatement {
+    static let sql = """
+        WITH fence AS (
+            UPDATE hearth_namespaces AS n SET lsn = claim.after + claim.count
+            FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[]) AS claim(ns, epoch, after, count)
+            WHERE n.ns = claim.ns AND n.epoch = claim.epoch AND n.lsn = claim.after
+            RETURNING n.ns, claim.epoch, claim.after
+        )
+        INSERT INTO hearth_changelog (ns, lsn, epoch, batch)
+        SELECT fence.ns, fence.after + entry.position, fence.epoch, entry.batch
+        FROM fence
+        JOIN unnest($5::text[], $6::bigint[], $7::bytea[]) AS entry(ns, position, batch) ON entry.ns = fence.ns
+        RETURNING ns
+        """
+    typealias Row = String
+
+    let namespaces: [String]
+    let epochs: [Int64]
+    let afters: [Int64]
+    let counts: [Int64]
+    let entryNamespaces: [String]
+    let entryPositions: [Int64]
+    let entryBatches: [ByteBuffer]
+
+    init(_ group: [CommitGroups.Append]) {
+        namespaces = group.map(\.lease.namespace)
+        epochs = group.map(\.lease.epoch)
+        afters = group.map(\.after)
+        counts = group.map { Int64($0.batches.count) }
+        var entryNamespaces: [String] = []
+        var entryPositions: [Int64] = []
+        var entryBatches: [ByteBuffer] = []
+        for append in group {
+            for (index, batch) in append.batches.enumerated() {
+                entryNamespaces.append(append.lease.namespace)
+                entryPositions.append(Int64(index + 1))
+                entryBatches.append(batch)
+            }
+        }
+        self.entryNamespaces = entryNamespaces
+        self.entryPositions = entryPositions
+        self.entryBatches = entryBatches
+    }
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 7)
+        bindings.append(namespaces)
+        bindings.append(epochs)
+        bindings.append(afters)
+        bindings.append(counts)
+        bindings.append(entryNamespaces)
+        bindings.append(entryPositions)
+        bindings.append(entryBatches)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> String {
+        try row.decode(String.self)
+    }
+}
