@@ -30,7 +30,12 @@ final class CommitGroups: Sendable {
     }
 
     /// Appends `batches` at `after + 1`, `after + 2`, … under `lease` in the next commit group.
-    func append(_ batches: [ByteBuffer], after: Int64, lease: NamespaceLease, on eventLoop: any EventLoop)
+    func append(
+        _ batches: [ByteBuffer],
+        after: Int64,
+        lease: NamespaceLease,
+        on eventLoop: any EventLoop
+    )
         -> EventLoopFuture<Void>
     {
         let promise = eventLoop.makePromise(of: Void.self)
@@ -68,7 +73,9 @@ final class CommitGroups: Sendable {
                     if appended[append.lease.namespace] == append.batches.count {
                         append.promise.succeed()
                     } else {
-                        append.promise.fail(ClusterError.fenced(namespace: append.lease.namespace, epoch: append.lease.epoch))
+                        append.promise.fail(
+                            ClusterError.fenced(namespace: append.lease.namespace, epoch: append.lease.epoch)
+                        )
                     }
                 }
             case .failure(let error):
