@@ -12,7 +12,6 @@ public final class ClusterDirectory: Sendable {
     private let commits: PostgresLink
     /// The appends of all the node's namespaces, in commit groups on `commits`.
     private let commitGroups: CommitGroups
-    private let commitLoop: any EventLoop
     /// Leases, heartbeats, changelog reads and the cluster view.
     let control: PostgresLink
     /// The shared logs (`sharedLog`, `appendShared`): a large batch never delays a lease.
@@ -37,7 +36,6 @@ public final class ClusterDirectory: Sendable {
         }
         commits = link("commits", timeout: timeout)
         commitGroups = CommitGroups(link: commits)
-        commitLoop = eventLoopGroup.next()
         control = link("control", timeout: timeout)
         shared = link("shared", timeout: timeout)
         // A copy or delete of a large object's pieces is one statement over many rows.
@@ -243,7 +241,7 @@ public final class ClusterDirectory: Sendable {
     /// its previous append completed (a clustered writer keeps one in flight,
     /// `ReplicationCapture`); a second one meanwhile would wait for the group after.
     public func append(_ batches: [ByteBuffer], after lsn: Int64, lease: NamespaceLease) -> EventLoopFuture<Void> {
-        commitGroups.append(batches, after: lsn, lease: lease, on: commitLoop)
+        commitGroups.append(batches, after: lsn, lease: lease)
     }
 
     /// At most `limit` entries of `namespace`'s changelog after position `lsn`, in order.

@@ -12,7 +12,8 @@ final class PostgresLink: Sendable {
     private let address: ClusterAddress
     private let logger: Logger
     private let current = Mutex<EventLoopFuture<PostgresConnection>?>(nil)
-    private let eventLoop: any EventLoop
+    /// Where its futures complete.
+    let eventLoop: any EventLoop
     /// How long a query may take before it fails and its connection is dropped: a PostgreSQL
     /// that died without closing its connections (a killed primary behind HAProxy, a cut
     /// network) would otherwise hold every query behind it forever.

@@ -64,6 +64,46 @@ struct ClusterDirectoryTests {
         #expect(try await directory.epoch(of: "chat", at: 4) == nil)
     }
 
+    /// Appends of several namespaces asked for while one is in flight go together in the next
+    /// statement (a commit group); each is fenced on its own, and a namespace's second append
+    /// waits for the group after its first.
+    @Test func appendsOfManyNamespacesCommitTogetherAndAreFencedEachOnItsOwn() async throws {
+        let directory = try await open()
+        defer { Task { await directory.close() } }
+        try await directory.join(node: "a", url: "http://127.0.0.1:1")
+        var leases: [NamespaceLease] = []
+        for name in ["n0", "n1", "n2", "n3"] {
+            guard case .mine(let lease) = try await directory.acquire(namespace: name, node: "a", leaseSeconds: 30)
+            else {
+                Issue.record("a did not get \(name)")
+                return
+            }
+            leases.append(lease)
+        }
+        // n0's append goes alone; the others wait for it, then go as one group (n1's second
+        // append after them).
+        let first = directory.append([batch("n0-a")], after: 0, lease: leases[0])
+        let one = directory.append([batch("n1-a"), batch("n1-b")], after: 0, lease: leases[1])
+        let wrong = directory.append([batch("n2-a")], after: 5, lease: leases[2])
+        let three = directory.append([batch("n3-a")], after: 0, lease: leases[3])
+        let again = directory.append([batch("n1-c")], after: 2, lease: leases[1])
+        try await first.get()
+        try await one.get()
+        await #expect(throws: ClusterError.fenced(namespace: "n2", epoch: leases[2].epoch)) { try await wrong.get() }
+        try await three.get()
+        try await again.get()
+        func log(_ name: String) async throws -> [String] {
+            try await directory.changelog(namespace: name, after: 0).map { String(decoding: $0.batch, as: UTF8.self) }
+        }
+        #expect(try await log("n0") == ["n0-a"])
+        #expect(try await log("n1") == ["n1-a", "n1-b", "n1-c"])
+        #expect(try await log("n2") == [])
+        #expect(try await log("n3") == ["n3-a"])
+        // n2 is untouched: its right position still takes an append.
+        try await directory.append([batch("n2-right")], after: 0, lease: leases[2]).get()
+        #expect(try await log("n2") == ["n2-right"])
+    }
+
     @Test func aNodeRenewsAllItsLeasesAtOnceAndLearnsWhichItLost() async throws {
         let directory = try await open()
         defer { Task { await directory.close() } }
