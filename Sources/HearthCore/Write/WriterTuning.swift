@@ -4,7 +4,7 @@
 /// values that cannot work.
 public struct WriterTuning: Sendable, Equatable {
     /// A writer whose jobs took longer than this on average (CPU time) lately runs every round on
-    /// its own thread, until they take less than half of it; below it, the event loops that hand
+    /// its own thread, until they take less than four fifths of it; below it, the event loops that hand
     /// it writes (`WritePass`) run its rounds. A round of expensive jobs on a loop would hold up
     /// its other connections: a small put takes about 5–15 µs, a message to a 100-member chat
     /// about 600 µs.

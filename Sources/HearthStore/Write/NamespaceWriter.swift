@@ -173,7 +173,9 @@ final class NamespaceWriter: Sendable, WritePassMember {
     /// running thread's CPU time, in nanoseconds; written under the state's lock).
     private let jobNanoseconds = Atomic<UInt64>(0)
     /// Callers hand their jobs to the home loop only while jobs are cheap: not after the
-    /// average rose above `loopJobLimit`, again once it fell below half of it.
+    /// average rose above `loopJobLimit`, again once it fell below four fifths of it (decision
+    /// 0002: a one-put round costs more per job than a 16-put one, and a return at half the
+    /// limit kept many one-put writers on their queues for good).
     private let jobsAreCheap = Atomic<Bool>(true)
 
     /// Runs `jobs`, handed over at the end of a pass of `caller` (`WritePass`), on the writer's home loop: at
@@ -347,7 +349,7 @@ final class NamespaceWriter: Sendable, WritePassMember {
             jobNanoseconds.store(average, ordering: .relaxed)
             if average > loopJobLimit {
                 jobsAreCheap.store(false, ordering: .relaxed)
-            } else if average < loopJobLimit / 2 {
+            } else if average < loopJobLimit * 4 / 5 {
                 jobsAreCheap.store(true, ordering: .relaxed)
             }
         }
