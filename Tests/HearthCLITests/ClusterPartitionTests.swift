@@ -21,6 +21,9 @@ extension ClusterProcessTests {
         static let namespace = "part"
         static let lease = Duration.seconds(ClusterProcessTests.leaseSeconds)
 
+        /// When the test cut the network and when it healed it.
+        typealias Marks = Locked<(cut: ContinuousClock.Instant, healed: ContinuousClock.Instant)>
+
         /// Nodes in namespaces of their own over a PostgreSQL of the test's own.
         final class PartitionedCluster: Sendable {
             let lab: NetworkLab
@@ -60,6 +63,21 @@ extension ClusterProcessTests {
                 postgres.stop()
                 lab.remove()
                 directory.remove()
+            }
+
+            /// Writes `/x` = 0 through node 0 (whichever node takes the namespace); the index of
+            /// the node that serves it then.
+            func firstWrite() async throws -> Int {
+                let answer = try await nodes[0].request(
+                    "PUT",
+                    "/x.json?ns=\(ClusterPartitionTests.namespace)",
+                    body: "0",
+                    admin: true
+                )
+                guard answer.status == 200 else {
+                    throw TestFailure("the first write answered \(answer.status): \(answer.body)")
+                }
+                return try await server(of: ClusterPartitionTests.namespace)
             }
 
             /// The index of the node serving the namespace now, by the nodes' own word.
@@ -286,13 +304,9 @@ extension ClusterProcessTests {
         @Test func anOwnerCutOffFromPostgreSQLStopsServingWithinItsLeaseAndAnotherTakesOver() async throws {
             let cluster = try await PartitionedCluster(nodes: 3)
             defer { Task { await cluster.stop() } }
-            #expect(
-                try await cluster.nodes[0].request("PUT", "/x.json?ns=\(Self.namespace)", body: "0", admin: true).status
-                    == 200
-            )
-            let owner = try await cluster.server(of: Self.namespace)
+            let owner = try await cluster.firstWrite()
             let others = (0..<3).filter { $0 != owner }
-            let marks = Locked<(cut: ContinuousClock.Instant, healed: ContinuousClock.Instant)>((.now, .now))
+            let marks = Marks((.now, .now))
             let observations = try await Self.observe(cluster, writer: others[0], readers: [0, 1, 2]) { observations in
                 try await Task.sleep(for: .seconds(1))
                 // No write reaches the cut owner (a write it cannot commit would make it give the
@@ -344,12 +358,8 @@ extension ClusterProcessTests {
         @Test func whenNoNodeReachesPostgreSQLNobodyServesPastTheLeaseAndOneOwnerResumes() async throws {
             let cluster = try await PartitionedCluster(nodes: 3)
             defer { Task { await cluster.stop() } }
-            #expect(
-                try await cluster.nodes[0].request("PUT", "/x.json?ns=\(Self.namespace)", body: "0", admin: true).status
-                    == 200
-            )
-            let owner = try await cluster.server(of: Self.namespace)
-            let marks = Locked<(cut: ContinuousClock.Instant, healed: ContinuousClock.Instant)>((.now, .now))
+            let owner = try await cluster.firstWrite()
+            let marks = Marks((.now, .now))
             let observations = try await Self.observe(cluster, writer: (owner + 1) % 3, readers: [0, 1, 2]) {
                 observations in
                 try await Task.sleep(for: .seconds(1))
@@ -384,13 +394,9 @@ extension ClusterProcessTests {
         @Test func aNonOwnerCutOffFromPostgreSQLLeavesTheOwnerServing() async throws {
             let cluster = try await PartitionedCluster(nodes: 3)
             defer { Task { await cluster.stop() } }
-            #expect(
-                try await cluster.nodes[0].request("PUT", "/x.json?ns=\(Self.namespace)", body: "0", admin: true).status
-                    == 200
-            )
-            let owner = try await cluster.server(of: Self.namespace)
+            let owner = try await cluster.firstWrite()
             let cut = (owner + 1) % 3
-            let marks = Locked<(cut: ContinuousClock.Instant, healed: ContinuousClock.Instant)>((.now, .now))
+            let marks = Marks((.now, .now))
             let observations = try await Self.observe(cluster, writer: owner, readers: [0, 1, 2]) { _ in
                 try await Task.sleep(for: .seconds(1))
                 try cluster.lab.cut(cut)

@@ -411,20 +411,72 @@ extension ClusterProcessTests {
     /// answers new connections again the node drops the silent ones and serves again.
     @Suite("a node over a silent PostgreSQL")
     struct ClusterSilentPostgresTests {
+        /// One node whose PostgreSQL is reached through a `FreezingProxy`, its first write (`/a`
+        /// = 1 in `namespace`) done.
+        final class ProxiedNode: Sendable {
+            let postgres: PrivatePostgres
+            let database: String
+            let proxy: FreezingProxy
+            let directory: TemporaryDirectory
+            let node: ProcessTestServer
+
+            private init(
+                postgres: PrivatePostgres,
+                database: String,
+                proxy: FreezingProxy,
+                directory: TemporaryDirectory,
+                node: ProcessTestServer
+            ) {
+                self.postgres = postgres
+                self.database = database
+                self.proxy = proxy
+                self.directory = directory
+                self.node = node
+            }
+
+            static func start(writing namespace: String) async throws -> ProxiedNode {
+                let postgres = try PrivatePostgres.shared.get()
+                let database = try postgres.database()
+                let proxy = try FreezingProxy(to: postgres.port)
+                let directory = try TemporaryDirectory()
+                let node: ProcessTestServer
+                do {
+                    node = try await Cluster.startNode(
+                        0,
+                        directory: directory,
+                        database: database.replacingOccurrences(of: ":\(postgres.port)/", with: ":\(proxy.port)/")
+                    )
+                } catch {
+                    proxy.stop()
+                    directory.remove()
+                    throw error
+                }
+                let proxied = ProxiedNode(
+                    postgres: postgres,
+                    database: database,
+                    proxy: proxy,
+                    directory: directory,
+                    node: node
+                )
+                let first = try await node.request("PUT", "/a.json?ns=\(namespace)", body: "1", admin: true)
+                guard first.status == 200 else {
+                    await proxied.stop()
+                    throw TestFailure("the first write answered \(first.status): \(first.body)")
+                }
+                return proxied
+            }
+
+            func stop() async {
+                await node.kill()
+                proxy.stop()
+                directory.remove()
+            }
+        }
+
         @Test func aNodeWhosePostgreSQLFallsSilentServesAgainOnNewConnections() async throws {
-            let postgres = try PrivatePostgres.shared.get()
-            let database = try postgres.database()
-            let proxy = try FreezingProxy(to: postgres.port)
-            defer { proxy.stop() }
-            let directory = try TemporaryDirectory()
-            defer { directory.remove() }
-            let node = try await Cluster.startNode(
-                0,
-                directory: directory,
-                database: database.replacingOccurrences(of: ":\(postgres.port)/", with: ":\(proxy.port)/")
-            )
-            defer { Task { await node.kill() } }
-            #expect(try await node.request("PUT", "/a.json?ns=silent", body: "1", admin: true).status == 200)
+            let proxied = try await ProxiedNode.start(writing: "silent")
+            defer { Task { await proxied.stop() } }
+            let (node, proxy) = (proxied.node, proxied.proxy)
 
             proxy.freezeExisting()
             // No answer from PostgreSQL: the node stops serving once its lease may have run out.
@@ -443,19 +495,9 @@ extension ClusterProcessTests {
         /// is settled before its writes are answered: acknowledged when it committed, refused
         /// when it did not, and PostgreSQL's changelog agrees with every answer.
         @Test func aCommitWhoseAnswerIsLostIsAcknowledgedOnlyWhenItCommitted() async throws {
-            let postgres = try PrivatePostgres.shared.get()
-            let database = try postgres.database()
-            let proxy = try FreezingProxy(to: postgres.port)
-            defer { proxy.stop() }
-            let directory = try TemporaryDirectory()
-            defer { directory.remove() }
-            let node = try await Cluster.startNode(
-                0,
-                directory: directory,
-                database: database.replacingOccurrences(of: ":\(postgres.port)/", with: ":\(proxy.port)/")
-            )
-            defer { Task { await node.kill() } }
-            #expect(try await node.request("PUT", "/a.json?ns=lost", body: "1", admin: true).status == 200)
+            let proxied = try await ProxiedNode.start(writing: "lost")
+            defer { Task { await proxied.stop() } }
+            let (node, proxy) = (proxied.node, proxied.proxy)
 
             // The statement reaches PostgreSQL and commits; its answer never comes back.
             proxy.freezeAnswersOfExisting()
@@ -479,7 +521,10 @@ extension ClusterProcessTests {
 
             let everything = try await ClusterProcessTests.read("/.json?ns=lost", through: node, within: .seconds(30))
             #expect(everything == #"{"a":1,"b":2,"c":3}"#)
-            let entries = try postgres.query("SELECT count(*) FROM hearth_changelog WHERE ns = 'lost'", in: database)
+            let entries = try proxied.postgres.query(
+                "SELECT count(*) FROM hearth_changelog WHERE ns = 'lost'",
+                in: proxied.database
+            )
             #expect(entries == ["3"], "one changelog entry per acknowledged write")
         }
     }

@@ -24,12 +24,7 @@ extension TestServer {
                 let temporary = try TemporaryDirectory(prefix: "hearth-cluster-tests")
                 temporaries.append(temporary)
                 let directory = temporary.url
-                try FileManager.default.createDirectory(
-                    at: directory.appendingPathComponent("rules"),
-                    withIntermediateDirectories: true
-                )
-                var configuration = HearthServerConfiguration.testing(in: directory)
-                try prepare(&configuration, directory)
+                var configuration = try configuration(in: directory, prepare: prepare)
                 configuration.cluster = ClusterSettings(address: address, leaseSeconds: 10)
                 nodes.append(try await start(configuration, in: directory))
                 if index == 0 {

@@ -43,12 +43,7 @@ public struct TestServer: Sendable {
         let temporary = try TemporaryDirectory(prefix: "hearth-server-tests")
         defer { temporary.remove() }
         let directory = temporary.url
-        try FileManager.default.createDirectory(
-            at: directory.appendingPathComponent("rules"),
-            withIntermediateDirectories: true
-        )
-        var configuration = HearthServerConfiguration.testing(in: directory)
-        try prepare(&configuration, directory)
+        let configuration = try configuration(in: directory, prepare: prepare)
         let (running, server) = try await start(configuration, in: directory)
         do {
             try await body(server)
@@ -57,6 +52,20 @@ public struct TestServer: Sendable {
             throw error
         }
         await running.shutdown()
+    }
+
+    /// The testing configuration over `directory` (with an empty `rules/`), after `prepare`.
+    static func configuration(
+        in directory: URL,
+        prepare: (inout HearthServerConfiguration, URL) throws -> Void
+    ) throws -> HearthServerConfiguration {
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("rules"),
+            withIntermediateDirectories: true
+        )
+        var configuration = HearthServerConfiguration.testing(in: directory)
+        try prepare(&configuration, directory)
+        return configuration
     }
 
     public struct Reply: Sendable {
