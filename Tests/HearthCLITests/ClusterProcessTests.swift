@@ -413,26 +413,12 @@ extension ClusterProcessTests {
     struct ClusterSilentPostgresTests {
         /// One node whose PostgreSQL is reached through a `FreezingProxy`, its first write (`/a`
         /// = 1 in `namespace`) done.
-        final class ProxiedNode: Sendable {
+        struct ProxiedNode: Sendable {
             let postgres: PrivatePostgres
             let database: String
             let proxy: FreezingProxy
             let directory: TemporaryDirectory
             let node: ProcessTestServer
-
-            private init(
-                postgres: PrivatePostgres,
-                database: String,
-                proxy: FreezingProxy,
-                directory: TemporaryDirectory,
-                node: ProcessTestServer
-            ) {
-                self.postgres = postgres
-                self.database = database
-                self.proxy = proxy
-                self.directory = directory
-                self.node = node
-            }
 
             static func start(writing namespace: String) async throws -> ProxiedNode {
                 let postgres = try PrivatePostgres.shared.get()
