@@ -110,7 +110,9 @@ struct ConnectionEndTests {
             case .close: leaving.closeSocket()
             case .reset: leaving.abortSocket()
             }
-            let open = try await eventually(timeout: .seconds(1), interval: .milliseconds(10)) {
+            // Milliseconds on a quiet box; 3 s bounds a debug build beside the whole suite on two
+            // cores (1 s ran out there once), far below the idle timeout that would end it otherwise.
+            let open = try await eventually(timeout: .seconds(3), interval: .milliseconds(10)) {
                 try await Self.openConnections(server)
             } until: {
                 $0 <= base + 1
