@@ -60,19 +60,18 @@ final class CommitGroups: Sendable {
         guard !group.isEmpty else { return }
         // One namespace alone (the common case of a node with one busy namespace) takes the
         // simpler statement: PostgreSQL plans and runs it for less.
-        let rows: EventLoopFuture<[String]>
+        // Either way: how many entries each namespace got.
+        let appended: EventLoopFuture<[String: Int]>
         if group.count == 1, let only = group.first {
-            rows = link.execute(AppendStatement(only)).map {
-                [String](repeating: only.lease.namespace, count: $0.count)
-            }
+            appended = link.execute(AppendStatement(only)).map { [only.lease.namespace: $0.count] }
         } else {
-            rows = link.execute(GroupAppendStatement(group))
+            appended = link.execute(GroupAppendStatement(group)).map { rows in
+                rows.reduce(into: [:]) { counts, namespace in counts[namespace, default: 0] += 1 }
+            }
         }
-        rows.whenComplete { result in
+        appended.whenComplete { result in
             switch result {
-            case .success(let rows):
-                var appended: [String: Int] = [:]
-                for namespace in rows { appended[namespace, default: 0] += 1 }
+            case .success(let appended):
                 for append in group {
                     if appended[append.lease.namespace] == append.batches.count {
                         append.promise.succeed()

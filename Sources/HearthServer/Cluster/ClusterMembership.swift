@@ -135,7 +135,7 @@ final class ClusterMembership: Sendable {
     /// this node's reckoning. Notes the use (a namespace in use is not dropped as idle).
     private func serves(_ name: String) -> Bool {
         held.withLock { held in
-            guard let entry = held[name], entry.phase == .serving, isCurrent(entry) else { return false }
+            guard let entry = held[name], isServing(entry) else { return false }
             held[name]?.usedAt = .now
             return true
         }
@@ -144,6 +144,11 @@ final class ClusterMembership: Sendable {
     /// Whether a namespace has live connections here (the realtime hub's count).
     func observeConnections(_ count: @escaping @Sendable (String) -> Int) {
         connections.withLock { $0 = count }
+    }
+
+    /// Caught up, opened, and its lease not run out by this node's clock.
+    private func isServing(_ entry: Held) -> Bool {
+        entry.phase == .serving && isCurrent(entry)
     }
 
     private func isCurrent(_ entry: Held) -> Bool {
@@ -497,7 +502,7 @@ final class ClusterMembership: Sendable {
     func serving() -> [String: Int64] {
         held.withLock { held in
             var serving: [String: Int64] = [:]
-            for (name, entry) in held where entry.phase == .serving && isCurrent(entry) {
+            for (name, entry) in held where isServing(entry) {
                 serving[name] = entry.lease.epoch
             }
             return serving
