@@ -29,29 +29,22 @@ final class NetworkLab: Sendable {
             FileManager.default.isExecutableFile(atPath: $0)
         } ?? "/usr/sbin/ip"
 
-    let nodes: Int
-    private let tag: String
-    private let prefix: String
-    /// The address PostgreSQL listens on for the nodes.
-    let postgresAddress: String
-    /// The bridge's address: where the nodes' default route goes.
-    let gatewayAddress: String
+    private let layout: Layout
     private let removed = Atomic<Bool>(false)
 
     init(nodes: Int) throws {
-        self.nodes = nodes
         // Unique per lab: labs of tests that ran before may still be being removed.
         let pid = Int(getpid())
         let serial = NetworkLab.made.add(1, ordering: .relaxed).newValue % 100
-        tag = "\(pid % 100_000)\(serial)"
         let a = 200 + pid % 50
         let b = ((pid / 50 + serial) % 120) * 2
-        prefix = "10.\(a).\(b)"
-        gatewayAddress = "\(prefix).1"
-        postgresAddress = "10.\(a).\(b + 1).1"
-        NetworkLab.live.withLock {
-            $0[tag] = Leftovers(tag: tag, nodes: nodes, postgresAddress: postgresAddress, prefix: prefix)
-        }
+        layout = Layout(
+            tag: "\(pid % 100_000)\(serial)",
+            prefix: "10.\(a).\(b)",
+            postgresAddress: "10.\(a).\(b + 1).1",
+            nodes: nodes
+        )
+        NetworkLab.live.withLock { [layout] in $0[layout.tag] = layout }
         NetworkLab.removeAtExit()
         do {
             try build()
@@ -63,23 +56,27 @@ final class NetworkLab: Sendable {
 
     deinit { remove() }
 
-    var bridge: String { "hb\(tag)" }
-    func namespace(_ node: Int) -> String { "hn\(tag)-\(node)" }
-    func address(_ node: Int) -> String { "\(prefix).\(11 + node)" }
+    var nodes: Int { layout.nodes }
+    /// The address PostgreSQL listens on for the nodes.
+    var postgresAddress: String { layout.postgresAddress }
+    /// The bridge's address: where the nodes' default route goes.
+    var gatewayAddress: String { layout.gateway }
+    func namespace(_ node: Int) -> String { layout.namespace(node) }
+    func address(_ node: Int) -> String { layout.address(node) }
     /// The nodes' network (CIDR), for PostgreSQL's `pg_hba.conf`.
-    var nodeNetwork: String { "\(prefix).0/24" }
+    var nodeNetwork: String { "\(layout.prefix).0/24" }
     /// The command prefix that runs a program in node `node`'s namespace.
     func launcher(_ node: Int) -> [String] { [NetworkLab.ip, "netns", "exec", namespace(node)] }
 
     private func build() throws {
+        let bridge = layout.bridge
         try Self.run(["link", "add", bridge, "type", "bridge"])
         try Self.run(["addr", "add", "\(gatewayAddress)/24", "dev", bridge])
         try Self.run(["addr", "add", "\(postgresAddress)/32", "dev", bridge])
         try Self.run(["link", "set", bridge, "up"])
         for node in 0..<nodes {
             let namespace = namespace(node)
-            let outside = "hv\(tag)r\(node)"
-            let inside = "hv\(tag)n\(node)"
+            let (outside, inside) = (layout.outside(node), layout.inside(node))
             try Self.run(["netns", "add", namespace])
             try Self.run(["link", "add", outside, "type", "veth", "peer", "name", inside])
             try Self.run(["link", "set", inside, "netns", namespace])
@@ -107,43 +104,52 @@ final class NetworkLab: Sendable {
     /// Deletes the namespaces (and with them the veth pairs) and the bridge.
     func remove() {
         guard !removed.exchange(true, ordering: .relaxed) else { return }
-        Self.remove(Leftovers(tag: tag, nodes: nodes, postgresAddress: postgresAddress, prefix: prefix))
-        NetworkLab.live.withLock { _ = $0.removeValue(forKey: tag) }
+        layout.remove()
+        NetworkLab.live.withLock { _ = $0.removeValue(forKey: layout.tag) }
     }
 
-    /// What `remove` deletes: the namespaces, the bridge, and the rules `cut` added (rules
-    /// belong to no interface and would outlive the bridge).
-    private struct Leftovers {
-        var tag: String
-        var nodes: Int
-        var postgresAddress: String
-        var prefix: String
-    }
+    /// A lab's names and addresses, all made from its tag and prefix: what `build` makes and
+    /// what `remove` deletes (at the latest when the process exits), the rules `cut` added
+    /// included (rules belong to no interface and would outlive the bridge).
+    private struct Layout: Sendable {
+        let tag: String
+        let prefix: String
+        let postgresAddress: String
+        let nodes: Int
 
-    private static func remove(_ lab: Leftovers) {
-        for node in 0..<lab.nodes {
-            // The pair goes with either end; the namespace may outlive its name for a while.
-            try? run(["link", "del", "hv\(lab.tag)r\(node)"])
-            try? run(["netns", "del", "hn\(lab.tag)-\(node)"])
-            let rule = ["rule", "del", "from", lab.postgresAddress, "to", "\(lab.prefix).\(11 + node)", "blackhole"]
-            while (try? run(rule)) != nil {}
+        var bridge: String { "hb\(tag)" }
+        var gateway: String { "\(prefix).1" }
+        func namespace(_ node: Int) -> String { "hn\(tag)-\(node)" }
+        func address(_ node: Int) -> String { "\(prefix).\(11 + node)" }
+        /// The veth pair's ends: on the bridge, and in the node's namespace.
+        func outside(_ node: Int) -> String { "hv\(tag)r\(node)" }
+        func inside(_ node: Int) -> String { "hv\(tag)n\(node)" }
+
+        func remove() {
+            for node in 0..<nodes {
+                // The pair goes with either end; the namespace may outlive its name for a while.
+                try? NetworkLab.run(["link", "del", outside(node)])
+                try? NetworkLab.run(["netns", "del", namespace(node)])
+                let rule = ["rule", "del", "from", postgresAddress, "to", address(node), "blackhole"]
+                while (try? NetworkLab.run(rule)) != nil {}
+            }
+            try? NetworkLab.run(["link", "del", bridge])
         }
-        try? run(["link", "del", "hb\(lab.tag)"])
     }
 
     private static let made = Atomic<Int>(0)
-    private static let live = Mutex<[String: Leftovers]>([:])
+    private static let live = Mutex<[String: Layout]>([:])
     private static let registered = Atomic<Bool>(false)
 
     private static func removeAtExit() {
         guard !registered.exchange(true, ordering: .relaxed) else { return }
         atexit {
-            for lab in NetworkLab.live.withLock({ $0.values }) { NetworkLab.remove(lab) }
+            for layout in NetworkLab.live.withLock({ $0.values }) { layout.remove() }
         }
     }
 
     /// Runs `ip arguments…` and waits for it; throws with its output when it fails.
-    private static func run(_ arguments: [String]) throws {
+    fileprivate static func run(_ arguments: [String]) throws {
         let output = NSTemporaryDirectory() + "hearth-netlab-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         defer { unlink(output) }
         let process = try SpawnedProcess(
