@@ -18,6 +18,10 @@ public final class NamespaceStore: Sendable {
     let lookups: [RegisteredLookup]
     /// Where recent large updates landed (worked out on the callers' threads).
     let recentLocations = RecentLocations()
+    /// `StoreConfiguration.smallListLimit`.
+    let smallListLimit: Int
+    /// The markers of lists whose entries a query asked the writer to build, not built yet.
+    let keepRequests = Mutex<Set<StoredKey>>([])
     /// See `onDisconnectBytesWritten`.
     let onDisconnectBytes = Atomic<Int>(0)
     /// Whether every write is synced before it is acknowledged (`SyncMode.always`).
@@ -41,6 +45,7 @@ public final class NamespaceStore: Sendable {
         self.clock = clock
         syncsEveryWrite = configuration.syncMode == .always
         self.onCommit = onCommit
+        smallListLimit = max(0, configuration.smallListLimit)
         triggers = configuration.triggers.triggers(of: name)
         lookups = configuration.triggers.lookups(of: name)
         let (sequence, indexes, position) = try db.withSnapshot {
@@ -77,6 +82,11 @@ public final class NamespaceStore: Sendable {
         // first job removes them, once (its index entries are kept: they equal the data).
         if registration == nil, try hasRetiredReverseEntries() {
             try performAndWait { [self] round in try removeRetiredReverseEntries(in: round) }
+        }
+        // A store written before docs/decisions/0024 keeps entries for every indexed list: the
+        // writer's first job moves it to the kept-list layout, once.
+        if registration == nil, try !hasKeptListLayout() {
+            try performAndWait { [self] round in try moveToKeptLists(in: round) }
         }
         // Lookup indexes are brought in line before anything reads or writes the namespace:
         // when one is stale (a new version, or written without it), the writer's first job
@@ -143,7 +153,7 @@ public final class NamespaceStore: Sendable {
     func readNow<T>(indexes: [RegisteredIndex]? = nil, _ body: (NamespaceReader) throws -> T) throws -> T {
         let indexes = indexes ?? registered.withLock { $0 }
         return try db.withSnapshot { snapshot in
-            try body(NamespaceReader(snapshot: snapshot, keys: keys, indexes: indexes))
+            try body(NamespaceReader(snapshot: snapshot, keys: keys, indexes: indexes, listIndexing: listIndexing))
         }
     }
 
@@ -199,6 +209,7 @@ public final class NamespaceStore: Sendable {
                     namespace: name,
                     keys: keys,
                     indexes: registeredIndexes,
+                    listIndexing: listIndexing,
                     triggers: triggers,
                     lookups: lookups,
                     clock: clock

@@ -1,7 +1,8 @@
 extension Store {
     /// The tables whose keys start with a namespace's id.
     private static let namespaceTables: [UInt8] = [
-        KeySpace.sequenceTable, KeySpace.dataTable, KeySpace.indexTable, KeySpace.retiredReverseTable,
+        KeySpace.sequenceTable, KeySpace.dataTable, KeySpace.indexTable, KeySpace.keptListTable,
+        KeySpace.retiredReverseTable,
         KeySpace.indexDefinitionTable, KeySpace.onDisconnectTable, KeySpace.commitLogTable,
         KeySpace.observerCursorTable, KeySpace.lookupTable, KeySpace.lookupDefinitionTable,
     ]

@@ -31,6 +31,12 @@ public struct StoreConfiguration: Sendable {
     /// In a cluster: whether a namespace may be opened now (this node owns it and caught its
     /// copy up); `Store.namespace` refuses any other with `StoreError.notOwner`. Nil: all may.
     public var opens: (@Sendable (String) -> Bool)?
+    /// Children an indexed list may hold and keep no index entries: a query orders such a
+    /// list's children as it reads them, and a write to one of them changes no entry. A query
+    /// that finds more has the writer build the list's entries, kept from then on
+    /// (docs/decisions/0024). At least 0 (0: every list a query reads gets entries).
+    public var smallListLimit = StoreConfiguration.defaultSmallListLimit
+    public static let defaultSmallListLimit = 128
     /// Where the namespace writers' batches go: LevelDB itself, or in tests a wrapper that
     /// counts or refuses them (`BatchWriter`).
     var batchWriter: @Sendable (LevelDB) -> BatchWriter = BatchWriter.levelDB

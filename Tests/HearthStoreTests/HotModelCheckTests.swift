@@ -104,9 +104,9 @@ import Testing
         }
     }
 
-    @Test(arguments: [11, 12, 13, 14, 15, 16])
-    func hotWritesSharingARoundAgreeWithTheReferenceModel(seed: UInt64) async throws {
-        let temp = try TemporaryStore()
+    @Test(arguments: [11, 12, 13, 14, 15, 16], [0, 2])
+    func hotWritesSharingARoundAgreeWithTheReferenceModel(seed: UInt64, smallListLimit: Int) async throws {
+        let temp = try TemporaryStore(smallListLimit: smallListLimit)
         defer { temp.destroy() }
         let ns = try temp.store.namespace("default")
         try await ns.setIndexes(Self.indexes.map(\.spec))
@@ -148,9 +148,9 @@ import Testing
     /// The same hot bursts, and every tenth step the store as `kill -9` would leave it (its
     /// files copied while it is open, the writer idle: the log as written, nothing closed),
     /// opened on its own: the tree is the model's and every index entry exactly the data's.
-    @Test(arguments: [21, 22])
-    func indexesEqualTheDataInAStoreLeftAsACrashLeavesIt(seed: UInt64) async throws {
-        let temp = try TemporaryStore()
+    @Test(arguments: [21, 22], [0, 2])
+    func indexesEqualTheDataInAStoreLeftAsACrashLeavesIt(seed: UInt64, smallListLimit: Int) async throws {
+        let temp = try TemporaryStore(smallListLimit: smallListLimit)
         defer { temp.destroy() }
         let ns = try temp.store.namespace("default")
         try await ns.setIndexes(Self.indexes.map(\.spec))

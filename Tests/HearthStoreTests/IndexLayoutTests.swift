@@ -16,30 +16,55 @@ import Testing
         let batch = WriteBatch()
         try ns.readNow { reader in
             for index in reader.indexes {
-                let table = reader.keys.indexPrefix(index.id)
-                IndexBuilder(reader: reader, index: index, flush: { _ in }).forEachEntry { key in
-                    // The entry key is table + list + value + child; the old reverse key is the
-                    // same list and child under `R`, the value its value.
-                    let rest = Array(key[table.count...])
-                    let depth = index.spec.location.count
-                    let listEnd = rest.withUnsafeBytes { bytes in
-                        (0..<depth).reduce(0) { offset, _ in KeyEncoding.segmentEnd(bytes, from: offset)! }
+                IndexBuilder(reader: reader, index: index, flush: { _ in }).forEachList { list in
+                    reader.forEachEntry(of: list, in: index) { key in
+                        batch.put(
+                            Self.reverseKey(of: key, index, reader.keys),
+                            Self.reverseValue(of: key, index, reader.keys)
+                        )
+                        return true
                     }
-                    let childStart = (listEnd..<rest.count).first { start in
-                        let child = Array(rest[start...])
-                        return child.withUnsafeBytes { KeyEncoding.segmentEnd($0, from: 0) } == child.count
-                            && Self.isValueThenChild(rest[listEnd..<start])
-                    }!
-                    var reverse = KeySpace.prefix(KeySpace.retiredReverseTable, reader.keys.namespaceID)
-                    KeySpace.appendBigEndian(index.id, to: &reverse)
-                    reverse += rest[..<listEnd]
-                    reverse += rest[childStart...]
-                    batch.put(reverse, Array(rest[listEnd..<childStart]))
                     return true
                 }
             }
         }
         return batch
+    }
+
+    /// An entry key's list, value and child: the key is table + list + value + child.
+    private static func parts(
+        of key: [UInt8],
+        _ index: RegisteredIndex,
+        _ keys: KeySpace
+    )
+        -> (list: ArraySlice<UInt8>, value: ArraySlice<UInt8>, child: ArraySlice<UInt8>)
+    {
+        let rest = Array(key[keys.indexPrefix(index.id).count...])
+        let depth = index.spec.location.count
+        let listEnd = rest.withUnsafeBytes { bytes in
+            (0..<depth).reduce(0) { offset, _ in KeyEncoding.segmentEnd(bytes, from: offset)! }
+        }
+        let childStart = (listEnd..<rest.count).first { start in
+            let child = Array(rest[start...])
+            return child.withUnsafeBytes { KeyEncoding.segmentEnd($0, from: 0) } == child.count
+                && Self.isValueThenChild(rest[listEnd..<start])
+        }!
+        return (rest[..<listEnd], rest[listEnd..<childStart], rest[childStart...])
+    }
+
+    /// The old reverse key: the same list and child under `R`.
+    private static func reverseKey(of key: [UInt8], _ index: RegisteredIndex, _ keys: KeySpace) -> [UInt8] {
+        let (list, _, child) = parts(of: key, index, keys)
+        var reverse = KeySpace.prefix(KeySpace.retiredReverseTable, keys.namespaceID)
+        KeySpace.appendBigEndian(index.id, to: &reverse)
+        reverse += list
+        reverse += child
+        return reverse
+    }
+
+    /// The old reverse entry's value: the entry's encoded value.
+    private static func reverseValue(of key: [UInt8], _ index: RegisteredIndex, _ keys: KeySpace) -> [UInt8] {
+        Array(parts(of: key, index, keys).value)
     }
 
     /// True when `bytes` is one whole encoded index value (as `IndexValueEncoding` writes them).
@@ -104,7 +129,7 @@ import Testing
     /// The operations of two staged writes' batches (one changes two members' indexed values
     /// and a field beside one, the other only that field), in a store with `indexes`.
     static func operations(with indexes: [IndexSpec]) async throws -> [Int] {
-        let temp = try TemporaryStore()
+        let temp = try TemporaryStore(smallListLimit: 0)
         defer { temp.destroy() }
         let ns = try temp.store.namespace("default")
         try await ns.setIndexes(indexes)
@@ -144,7 +169,7 @@ import Testing
     /// The check the model checks and `hearth chat check` rely on sees a stale entry: one
     /// whose value is not the data's counts as extra, and the right one as missing.
     @Test func theCheckCountsAStaleEntryAsExtraAndTheRightOneAsMissing() async throws {
-        let temp = try TemporaryStore()
+        let temp = try TemporaryStore(smallListLimit: 0)
         defer { temp.destroy() }
         let ns = try temp.store.namespace("default")
         try await ns.setIndexes([Self.byValue])

@@ -116,9 +116,11 @@ import Testing
         return ns
     }
 
-    @Test(arguments: [1, 2, 3, 4])
-    func storeAgreesWithTheReferenceModel(seed: UInt64) async throws {
-        let temp = try TemporaryStore()
+    /// Each seed with every list keeping entries from its first query on (limit 0), and with
+    /// lists of up to 3 children ordered when read.
+    @Test(arguments: [1, 2, 3, 4], [0, 3])
+    func storeAgreesWithTheReferenceModel(seed: UInt64, smallListLimit: Int) async throws {
+        let temp = try TemporaryStore(smallListLimit: smallListLimit)
         defer { temp.destroy() }
         let ns = try await Self.indexedNamespace(temp)
         var generator = Generator(random: SeededRandom(state: seed))
@@ -135,9 +137,9 @@ import Testing
     /// The same random writes, issued in bursts of 1–8 that the writer takes as one round, so
     /// that writes are staged together (and overlapping ones are not): the result must be as
     /// if they ran one by one, in order.
-    @Test(arguments: [5, 6, 7, 8])
-    func writesSharingARoundAgreeWithTheReferenceModel(seed: UInt64) async throws {
-        let temp = try TemporaryStore()
+    @Test(arguments: [5, 6, 7, 8], [0, 3])
+    func writesSharingARoundAgreeWithTheReferenceModel(seed: UInt64, smallListLimit: Int) async throws {
+        let temp = try TemporaryStore(smallListLimit: smallListLimit)
         defer { temp.destroy() }
         let ns = try await Self.indexedNamespace(temp)
         var generator = Generator(random: SeededRandom(state: seed))

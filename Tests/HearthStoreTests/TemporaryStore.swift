@@ -23,6 +23,14 @@ final class TemporaryStore: @unchecked Sendable {
         store = try Store.open(directory: directory, configuration: self.configuration, clock: clock)
     }
 
+    /// A store whose indexed lists keep entries once they hold more than `smallListLimit`
+    /// children (`StoreConfiguration.smallListLimit`).
+    convenience init(smallListLimit: Int) throws {
+        var configuration = StoreConfiguration()
+        configuration.smallListLimit = smallListLimit
+        try self.init(configuration: configuration)
+    }
+
     /// Closes and opens the store again, with `triggers` when given.
     func reopen(triggers: WriteTriggers? = nil) throws {
         store.close()

@@ -51,17 +51,19 @@ enum IndexDefinitions {
         return batch
     }
 
-    /// A batch deleting the index's definition and every entry of it.
+    /// A batch deleting the index's definition, every entry of it and every list marker.
     static func removal(of index: RegisteredIndex, reader: NamespaceReader) -> WriteBatch {
         let batch = WriteBatch()
         batch.delete(definitionKey(index, keys: reader.keys))
-        let prefix = reader.keys.indexPrefix(index.id)
-        var deleted = 0
-        reader.scan(prefix) { key, _ in
-            batch.delete(Array(key))
-            deleted += 1
+        for prefix in [reader.keys.indexPrefix(index.id), reader.keys.keptListPrefix(index.id)] {
+            var deleted = 0
+            reader.scan(prefix) { key, _ in
+                batch.delete(Array(key))
+                deleted += 1
+            }
+            batch.noteCleared(prefix: prefix, deletedKeys: deleted)
         }
-        batch.noteCleared(prefix: prefix, deletedKeys: deleted)
+        batch.noteKeptListsChanged()
         return batch
     }
 }

@@ -1,3 +1,4 @@
+import Glibc
 import HearthCore
 
 /// Keeps index entries in step with a planned write, in the same batch.
@@ -8,6 +9,8 @@ struct IndexMaintenance {
     /// Where the staged writes' indexed values are looked up first, and this write's noted
     /// (staging); nil: the write's pre-image and the snapshot only.
     var notes: IndexPlanNotes? = nil
+    /// What the writer remembers of which lists keep entries; nil: their markers are read.
+    var keptLists: KeptLists? = nil
     var keys: KeySpace { reader.keys }
 
     /// - Parameter order: the entries' indexes in the byte order of their data keys (the
@@ -21,6 +24,9 @@ struct IndexMaintenance {
             // `depth + 1` segments (the child's data key).
             var last: (position: Int, length: Int)?
             for (rank, position) in order.enumerated() {
+                // Most of a write's entries lie outside most indexes: told by their key's bytes,
+                // without copying the entry.
+                guard Self.mayReach(entries[position].dataKey, fixed: index.fixedLocation) else { continue }
                 let entry = entries[position]
                 guard !entry.isPriority else { continue }
                 if entry.path.depth <= depth {
@@ -49,6 +55,8 @@ struct IndexMaintenance {
                 )
                 let located = LocatedChild(dataKey: entry.dataKey, listEnd: listEnd, childEnd: length)
                 assert(located.matches(DataPath(keys: Array(entry.path.keys[0...depth]))))
+                // A list without a marker keeps no entries: nothing to refresh.
+                guard keepsEntries(index, located) else { continue }
                 refresh(index, childOf: entry.path, at: located, in: table, written: written)
             }
         }
@@ -121,6 +129,25 @@ struct IndexMaintenance {
         }
     }
 
+    /// True when data key `key` may lie at, above or below a location of the index whose fixed
+    /// part is `fixed` (`RegisteredIndex.fixedLocation`): the bytes both have agree.
+    static func mayReach(_ key: [UInt8], fixed: [UInt8]) -> Bool {
+        let start = SubtreeShapes.namespacePrefixLength
+        let count = min(fixed.count, key.count - start)
+        guard count > 0 else { return true }
+        return key.withUnsafeBytes { key in
+            fixed.withUnsafeBytes { fixed in memcmp(key.baseAddress! + start, fixed.baseAddress!, count) == 0 }
+        }
+    }
+
+    /// True when the located child's list keeps entries in `index` (its marker is stored).
+    private func keepsEntries(_ index: RegisteredIndex, _ located: LocatedChild) -> Bool {
+        let start = SubtreeShapes.namespacePrefixLength
+        let marker = keys.keptListKey(index.id, segments: located.dataKey[start..<located.listEnd])
+        guard let keptLists else { return reader.snapshot.get(marker) != nil }
+        return keptLists.keepsEntries(marker) { reader.snapshot.get(marker) != nil }
+    }
+
     /// The length of the first `segments` segments of data key `key` (after the table tag and
     /// namespace id), or nil when it has fewer.
     static func prefixLength(of key: [UInt8], segments: Int) -> Int? {
@@ -144,22 +171,30 @@ struct IndexMaintenance {
     }
 
     /// The subtree at `path` (at or above indexed locations) was replaced by `node`: drop every
-    /// entry below it and index the new data.
+    /// entry and list marker below it, and give each new list holding more than
+    /// `ListIndexing.smallListLimit` children its entries and marker.
     private func reindex(_ index: RegisteredIndex, at path: DataPath, node: Node?) {
-        var prefix = keys.indexPrefix(index.id)
-        KeyEncoding.append(path, to: &prefix)
-        var deleted = 0
-        reader.scan(prefix) { key, _ in
-            batch.delete(Array(key))
-            deleted += 1
+        batch.noteKeptListsChanged()
+        keptLists?.forget()
+        var entries = keys.indexPrefix(index.id)
+        KeyEncoding.append(path, to: &entries)
+        for prefix in [entries, keys.keptListKey(index.id, list: path)] {
+            var deleted = 0
+            reader.scan(prefix) { key, _ in
+                batch.delete(Array(key))
+                deleted += 1
+            }
+            batch.noteCleared(prefix: prefix, deletedKeys: deleted)
         }
-        batch.noteCleared(prefix: prefix, deletedKeys: deleted)
         guard let node else { return }
+        let limit = reader.listIndexing.smallListLimit
         IndexMaintenance.forEachLocation(of: index.spec, in: node, at: path) { list, children in
+            guard children.count > limit else { return }
             for (childKey, child) in zip(children.keys, children.nodes) {
                 let indexed = IndexValueEncoding.Indexed(child.descendant(index.childPath))
                 put(index, list: list, child: childKey, value: indexed)
             }
+            batch.put(keys.keptListKey(index.id, list: list), [])
         }
     }
 

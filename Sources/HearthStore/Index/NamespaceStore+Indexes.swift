@@ -12,14 +12,14 @@ extension NamespaceStore {
     }
 
     /// Compares every index in force with the tree, in one snapshot: empty when each holds
-    /// exactly one entry per child of each indexed list, with the child's indexed value.
+    /// exactly one entry per child of each indexed list that keeps entries (its marker is
+    /// stored), with the child's indexed value, and no other entry.
     public func indexDisagreements() async throws -> [IndexDisagreement] {
         try await read { reader in
             reader.indexes.compactMap { index in
                 var expected = Set<StoredKey>()
-                IndexBuilder(reader: reader, index: index, flush: { _ in }).forEachEntry {
+                IndexBuilder(reader: reader, index: index, flush: { _ in }).forEachKeptEntry {
                     expected.insert(StoredKey($0))
-                    return true
                 }
                 var extra = 0
                 var found = 0

@@ -49,6 +49,14 @@ final class WriteBatch {
         deletedRanges.append(prefix)
     }
 
+    /// True when the batch may put or delete kept-list markers (`KeySpace.keptListKey`): the
+    /// writer forgets what it remembers of them once the batch is applied (`KeptLists`).
+    private(set) var changesKeptLists = false
+
+    func noteKeptListsChanged() {
+        changesKeptLists = true
+    }
+
     init() {}
 
     /// - Parameter hash: `SubtreeShapes.hash(key)` when known (0: not known).
@@ -80,6 +88,7 @@ final class WriteBatch {
     func inheritRanges(of other: WriteBatch) {
         clearedRanges += other.clearedRanges
         deletedRanges += other.deletedRanges
+        if other.changesKeptLists { changesKeptLists = true }
     }
 
     /// Adds every put and delete of `other` after this batch's own (`other` is unchanged).

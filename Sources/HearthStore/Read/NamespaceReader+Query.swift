@@ -61,16 +61,31 @@ extension NamespaceReader {
                 upper = KeyBytes.successor(of: key) ?? key
             }
         }
+        let selected =
+            keepsEntries(index, list: path)
+            ? keptEntries(prefix: prefix, lower: lower, upper: upper, limit: query.limit)
+            : orderedWhenRead(
+                path,
+                index: index,
+                prefixLength: prefix.count,
+                lower: lower,
+                upper: upper,
+                limit: query.limit
+            )
+        return selected.compactMap { key in
+            node(at: path.child(key)).map { (key, $0) }
+        }
+    }
+
+    /// The children a query selects from a list's stored entries (prefix `prefix`, the range
+    /// `lower..<upper` of entry keys).
+    private func keptEntries(prefix: [UInt8], lower: [UInt8], upper: [UInt8], limit: QueryLimit?) -> [ChildKey] {
         var selected: [ChildKey] = []
         let cursor = snapshot.makeIterator()
         func childKey() -> ChildKey? {
-            let key = cursor.keyBytes
-            guard let valueEnd = IndexValueEncoding.end(key, from: prefix.count),
-                let keyEnd = KeyEncoding.segmentEnd(key, from: valueEnd)
-            else { return nil }
-            return KeyEncoding.decodeKey(key, start: valueEnd, end: keyEnd)
+            cursor.keyBytes.withUnsafeBytes { Self.entryChild($0, prefixLength: prefix.count) }
         }
-        switch query.limit {
+        switch limit {
         case .last(let limit)?:
             cursor.seek(upper)
             if cursor.isValid { cursor.previous() } else { cursor.seekToLast() }
@@ -94,9 +109,47 @@ extension NamespaceReader {
                 cursor.next()
             }
         }
-        return selected.compactMap { key in
-            node(at: path.child(key)).map { (key, $0) }
+        return selected
+    }
+
+    /// The children a query selects from a list that keeps no entries: the entries its
+    /// children call for, made and sorted in memory (the same keys and order stored entries
+    /// would have, their list's part `prefixLength` bytes), then the range `lower..<upper` and
+    /// the limit. A list found holding more
+    /// than `ListIndexing.smallListLimit` children is handed to `ListIndexing.keep`.
+    private func orderedWhenRead(
+        _ list: DataPath,
+        index: RegisteredIndex,
+        prefixLength: Int,
+        lower: [UInt8],
+        upper: [UInt8],
+        limit: QueryLimit?
+    ) -> [ChildKey] {
+        var entries: [[UInt8]] = []
+        var children = 0
+        forEachEntry(of: list, in: index) { key in
+            children += 1
+            if !KeyBytes.precedes(key, lower), KeyBytes.precedes(key, upper) { entries.append(key) }
+            return true
         }
+        if children > listIndexing.smallListLimit { listIndexing.keep?(index, list) }
+        entries.sort(by: KeyBytes.precedes)
+        let window: ArraySlice<[UInt8]>
+        switch limit {
+        case .last(let limit)?: window = entries.suffix(limit)
+        case .first(let limit)?: window = entries.prefix(limit)
+        case nil: window = entries[...]
+        }
+        return window.compactMap { key in key.withUnsafeBytes { Self.entryChild($0, prefixLength: prefixLength) } }
+    }
+
+    /// The child named by an index entry's key (after the index's and list's `prefixLength`
+    /// bytes and the encoded value).
+    private static func entryChild(_ key: UnsafeRawBufferPointer, prefixLength: Int) -> ChildKey? {
+        guard let valueEnd = IndexValueEncoding.end(key, from: prefixLength),
+            let keyEnd = KeyEncoding.segmentEnd(key, from: valueEnd)
+        else { return nil }
+        return KeyEncoding.decodeKey(key, start: valueEnd, end: keyEnd)
     }
 }
 

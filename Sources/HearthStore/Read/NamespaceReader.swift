@@ -5,6 +5,8 @@ public struct NamespaceReader {
     let snapshot: Snapshot
     let keys: KeySpace
     let indexes: [RegisteredIndex]
+    /// Which indexed lists keep entries, and who builds them.
+    var listIndexing = ListIndexing.default
 
     /// Calls `body` for every stored entry whose key starts with `prefix`, in key order.
     func scan(_ prefix: [UInt8], _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) {

@@ -10,8 +10,9 @@ extension KeySpace {
 
     /// Every table whose keys start with a namespace's id: what `Store.discardReplica` clears.
     static let namespaceTables: [UInt8] = [
-        sequenceTable, dataTable, indexTable, retiredReverseTable, indexDefinitionTable, onDisconnectTable,
-        commitLogTable, observerCursorTable, jobTable, lookupTable, lookupDefinitionTable, replicationTable,
+        sequenceTable, dataTable, indexTable, keptListTable, retiredReverseTable, indexDefinitionTable,
+        onDisconnectTable, commitLogTable, observerCursorTable, jobTable, lookupTable, lookupDefinitionTable,
+        replicationTable,
     ]
 
     static func encode(_ position: ReplicationPosition) -> [UInt8] {

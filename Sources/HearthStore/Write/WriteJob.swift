@@ -26,6 +26,8 @@ struct WriteJob {
     let namespace: String
     let keys: KeySpace
     let indexes: [RegisteredIndex]
+    /// Which indexed lists keep entries (its `keep` is not called by a writer's reads).
+    var listIndexing = ListIndexing.default
     let triggers: [NamespaceTrigger]
     /// The namespace's lookup indexes, kept in the write's batch.
     var lookups: [RegisteredLookup] = []
@@ -53,7 +55,12 @@ struct WriteJob {
     /// Plans and commits (or stages) the write. Nil when it overlaps what is staged (or its
     /// check or a trigger read something staged).
     private func attempt(in round: WriteRound, locations: WriteLocations) throws -> WriteResult? {
-        let reader = NamespaceReader(snapshot: try round.snapshotForWriting(), keys: keys, indexes: indexes)
+        let reader = NamespaceReader(
+            snapshot: try round.snapshotForWriting(),
+            keys: keys,
+            indexes: indexes,
+            listIndexing: listIndexing
+        )
         var batch = WriteBatch()
         let now = clock()
         var indexNotes = indexes.isEmpty ? nil : IndexPlanNotes(staged: round.stagedIndexedValue)
@@ -64,6 +71,7 @@ struct WriteJob {
                 batch: batch,
                 shapes: round.shapes,
                 indexNotes: indexNotes,
+                keptLists: round.keptLists,
                 learnsTails: !round.hasStaged
             )
         }

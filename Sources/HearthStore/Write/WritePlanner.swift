@@ -10,6 +10,8 @@ struct WritePlanner {
     var shapes: SubtreeShapes? = nil
     /// What index maintenance reads and writes, for staging; nil: not noted.
     var indexNotes: IndexPlanNotes? = nil
+    /// What the writer remembers of which indexed lists keep entries; nil: markers are read.
+    var keptLists: KeptLists? = nil
     /// Whether a seek that finds nothing at or after a new child teaches `shapes` its parent's
     /// end (`SubtreeShapes.isPastTail`): only when the snapshot holds every write the writer
     /// remembers (nothing staged in the round).
@@ -121,7 +123,7 @@ struct WritePlanner {
                 setPriority(entry, view: view)
             }
             removeOrphanPriorities(entries: entries, view: view)
-            IndexMaintenance(reader: reader, batch: batch, view: view, notes: indexNotes)
+            IndexMaintenance(reader: reader, batch: batch, view: view, notes: indexNotes, keptLists: keptLists)
                 .update(for: entries, inKeyOrder: order)
         }
         return .committed(sequence: 0, values: values)

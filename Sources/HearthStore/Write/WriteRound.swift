@@ -57,6 +57,9 @@ final class WriteRound {
     /// Where recent lists of derived updates landed.
     var layouts: DerivedLayouts { state.layouts }
 
+    /// Which indexed lists keep entries, as far as the writer knows.
+    var keptLists: KeptLists { state.keptLists }
+
     /// The state the next write applies to, as a snapshot shared by the round's write jobs
     /// until the writer next writes to LevelDB (staged writes are not in it).
     func snapshotForWriting() throws -> Snapshot {

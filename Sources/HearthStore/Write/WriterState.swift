@@ -8,6 +8,8 @@ final class WriterState {
     let shapes = SubtreeShapes()
     /// Where recent lists of derived updates landed.
     let layouts = DerivedLayouts()
+    /// Which indexed lists keep entries, as far as the writer read or wrote their markers.
+    let keptLists = KeptLists()
     /// Until the namespace's first write reaches LevelDB, what makes it exist on disk (written
     /// just before that write); nil for a namespace that exists.
     var registration: NamespaceRegistration?
@@ -44,7 +46,13 @@ final class WriterState {
     /// Every write of the namespace to LevelDB: the first one registers the namespace.
     func write(_ batch: WriteBatch, _ kind: BatchWriter.Kind) throws {
         try register()
-        try output.write(batch, kind)
+        defer { if batch.changesKeptLists { keptLists.forget() } }
+        do {
+            try output.write(batch, kind)
+        } catch {
+            keptLists.forget()
+            throw error
+        }
     }
 
     /// Writes the namespace's registration if it does not exist on disk yet.
