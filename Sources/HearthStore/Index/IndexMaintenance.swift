@@ -26,26 +26,32 @@ struct IndexMaintenance {
             for (rank, position) in order.enumerated() {
                 // Most of a write's entries lie outside most indexes: told by their key's bytes,
                 // without copying the entry.
-                guard Self.mayReach(entries[position].dataKey, fixed: index.fixedLocation) else { continue }
-                let entry = entries[position]
-                guard !entry.isPriority else { continue }
-                if entry.path.depth <= depth {
-                    guard matchesPrefix(index.spec, entry.path) else { continue }
-                    reindex(index, at: entry.path, node: entry.node)
+                let dataKey = entries[position].dataKey
+                guard Self.mayReach(dataKey, fixed: index.fixedLocation), !entries[position].isPriority else {
+                    continue
+                }
+                let path = entries[position].path
+                if path.depth <= depth {
+                    guard matchesPrefix(index.spec, path) else { continue }
+                    reindex(index, at: path, node: entries[position].node)
                     continue
                 }
                 // The ends of the list's segments and of the child's in the entry's data key.
-                guard let listEnd = Self.prefixLength(of: entry.dataKey, segments: depth),
-                    let length = entry.dataKey.withUnsafeBytes({ KeyEncoding.segmentEnd($0, from: listEnd) })
+                guard let listEnd = Self.prefixLength(of: dataKey, segments: depth),
+                    let length = dataKey.withUnsafeBytes({ KeyEncoding.segmentEnd($0, from: listEnd) })
                 else { continue }
                 if let last, last.length == length,
-                    KeyBytes.hasPrefix(entry.dataKey, entries[last.position].dataKey, length: length)
+                    KeyBytes.hasPrefix(dataKey, entries[last.position].dataKey, length: length)
                 {
                     continue
                 }
                 last = (position, length)
                 // Deeper than the index's location: its list is the path's first `depth` keys.
-                guard matchesPrefix(index.spec, entry.path) else { continue }
+                guard matchesPrefix(index.spec, path) else { continue }
+                let located = LocatedChild(dataKey: dataKey, listEnd: listEnd, childEnd: length)
+                assert(located.matches(DataPath(keys: Array(path.keys[0...depth]))))
+                // A list without a marker keeps no entries: nothing to refresh.
+                guard keepsEntries(index, located) else { continue }
                 let written = Self.writtenValue(
                     of: index,
                     in: entries,
@@ -53,11 +59,7 @@ struct IndexMaintenance {
                     from: rank,
                     childKeyLength: length
                 )
-                let located = LocatedChild(dataKey: entry.dataKey, listEnd: listEnd, childEnd: length)
-                assert(located.matches(DataPath(keys: Array(entry.path.keys[0...depth]))))
-                // A list without a marker keeps no entries: nothing to refresh.
-                guard keepsEntries(index, located) else { continue }
-                refresh(index, childOf: entry.path, at: located, in: table, written: written)
+                refresh(index, childOf: path, at: located, in: table, written: written)
             }
         }
     }
@@ -142,10 +144,12 @@ struct IndexMaintenance {
 
     /// True when the located child's list keeps entries in `index` (its marker is stored).
     private func keepsEntries(_ index: RegisteredIndex, _ located: LocatedChild) -> Bool {
-        let start = SubtreeShapes.namespacePrefixLength
-        let marker = keys.keptListKey(index.id, segments: located.dataKey[start..<located.listEnd])
-        guard let keptLists else { return reader.snapshot.get(marker) != nil }
-        return keptLists.keepsEntries(marker) { reader.snapshot.get(marker) != nil }
+        let segments = SubtreeShapes.namespacePrefixLength..<located.listEnd
+        let marker = { keys.keptListKey(index.id, segments: located.dataKey[segments]) }
+        guard let keptLists else { return reader.snapshot.get(marker()) != nil }
+        return keptLists.keepsEntries(indexID: index.id, key: located.dataKey, segments: segments, makeMarker: marker) {
+            reader.snapshot.get($0) != nil
+        }
     }
 
     /// The length of the first `segments` segments of data key `key` (after the table tag and

@@ -1,35 +1,86 @@
+import Glibc
+
 /// What the writer remembers of which indexed lists keep entries (their markers,
 /// `KeySpace.keptListKey`), so that a write refreshing a list's children reads its marker once
 /// rather than with every write. Used on the writer's thread only (`WriterState`).
 ///
 /// It only ever holds what the committed state says: a marker read from the snapshot a write is
-/// planned against, or one a build job wrote. A write that may add or remove markers (one at or
-/// above an indexed location) makes it forget everything when it is planned and again when its
-/// batch is applied, so no staged or failed batch leaves an answer behind.
+/// planned against, or one a build job wrote. A batch that may add or remove markers (a write at
+/// or above an indexed location, a build, a failed write) makes it forget everything once
+/// applied, so no staged or failed batch leaves an answer behind.
+///
+/// Lists are found by a hash of their marker's bytes, made from the data key the write already
+/// has (no key is built for a list it knows), and told apart by the whole marker.
 final class KeptLists {
     /// Lists remembered at most; past it the memory starts over (about 100 bytes each).
     static let capacity = 65_536
 
-    private var known: [[UInt8]: Bool] = [:]
+    private struct Known {
+        let marker: [UInt8]
+        let kept: Bool
+    }
 
-    /// Whether the list with marker key `marker` keeps entries: remembered, else `read()`
-    /// (the snapshot's answer), then remembered.
-    func keepsEntries(_ marker: [UInt8], read: () -> Bool) -> Bool {
-        if let kept = known[marker] { return kept }
-        let kept = read()
-        if known.count >= Self.capacity { known.removeAll(keepingCapacity: true) }
-        known[marker] = kept
+    private var known: [UInt64: Known] = [:]
+
+    /// Whether the list of index `indexID` whose key segments are `key[segments]` keeps
+    /// entries: remembered, else `read(marker)` (the snapshot's answer for its marker key,
+    /// `makeMarker()`), then remembered.
+    func keepsEntries(
+        indexID: UInt32,
+        key: [UInt8],
+        segments: Range<Int>,
+        makeMarker: () -> [UInt8],
+        read: ([UInt8]) -> Bool
+    ) -> Bool {
+        let hash = Self.hash(indexID, key, segments)
+        if let found = known[hash], Self.names(found.marker, key, segments) { return found.kept }
+        let marker = makeMarker()
+        let kept = read(marker)
+        remember(hash, Known(marker: marker, kept: kept))
         return kept
     }
 
-    /// Remembers that the list with marker key `marker` keeps entries (a build wrote them).
-    func learnKept(_ marker: [UInt8]) {
-        if known.count >= Self.capacity { known.removeAll(keepingCapacity: true) }
-        known[marker] = true
+    /// Remembers that the list of index `indexID` with marker key `marker` (whose last
+    /// `segmentCount` bytes are the list's segments) keeps entries: a build wrote them.
+    func learnKept(_ marker: [UInt8], indexID: UInt32, segmentCount: Int) {
+        let segments = (marker.count - segmentCount)..<marker.count
+        remember(Self.hash(indexID, marker, segments), Known(marker: marker, kept: true))
     }
 
     /// Forgets every list.
     func forget() {
         known.removeAll(keepingCapacity: true)
+    }
+
+    private func remember(_ hash: UInt64, _ entry: Known) {
+        if known.count >= Self.capacity { known.removeAll(keepingCapacity: true) }
+        known[hash] = entry
+    }
+
+    /// FNV-1a over the index id and the list's segments.
+    private static func hash(_ indexID: UInt32, _ key: [UInt8], _ segments: Range<Int>) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        let prime: UInt64 = 0x100_0000_01b3
+        for shift in stride(from: 24, through: 0, by: -8) {
+            hash = (hash ^ UInt64(UInt8(truncatingIfNeeded: indexID >> UInt32(shift)))) &* prime
+        }
+        key.withUnsafeBytes { bytes in
+            for i in segments { hash = (hash ^ UInt64(bytes[i])) &* prime }
+        }
+        return hash
+    }
+
+    /// True when `marker` ends with exactly the list's segments `key[segments]` (the hash of
+    /// the index id and the segments matched; the prefix before them is the namespace's and
+    /// the index's).
+    private static func names(_ marker: [UInt8], _ key: [UInt8], _ segments: Range<Int>) -> Bool {
+        let start = marker.count - segments.count
+        guard start >= 0 else { return false }
+        guard !segments.isEmpty else { return true }
+        return marker.withUnsafeBytes { marker in
+            key.withUnsafeBytes { key in
+                memcmp(marker.baseAddress! + start, key.baseAddress! + segments.lowerBound, segments.count) == 0
+            }
+        }
     }
 }

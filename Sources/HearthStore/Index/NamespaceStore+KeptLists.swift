@@ -48,7 +48,11 @@ extension NamespaceStore {
             return entries
         }
         guard let entries else {
-            round.keptLists.learnKept(marker)
+            round.keptLists.learnKept(
+                marker,
+                indexID: index.id,
+                segmentCount: marker.count - keys.keptListPrefix(index.id).count
+            )
             return
         }
         var leftovers = keys.indexPrefix(index.id)
@@ -67,7 +71,11 @@ extension NamespaceStore {
         }
         batch.put(marker, [])
         try round.commitUnsequenced(batch)
-        round.keptLists.learnKept(marker)
+        round.keptLists.learnKept(
+            marker,
+            indexID: index.id,
+            segmentCount: marker.count - keys.keptListPrefix(index.id).count
+        )
     }
 
     /// True when the namespace's index entries follow the kept-list layout (its layout marker
