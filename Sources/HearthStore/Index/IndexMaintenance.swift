@@ -51,7 +51,7 @@ struct IndexMaintenance {
                 let located = LocatedChild(dataKey: dataKey, listEnd: listEnd, childEnd: length)
                 assert(located.matches(DataPath(keys: Array(path.keys[0...depth]))))
                 // A list without a marker keeps no entries: nothing to refresh.
-                guard keepsEntries(index, located) else { continue }
+                guard keepsEntries(index.id, located) else { continue }
                 let written = Self.writtenValue(
                     of: index,
                     in: entries,
@@ -142,13 +142,15 @@ struct IndexMaintenance {
         }
     }
 
-    /// True when the located child's list keeps entries in `index` (its marker is stored).
-    private func keepsEntries(_ index: RegisteredIndex, _ located: LocatedChild) -> Bool {
+    /// True when the located child's list keeps entries in index `id` (its marker is stored).
+    private func keepsEntries(_ id: UInt32, _ located: LocatedChild) -> Bool {
         let segments = SubtreeShapes.namespacePrefixLength..<located.listEnd
-        let marker = { keys.keptListKey(index.id, segments: located.dataKey[segments]) }
+        let keys = self.keys
+        let marker = { keys.keptListKey(id, segments: located.dataKey[segments]) }
         guard let keptLists else { return reader.snapshot.get(marker()) != nil }
-        return keptLists.keepsEntries(indexID: index.id, key: located.dataKey, segments: segments, makeMarker: marker) {
-            reader.snapshot.get($0) != nil
+        let snapshot = reader.snapshot
+        return keptLists.keepsEntries(indexID: id, key: located.dataKey, segments: segments, makeMarker: marker) {
+            snapshot.get($0) != nil
         }
     }
 
