@@ -8,14 +8,29 @@ import Synchronization
 /// list of updates at the same paths as before ready-made. A memo of pure values, shared by the
 /// namespaces' writers.
 final class FanoutPaths: Sendable {
-    /// One member's locations.
-    struct Member: Sendable {
+    /// One member's locations: a class, so that a message's walk over its members copies one
+    /// reference each, not the eight its paths and keys hold.
+    final class Member: Sendable {
         let unread: DataPath
         let lastMessageAt: TreeLocation
         let name: TreeLocation
         let unreadTotal: DataPath
         /// `unreadTotal`, prepared: a push's badge reads it.
         let unreadTotalLocation: TreeLocation
+
+        init(
+            unread: DataPath,
+            lastMessageAt: TreeLocation,
+            name: TreeLocation,
+            unreadTotal: DataPath,
+            unreadTotalLocation: TreeLocation
+        ) {
+            self.unread = unread
+            self.lastMessageAt = lastMessageAt
+            self.name = name
+            self.unreadTotal = unreadTotal
+            self.unreadTotalLocation = unreadTotalLocation
+        }
     }
 
     /// Members kept at most, over all chats (a new chat past it starts over): about 400 bytes

@@ -80,7 +80,10 @@ struct TriggerRun {
                     jobs: jobs
                 )
                 do {
-                    derived += try trigger.trigger.updates(for: change)
+                    // The first list is taken whole (a chat message's hundreds of updates are
+                    // not copied one by one).
+                    let updates = try trigger.trigger.updates(for: change)
+                    if derived.isEmpty { derived = updates } else { derived += updates }
                 } catch let refusal as WriteRefusal {
                     throw StoreError(
                         .invalidWrite,

@@ -1,5 +1,6 @@
 /// A set of 64-bit hashes (FNV values, already well mixed), open addressing with linear probing:
-/// no hashing of its own, a few nanoseconds an operation, for `TouchedKeys`' per-key checks.
+/// no hashing of its own, a few nanoseconds an operation, for the per-key checks of `TouchedKeys`
+/// and `RememberedListings`.
 struct HashSet64 {
     private var slots: [UInt64]
     private var mask: Int
@@ -47,6 +48,14 @@ struct HashSet64 {
             }
             index = (index + 1) & mask
         }
+    }
+
+    /// Removes every value, keeping the capacity.
+    mutating func removeAll() {
+        guard count > 0 else { return }
+        slots.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+        count = 0
+        hasZero = false
     }
 
     private mutating func grow() {

@@ -23,8 +23,9 @@ final class RememberedListings {
     static let capacity = 65_536
 
     private var listings: [UInt64: (dataKey: [UInt8], listing: ShallowResult)] = [:]
-    /// Hashes of the listed nodes and of their ancestors (the namespace root included).
-    private var ancestors = Set<UInt64>()
+    /// Hashes of the listed nodes and of their ancestors (the namespace root included), looked
+    /// up for every key a commit writes.
+    private var ancestors = HashSet64(capacity: 16)
     /// The data keys of the listed nodes' first segments (namespace prefix included).
     private var heads: [[UInt8]] = []
     /// Children remembered since everything was last forgotten.
@@ -59,7 +60,7 @@ final class RememberedListings {
         children += count
         listings[hash] = (dataKey, listing)
         ancestors.insert(hash)
-        ancestors.formUnion(found)
+        for ancestor in found { ancestors.insert(ancestor) }
         let headKey = Array(dataKey[0..<headLength])
         if !heads.contains(where: { KeyBytes.equal($0, headKey) }) { heads.append(headKey) }
     }
@@ -84,7 +85,7 @@ final class RememberedListings {
 
     func removeAll() {
         listings.removeAll(keepingCapacity: true)
-        ancestors.removeAll(keepingCapacity: true)
+        ancestors.removeAll()
         heads.removeAll(keepingCapacity: true)
         children = 0
     }

@@ -27,6 +27,12 @@ final class StagedWrites {
     let sequenceBefore: UInt64
     let announcedBefore: Int
     private var touched = TouchedKeys()
+    /// The indexed values each staged write changed (`IndexMaintenance`), in order, as it
+    /// handed them over: taken into `indexedValues` only when a later write asks for one, so
+    /// a group no write asks (one write, or writes of other nodes' indexes) hashes none.
+    private var indexedLists: [[(key: [UInt8], value: [UInt8]?)]] = []
+    /// How many of `indexedLists` are in `indexedValues`.
+    private var listsTakenIn = 0
     /// The indexed values the staged writes changed, by entry identity (`IndexMaintenance`):
     /// the encoded value, or nil for a child removed. Memory only: nothing of it is stored.
     private var indexedValues: [StoredKey: [UInt8]?] = [:]
@@ -102,7 +108,19 @@ final class StagedWrites {
     /// The indexed value at entry identity `key` as the staged writes left it: nil when none
     /// changed it, `.some(nil)` when one removed the child.
     func indexedValue(_ key: [UInt8]) -> [UInt8]?? {
-        indexedValues.isEmpty ? nil : indexedValues[StoredKey(key)]
+        if listsTakenIn < indexedLists.count { takeInIndexedValues() }
+        return indexedValues.isEmpty ? nil : indexedValues[StoredKey(key)]
+    }
+
+    /// Brings `indexedValues` up to date with the lists handed over since, in order (a later
+    /// write's value wins), in a table sized for them at once.
+    private func takeInIndexedValues() {
+        let lists = indexedLists[listsTakenIn...]
+        indexedValues.reserveCapacity(indexedValues.count + lists.reduce(0) { $0 + $1.count })
+        for list in lists {
+            for entry in list { indexedValues[StoredKey(entry.key)] = .some(entry.value) }
+        }
+        listsTakenIn = indexedLists.count
     }
 
     /// - Parameter batch: the write's batch, the group's from now on (its owner drops it).
@@ -117,7 +135,7 @@ final class StagedWrites {
     ) {
         if writes == 0 { self.batch = batch } else { self.batch.append(batch) }
         for (index, key) in keys.enumerated() { touched.insert(key, hash: index < hashes.count ? hashes[index] : nil) }
-        for entry in written { indexedValues[StoredKey(entry.key)] = .some(entry.value) }
+        if !written.isEmpty { indexedLists.append(written) }
         self.rewritesKeys = self.rewritesKeys || rewritesKeys
         writes += 1
     }

@@ -187,7 +187,13 @@ struct WriteJob {
             case .set(let path, _):
                 return CommittedWrite(sequence: sequence, location: path, kind: .set(values.first ?? nil))
             case .update(let path, let entries):
-                let changes = zip(entries, values).map { (path: $0.path, node: $1) }
+                // Each entry's path alone (not the whole entry, whose value would be copied
+                // and dropped again): a chat message's commit has hundreds.
+                var changes: [(path: DataPath, node: Node?)] = []
+                changes.reserveCapacity(min(entries.count, values.count))
+                for index in 0..<min(entries.count, values.count) {
+                    changes.append((entries[index].path, values[index]))
+                }
                 return CommittedWrite(sequence: sequence, location: path, kind: .update(changes))
             }
         }
