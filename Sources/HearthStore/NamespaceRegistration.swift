@@ -22,8 +22,6 @@ struct NamespaceRegistration: Sendable {
         var next: [UInt8] = []
         KeySpace.appendBigEndian(nextFreeID(), to: &next)
         batch.put(KeySpace.nextNamespaceIDKey, next)
-        // A new namespace's indexes follow the kept-list layout from the start.
-        batch.put(keys.indexLayoutKey, [])
         for index in indexes {
             let definition = Array(IndexDefinitions.encode(index.spec).utf8)
             batch.put(IndexDefinitions.definitionKey(index, keys: keys), definition)

@@ -85,7 +85,7 @@ public final class NamespaceStore: Sendable {
         }
         // A store written before docs/decisions/0024 keeps entries for every indexed list: the
         // writer's first job moves it to the kept-list layout, once.
-        if registration == nil, try !hasKeptListLayout() {
+        if registration == nil, try needsMoveToKeptLists() {
             try performAndWait { [self] round in try moveToKeptLists(in: round) }
         }
         // Lookup indexes are brought in line before anything reads or writes the namespace:

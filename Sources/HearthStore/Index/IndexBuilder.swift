@@ -20,6 +20,7 @@ struct IndexBuilder {
                 return true
             }
             guard entries.count > limit else { return true }
+            entries.insert(reader.keys.indexLayoutKey, at: 0)
             entries.append(reader.keys.keptListKey(index.id, list: list))
             for key in entries {
                 batch.put(key, [])

@@ -201,6 +201,7 @@ struct IndexMaintenance {
                 put(index, list: list, child: childKey, value: indexed)
             }
             batch.put(keys.keptListKey(index.id, list: list), [])
+            batch.put(keys.indexLayoutKey, [])
         }
     }
 

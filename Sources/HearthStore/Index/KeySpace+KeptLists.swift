@@ -6,9 +6,10 @@ import HearthCore
 ///
 /// - `K` + nsId + indexId + the list's key segments → empty: the list's marker, written in the
 ///   same batch as its entries (or after the last of them, when they take several).
-/// - `K` + nsId + `layoutMarkerID`: the namespace's index entries follow this layout (written
-///   when the namespace is registered, or once the migration from the layout where every list
-///   kept entries is done).
+/// - `K` + nsId + `layoutMarkerID`: the namespace's index entries follow this layout: put by
+///   every batch that puts index entries or markers (the first of a build's batches included),
+///   and once the migration from the layout where every list kept entries is done. A namespace
+///   without it and without entries has nothing to migrate.
 extension KeySpace {
     static let keptListTable = UInt8(ascii: "K")
 

@@ -62,6 +62,8 @@ extension NamespaceStore {
             reader.scan(leftovers) { key, _ in batch.delete(Array(key)) }
             return batch
         }
+        // With the first entries: a store holding any entry says which layout they follow.
+        batch.put(keys.indexLayoutKey, [])
         for key in entries {
             batch.put(key, [])
             if batch.count >= batchLimit {
@@ -78,10 +80,18 @@ extension NamespaceStore {
         )
     }
 
-    /// True when the namespace's index entries follow the kept-list layout (its layout marker
-    /// is stored).
-    func hasKeptListLayout() throws -> Bool {
-        try readNow { reader in reader.snapshot.get(keys.indexLayoutKey) != nil }
+    /// True when the namespace holds index entries of the layout before docs/decisions/0024:
+    /// some index has entries and the layout marker is not stored (one seek per index).
+    func needsMoveToKeptLists() throws -> Bool {
+        try readNow { reader in
+            guard reader.snapshot.get(keys.indexLayoutKey) == nil else { return false }
+            return reader.indexes.contains { index in
+                let prefix = keys.indexPrefix(index.id)
+                let cursor = reader.snapshot.makeIterator()
+                cursor.seek(prefix)
+                return cursor.hasPrefix(prefix)
+            }
+        }
     }
 
     /// Moves a namespace written before docs/decisions/0024 (every indexed list kept entries)
