@@ -20,7 +20,7 @@ struct IndexBuilder {
                 return true
             }
             guard entries.count > limit else { return true }
-            entries.insert(reader.keys.indexLayoutKey, at: 0)
+            batch.put(reader.keys.indexLayoutKey, [])
             entries.append(reader.keys.keptListKey(index.id, list: list))
             for key in entries {
                 batch.put(key, [])
@@ -96,6 +96,11 @@ extension NamespaceReader {
     /// True when `list` keeps entries in `index` (its marker is stored).
     func keepsEntries(_ index: RegisteredIndex, list: DataPath) -> Bool {
         snapshot.get(keys.keptListKey(index.id, list: list)) != nil
+    }
+
+    /// True when the list whose key segments are `segments` keeps entries in `index`.
+    func keepsEntries(_ index: RegisteredIndex, segments: [UInt8]) -> Bool {
+        snapshot.get(keys.keptListKey(index.id, segments: segments)) != nil
     }
 
     /// Calls `body` with the key of the entry each child of `list` calls for in `index`, in the

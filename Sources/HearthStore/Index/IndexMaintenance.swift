@@ -157,14 +157,18 @@ struct IndexMaintenance {
     /// The length of the first `segments` segments of data key `key` (after the table tag and
     /// namespace id), or nil when it has fewer.
     static func prefixLength(of key: [UInt8], segments: Int) -> Int? {
-        key.withUnsafeBytes { bytes in
-            var offset = SubtreeShapes.namespacePrefixLength
-            for _ in 0..<segments {
-                guard let end = KeyEncoding.segmentEnd(bytes, from: offset) else { return nil }
-                offset = end
-            }
-            return offset
+        key.withUnsafeBytes { segmentsEnd($0, from: SubtreeShapes.namespacePrefixLength, count: segments) }
+    }
+
+    /// The end of the `count` key segments that start at `offset` in `bytes`, or nil when
+    /// fewer follow.
+    static func segmentsEnd(_ bytes: UnsafeRawBufferPointer, from offset: Int, count: Int) -> Int? {
+        var offset = offset
+        for _ in 0..<count {
+            guard let end = KeyEncoding.segmentEnd(bytes, from: offset) else { return nil }
+            offset = end
         }
+        return offset
     }
 
     /// True when `path`'s keys agree with the index location's fixed keys as far as both go: a

@@ -38,41 +38,34 @@ extension NamespaceStore {
     {
         guard registeredIndexes.contains(index) else { return }
         let marker = keys.keptListKey(index.id, list: list)
-        let entries = try readNow { reader -> [[UInt8]]? in
+        // One snapshot: the list's entries, and what a cut-short build left (deleted first).
+        let planned = try readNow { reader -> (entries: [[UInt8]], leftovers: WriteBatch)? in
             if reader.keepsEntries(index, list: list) { return nil }
             var entries: [[UInt8]] = []
             reader.forEachEntry(of: list, in: index) {
                 entries.append($0)
                 return true
             }
-            return entries
-        }
-        guard let entries else {
-            round.keptLists.learnKept(
-                marker,
-                indexID: index.id,
-                segmentCount: marker.count - keys.keptListPrefix(index.id).count
-            )
-            return
-        }
-        var leftovers = keys.indexPrefix(index.id)
-        KeyEncoding.append(list, to: &leftovers)
-        var batch = try readNow { reader in
+            var leftovers = keys.indexPrefix(index.id)
+            KeyEncoding.append(list, to: &leftovers)
             let batch = WriteBatch()
             reader.scan(leftovers) { key, _ in batch.delete(Array(key)) }
-            return batch
+            return (entries, batch)
         }
-        // With the first entries: a store holding any entry says which layout they follow.
-        batch.put(keys.indexLayoutKey, [])
-        for key in entries {
-            batch.put(key, [])
-            if batch.count >= batchLimit {
-                try round.commitUnsequenced(batch)
-                batch = WriteBatch()
+        if let planned {
+            var batch = planned.leftovers
+            // With the first entries: a store holding any entry says which layout they follow.
+            batch.put(keys.indexLayoutKey, [])
+            for key in planned.entries {
+                batch.put(key, [])
+                if batch.count >= batchLimit {
+                    try round.commitUnsequenced(batch)
+                    batch = WriteBatch()
+                }
             }
+            batch.put(marker, [])
+            try round.commitUnsequenced(batch)
         }
-        batch.put(marker, [])
-        try round.commitUnsequenced(batch)
         round.keptLists.learnKept(
             marker,
             indexID: index.id,
@@ -110,7 +103,7 @@ extension NamespaceStore {
                 var entries: [[UInt8]] = []
                 var count = 0
                 func finishList() {
-                    guard let list, !reader.hasMarker(index, segments: list) else { return }
+                    guard let list, !reader.keepsEntries(index, segments: list) else { return }
                     if count > smallListLimit {
                         batch.put(keys.keptListKey(index.id, segments: list), [])
                     } else {
@@ -123,7 +116,11 @@ extension NamespaceStore {
                 }
                 reader.scan(prefix) { key, _ in
                     guard failure == nil,
-                        let end = Self.listEnd(of: key, after: prefix.count, segments: index.spec.location.count)
+                        let end = IndexMaintenance.segmentsEnd(
+                            key,
+                            from: prefix.count,
+                            count: index.spec.location.count
+                        )
                     else { return }
                     if list.map({ !$0.elementsEqual(key[prefix.count..<end]) }) ?? true {
                         finishList()
@@ -144,20 +141,4 @@ extension NamespaceStore {
         try round.commitUnsequenced(done)
     }
 
-    /// Where the list's segments end in an index entry key whose list starts at `start`.
-    private static func listEnd(of key: UnsafeRawBufferPointer, after start: Int, segments: Int) -> Int? {
-        var offset = start
-        for _ in 0..<segments {
-            guard let end = KeyEncoding.segmentEnd(key, from: offset) else { return nil }
-            offset = end
-        }
-        return offset
-    }
-}
-
-extension NamespaceReader {
-    /// True when the list whose key segments are `segments` keeps entries in `index`.
-    fileprivate func hasMarker(_ index: RegisteredIndex, segments: [UInt8]) -> Bool {
-        snapshot.get(keys.keptListKey(index.id, segments: segments)) != nil
-    }
 }

@@ -46,13 +46,13 @@ final class WriterState {
     /// Every write of the namespace to LevelDB: the first one registers the namespace.
     func write(_ batch: WriteBatch, _ kind: BatchWriter.Kind) throws {
         try register()
-        defer { if batch.changesKeptLists { keptLists.forget() } }
         do {
             try output.write(batch, kind)
         } catch {
             keptLists.forget()
             throw error
         }
+        if batch.changesKeptLists { keptLists.forget() }
     }
 
     /// Writes the namespace's registration if it does not exist on disk yet.
