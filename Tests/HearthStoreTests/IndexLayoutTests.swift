@@ -41,9 +41,7 @@ import Testing
     {
         let rest = Array(key[keys.indexPrefix(index.id).count...])
         let depth = index.spec.location.count
-        let listEnd = rest.withUnsafeBytes { bytes in
-            (0..<depth).reduce(0) { offset, _ in KeyEncoding.segmentEnd(bytes, from: offset)! }
-        }
+        let listEnd = rest.withUnsafeBytes { IndexMaintenance.segmentsEnd($0, from: 0, count: depth)! }
         let childStart = (listEnd..<rest.count).first { start in
             let child = Array(rest[start...])
             return child.withUnsafeBytes { KeyEncoding.segmentEnd($0, from: 0) } == child.count
