@@ -64,6 +64,44 @@ struct IndexMaintenance {
         }
     }
 
+    /// True when `update` may change an entry or marker for a write whose entries have data
+    /// keys `dataKeys` (none a priority, none a delete) in the byte order `order`: one lies at
+    /// or above a list of an index, or inside a list that keeps entries. Told from the keys'
+    /// bytes and the lists' markers (`keptLists` first), with no path or entry built: a
+    /// message to a chat whose members' lists are all small changes no index key.
+    static func mayUpdate(
+        _ dataKeys: [[UInt8]],
+        inKeyOrder order: [Int],
+        reader: NamespaceReader,
+        keptLists: KeptLists?
+    ) -> Bool {
+        for index in reader.indexes {
+            let depth = index.spec.location.count
+            // The last child asked about: an entry's position and the end of its child's key.
+            var last: (position: Int, length: Int)?
+            for position in order {
+                let dataKey = dataKeys[position]
+                // Below the child asked about last (the keys of one child come together in key
+                // order): nothing new, and no segment to walk.
+                if let last, dataKey.count > last.length,
+                    KeyBytes.hasPrefix(dataKey, dataKeys[last.position], length: last.length)
+                {
+                    continue
+                }
+                guard mayReach(dataKey, fixed: index.fixedLocation) else { continue }
+                // Fewer segments than a child of a list has: at or above the lists.
+                guard let listEnd = prefixLength(of: dataKey, segments: depth),
+                    let length = dataKey.withUnsafeBytes({ KeyEncoding.segmentEnd($0, from: listEnd) })
+                else { return true }
+                last = (position, length)
+                guard index.isList(dataKey, end: listEnd) else { continue }
+                let located = LocatedChild(dataKey: dataKey, listEnd: listEnd, childEnd: length)
+                if keepsEntries(index.id, located, reader: reader, keptLists: keptLists) { return true }
+            }
+        }
+        return false
+    }
+
     /// The indexed value a write sets (`value`), and the leaf it replaces when the writer
     /// remembers it (`previousLeaf`: the old indexed value, whose child existed).
     struct WrittenValue {
@@ -144,8 +182,17 @@ struct IndexMaintenance {
 
     /// True when the located child's list keeps entries in index `id` (its marker is stored).
     private func keepsEntries(_ id: UInt32, _ located: LocatedChild) -> Bool {
+        Self.keepsEntries(id, located, reader: reader, keptLists: keptLists)
+    }
+
+    private static func keepsEntries(
+        _ id: UInt32,
+        _ located: LocatedChild,
+        reader: NamespaceReader,
+        keptLists: KeptLists?
+    ) -> Bool {
         let segments = SubtreeShapes.namespacePrefixLength..<located.listEnd
-        let keys = self.keys
+        let keys = reader.keys
         let marker = { keys.keptListKey(id, segments: located.dataKey[segments]) }
         guard let keptLists else { return reader.snapshot.get(marker()) != nil }
         let snapshot = reader.snapshot

@@ -1,3 +1,4 @@
+import Glibc
 import HearthCore
 
 /// An index in force in a namespace: its stored id and its definition.
@@ -10,6 +11,8 @@ struct RegisteredIndex: Sendable, Hashable {
     /// The key encoding of `childPath` (empty for `.value`): a child's data key followed by it
     /// is the indexed value's.
     let childPathKey: [UInt8]
+    /// The key encoding of each segment of the location: nil for a wildcard.
+    let locationSegments: [[UInt8]?]
 
     init(id: UInt32, spec: IndexSpec) {
         self.id = id
@@ -20,6 +23,10 @@ struct RegisteredIndex: Sendable, Hashable {
             fixed.append(key)
         }
         fixedLocation = KeyEncoding.encode(DataPath(keys: fixed))
+        locationSegments = spec.location.map { segment in
+            guard case .key(let key) = segment else { return nil }
+            return KeyEncoding.encode(DataPath(keys: [key]))
+        }
         if case .child(let path) = spec.indexed { childPathKey = KeyEncoding.encode(path) } else { childPathKey = [] }
     }
 
@@ -28,6 +35,24 @@ struct RegisteredIndex: Sendable, Hashable {
         switch spec.indexed {
         case .value: return .root
         case .child(let path): return path
+        }
+    }
+
+    /// True when the segments of data key `dataKey` up to `listEnd` (the end of as many
+    /// segments as the location has) are a list of this index: each fixed segment equal.
+    func isList(_ dataKey: [UInt8], end listEnd: Int) -> Bool {
+        dataKey.withUnsafeBytes { bytes in
+            var offset = SubtreeShapes.namespacePrefixLength
+            for expected in locationSegments {
+                guard let end = KeyEncoding.segmentEnd(bytes, from: offset), end <= listEnd else { return false }
+                if let expected {
+                    guard expected.count == end - offset,
+                        expected.withUnsafeBytes({ memcmp($0.baseAddress!, bytes.baseAddress! + offset, end - offset) == 0 })
+                    else { return false }
+                }
+                offset = end
+            }
+            return offset == listEnd
         }
     }
 

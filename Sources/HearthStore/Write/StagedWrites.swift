@@ -26,7 +26,14 @@ final class StagedWrites {
     /// The writer's sequence number and announced commits before the first staged write.
     let sequenceBefore: UInt64
     let announcedBefore: Int
+    /// The keys the staged writes touch, indexed: built from `touchedLists` only when a later
+    /// write asks, so a group of one write (the last of a round, or a round of one long job)
+    /// indexes none.
     private var touched = TouchedKeys()
+    /// The keys (and their known hashes) each staged write touches, in order, as it handed
+    /// them over; those from `listsTouched` on are not in `touched` yet.
+    private var touchedLists: [(keys: [[UInt8]], hashes: [UInt64])] = []
+    private var listsTouched = 0
     /// The indexed values each staged write changed (`IndexMaintenance`), in order, as it
     /// handed them over: taken into `indexedValues` only when a later write asks for one, so
     /// a group no write asks (one write, or writes of other nodes' indexes) hashes none.
@@ -79,6 +86,7 @@ final class StagedWrites {
     /// Whether `keys` write a staged location again (each such key `fromMemory`); nil when one
     /// conflicts (a staged location contains or lies inside it, or is it without `fromMemory`).
     private func rewrites(_ keys: [[UInt8]], hashes: [UInt64] = [], fromMemory: (Int) -> Bool) -> Bool? {
+        takeInTouched()
         var rewrites = false
         for (index, key) in keys.enumerated() {
             switch touched.relation(of: key, hash: index < hashes.count ? hashes[index] : nil) {
@@ -96,13 +104,26 @@ final class StagedWrites {
     /// found to be the child whose encoded key segment is `segment` (see
     /// `TouchedKeys.touches(childrenOf:from:)`).
     func conflicts(lastChildOf parent: [UInt8], found segment: [UInt8]?) -> Bool {
-        touched.touches(childrenOf: parent, from: segment)
+        takeInTouched()
+        return touched.touches(childrenOf: parent, from: segment)
     }
 
     /// What the staged writes do to the children of the node at data key `parent` after the
     /// child whose encoded segment is `segment` (see `TouchedKeys.laterChildren(of:after:)`).
     func laterChildren(of parent: [UInt8], after segment: [UInt8]) -> TouchedKeys.LaterChildren {
-        touched.laterChildren(of: parent, after: segment)
+        takeInTouched()
+        return touched.laterChildren(of: parent, after: segment)
+    }
+
+    /// Indexes the touched keys handed over since the last time, in order.
+    private func takeInTouched() {
+        guard listsTouched < touchedLists.count else { return }
+        for (keys, hashes) in touchedLists[listsTouched...] {
+            for (index, key) in keys.enumerated() {
+                touched.insert(key, hash: index < hashes.count ? hashes[index] : nil)
+            }
+        }
+        listsTouched = touchedLists.count
     }
 
     /// The indexed value at entry identity `key` as the staged writes left it: nil when none
@@ -134,7 +155,7 @@ final class StagedWrites {
         indexedValues written: [(key: [UInt8], value: [UInt8]?)] = []
     ) {
         if writes == 0 { self.batch = batch } else { self.batch.append(batch) }
-        for (index, key) in keys.enumerated() { touched.insert(key, hash: index < hashes.count ? hashes[index] : nil) }
+        touchedLists.append((keys, hashes))
         if !written.isEmpty { indexedLists.append(written) }
         self.rewritesKeys = self.rewritesKeys || rewritesKeys
         writes += 1

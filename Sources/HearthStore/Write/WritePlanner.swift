@@ -100,7 +100,10 @@ struct WritePlanner {
             change.tails = shapes.staged.tails
             shapes.staged = change
         }
-        if readsAroundUnnoted || RegisteredIndex.mayChange(reader.indexes, at: locations, keys: keys) {
+        if readsAroundUnnoted
+            || (RegisteredIndex.mayChange(reader.indexes, at: locations, keys: keys)
+                && IndexMaintenance.mayUpdate(located.dataKeys, inKeyOrder: order, reader: reader, keptLists: keptLists))
+        {
             let entries = (0..<located.count).map { index in
                 let path = located.path(index)
                 let isPriority = located.isPriority[index]
