@@ -46,8 +46,9 @@ struct RegisteredIndex: Sendable, Hashable {
             for expected in locationSegments {
                 guard let end = KeyEncoding.segmentEnd(bytes, from: offset), end <= listEnd else { return false }
                 if let expected {
-                    guard expected.count == end - offset,
-                        expected.withUnsafeBytes({ memcmp($0.baseAddress!, bytes.baseAddress! + offset, end - offset) == 0 })
+                    let count = end - offset
+                    guard expected.count == count,
+                        expected.withUnsafeBytes({ memcmp($0.baseAddress!, bytes.baseAddress! + offset, count) == 0 })
                     else { return false }
                 }
                 offset = end
