@@ -181,4 +181,35 @@ import Testing
             #expect(try await ns.indexDisagreements().isEmpty)
         }
     }
+
+    /// A location with a fixed key after a wildcard: a write's keys are matched against every
+    /// fixed segment (`RegisteredIndex.isList`) before a marker is asked for, so a kept list is
+    /// refreshed by a multi-path update that also writes beside it, and the list beside it
+    /// (another last key) keeps none.
+    @Test func aKeptListBehindAWildcardIsRefreshedAndItsNeighbourIsNot() async throws {
+        let temp = try TemporaryStore(smallListLimit: 2)
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        let spec = IndexSpec(
+            location: [.key(ChildKey("g")), .wildcard("$g"), .key(ChildKey("m"))],
+            indexed: .child(path("at"))
+        )
+        try await ns.setIndexes([spec])
+        try await ns.set("g/x", #"{"m": \#(Self.chats(3)), "n": \#(Self.chats(3))}"#)
+        #expect(try await Self.keys(ns, "g/x/m", Self.byAt) == ["c102", "c101", "c100"])
+        try await eventually(timeout: .seconds(5), interval: .milliseconds(5)) {
+            (try? Self.stored(ns)) ?? (0, 0) == (3, 1)
+        }
+        // One update: the kept list's child moves to the front; the same child under `n`
+        // (not a list of the index) changes no entry.
+        try await ns.update("g/x", [("m/c102/at", "9"), ("n/c100/at", "-1"), ("n/c103", #"{"at": 0}"#)])
+        #expect(try Self.stored(ns) == (3, 1))
+        #expect(try await Self.keys(ns, "g/x/m", Self.byAt) == ["c101", "c100", "c102"])
+        #expect(try await ns.indexDisagreements().isEmpty)
+        // A write under another list of the index, below the limit, keeps none either.
+        try await ns.update("", [("g/y/m/c1/at", "1"), ("g/x/m/c100/at", "10")])
+        #expect(try Self.stored(ns) == (3, 1))
+        #expect(try await Self.keys(ns, "g/x/m", Self.byAt) == ["c101", "c102", "c100"])
+        #expect(try await ns.indexDisagreements().isEmpty)
+    }
 }
