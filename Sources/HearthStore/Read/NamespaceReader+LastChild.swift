@@ -5,6 +5,15 @@ extension NamespaceReader {
     /// one backward step of a cursor, then a read of that child alone. Nil when `path` has no
     /// such child (also when it is a leaf or absent).
     public func lastChild(at path: DataPath, before: ChildKey? = nil) -> (key: ChildKey, node: Node)? {
+        guard let childKey = lastChildKey(at: path, before: before),
+            let node = node(at: path.child(childKey))
+        else { return nil }
+        return (childKey, node)
+    }
+
+    /// The key of `path`'s last child in key order (or the last before `before`): one backward
+    /// step of a cursor, nothing of the child read. Nil when `path` has no such child.
+    func lastChildKey(at path: DataPath, before: ChildKey? = nil) -> ChildKey? {
         let prefix = keys.dataKey(path)
         let cursor = snapshot.makeIterator()
         if let before {
@@ -21,8 +30,6 @@ extension NamespaceReader {
         guard key.count > prefix.count, key[prefix.count] != KeyEncoding.priorityMarker,
             let end = KeyEncoding.segmentEnd(key, from: prefix.count)
         else { return nil }
-        let childKey = KeyEncoding.decodeKey(key, start: prefix.count, end: end)
-        guard let node = node(at: path.child(childKey)) else { return nil }
-        return (childKey, node)
+        return KeyEncoding.decodeKey(key, start: prefix.count, end: end)
     }
 }

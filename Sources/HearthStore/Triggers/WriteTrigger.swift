@@ -150,7 +150,7 @@ public struct TriggerWrittenState {
         case .replaced:
             return lastChild(at: path)?.key == key
         case .untouched:
-            guard overlay.lastChild(at: path)?.key == key else { return false }
+            guard overlay.lastChildKey(at: path) == key else { return false }
             reads.noteLastChild(of: path, found: key)
             return true
         }
