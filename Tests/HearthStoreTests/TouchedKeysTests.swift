@@ -75,6 +75,43 @@ import Testing
         #expect(hashed.relation(of: key("chats/c1"), hash: SubtreeShapes.hash(key("chats/c1"))) == .same)
     }
 
+    /// Keys asked together in key order, in runs of siblings (a write's counters), skip the
+    /// walk over their ancestors after the first of a run whose ancestors are untouched: the
+    /// answers are those of each key asked alone, with its hash and without.
+    @Test func relationsOfSiblingRunsAnswerAsEachKeyAlone() {
+        let probes = [
+            "", "a/x/c/at", "a/x/c/unread", "a/x/d/at", "a/x/d/unread", "a/y/c/at", "a/y/c/unread", "t/x", "t/y",
+            "t/y/z", "t/z", "u/x", "u/y", "zzz",
+        ]
+        let touchedSets = [
+            ["a/x/c/unread"], ["a/x"], ["t/y"], ["t/y/z/w"], ["a/y/c/at", "t/x"], ["a/x/c/at/deep", "u"], [""],
+            ["b/c"],
+        ]
+        for inserted in touchedSets {
+            var touched = TouchedKeys()
+            for path in inserted { touched.insert(key(path), hash: SubtreeShapes.hash(key(path))) }
+            let probed = probes.map(key)
+            for hashes in [probed.map(SubtreeShapes.hash), []] {
+                var answers: [TouchedKeys.Relation] = []
+                touched.forEachRelation(of: probed, hashes: hashes) { _, relation in
+                    answers.append(relation)
+                    return true
+                }
+                let alone = probed.indices.map {
+                    touched.relation(of: probed[$0], hash: $0 < hashes.count ? hashes[$0] : nil)
+                }
+                #expect(answers == alone, "\(inserted) hashed: \(!hashes.isEmpty)")
+            }
+            // Stopped by the body: no answer after it.
+            var asked = 0
+            touched.forEachRelation(of: probed, hashes: []) { index, _ in
+                asked += 1
+                return index < 2
+            }
+            #expect(asked == 3)
+        }
+    }
+
     @Test func aLastChildReadIsChangedOnlyFromTheChildFoundOnOrFromAbove() {
         var touched = TouchedKeys()
         touched.insert(key("messages/c1/m2"))

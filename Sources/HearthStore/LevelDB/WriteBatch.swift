@@ -59,6 +59,13 @@ final class WriteBatch {
 
     init() {}
 
+    /// Makes room for `operations` more puts or deletes holding about `bytes` more bytes, so a
+    /// batch of hundreds of keys grows its buffers once instead of doubling them along the way.
+    func reserve(operations: Int, bytes count: Int) {
+        entries.reserveCapacity(entries.count + operations)
+        bytes.reserveCapacity(bytes.count + count)
+    }
+
     /// - Parameter hash: `SubtreeShapes.hash(key)` when known (0: not known).
     func put(_ key: [UInt8], _ value: [UInt8], hash: UInt64 = 0) {
         add(key, value, hash: hash)

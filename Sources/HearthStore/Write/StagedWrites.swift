@@ -88,16 +88,23 @@ final class StagedWrites {
     private func rewrites(_ keys: [[UInt8]], hashes: [UInt64] = [], fromMemory: (Int) -> Bool) -> Bool? {
         takeInTouched()
         var rewrites = false
-        for (index, key) in keys.enumerated() {
-            switch touched.relation(of: key, hash: index < hashes.count ? hashes[index] : nil) {
-            case .none: continue
+        var conflicts = false
+        touched.forEachRelation(of: keys, hashes: hashes) { index, relation in
+            switch relation {
+            case .none: return true
             case .same:
-                guard fromMemory(index) else { return nil }
+                guard fromMemory(index) else {
+                    conflicts = true
+                    return false
+                }
                 rewrites = true
-            case .nested: return nil
+                return true
+            case .nested:
+                conflicts = true
+                return false
             }
         }
-        return rewrites
+        return conflicts ? nil : rewrites
     }
 
     /// True when a staged write could change the last child of the node at data key `parent`

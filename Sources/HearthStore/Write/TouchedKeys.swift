@@ -167,6 +167,42 @@ struct TouchedKeys {
         return exact.contains(full) ? .same : .none
     }
 
+    /// `relation(of:hash:)` of each of `keys` in turn (`hashes[i]`: `SubtreeShapes.hash` of
+    /// `keys[i]`, when known), handed to `body` until it returns false. A key beside the one
+    /// before it (a child of the same parent: a write's keys in key order come in runs of
+    /// siblings) has the very same ancestors, none of them touched: its own hash decides.
+    func forEachRelation(of keys: [[UInt8]], hashes: [UInt64], _ body: (Int, Relation) -> Bool) {
+        // The last key whose ancestors were walked and found untouched, and its parent's length.
+        var clean: (key: [UInt8], parentLength: Int)?
+        for (index, key) in keys.enumerated() {
+            let hash = index < hashes.count ? hashes[index] : nil
+            let relation: Relation
+            if !Self.isDataKey(key) || exact.isEmpty {
+                relation = relationToOthers(key)
+            } else if let hash, !nests, exact.contains(hash) {
+                relation = .same
+            } else if let last = clean, Self.lies(key, besideChildOf: last.key, parentLength: last.parentLength) {
+                let full = hash ?? SubtreeShapes.hash(key)
+                relation = ancestors.contains(full) ? .nested : exact.contains(full) ? .same : .none
+            } else {
+                var contained = false
+                var parentLength = 0
+                let full = SubtreeShapes.forEachAncestor(of: key) { hash, length in
+                    if !contained && exact.contains(hash) { contained = true }
+                    parentLength = length
+                }
+                if let full {
+                    relation = contained || ancestors.contains(full) ? .nested : exact.contains(full) ? .same : .none
+                    clean = contained ? nil : (key, parentLength)
+                } else {
+                    relation = relationToOthers(key)
+                    clean = nil
+                }
+            }
+            guard body(index, relation) else { return }
+        }
+    }
+
     private func relationToOthers(_ key: [UInt8]) -> Relation {
         var relation = Relation.none
         for other in others {

@@ -38,6 +38,11 @@ struct WritePlanner {
             if etag != expected { return .conditionFailed(current: current, etag: etag) }
         }
         let hashes = locations.hashes
+        if located.count >= 16 {
+            // A fan-out's keys and small values, in one growth of the batch's buffers.
+            let keyBytes = located.dataKeys.withUnsafeBufferPointer { $0.reduce(0) { $0 + $1.count } }
+            batch.reserve(operations: located.count, bytes: keyBytes + 16 * located.count)
+        }
         var values = [Node?](repeating: nil, count: located.count)
         // The keys put under each location, for the staged change (kept here, set once; made
         // with the first one: a write of new nodes records none).
