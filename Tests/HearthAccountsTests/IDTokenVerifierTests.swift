@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import HearthAccounts
@@ -215,5 +216,83 @@ struct IDTokenVerifierTests {
         #expect(throws: IDTokenError.deleted) { try verifier.verify(Self.signer.sign(Self.claims())) }
         registry.set("ada", nil)
         #expect((try? verifier.verify(Self.signer.sign(Self.claims())))?.uid == "ada")
+    }
+
+    /// A token checked once is answered from memory, and still as a fresh check would: its
+    /// times against the clock now, its account's revocations now. A refused token is never kept.
+    @Test func aTokenCheckedBeforeIsStillCheckedAgainstTheClockAndRevocations() throws {
+        let clock = Mutex(Self.now)
+        let registry = RevocationRegistry()
+        let verifier = IDTokenVerifier(
+            secret: Self.secret,
+            emulator: false,
+            revocations: registry,
+            now: { clock.withLock { $0 } }
+        )
+        let token = Self.signer.sign(Self.claims(["nbf": Self.now - 10]))
+        let first = try verifier.verify(token)
+        #expect(verifier.verified.count == 1)
+        #expect(try verifier.verify(token) == first)
+        #expect(verifier.verified.count == 1)
+        // Revoked, then disabled, then back: each use asks the registry.
+        registry.set("ada", .init(validSince: Int64(Self.now), disabled: false, deleted: false))
+        #expect(throws: IDTokenError.revoked) { try verifier.verify(token) }
+        registry.set("ada", .init(validSince: 0, disabled: true, deleted: false))
+        #expect(throws: IDTokenError.disabled) { try verifier.verify(token) }
+        registry.set("ada", nil)
+        #expect(try verifier.verify(token) == first)
+        // A clock set back before `iat` and `nbf` (past the skew), then past `exp`.
+        clock.withLock { $0 = Self.now - 400 }
+        #expect(throws: IDTokenError.malformed) { try verifier.verify(token) }
+        clock.withLock { $0 = Self.now + 3600 }
+        #expect(throws: IDTokenError.expired) { try verifier.verify(token) }
+        // Refused tokens are not kept: a bad signature, an expired one.
+        let forged = String(token.dropLast(2)) + (token.hasSuffix("AA") ? "AB" : "AA")
+        #expect(throws: IDTokenError.malformed) { try verifier.verify(forged) }
+        #expect(throws: IDTokenError.expired) { try verifier.verify(Self.signer.sign(Self.claims(["exp": Self.now]))) }
+        #expect(verifier.verified.count == 1)
+    }
+
+    @Test func theTokensKeptAreBounded() throws {
+        let verifier = Self.verifier()
+        for index in 0..<VerifiedTokenCache.capacity {
+            _ = try verifier.verify(Self.signer.sign(Self.claims(["user_id": "u\(index)"])))
+        }
+        #expect(verifier.verified.count == VerifiedTokenCache.capacity)
+        _ = try verifier.verify(Self.signer.sign(Self.claims(["user_id": "one-more"])))
+        #expect(verifier.verified.count == 1)
+    }
+
+    /// The byte-level decoder answers as Foundation's base64 decoder does after the base64url
+    /// alphabet is mapped and the padding added: for every string of a small alphabet up to
+    /// five characters long, and for random longer ones.
+    @Test func base64URLDecodesAsFoundationDoes() {
+        func foundation(_ text: String) -> [UInt8]? {
+            var s = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            if s.contains("=") { return nil }
+            switch s.utf8.count % 4 {
+            case 0: break
+            case 2: s += "=="
+            case 3: s += "="
+            default: return nil
+            }
+            return Data(base64Encoded: s).map { [UInt8]($0) }
+        }
+        let alphabet = Array("AQw9-_+/= .")
+        var texts = [""]
+        var level = [""]
+        for _ in 0..<5 {
+            level = level.flatMap { prefix in alphabet.map { prefix + String($0) } }
+            texts += level
+        }
+        var generator = SystemRandomNumberGenerator()
+        let wide = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        for _ in 0..<2_000 {
+            let count = Int.random(in: 6...64, using: &generator)
+            texts.append(String((0..<count).map { _ in wide.randomElement(using: &generator)! }))
+        }
+        for text in texts {
+            #expect(Base64URL.decode(Substring(text)) == foundation(text), "\(text)")
+        }
     }
 }

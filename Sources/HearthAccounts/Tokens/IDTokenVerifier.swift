@@ -30,6 +30,8 @@ public struct IDTokenVerifier: Sendable {
     let now: @Sendable () -> Double
     /// The accounts' revocation state; nil checks no revocation.
     public let revocations: RevocationRegistry?
+    /// Signed tokens whose text passed every check, shared by this verifier's copies.
+    let verified = VerifiedTokenCache()
 
     /// - Parameters:
     ///   - secret: the HS256 key; nil or empty refuses every signed token.
@@ -54,6 +56,7 @@ public struct IDTokenVerifier: Sendable {
     /// The verified token.
     /// - Throws: `IDTokenError` saying why the token is refused.
     public func verify(_ token: String) throws(IDTokenError) -> VerifiedIDToken {
+        if let known = verified.lookup(token) { return try check(known) }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
             let headerBytes = Base64URL.decode(parts[0]),
@@ -86,10 +89,12 @@ public struct IDTokenVerifier: Sendable {
         let current = now()
         if expiresAt <= current { throw .expired }
         if issuedAt > current + Self.allowedClockSkew { throw .malformed }
-        if let notBefore = payload["nbf"] {
-            guard let seconds = Self.number(notBefore), seconds <= current + Self.allowedClockSkew else {
+        var notBefore: Double?
+        if let claimed = payload["nbf"] {
+            guard let seconds = Self.number(claimed), seconds <= current + Self.allowedClockSkew else {
                 throw .malformed
             }
+            notBefore = seconds
         }
         if let projectID, !Self.names(projectID, payload) { throw .malformed }
         let uid = try Self.uid(payload)
@@ -99,7 +104,7 @@ public struct IDTokenVerifier: Sendable {
             authTime = seconds
         }
         try checkRevocation(uid: uid, authTime: authTime)
-        return VerifiedIDToken(
+        let verifiedToken = VerifiedIDToken(
             uid: uid,
             provider: Self.provider(payload),
             authTime: authTime,
@@ -107,6 +112,19 @@ public struct IDTokenVerifier: Sendable {
             expiresAt: expiresAt,
             claimsJSON: payloadBytes
         )
+        verified.remember(token, .init(token: verifiedToken, issuedAt: issuedAt, notBefore: notBefore))
+        return verifiedToken
+    }
+
+    /// A token whose text passed every check before: its times against the clock now, and its
+    /// account's revocations, in the order a fresh check asks them.
+    private func check(_ known: VerifiedTokenCache.Known) throws(IDTokenError) -> VerifiedIDToken {
+        let current = now()
+        if let expiresAt = known.token.expiresAt, expiresAt <= current { throw .expired }
+        if known.issuedAt > current + Self.allowedClockSkew { throw .malformed }
+        if let notBefore = known.notBefore, notBefore > current + Self.allowedClockSkew { throw .malformed }
+        try checkRevocation(uid: known.token.uid, authTime: known.token.authTime)
+        return known.token
     }
 
     /// An unsigned token under `--emulator`: its uid, and its account not disabled or deleted.
