@@ -36,10 +36,8 @@ struct IndexMaintenance {
                     reindex(index, at: path, node: entries[position].node)
                     continue
                 }
-                // The ends of the list's segments and of the child's in the entry's data key.
-                guard let listEnd = Self.prefixLength(of: dataKey, segments: depth),
-                    let length = dataKey.withUnsafeBytes({ KeyEncoding.segmentEnd($0, from: listEnd) })
-                else { continue }
+                guard let located = LocatedChild(in: dataKey, depth: depth) else { continue }
+                let length = located.childEnd
                 if let last, last.length == length,
                     KeyBytes.hasPrefix(dataKey, entries[last.position].dataKey, length: length)
                 {
@@ -47,8 +45,7 @@ struct IndexMaintenance {
                 }
                 last = (position, length)
                 // Deeper than the index's location: its list is the path's first `depth` keys.
-                guard matchesPrefix(index.spec, path) else { continue }
-                let located = LocatedChild(dataKey: dataKey, listEnd: listEnd, childEnd: length)
+                guard index.isList(dataKey, end: located.listEnd) else { continue }
                 assert(located.matches(DataPath(keys: Array(path.keys[0...depth]))))
                 // A list without a marker keeps no entries: nothing to refresh.
                 guard keepsEntries(index.id, located) else { continue }
@@ -90,12 +87,9 @@ struct IndexMaintenance {
                 }
                 guard mayReach(dataKey, fixed: index.fixedLocation) else { continue }
                 // Fewer segments than a child of a list has: at or above the lists.
-                guard let listEnd = prefixLength(of: dataKey, segments: depth),
-                    let length = dataKey.withUnsafeBytes({ KeyEncoding.segmentEnd($0, from: listEnd) })
-                else { return true }
-                last = (position, length)
-                guard index.isList(dataKey, end: listEnd) else { continue }
-                let located = LocatedChild(dataKey: dataKey, listEnd: listEnd, childEnd: length)
+                guard let located = LocatedChild(in: dataKey, depth: depth) else { return true }
+                last = (position, located.childEnd)
+                guard index.isList(dataKey, end: located.listEnd) else { continue }
                 if keepsEntries(index.id, located, reader: reader, keptLists: keptLists) { return true }
             }
         }
@@ -145,6 +139,15 @@ struct IndexMaintenance {
         let dataKey: [UInt8]
         let listEnd: Int
         let childEnd: Int
+
+        /// The child of a list `depth` segments deep that data key `dataKey` lies at or in;
+        /// nil when the key has no more than `depth` segments (it is at or above the lists).
+        init?(in dataKey: [UInt8], depth: Int) {
+            guard let listEnd = IndexMaintenance.prefixLength(of: dataKey, segments: depth),
+                let childEnd = dataKey.withUnsafeBytes({ KeyEncoding.segmentEnd($0, from: listEnd) })
+            else { return nil }
+            (self.dataKey, self.listEnd, self.childEnd) = (dataKey, listEnd, childEnd)
+        }
 
         /// `table`, the list, `value` (an entry's encoded index value), the child: the key of
         /// an index entry (`KeySpace.indexEntryKey`); with no value, the child's entry identity

@@ -155,16 +155,12 @@ struct TouchedKeys {
     /// - Parameter hash: `SubtreeShapes.hash(key)` when known: a touched key is then the same
     ///   one at once while no touched keys nest (none of them can contain it or lie inside it).
     func relation(of key: [UInt8], hash: UInt64? = nil) -> Relation {
-        guard Self.isDataKey(key) else { return relationToOthers(key) }
-        if exact.isEmpty { return relationToOthers(key) }
-        if let hash, !nests, exact.contains(hash) { return .same }
-        var contained = false
-        let full = SubtreeShapes.forEachAncestor(of: key) { hash, _ in
-            if !contained && exact.contains(hash) { contained = true }
+        var answer = Relation.none
+        forEachRelation(of: [key], hashes: hash.map { [$0] } ?? []) { _, relation in
+            answer = relation
+            return false
         }
-        guard let full else { return relationToOthers(key) }
-        if contained || ancestors.contains(full) { return .nested }
-        return exact.contains(full) ? .same : .none
+        return answer
     }
 
     /// `relation(of:hash:)` of each of `keys` in turn (`hashes[i]`: `SubtreeShapes.hash` of
