@@ -86,16 +86,10 @@ public struct IDTokenVerifier: Sendable {
             let issuedAt = Self.number(payload["iat"]),
             let issuedAtSeconds = Self.wholeSeconds(issuedAt)
         else { throw .malformed }
-        let current = now()
-        if expiresAt <= current { throw .expired }
-        if issuedAt > current + Self.allowedClockSkew { throw .malformed }
-        var notBefore: Double?
-        if let claimed = payload["nbf"] {
-            guard let seconds = Self.number(claimed), seconds <= current + Self.allowedClockSkew else {
-                throw .malformed
-            }
-            notBefore = seconds
-        }
+        // `nbf` when sent: nil inside when it is not a number.
+        let notBefore = payload["nbf"].map(Self.number)
+        try Self.checkTimes(expiresAt: expiresAt, issuedAt: issuedAt, notBefore: notBefore ?? nil, at: now())
+        if case .some(nil) = notBefore { throw .malformed }
         if let projectID, !Self.names(projectID, payload) { throw .malformed }
         let uid = try Self.uid(payload)
         var authTime = issuedAtSeconds
@@ -112,19 +106,34 @@ public struct IDTokenVerifier: Sendable {
             expiresAt: expiresAt,
             claimsJSON: payloadBytes
         )
-        verified.remember(token, .init(token: verifiedToken, issuedAt: issuedAt, notBefore: notBefore))
+        verified.remember(token, .init(token: verifiedToken, issuedAt: issuedAt, notBefore: notBefore ?? nil))
         return verifiedToken
     }
 
     /// A token whose text passed every check before: its times against the clock now, and its
     /// account's revocations, in the order a fresh check asks them.
     private func check(_ known: VerifiedTokenCache.Known) throws(IDTokenError) -> VerifiedIDToken {
-        let current = now()
-        if let expiresAt = known.token.expiresAt, expiresAt <= current { throw .expired }
-        if known.issuedAt > current + Self.allowedClockSkew { throw .malformed }
-        if let notBefore = known.notBefore, notBefore > current + Self.allowedClockSkew { throw .malformed }
+        try Self.checkTimes(
+            expiresAt: known.token.expiresAt,
+            issuedAt: known.issuedAt,
+            notBefore: known.notBefore,
+            at: now()
+        )
         try checkRevocation(uid: known.token.uid, authTime: known.token.authTime)
         return known.token
+    }
+
+    /// The token's times against the clock at `current`: `exp` passed is expired; `iat` or
+    /// `nbf` more than `allowedClockSkew` ahead is malformed.
+    private static func checkTimes(
+        expiresAt: Double?,
+        issuedAt: Double,
+        notBefore: Double?,
+        at current: Double
+    ) throws(IDTokenError) {
+        if let expiresAt, expiresAt <= current { throw .expired }
+        if issuedAt > current + allowedClockSkew { throw .malformed }
+        if let notBefore, notBefore > current + allowedClockSkew { throw .malformed }
     }
 
     /// An unsigned token under `--emulator`: its uid, and its account not disabled or deleted.
