@@ -15,7 +15,7 @@ public final class ClusterDirectory: Sendable {
     /// Leases, heartbeats, changelog reads and the cluster view.
     let control: PostgresLink
     /// The shared logs (`sharedLog`, `appendShared`): a large batch never delays a lease.
-    private let shared: PostgresLink
+    let shared: PostgresLink
     /// Objects' bytes (`ClusterDirectory+Objects`): a few links taken in turn, so a large
     /// upload never delays a log append and uploads go on side by side.
     let objectLinks: [PostgresLink]

@@ -15,7 +15,11 @@
 /// - `hearth_shared_log`: the logs of what is the cluster's rather than a namespace's (the
 ///   accounts: stream `accounts`): batches at positions 1, 2, 3, … per stream, each appended by
 ///   whichever node got its position first (the primary key refuses the others). Stream
-///   `storage` holds the storage catalog's batches (objects' metadata).
+///   `storage` holds the storage catalog's batches (objects' metadata); `rules/<ns>` and
+///   `storage-rules` the rules' versions (the newest 20 kept).
+/// - `hearth_shared_snapshots`, `hearth_shared_snapshot_heads`: a shared log's whole state at
+///   one position (the accounts', the storage catalog's), so that its entries before the
+///   previous snapshot can go and a node far behind installs it instead of replaying.
 /// - `hearth_object_chunks`: Storage's objects' bytes, in pieces of at most 1 MiB per
 ///   generation (`data` stored uncompressed: objects are mostly compressed already); a
 ///   generation's rows are written before the catalog batch that names it is appended, and
@@ -93,6 +97,23 @@ enum ClusterSchema {
             ns text PRIMARY KEY,
             lsn bigint NOT NULL,
             epoch bigint NOT NULL,
+            chunks integer NOT NULL,
+            taken timestamptz NOT NULL DEFAULT clock_timestamp()
+        )
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS hearth_shared_snapshots (
+            stream text NOT NULL,
+            position bigint NOT NULL,
+            chunk integer NOT NULL,
+            data bytea NOT NULL,
+            PRIMARY KEY (stream, position, chunk)
+        )
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS hearth_shared_snapshot_heads (
+            stream text PRIMARY KEY,
+            position bigint NOT NULL,
             chunks integer NOT NULL,
             taken timestamptz NOT NULL DEFAULT clock_timestamp()
         )

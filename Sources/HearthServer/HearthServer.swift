@@ -110,7 +110,8 @@ public enum HearthServer {
                         directory: membership.directory,
                         stream: "accounts",
                         nodeID: membership.nodeID
-                    )
+                    ),
+                    snapshotEntries: Int64(configuration.cluster?.snapshotEntries ?? 50_000)
                 )
             } catch {
                 await membership.directory.close()
@@ -165,7 +166,12 @@ public enum HearthServer {
                 let bytes = ClusterObjectBytes(directory: membership.directory)
                 let tag = ObjectStore.sessionTag(nodeID: membership.nodeID)
                 let start = try await StorageEndpoint.run {
-                    try objects.replicate(through: log, bytes: bytes, sessionTag: tag ?? "")
+                    try objects.replicate(
+                        through: log,
+                        bytes: bytes,
+                        sessionTag: tag ?? "",
+                        snapshotEntries: Int64(configuration.cluster?.snapshotEntries ?? 50_000)
+                    )
                 }
                 if start.seeded > 0 || start.cleared || start.swept > 0 {
                     logger.info(

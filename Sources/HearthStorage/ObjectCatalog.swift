@@ -257,6 +257,7 @@ struct ObjectCatalog: Sendable {
             try database.apply(changes + [(Self.positionKey, Self.positionValue(position))], sync: sync)
         }
         replica.move(to: position)
+        cluster.follower.snapshotIfDue(at: position, rows: sharedRows)
     }
 
     // MARK: The cluster's log

@@ -18,8 +18,6 @@ import Darwin
 extension ObjectStore {
     /// How often a change whose position another node took first is made again.
     static let maxAppendAttempts = 32
-    /// Entries read from the log per query while catching up.
-    static let catchUpPage = 256
     /// The most bytes of one piece of an object in PostgreSQL: 1 MiB.
     public static let sharedPieceBytes = 1 << 20
     /// How long bytes in PostgreSQL that no object names are kept before the sweep at start
@@ -47,13 +45,18 @@ extension ObjectStore {
     /// Makes the store the cluster's: the catalog becomes a copy of `log`, the bytes are in
     /// `bytes`. A copy of another log (its last position is not there) is cleared; a catalog
     /// that never was a copy seeds an empty log with its objects, their bytes first (a single
-    /// node that joins a new cluster keeps its files), else it is cleared. Then it catches up,
-    /// and this node's files the cluster does not name go (a cleared copy's, all of them).
-    /// - Parameter sessionTag: begins this node's resumable session ids (hexadecimal digits).
+    /// node that joins a new cluster keeps its files), else it is cleared. Then it catches up
+    /// (from the log's snapshot when the entries it needs are gone), and this node's files the
+    /// cluster does not name go (a cleared copy's, all of them).
+    /// - Parameters:
+    ///   - sessionTag: begins this node's resumable session ids (hexadecimal digits).
+    ///   - snapshotEntries: every this many entries a node stores the catalog as the log's
+    ///     snapshot, and the log drops what it no longer needs (`SharedLogFollower`).
     public func replicate(
         through log: any SharedLog,
         bytes: any SharedObjectBytes,
-        sessionTag: String
+        sessionTag: String,
+        snapshotEntries: Int64 = 50_000
     ) throws(StorageError) -> ReplicationStart {
         try locked { () throws(StorageError) -> ReplicationStart in
             var position: Int64 = 0
@@ -98,7 +101,12 @@ extension ObjectStore {
                 throw StorageError.unavailable(error)
             }
             catalog.replica.start(
-                CatalogReplica.State(log: log, bytes: bytes, position: position, sessionTag: sessionTag)
+                CatalogReplica.State(
+                    follower: SharedLogFollower(log: log, snapshotEntries: snapshotEntries),
+                    bytes: bytes,
+                    position: position,
+                    sessionTag: sessionTag
+                )
             )
             try catchUp()
             // A cleared copy's files are not the cluster's bytes, even under a generation the
@@ -125,36 +133,40 @@ extension ObjectStore {
         }
     }
 
-    /// Under the change lock: applies every batch after this copy's position, in order; the
-    /// files of generations a batch kills go.
+    /// Under the change lock: applies every batch after this copy's position, in order (or the
+    /// difference the log's snapshot makes, when the entries it needs are gone); the files of
+    /// generations a batch kills go.
     func catchUp() throws(StorageError) {
         guard let cluster = catalog.replica.current else { return }
         lastCatchUp.withLock { $0 = .now }
-        var position = cluster.position
-        while true {
-            let entries: [SharedLogEntry]
-            do {
-                entries = try cluster.log.entries(after: position, limit: Self.catchUpPage)
-            } catch {
-                throw StorageError.unavailable(error)
-            }
-            for entry in entries {
-                guard entry.position == position + 1, let changes = SharedLogBatch.decode(entry.batch) else {
-                    throw StorageError(
-                        .io,
-                        "The cluster's storage log has no readable batch at position \(position + 1); this node cannot serve files."
-                    )
-                }
-                try catalog.applyReplicated(changes, at: entry.position)
-                position = entry.position
+        let reached: Int64
+        do {
+            reached = try cluster.follower.catchUp(from: cluster.position, rows: catalog.sharedRows) {
+                changes,
+                position in
+                try catalog.applyReplicated(changes, at: position)
                 for change in changes where change.value == nil {
                     if let generation = ObjectCatalog.generation(ofKey: change.key) {
                         files.remove(generation: generation)
                     }
                 }
             }
-            if entries.count < Self.catchUpPage { return }
+        } catch let error as StorageError {
+            throw error
+        } catch let error as SharedLogFollower.Unreadable {
+            throw StorageError(
+                .io,
+                "The cluster's storage log has no readable batch at position \(error.position); this node cannot serve files."
+            )
+        } catch {
+            throw StorageError.unavailable(error)
         }
+        if reached > cluster.position { cluster.follower.snapshotIfDue(at: reached, rows: catalog.sharedRows) }
+    }
+
+    /// Waits for a snapshot of the storage log being stored in the background (tests).
+    public func waitForSnapshots() {
+        catalog.replica.current?.follower.waitForSnapshots()
     }
 
     /// The file holding `object`'s bytes on this node. In a cluster a missing one (another

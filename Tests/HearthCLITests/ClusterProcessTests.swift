@@ -402,6 +402,59 @@ extension ClusterProcessTests {
             #expect(try await ClusterProcessTests.read("/.json?ns=snap", through: second) == expected)
             #expect(try await second.request("PUT", "/later.json?ns=snap", body: "1", admin: true).status == 200)
         }
+
+        @Test func theSharedLogsStayBoundedAndANewNodeStartsFromTheirSnapshot() async throws {
+            let postgres = try PrivatePostgres.shared.get()
+            let database = try postgres.database()
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            func node(_ index: Int) async throws -> ProcessTestServer {
+                try await Cluster.startNode(
+                    index,
+                    directory: directory,
+                    database: database,
+                    extraArguments: ["--snapshot-entries", "10"]
+                )
+            }
+            func count(_ sql: String) throws -> Int { Int(try postgres.query(sql, in: database).first ?? "") ?? -1 }
+            let first = try await node(0)
+            defer { Task { await first.kill() } }
+            // 35 accounts (a batch each) and 25 rules versions through the first node.
+            for index in 0..<35 {
+                _ = try await first.signUp("user\(index)@example.com", password: "password-\(index)")
+            }
+            for index in 0..<25 {
+                let rules = #"{"rules":{".read":"auth != null",".write":false,"v\#(index)":{".read":true}}}"#
+                let put = try await first.request("PUT", "/.settings/rules.json?ns=club", body: rules, admin: true)
+                #expect(put.status == 200, "\(put.body)")
+            }
+            // The accounts' log keeps its entries from the previous snapshot on; the rules'
+            // the newest 20 versions.
+            try await eventually(timeout: .seconds(10), interval: .milliseconds(100)) {
+                try count("SELECT position FROM hearth_shared_snapshot_heads WHERE stream = 'accounts'") >= 30
+            }
+            let accounts = try count("SELECT count(*) FROM hearth_shared_log WHERE stream = 'accounts'")
+            #expect(accounts > 0 && accounts <= 2 * 10 + 5, "\(accounts) entries kept")
+            #expect(
+                try count("SELECT count(DISTINCT position) FROM hearth_shared_snapshots WHERE stream = 'accounts'") == 1
+            )
+            #expect(try count("SELECT count(*) FROM hearth_shared_log WHERE stream = 'rules/club'") == 20)
+            #expect(try count("SELECT min(position) FROM hearth_shared_log WHERE stream = 'rules/club'") == 6)
+
+            // A node with no copy starts from the snapshot: the first accounts sign in through
+            // it, and the newest rules are in force there.
+            let second = try await node(1)
+            defer { Task { await second.kill() } }
+            let signIn = try await second.request(
+                "POST",
+                "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=k",
+                body: #"{"email":"user0@example.com","password":"password-0","returnSecureToken":true}"#,
+                timeout: ProcessTestServer.passwordHashingTimeout
+            )
+            #expect(signIn.status == 200, "\(signIn.body)")
+            let rules = try await second.request("GET", "/.settings/rules.json?ns=club", admin: true)
+            #expect(rules.body.contains("v24"), "\(rules.body)")
+        }
     }
 }
 

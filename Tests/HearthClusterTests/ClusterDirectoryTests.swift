@@ -149,6 +149,49 @@ struct ClusterDirectoryTests {
         #expect(try await directory.renew(lease, leaseSeconds: 30))
     }
 
+    @Test func aSharedLogsSnapshotIsPublishedWhenNewerAndCompactsTheLog() async throws {
+        let directory = try await open()
+        defer { Task { await directory.close() } }
+        for position in 1...6 {
+            #expect(
+                try await directory.appendShared("accounts", batch: [UInt8(position)], at: Int64(position), node: "a")
+                    .get()
+            )
+        }
+        #expect(try await directory.sharedSnapshotHead("accounts").get() == nil)
+        // No entry at 9: nothing is published, and the chunk goes.
+        try await directory.writeSharedSnapshotChunk("accounts", position: 9, chunk: 0, data: [9]).get()
+        #expect(try await !directory.publishSharedSnapshot("accounts", position: 9, chunks: 1).get())
+        #expect(try await directory.sharedSnapshotChunk("accounts", position: 9, chunk: 0).get() == nil)
+
+        try await directory.writeSharedSnapshotChunk("accounts", position: 3, chunk: 0, data: [3]).get()
+        #expect(try await directory.publishSharedSnapshot("accounts", position: 3, chunks: 1).get())
+        // A second node publishing the same position keeps the published chunks.
+        try await directory.writeSharedSnapshotChunk("accounts", position: 3, chunk: 0, data: [3]).get()
+        #expect(try await !directory.publishSharedSnapshot("accounts", position: 3, chunks: 1).get())
+        #expect(try await directory.sharedSnapshotChunk("accounts", position: 3, chunk: 0).get() == [3])
+
+        try await directory.writeSharedSnapshotChunk("accounts", position: 5, chunk: 0, data: [5]).get()
+        #expect(try await directory.publishSharedSnapshot("accounts", position: 5, chunks: 1).get())
+        // An older one is not published over it.
+        try await directory.writeSharedSnapshotChunk("accounts", position: 4, chunk: 0, data: [4]).get()
+        #expect(try await !directory.publishSharedSnapshot("accounts", position: 4, chunks: 1).get())
+        #expect(
+            try await directory.sharedSnapshotHead("accounts").get().map { [$0.position, Int64($0.chunks)] } == [5, 1]
+        )
+
+        try await directory.compactShared("accounts", entriesBefore: 3, snapshotsBefore: 5).get()
+        #expect(try await directory.sharedLog("accounts", after: 0, limit: 10).get().map(\.position) == [3, 4, 5, 6])
+        #expect(try await directory.sharedSnapshotChunk("accounts", position: 3, chunk: 0).get() == nil)
+        #expect(try await directory.sharedSnapshotChunk("accounts", position: 5, chunk: 0).get() == [5])
+        // Another stream is untouched; trimming keeps what is at or after its position.
+        #expect(try await directory.appendShared("rules/x", batch: [1], at: 1, node: "a").get())
+        #expect(try await directory.appendShared("rules/x", batch: [2], at: 2, node: "a").get())
+        try await directory.trimShared("rules/x", before: 2).get()
+        #expect(try await directory.sharedLog("rules/x", after: 0, limit: 10).get().map(\.position) == [2])
+        #expect(try await directory.sharedLog("accounts", after: 0, limit: 10).get().count == 4)
+    }
+
     @Test func aRestartedNodeTakesItsOwnNamespaceAtANewEpoch() async throws {
         let directory = try await open()
         defer { Task { await directory.close() } }

@@ -13,35 +13,37 @@ import Testing
 @Suite struct ReplicatedObjectStoreTests {
     static let bucket = try! BucketName("test.appspot.com")
 
-    /// The cluster's side in memory. `beforeAppend` runs once, before the next append.
+    /// The cluster's side in memory: its storage log (`MemorySharedLog`) and objects' bytes.
     final class MemoryCluster: SharedLog, SharedObjectBytes {
         struct State {
-            var log: [[UInt8]] = []
             var pieces: [String: [Int: [UInt8]]] = [:]
             var lastGeneration: UInt64 = 0
-            var beforeAppend: (@Sendable () -> Void)?
         }
         let state = Mutex(State())
+        let log = MemorySharedLog()
 
         func entries(after position: Int64, limit: Int) throws -> [SharedLogEntry] {
-            state.withLock { state in
-                state.log.enumerated().dropFirst(Int(position)).prefix(limit).map {
-                    SharedLogEntry(position: Int64($0.offset + 1), batch: $0.element)
-                }
-            }
+            try log.entries(after: position, limit: limit)
         }
 
-        func append(_ batch: [UInt8], at position: Int64) throws -> Bool {
-            let hook = state.withLock { state -> (@Sendable () -> Void)? in
-                defer { state.beforeAppend = nil }
-                return state.beforeAppend
-            }
-            hook?()
-            return state.withLock { state in
-                guard state.log.count + 1 == Int(position) else { return false }
-                state.log.append(batch)
-                return true
-            }
+        func append(_ batch: [UInt8], at position: Int64) throws -> Bool { try log.append(batch, at: position) }
+
+        func snapshotHead() throws -> SharedLogSnapshotHead? { try log.snapshotHead() }
+
+        func snapshotChunk(at position: Int64, chunk: Int32) throws -> [UInt8]? {
+            try log.snapshotChunk(at: position, chunk: chunk)
+        }
+
+        func writeSnapshotChunk(_ data: [UInt8], at position: Int64, chunk: Int32) throws {
+            try log.writeSnapshotChunk(data, at: position, chunk: chunk)
+        }
+
+        func publishSnapshot(at position: Int64, chunks: Int32) throws -> Bool {
+            try log.publishSnapshot(at: position, chunks: chunks)
+        }
+
+        func compact(entriesBefore: Int64, snapshotsBefore: Int64) throws {
+            try log.compact(entriesBefore: entriesBefore, snapshotsBefore: snapshotsBefore)
         }
 
         func reserveGeneration(atLeast: UInt64) throws -> UInt64 {
@@ -110,12 +112,13 @@ import Testing
         }
     }
 
-    static func follow(_ nodes: [Node], _ cluster: MemoryCluster) throws {
+    static func follow(_ nodes: [Node], _ cluster: MemoryCluster, snapshotEntries: Int64 = 50_000) throws {
         for (index, node) in nodes.enumerated() {
             _ = try node.store.replicate(
                 through: cluster,
                 bytes: cluster,
-                sessionTag: String(repeating: "\(index)", count: 32)
+                sessionTag: String(repeating: "\(index)", count: 32),
+                snapshotEntries: snapshotEntries
             )
         }
     }
@@ -155,7 +158,7 @@ import Testing
         // Just before the first store's append, the second patches the object: the first's
         // append is refused, and its patch is made again on top of the second's.
         let secondStore = second.store
-        cluster.state.withLock { state in
+        cluster.log.state.withLock { state in
             state.beforeAppend = {
                 _ = try? secondStore.update(Self.bucket, name, with: MetadataPatch(json: ["contentType": "text/b"]))
             }
@@ -211,5 +214,44 @@ import Testing
         }
         // A new upload's generation passes the seeded one.
         #expect(UInt64(try fresh.put("new.txt", [1]).generation)! > UInt64(kept.generation)!)
+    }
+
+    @Test func aStoreFarBehindInstallsTheLogsSnapshotAndItsDeletedVersionsFilesGo() throws {
+        let cluster = MemoryCluster()
+        let (writer, late) = (try Node(), try Node())
+        try Self.follow([writer, late], cluster, snapshotEntries: 4)
+        let doomed = try writer.put("doomed.txt", Array("doomed".utf8))
+        try late.store.synchronize()
+        #expect(try late.bytes(of: doomed) == Array("doomed".utf8))
+        #expect(late.cachedFiles() == [doomed.generation])
+
+        // Far more changes than two snapshots hold, the late store asleep: the log keeps its
+        // entries from the previous snapshot on, and the newest snapshot's chunks only.
+        try writer.store.delete(Self.bucket, try ObjectName("doomed.txt"))
+        var kept: [String: ObjectMetadata] = [:]
+        for index in 0..<12 {
+            let name = "file-\(index % 5).txt"
+            kept[name] = try writer.put(name, Array("v\(index)".utf8))
+            writer.store.waitForSnapshots()
+        }
+        let head = try #require(cluster.log.head)
+        #expect(cluster.log.snapshotPositions == [head.position])
+        #expect(cluster.log.positions.first! > 2)
+        #expect(cluster.log.positions.count <= 2 * 4 + 1)
+
+        // The late store installs the snapshot: the deleted object and its file are gone, every
+        // live object is there with its bytes.
+        try late.store.synchronize()
+        #expect(throws: StorageError.self) { try late.store.metadata(Self.bucket, try ObjectName("doomed.txt")) }
+        #expect(!late.cachedFiles().contains(doomed.generation))
+        #expect(try late.store.list(Self.bucket).items.map(\.name) == kept.keys.sorted())
+        for (name, object) in kept {
+            #expect(try late.store.metadata(Self.bucket, try ObjectName(name)) == object)
+            #expect(try late.bytes(of: object) == Array(try writer.bytes(of: object)))
+        }
+        // A later change through the late store lands after the writer's.
+        let after = try late.put("after.txt", [7])
+        try writer.store.synchronize()
+        #expect(try writer.store.metadata(Self.bucket, try ObjectName("after.txt")) == after)
     }
 }

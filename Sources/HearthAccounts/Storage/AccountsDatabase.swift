@@ -18,8 +18,6 @@ final class AccountsDatabase: Sendable {
     private let replica = Mutex<Replica?>(nil)
     /// How often a write whose position another node took first is tried again.
     static let maxAppendAttempts = 32
-    /// Entries read from the log per query while catching up.
-    static let catchUpPage = 256
 
     init(directory: String) throws(AccountsError) {
         do {
@@ -107,7 +105,7 @@ final class AccountsDatabase: Sendable {
         sync: Bool,
         _ body: (inout Changes) throws(AccountsError) -> T
     ) throws(AccountsError) -> T {
-        guard let log = replica.withLock({ $0?.log }) else {
+        guard let log = replica.withLock({ $0?.follower.log }) else {
             var changes = Changes()
             let value = try body(&changes)
             if !changes.entries.isEmpty { try file.apply(changes.entries, sync: sync) }
@@ -131,6 +129,7 @@ final class AccountsDatabase: Sendable {
                 // catch-up applies the batch from the log.
                 try file.apply(changes.entries + [(Self.positionKey, Array(String(position).utf8))], sync: false)
                 replica.withLock { $0?.position = position }
+                snapshotIfDue(at: position)
             }
             for action in changes.committed { action() }
             return value
@@ -140,11 +139,11 @@ final class AccountsDatabase: Sendable {
 
     // MARK: the cluster's log
 
-    /// A cluster copy: `log` and the position of the last of its batches this copy holds;
-    /// `observe` hears every batch applied from the log (another node's), with each key's
-    /// value before it.
+    /// A cluster copy: the follower of its log and the position of the last of the log's
+    /// batches this copy holds; `observe` hears every batch applied from the log (another
+    /// node's, or the difference a snapshot made), with each key's value before it.
     struct Replica {
-        let log: any SharedLog
+        let follower: SharedLogFollower
         var position: Int64
         let observe: @Sendable ([ReplicatedChange]) -> Void
     }
@@ -159,11 +158,14 @@ final class AccountsDatabase: Sendable {
     var isReplicated: Bool { replica.withLock { $0 != nil } }
 
     /// Makes this database a copy of `log`. A copy of another log (its last position is not
-    /// there) is cleared; a database that never was a copy seeds an empty log with everything
-    /// it holds (a single node that joins a new cluster keeps its accounts), else it is cleared.
-    /// Then it catches up.
+    /// there, or was compacted away) is cleared; a database that never was a copy seeds an
+    /// empty log with everything it holds (a single node that joins a new cluster keeps its
+    /// accounts), else it is cleared. Then it catches up (from the log's snapshot when the
+    /// entries it needs are gone). Every `snapshotEntries` entries a node stores a snapshot and
+    /// the log drops what it no longer needs (`SharedLogFollower`).
     func replicate(
         through log: any SharedLog,
+        snapshotEntries: Int64,
         observe: @escaping @Sendable ([ReplicatedChange]) -> Void
     ) async throws(AccountsError) {
         try await onWriter { () throws(AccountsError) in
@@ -177,10 +179,10 @@ final class AccountsDatabase: Sendable {
                         try self.clear()
                     }
                 } else {
-                    let rows = self.file.scan(prefix: "").map { (key: $0.key, value: Optional($0.value)) }
+                    let rows = self.sharedRows()
                     if !rows.isEmpty {
                         if try log.entries(after: 0, limit: 1).isEmpty,
-                            try log.append(Self.encode(rows), at: 1)
+                            try log.append(SharedLogBatch.encode(rows), at: 1)
                         {
                             try self.file.apply([(Self.positionKey, Array("1".utf8))], sync: true)
                             position = 1
@@ -194,7 +196,8 @@ final class AccountsDatabase: Sendable {
             } catch {
                 throw Self.unavailable(error)
             }
-            self.replica.withLock { $0 = Replica(log: log, position: position, observe: observe) }
+            let follower = SharedLogFollower(log: log, snapshotEntries: snapshotEntries)
+            self.replica.withLock { $0 = Replica(follower: follower, position: position, observe: observe) }
             try self.catchUp()
         }
     }
@@ -205,32 +208,49 @@ final class AccountsDatabase: Sendable {
         try await onWriter { () throws(AccountsError) in try self.catchUp() }
     }
 
+    /// Waits for a snapshot of the accounts' log being stored (tests).
+    func waitForSnapshots() {
+        replica.withLock { $0?.follower }?.waitForSnapshots()
+    }
+
     /// On the writer: applies every batch after this copy's position, in order.
     private func catchUp() throws(AccountsError) {
-        guard let (log, start, observe) = replica.withLock({ $0.map { ($0.log, $0.position, $0.observe) } }) else {
-            return
-        }
-        var position = start
-        while true {
-            let entries: [SharedLogEntry]
-            do {
-                entries = try log.entries(after: position, limit: Self.catchUpPage)
-            } catch {
-                throw Self.unavailable(error)
-            }
-            for entry in entries {
-                guard entry.position == position + 1, let changes = Self.decode(entry.batch) else {
-                    throw .storage(
-                        "The cluster's accounts log has no readable batch at position \(position + 1); this node cannot serve accounts."
-                    )
+        guard let (follower, start, observe) = replica.withLock({ $0.map { ($0.follower, $0.position, $0.observe) } })
+        else { return }
+        let reached: Int64
+        do {
+            reached = try follower.catchUp(from: start, rows: sharedRows) { changes, position in
+                let observed = changes.map { change in
+                    let key = String(decoding: change.key, as: UTF8.self)
+                    return ReplicatedChange(key: key, before: file.get(key), after: change.value)
                 }
-                let observed = changes.map { ReplicatedChange(key: $0.key, before: file.get($0.key), after: $0.value) }
-                try file.apply(changes + [(Self.positionKey, Array(String(entry.position).utf8))], sync: false)
-                position = entry.position
+                let entries = observed.map { (key: $0.key, value: $0.after) }
+                try file.apply(entries + [(Self.positionKey, Array(String(position).utf8))], sync: false)
                 replica.withLock { $0?.position = position }
                 observe(observed)
             }
-            if entries.count < Self.catchUpPage { return }
+        } catch let error as AccountsError {
+            throw error
+        } catch let error as SharedLogFollower.Unreadable {
+            throw .storage(
+                "The cluster's accounts log has no readable batch at position \(error.position); this node cannot serve accounts."
+            )
+        } catch {
+            throw Self.unavailable(error)
+        }
+        if reached > start { snapshotIfDue(at: reached) }
+    }
+
+    /// On the writer, at `position`: hands the follower this copy's rows when the log is due a
+    /// snapshot.
+    private func snapshotIfDue(at position: Int64) {
+        replica.withLock { $0?.follower }?.snapshotIfDue(at: position, rows: sharedRows)
+    }
+
+    /// Every row of the copy but its position, in key order.
+    private func sharedRows() -> [SharedLogBatch.Change] {
+        file.scan(prefix: "").compactMap { row in
+            row.key == Self.positionKey ? nil : (key: Array(row.key.utf8), value: Optional(row.value))
         }
     }
 
@@ -243,10 +263,6 @@ final class AccountsDatabase: Sendable {
     /// A batch of string-keyed changes in the shared log's layout (`SharedLogBatch`).
     static func encode(_ changes: [(key: String, value: [UInt8]?)]) -> [UInt8] {
         SharedLogBatch.encode(changes.map { (Array($0.key.utf8), $0.value) })
-    }
-
-    static func decode(_ bytes: [UInt8]) -> [(key: String, value: [UInt8]?)]? {
-        SharedLogBatch.decode(bytes)?.map { (String(decoding: $0.key, as: UTF8.self), $0.value) }
     }
 
     static func unavailable(_ error: any Error) -> AccountsError {

@@ -12,9 +12,13 @@ extension AccountsStore {
     /// Makes the accounts the cluster's: this node's database becomes a copy of `log` (seeding
     /// an empty log with the accounts a single node had), and every change goes through it.
     /// Revocations made on other nodes reach this node's registry (and its `onRevoke`
-    /// handlers) when their batches are applied: at each `synchronize()`.
-    public func replicate(through log: any SharedLog) async throws(AccountsError) {
-        try await database.replicate(through: log) { [self] changes in observeReplicated(changes) }
+    /// handlers) when their batches are applied: at each `synchronize()`. Every
+    /// `snapshotEntries` entries a node stores the accounts as the log's snapshot and the log
+    /// drops what it no longer needs.
+    public func replicate(through log: any SharedLog, snapshotEntries: Int64 = 50_000) async throws(AccountsError) {
+        try await database.replicate(through: log, snapshotEntries: snapshotEntries) { [self] changes in
+            observeReplicated(changes)
+        }
         revocations.removeAll()
         loadRevocations()
     }
@@ -25,6 +29,11 @@ extension AccountsStore {
     /// revocations.
     public func synchronize() async throws(AccountsError) {
         try await database.synchronize()
+    }
+
+    /// Waits for a snapshot of the accounts' log being stored in the background (tests).
+    public func waitForSnapshots() {
+        database.waitForSnapshots()
     }
 
     /// Every account's and tombstone's revocation entry, from the database.

@@ -2,12 +2,14 @@ import Foundation
 import HearthCluster
 import HearthCore
 import HearthDatabase
+import HearthStore
 import Synchronization
 
 /// The cluster's rules: each namespace's documents in the shared log `rules/<namespace>` of the
 /// cluster's PostgreSQL, one entry per version (`{"origin", "text"}`), the newest in force.
 /// Publishing appends after the newest entry, again after another node's publish took that
-/// position: the last publish wins, as the last `PUT` does on a single server.
+/// position: the last publish wins, as the last `PUT` does on a single server. The newest
+/// `Store.rulesHistoryLimit` versions are kept, as on a single server.
 final class ClusterSharedRules: SharedRules {
     let directory: ClusterDirectory
     let nodeID: String
@@ -43,6 +45,8 @@ final class ClusterSharedRules: SharedRules {
             let newest = try await directory.sharedLogTail(stream, limit: 1).last?.position ?? 0
             if try await directory.appendShared(stream, batch: batch, at: newest + 1, node: nodeID).get() {
                 remember(namespace)
+                // Best effort: versions a failed trim leaves go with the next publish.
+                try? await directory.trimShared(stream, before: newest + 2 - Int64(Store.rulesHistoryLimit)).get()
                 return
             }
         }

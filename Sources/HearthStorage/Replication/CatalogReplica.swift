@@ -1,12 +1,13 @@
 import HearthStore
 import Synchronization
 
-/// In a cluster: the storage log the catalog is a copy of, where the objects' bytes are, and
-/// this copy's place in the log. Nil outside a cluster. The position moves only under the
-/// store's change lock.
+/// In a cluster: the storage log the catalog is a copy of (and its follower, which keeps it
+/// bounded), where the objects' bytes are, and this copy's place in the log. Nil outside a
+/// cluster. The position moves only under the store's change lock.
 final class CatalogReplica: Sendable {
     struct State: Sendable {
-        let log: any SharedLog
+        let follower: SharedLogFollower
+        var log: any SharedLog { follower.log }
         let bytes: any SharedObjectBytes
         /// The position in `log` of the last batch this copy holds.
         var position: Int64
