@@ -61,39 +61,31 @@ extension ObjectStore {
         try locked { () throws(StorageError) -> ReplicationStart in
             var position: Int64 = 0
             var start = ReplicationStart(seeded: 0, cleared: false, swept: 0)
+            let follower = SharedLogFollower(log: log, snapshotEntries: snapshotEntries)
             do {
-                if let stored = try catalog.storedPosition() {
-                    if stored > 0, try log.entries(after: stored - 1, limit: 1).first?.position == stored {
-                        position = stored
-                    } else {
-                        try catalog.clearShared()
-                        start.cleared = true
+                let stored = try catalog.storedPosition()
+                let rows = stored == nil ? try catalog.sharedRows() : []
+                let generations = rows.compactMap { ObjectCatalog.generation(ofKey: $0.key) }
+                let seed = { () throws -> Bool in
+                    for generation in generations {
+                        try self.publish(self.files.path(of: generation), as: generation, to: bytes)
                     }
-                } else {
-                    let rows = try catalog.sharedRows()
-                    if !rows.isEmpty {
-                        if try log.entries(after: 0, limit: 1).isEmpty {
-                            let generations = rows.compactMap { ObjectCatalog.generation(ofKey: $0.key) }
-                            for generation in generations {
-                                try publish(files.path(of: generation), as: generation, to: bytes)
-                            }
-                            // Generations handed out from now on pass every seeded one.
-                            let highest = generations.compactMap(UInt64.init).max() ?? 0
-                            _ = try bytes.reserveGeneration(atLeast: highest + 1)
-                            if try log.append(SharedLogBatch.encode(rows), at: 1) {
-                                try catalog.applyReplicated([], at: 1)
-                                position = 1
-                                start.seeded = generations.count
-                            } else {
-                                // Another node seeded first; the bytes sent go with the sweep.
-                                try catalog.clearShared()
-                                start.cleared = true
-                            }
-                        } else {
-                            try catalog.clearShared()
-                            start.cleared = true
-                        }
-                    }
+                    // Generations handed out from now on pass every seeded one.
+                    let highest = generations.compactMap(UInt64.init).max() ?? 0
+                    _ = try bytes.reserveGeneration(atLeast: highest + 1)
+                    // When another node seeded first, the bytes sent go with the sweep.
+                    return try log.append(SharedLogBatch.encode(rows), at: 1)
+                }
+                switch try follower.start(stored: stored, hasRows: !rows.isEmpty, seed: seed) {
+                case .follow(let stored):
+                    position = stored
+                case .seeded:
+                    try catalog.applyReplicated([], at: 1)
+                    position = 1
+                    start.seeded = generations.count
+                case .clear:
+                    try catalog.clearShared()
+                    start.cleared = true
                 }
             } catch let error as StorageError {
                 throw error
@@ -102,7 +94,7 @@ extension ObjectStore {
             }
             catalog.replica.start(
                 CatalogReplica.State(
-                    follower: SharedLogFollower(log: log, snapshotEntries: snapshotEntries),
+                    follower: follower,
                     bytes: bytes,
                     position: position,
                     sessionTag: sessionTag

@@ -170,33 +170,28 @@ final class AccountsDatabase: Sendable {
     ) async throws(AccountsError) {
         try await onWriter { () throws(AccountsError) in
             let stored = self.file.get(Self.positionKey).flatMap { Int64(String(decoding: $0, as: UTF8.self)) }
+            let follower = SharedLogFollower(log: log, snapshotEntries: snapshotEntries)
+            let rows = stored == nil ? self.sharedRows() : []
             var position: Int64 = 0
             do {
-                if let stored {
-                    if stored > 0, try log.entries(after: stored - 1, limit: 1).first?.position == stored {
-                        position = stored
-                    } else {
-                        try self.clear()
-                    }
-                } else {
-                    let rows = self.sharedRows()
-                    if !rows.isEmpty {
-                        if try log.entries(after: 0, limit: 1).isEmpty,
-                            try log.append(SharedLogBatch.encode(rows), at: 1)
-                        {
-                            try self.file.apply([(Self.positionKey, Array("1".utf8))], sync: true)
-                            position = 1
-                        } else {
-                            try self.clear()
-                        }
-                    }
+                switch try follower.start(
+                    stored: stored,
+                    hasRows: !rows.isEmpty,
+                    seed: { try log.append(SharedLogBatch.encode(rows), at: 1) }
+                ) {
+                case .follow(let stored):
+                    position = stored
+                case .seeded:
+                    try self.file.apply([(Self.positionKey, Array("1".utf8))], sync: true)
+                    position = 1
+                case .clear:
+                    try self.clear()
                 }
             } catch let error as AccountsError {
                 throw error
             } catch {
                 throw Self.unavailable(error)
             }
-            let follower = SharedLogFollower(log: log, snapshotEntries: snapshotEntries)
             self.replica.withLock { $0 = Replica(follower: follower, position: position, observe: observe) }
             try self.catchUp()
         }

@@ -60,6 +60,33 @@ public final class SharedLogFollower: Sendable {
     /// The newest snapshot's position as this follower last saw it (0: none).
     public var newestSnapshot: Int64 { state.withLock { $0.newestSnapshot } }
 
+    /// Where a store's copy starts following the log.
+    public enum Start: Equatable, Sendable {
+        /// From this position (0: an empty copy).
+        case follow(Int64)
+        /// The copy seeded the empty log with its rows, as its entry 1.
+        case seeded
+        /// The copy is not this log's (another cluster's, or compacted past it, or a single
+        /// server's joining a cluster that has data): it must be cleared, then follow from 0.
+        case clear
+    }
+
+    /// Where a copy that holds the log position `stored` (nil: it never was a copy) and has
+    /// rows or not (`hasRows`) starts. A copy whose last position is still the log's entry there
+    /// follows on; a copy that never was one seeds an empty log with its rows (`seed()` appends
+    /// them at 1: false when another copy seeded first; its own errors pass unchanged); anything
+    /// else is cleared.
+    public func start(stored: Int64?, hasRows: Bool, seed: () throws -> Bool) throws -> Start {
+        if let stored {
+            guard stored > 0 else { return .clear }
+            let entry = try ask { try log.entries(after: stored - 1, limit: 1).first }
+            return entry?.position == stored ? .follow(stored) : .clear
+        }
+        guard hasRows else { return .follow(0) }
+        let empty = try ask { try log.entries(after: 0, limit: 1).isEmpty }
+        return try empty && seed() ? .seeded : .clear
+    }
+
     /// Applies every batch after `start`, in order (`apply(changes, position)`), installing
     /// the newest snapshot where the entries a copy at `start` needs are gone. Returns the
     /// position reached.
