@@ -9,10 +9,12 @@ extension TestServer {
     /// node 1, which forwards its requests and relays its WebSockets to node 0.
     @TaskLocal public static var throughCluster = false
 
-    /// `with(prepare:run:)` through a two-node cluster: both nodes prepared alike, `body` given
-    /// the node that does not own `default`.
+    /// `with(prepare:run:)` through a two-node cluster: both nodes prepared alike (then each by
+    /// `prepareNode` with its index: 0 owns `default`), `body` given the node that does not own
+    /// `default`.
     public static func withCluster(
         prepare: (inout HearthServerConfiguration, URL) throws -> Void = { _, _ in },
+        prepareNode: (Int, inout HearthServerConfiguration) -> Void = { _, _ in },
         run body: (TestServer) async throws -> Void
     ) async throws {
         let address = try ClusterAddress(parsing: PrivatePostgres.shared.get().database())
@@ -26,6 +28,7 @@ extension TestServer {
                 let directory = temporary.url
                 var configuration = try configuration(in: directory, prepare: prepare)
                 configuration.cluster = ClusterSettings(address: address, leaseSeconds: 10)
+                prepareNode(index, &configuration)
                 nodes.append(try await start(configuration, in: directory))
                 if index == 0 {
                     // The owner's first request takes the namespace.

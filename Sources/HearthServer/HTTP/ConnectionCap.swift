@@ -9,14 +9,28 @@ import Synchronization
 ///
 /// Each client address may hold at most `perAddressLimit` of them (429, then closed), so that one
 /// client cannot take the whole cap; loopback peers (a reverse proxy on the same machine, local
-/// tools) are exempt unless `limitsLoopback`.
+/// tools) are exempt unless `limitsLoopback`, and so is a WebSocket another cluster node relays
+/// once its upgrade shows the node's stamp (`exempt`: the relaying node limits its client).
 final class ConnectionCap: Sendable {
     let limit: Int
     let perAddressLimit: Int?
     let limitsLoopback: Bool
     private let open = Atomic<Int>(0)
-    /// Open connections by client address (an address leaves when its last one closes).
-    private let byAddress = Mutex<[String: Int]>([:])
+    /// Open connections by client address (an address leaves when its last one closes), and the
+    /// address each counted connection is counted under.
+    private let byAddress = Mutex<Addresses>(Addresses())
+
+    private struct Addresses {
+        var held: [String: Int] = [:]
+        var counted: [ObjectIdentifier: String] = [:]
+
+        /// Stops counting `connection`, if it was counted.
+        mutating func release(_ connection: ObjectIdentifier) {
+            guard let address = counted.removeValue(forKey: connection) else { return }
+            let left = (held[address] ?? 1) - 1
+            held[address] = left > 0 ? left : nil
+        }
+    }
     private let refusedSinceWarning = Atomic<Int>(0)
     /// Uptime nanoseconds of the last warning (0: none yet).
     private let lastWarning = Atomic<UInt64>(0)
@@ -47,11 +61,13 @@ final class ConnectionCap: Sendable {
             return .serverFull
         }
         let address = perAddressLimit == nil ? nil : limitedAddress(of: channel)
+        let connection = ObjectIdentifier(channel)
         if let address, let perAddressLimit {
             let admitted = byAddress.withLock { table -> Bool in
-                let held = table[address, default: 0]
+                let held = table.held[address, default: 0]
                 guard held < perAddressLimit else { return false }
-                table[address] = held + 1
+                table.held[address] = held + 1
+                table.counted[connection] = address
                 return true
             }
             guard admitted else {
@@ -61,14 +77,16 @@ final class ConnectionCap: Sendable {
         }
         channel.closeFuture.whenComplete { [self] _ in
             open.wrappingSubtract(1, ordering: .relaxed)
-            if let address {
-                byAddress.withLock { table in
-                    let held = (table[address] ?? 1) - 1
-                    table[address] = held > 0 ? held : nil
-                }
-            }
+            if address != nil { byAddress.withLock { $0.release(connection) } }
         }
         return nil
+    }
+
+    /// Stops counting `channel` under its address (it stays under the server's cap): a
+    /// WebSocket another node of the cluster relays, whose client that node limits.
+    func exempt(_ channel: any Channel) {
+        guard perAddressLimit != nil else { return }
+        byAddress.withLock { $0.release(ObjectIdentifier(channel)) }
     }
 
     /// The client address `channel` counts under, or nil when it is not limited (loopback,

@@ -96,7 +96,7 @@ struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
             let upgradeAttempted = NIOLoopBoundBox(false, eventLoop: eventLoop)
             let accepted = NIOLoopBoundBox<RealtimeAcceptance?>(nil, eventLoop: eventLoop)
             let guards = NIOLoopBound((line: lineGuard, connection: connectionGuard), eventLoop: eventLoop)
-            let endpoint = self.endpoint
+            let (endpoint, cap) = (self.endpoint, self.cap)
             let upgrader = NIOTypedWebSocketServerUpgrader<UpgradeResult>(
                 maxFrameSize: maxFrameBytes,
                 enableAutomaticErrorHandling: false,  // RealtimeChannelHandler answers framing errors
@@ -127,6 +127,7 @@ struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
                         accepted.value = nil
                         switch upgrade {
                         case .serve(let upgrade):
+                            if upgrade.relayedByNode { cap.exempt(channel) }
                             try channel.pipeline.syncOperations.addHandler(
                                 RealtimeChannelHandler(upgrade: upgrade, eventLoop: channel.eventLoop)
                             )

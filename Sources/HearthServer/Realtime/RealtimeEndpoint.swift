@@ -70,7 +70,8 @@ struct RealtimeEndpoint: Sendable {
         } catch {
             return nil
         }
-        if let cluster = clusterSlot.value.withLock({ $0 }) {
+        let cluster = clusterSlot.value.withLock({ $0 })
+        if let cluster {
             switch await cluster.realtimeRoute(namespace, forwarded: forwarded) {
             case .local:
                 break
@@ -112,7 +113,8 @@ struct RealtimeEndpoint: Sendable {
                 ),
                 ticker: ticker,
                 inboxes: inboxes,
-                limits: limits
+                limits: limits,
+                relayedByNode: forwarded.map { cluster?.forwarder.isValidStamp($0) ?? false } ?? false
             )
         )
     }
@@ -161,4 +163,8 @@ struct RealtimeUpgrade: Sendable {
     let inboxes: RealtimeLoopInboxes<RealtimeChannelHandler>
     /// Shared by all connections of the server.
     let limits: RealtimeConnectionLimits
+    /// Relayed by another node of the cluster (a valid `Hearth-Forwarded` stamp): that node
+    /// limits its client's address, so the connection leaves the relaying node's share of the
+    /// per-address cap here.
+    var relayedByNode = false
 }

@@ -223,4 +223,29 @@ struct ClusterScenarioTests {
             try await theGzip.corruptBytesAreRefusedOrCutShortAndLogged()
         }
     }
+
+    /// WebSockets relayed by another node leave that node's share of the owner's per-address
+    /// cap once their upgrade shows its stamp (the relaying node limits its own clients): with
+    /// the owner limiting loopback to two connections an address, four relayed WebSockets all
+    /// write.
+    @Test func relayedWebSocketsDoNotCountAgainstTheRelayingNodesAddress() async throws {
+        try await TestServer.withCluster(prepareNode: { index, configuration in
+            guard index == 0 else { return }
+            configuration.connections.maxConnectionsPerAddress = 2
+            configuration.connections.limitsLoopback = true
+        }) { entry in
+            var clients: [RealtimeTestClient] = []
+            defer { Task { [clients] in for client in clients { await client.close() } } }
+            for index in 0..<4 {
+                let client = try await RealtimeTestClient.connect(port: entry.port)
+                clients.append(client)
+                try await client.authenticateAsAdmin()
+                let id = client.request("p", #"{"p":"/relayed/\#(index)","d":\#(index)}"#)
+                let reply = try await client.response(to: id)
+                #expect(reply.body["s"] as? String == "ok", "relay \(index): \(reply.body)")
+            }
+            let read = try await entry.send("GET", "/relayed.json?auth=\(TestServer.adminSecret)")
+            #expect(read.body == "[0,1,2,3]", "\(read.body)")
+        }
+    }
 }
