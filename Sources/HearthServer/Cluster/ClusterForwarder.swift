@@ -106,6 +106,10 @@ struct ClusterForwarder: Sendable {
         if answer.headers[canonicalForm: "connection"].contains(where: { $0.lowercased() == "close" }) {
             headers[.connection] = "close"
         }
+        // An event stream the owner opened (it closes the connection after it, and says so).
+        let streams =
+            stream && request.method == .get
+            && answer.headers.first(name: "content-type")?.hasPrefix("text/event-stream") == true
         // The owner may have answered before it read the whole body (its client may be waiting
         // for that answer before it sends more): the answer goes out, then the forward stops
         // reading the body, and only then does Hummingbird read the rest.
@@ -114,7 +118,15 @@ struct ClusterForwarder: Sendable {
             headers: headers,
             body: ResponseBody { writer in
                 do {
-                    try await writer.write(answer.body)
+                    if streams {
+                        // An event stream ends when its client goes (the owner learns it when
+                        // this node's connection to it closes), not at the next keep-alive.
+                        try await request.body.consumeWithCancellationOnInboundClose { _ in
+                            try await writer.write(answer.body)
+                        }
+                    } else {
+                        try await writer.write(answer.body)
+                    }
                     try await writer.finish(nil)
                 } catch {
                     await body.stop()

@@ -224,6 +224,42 @@ struct ClusterScenarioTests {
         }
     }
 
+    @Test func thePresenceTests() async throws {
+        let webSockets = PresenceWebSocketTests()
+        let sources = PresenceSourcesTests()
+        let tests: [(String, () async throws -> Void)] = [
+            (
+                "online, then offline on the close frame",
+                webSockets.authMakesAUserOnlineAndTheCloseFrameOfTheLastConnectionOffline
+            ),
+            ("online until the last connection ends", webSockets.aUserIsOnlineUntilTheirLastConnectionEnds),
+            (
+                "offline after a reset",
+                { try await webSockets.aConnectionDroppedWithoutACloseFrameGoesOfflineWithinASecond("reset") }
+            ),
+            (
+                "offline after a FIN",
+                { try await webSockets.aConnectionDroppedWithoutACloseFrameGoesOfflineWithinASecond("fin") }
+            ),
+            ("unauth and another user's auth", webSockets.unauthAndAnotherUsersAuthMoveTheConnectionsCount),
+            ("a refreshed token", webSockets.aRefreshedTokenOfTheSameUserChangesNothing),
+            ("a revoked token", webSockets.aRevokedTokenMakesTheUserOffline),
+            ("an SSE stream", sources.aUsersSSEStreamCountsWhileItStreams),
+            ("admin and anonymous", sources.theAdminAnAdminActingAsAUserAndAnonymousClientsDoNotCount),
+            ("an emulator token", sources.anEmulatorMockTokenUserCounts),
+            ("each namespace its own", sources.eachPresenceNamespaceCountsItsOwnConnectionsAndOthersNone),
+            ("a deleted account", PresenceAccountDeletionTests().deletingAConnectedUsersAccountRemovesTheirEntry),
+            ("the rules", PresenceRulesTests().signedInUsersReadOneEntryAndNoClientWritesAny),
+        ]
+        for (name, test) in tests {
+            do {
+                try await Self.throughCluster { try await test() }
+            } catch {
+                Issue.record("\(name): \(error)")
+            }
+        }
+    }
+
     /// WebSockets relayed by another node leave that node's share of the owner's per-address
     /// cap once their upgrade shows its stamp (the relaying node limits its own clients): with
     /// the owner limiting loopback to two connections an address, four relayed WebSockets all
