@@ -307,6 +307,7 @@ public enum HearthServer {
                 ),
                 database: database,
                 credentials: credentials,
+                callables: configuration.callables,
                 runAccountDeletion: Self.accountDeletionHandler(
                     configuration.callables,
                     database: database,

@@ -6,7 +6,7 @@
 # be read back through every node, and the counter must be at least the acknowledged increments
 # and at most those plus the ones whose outcome is uncertain (no answer, or a 503: a commit whose
 # answer PostgreSQL never sent may have landed). Reports, per kill, the write stall (the longest
-# time without an acknowledgement in the 30 s after the kill); then waits for the killed member to come back as the
+# time without an acknowledgement in the 30 s after the kill, before the next one); then waits for the killed member to come back as the
 # synchronous standby before the next kill. Prints one JSON object; exit 1 when an acknowledged
 # write is lost or the counter is out of bounds.
 #
@@ -106,10 +106,12 @@ def read(port, path):
 kills = [float(line) for line in open(control + "/kills")] if os.path.exists(control + "/kills") else []
 times = sorted(ack_times)
 per_kill = []
-for k in kills:
+for index, k in enumerate(kills):
     # The backends of a killed postmaster may still acknowledge for a moment: the stall is the
-    # longest time without any acknowledgement in the 30 s after the kill.
-    window = [k] + [t for t in times if k < t <= k + 30]
+    # longest time without any acknowledgement in the 30 s after the kill (and before the next
+    # kill, so that one kill's stall is not counted again for the kill before it).
+    end = min(k + 30, kills[index + 1]) if index + 1 < len(kills) else k + 30
+    window = [k] + [t for t in times if k < t <= end]
     gaps = [(b - a, a) for a, b in zip(window, window[1:])]
     longest, starts = max(gaps) if gaps else (None, None)
     per_kill.append({

@@ -1,5 +1,6 @@
 import HearthCore
 import HearthDatabase
+import HearthFunctions
 import Hummingbird
 import Logging
 
@@ -15,6 +16,9 @@ struct ClusterRouting: Sendable {
     let forwarder: ClusterForwarder
     let database: Database
     let credentials: CredentialResolver
+    /// The callables served, by namespace: a call goes to the owner only where its callable is
+    /// served.
+    let callables: Callables
     /// Runs account-deletion handler `index` for a uid here (`deleteAccountData`).
     let runAccountDeletion: @Sendable (_ index: Int, _ uid: String) async throws -> Void
     let logger: Logger
@@ -46,7 +50,12 @@ struct ClusterRouting: Sendable {
             // Without rules of its own (a file here or the cluster's) a namespace's rules refuse
             // all but the admin, wherever it is owned: such a request is refused here, and takes
             // no lease.
-            if !credentials.isAdmin(request, query: target.query), try await !database.hasRules(namespace) {
+            // A callable is served whatever the namespace's rules (it acts for its caller with
+            // the app's own rights), so it goes where its namespace is owned; where it is not
+            // served, the way in answers 404 and no lease is taken.
+            if case .callable(let callable) = route {
+                guard callables.callable(named: callable.name, in: namespace) != nil else { return nil }
+            } else if !credentials.isAdmin(request, query: target.query), try await !database.hasRules(namespace) {
                 return nil
             }
             switch try await membership.route(namespace) {

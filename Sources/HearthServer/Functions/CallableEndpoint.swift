@@ -3,6 +3,7 @@ import HearthAccounts
 import HearthCore
 import HearthDatabase
 import HearthFunctions
+import HearthStore
 import Hummingbird
 import Logging
 
@@ -82,6 +83,9 @@ struct CallableEndpoint: Sendable {
         let engine: NamespaceEngine
         do {
             engine = try await database.engine(for: namespace)
+        } catch let error as StoreError where error.code == .notOwner {
+            // In a cluster, the namespace is moving between nodes: a retry reaches its owner.
+            throw CallableError(.unavailable, error.message)
         } catch {
             throw .internal(error)
         }
