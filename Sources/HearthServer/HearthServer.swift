@@ -308,6 +308,8 @@ public enum HearthServer {
                 database: database,
                 credentials: credentials,
                 callables: configuration.callables,
+                storageNamespace: configuration.storageNamespace,
+                storageRulesReadDatabase: { storageRules.rules?.usesDatabase == true },
                 runAccountDeletion: Self.accountDeletionHandler(
                     configuration.callables,
                     database: database,

@@ -6,9 +6,11 @@ import Logging
 
 /// The router's cluster step (`HearthRouter`): `GET /.well-known/hearth/cluster`, and every
 /// request for a namespace another node owns forwarded to it. Which requests are a
-/// namespace's: REST and SSE (`*.json` with `ns`, `default` without), the namespace's rules (and
-/// their rollback) and the callables; health, metrics, the console and the namespace list are this node's own.
-/// A resumable upload's requests go to the node holding its session (`forwardUploadSession`).
+/// namespace's: REST and SSE (`*.json` with `ns`, `default` without), the namespace's rules (their
+/// rollback, the simulator) and the callables; health, metrics, the console and the namespace list are this node's own.
+/// A resumable upload's requests go to the node holding its session (`forwardUploadSession`);
+/// a Firebase Storage request whose rules read the database, to that namespace's owner
+/// (`forwardStorageReadingDatabase`).
 struct ClusterRouting: Sendable {
     static let path = "/.well-known/hearth/cluster"
 
@@ -19,6 +21,10 @@ struct ClusterRouting: Sendable {
     /// The callables served, by namespace: a call goes to the owner only where its callable is
     /// served.
     let callables: Callables
+    /// The namespace storage rules read (`database.get/exists`), and whether the storage rules
+    /// in force read it (`forwardStorageReadingDatabase`).
+    let storageNamespace: String
+    let storageRulesReadDatabase: @Sendable () -> Bool
     /// Runs account-deletion handler `index` for a uid here (`deleteAccountData`).
     let runAccountDeletion: @Sendable (_ index: Int, _ uid: String) async throws -> Void
     let logger: Logger
@@ -37,6 +43,9 @@ struct ClusterRouting: Sendable {
         if target.path == Self.path { return await view(request, query: target.query) }
         if target.path == Self.accountDeletionPath { return await deleteAccountData(request, query: target.query) }
         if let answer = await forwardUploadSession(request, route: route, query: target.query) { return answer }
+        if let answer = await forwardStorageReadingDatabase(request, route: route, query: target.query) {
+            return answer
+        }
         guard request.method != .options, isNamespaceRequest(route, path: target.path) else { return nil }
         let namespace: String
         do {
@@ -115,8 +124,9 @@ struct ClusterRouting: Sendable {
         switch route {
         case .callable: return true
         case .database:
+            // The simulator judges the namespace's data; `:check` reads none and stays here.
             return (path.hasSuffix(".json") && path != "/.settings/namespaces.json")
-                || path == "/.settings/rules:rollback"
+                || path == "/.settings/rules:rollback" || path == RESTService.simulatePath
         default: return false
         }
     }

@@ -112,8 +112,16 @@ final class ClusterWebSocketRelay: ChannelInboundHandler, RemovableChannelHandle
         context.fireChannelWritabilityChanged()
     }
 
+    /// Framing the client broke (a frame too large, a bad length): the client hears why, as the
+    /// owner's own clients do (1009, 1002), and both connections end.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        end(context)
+        guard !ended, let error = error as? NIOWebSocketError else { return end(context) }
+        ended = true
+        upstream?.close(promise: nil)
+        var data = context.channel.allocator.buffer(capacity: 2)
+        data.writeInteger(error == .invalidFrameLength ? UInt16(1009) : UInt16(1002))
+        let close = WebSocketFrame(fin: true, opcode: .connectionClose, data: data)
+        context.writeAndFlush(wrapOutboundOut(close)).whenComplete { _ in context.close(promise: nil) }
     }
 
     private func end(_ context: ChannelHandlerContext) {
@@ -124,9 +132,18 @@ final class ClusterWebSocketRelay: ChannelInboundHandler, RemovableChannelHandle
     }
 
     /// `frame`'s payload with a fresh masking key, as a client's frames must have (NIO's
-    /// encoder masks the payload with it).
+    /// encoder masks the payload with it); its reserved bits as they came, so that the owner
+    /// fails a connection that sets them as it fails its own clients' (1002).
     static func masked(_ frame: WebSocketFrame) -> WebSocketFrame {
-        WebSocketFrame(fin: frame.fin, opcode: frame.opcode, maskKey: .random(), data: frame.unmaskedData)
+        WebSocketFrame(
+            fin: frame.fin,
+            rsv1: frame.rsv1,
+            rsv2: frame.rsv2,
+            rsv3: frame.rsv3,
+            opcode: frame.opcode,
+            maskKey: .random(),
+            data: frame.unmaskedData
+        )
     }
 
     /// Opens the WebSocket to the owner; its frames are written to `client`.
