@@ -47,9 +47,11 @@ struct StorageFiles: CallableFiles {
         }
     }
 
-    /// Every object name under `prefix`, page by page.
+    /// Every object name under `prefix`, page by page. In a cluster the catalog first catches
+    /// up with the cluster's (an upload through another node just before is listed too).
     private func names(under prefix: String) async throws -> [String] {
         guard let bucketName = try? BucketName(bucket) else { return [] }
+        try await StorageEndpoint.run { [objects] in try objects.synchronize() }
         var names: [String] = []
         var pageToken: String?
         repeat {
