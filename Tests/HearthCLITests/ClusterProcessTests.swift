@@ -354,19 +354,35 @@ extension ClusterProcessTests {
     /// the snapshot and replays the rest when it takes the namespace over.
     @Suite("a cluster's snapshots")
     struct ClusterSnapshotTests {
-        @Test func aNewNodeTakesOverFromTheSnapshotAndTheChangelogShrinks() async throws {
-            let postgres = try PrivatePostgres.shared.get()
-            let database = try postgres.database()
-            let directory = try TemporaryDirectory()
-            defer { directory.remove() }
-            func node(_ index: Int) async throws -> ProcessTestServer {
+        /// Nodes of one cluster over a new database, each with `--snapshot-entries`.
+        struct Nodes {
+            let postgres: PrivatePostgres
+            let database: String
+            let directory: TemporaryDirectory
+            let snapshotEntries: Int
+
+            init(snapshotEntries: Int) throws {
+                postgres = try PrivatePostgres.shared.get()
+                database = try postgres.database()
+                directory = try TemporaryDirectory()
+                self.snapshotEntries = snapshotEntries
+            }
+
+            func start(_ index: Int) async throws -> ProcessTestServer {
                 try await Cluster.startNode(
                     index,
                     directory: directory,
                     database: database,
-                    extraArguments: ["--snapshot-entries", "20"]
+                    extraArguments: ["--snapshot-entries", "\(snapshotEntries)"]
                 )
             }
+        }
+
+        @Test func aNewNodeTakesOverFromTheSnapshotAndTheChangelogShrinks() async throws {
+            let nodes = try Nodes(snapshotEntries: 20)
+            defer { nodes.directory.remove() }
+            let (postgres, database) = (nodes.postgres, nodes.database)
+            func node(_ index: Int) async throws -> ProcessTestServer { try await nodes.start(index) }
             let first = try await node(0)
             defer { Task { await first.kill() } }
             for index in 0..<120 {
@@ -404,18 +420,10 @@ extension ClusterProcessTests {
         }
 
         @Test func theSharedLogsStayBoundedAndANewNodeStartsFromTheirSnapshot() async throws {
-            let postgres = try PrivatePostgres.shared.get()
-            let database = try postgres.database()
-            let directory = try TemporaryDirectory()
-            defer { directory.remove() }
-            func node(_ index: Int) async throws -> ProcessTestServer {
-                try await Cluster.startNode(
-                    index,
-                    directory: directory,
-                    database: database,
-                    extraArguments: ["--snapshot-entries", "10"]
-                )
-            }
+            let nodes = try Nodes(snapshotEntries: 10)
+            defer { nodes.directory.remove() }
+            let (postgres, database) = (nodes.postgres, nodes.database)
+            func node(_ index: Int) async throws -> ProcessTestServer { try await nodes.start(index) }
             func count(_ sql: String) throws -> Int { Int(try postgres.query(sql, in: database).first ?? "") ?? -1 }
             let first = try await node(0)
             defer { Task { await first.kill() } }

@@ -10,13 +10,7 @@ import Testing
 @Suite("the chat app's tests through a cluster", .serialized, .timeLimit(.minutes(10)))
 struct ChatClusterScenarioTests {
     static func run(_ tests: [(String, () async throws -> Void)]) async {
-        for (name, test) in tests {
-            do {
-                try await TestServer.$throughCluster.withValue(true) { try await test() }
-            } catch {
-                Issue.record("\(name): \(error)")
-            }
-        }
+        for failure in await TestServer.failuresThroughCluster(tests) { Issue.record(Comment(rawValue: failure)) }
     }
 
     @Test func theStoryAndTheMessageTrigger() async {

@@ -45,4 +45,18 @@ extension TestServer {
         }
         for node in nodes { await node.running.shutdown() }
     }
+
+    /// Runs each of `tests` (single-node tests that start their servers with `with`) through a
+    /// cluster, going on past a failure; returns the failures, each with its test's name.
+    public static func failuresThroughCluster(_ tests: [(String, () async throws -> Void)]) async -> [String] {
+        var failures: [String] = []
+        for (name, test) in tests {
+            do {
+                try await $throughCluster.withValue(true) { try await test() }
+            } catch {
+                failures.append("\(name): \(error)")
+            }
+        }
+        return failures
+    }
 }

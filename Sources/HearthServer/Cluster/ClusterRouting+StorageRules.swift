@@ -1,9 +1,8 @@
-import HearthCore
 import Hummingbird
 
 extension ClusterRouting {
     /// A Firebase Storage request (`/v0/b/…`) of a client whose storage rules in force read the
-    /// database (`firestore`-style `database.get/exists` of the storage namespace: a chat's
+    /// database (`database.get/exists` of the storage namespace: a chat's
     /// members deciding its attachments) goes to the node that owns that namespace, which
     /// decides it on the namespace's data and serves it (files are the cluster's, so any node
     /// can); nil when this node decides it (the admin, rules that read no database, the
@@ -12,28 +11,6 @@ extension ClusterRouting {
         guard case .storage = route, storageRulesReadDatabase(), !isForwarded(request),
             !credentials.isAdmin(request, query: query)
         else { return nil }
-        do {
-            switch try await membership.route(storageNamespace) {
-            case .local:
-                return nil
-            case .ownerSilent:
-                return Self.unavailable(
-                    "The node serving namespace '\(storageNamespace)', which the storage rules read, stopped answering; retry."
-                )
-            case .forward(let url):
-                do {
-                    return try await forwarder.forward(request, to: url)
-                } catch {
-                    membership.forgetOwner(storageNamespace)
-                    throw error
-                }
-            }
-        } catch {
-            logger.warning(
-                "cluster route failed",
-                metadata: ["hearth.ns": "\(storageNamespace)", "hearth.error": "\(error)"]
-            )
-            return Self.unavailable("Namespace '\(storageNamespace)' cannot be read now (\(error)); retry.")
-        }
+        return await sendToOwner(request, namespace: storageNamespace)
     }
 }

@@ -55,18 +55,27 @@ struct ClusterRouting: Sendable {
         }
         // A name no namespace can have is refused by the way in, here as everywhere.
         guard RESTOptions.isValidNamespace(namespace) else { return nil }
-        do {
-            // Without rules of its own (a file here or the cluster's) a namespace's rules refuse
-            // all but the admin, wherever it is owned: such a request is refused here, and takes
-            // no lease.
-            // A callable is served whatever the namespace's rules (it acts for its caller with
-            // the app's own rights), so it goes where its namespace is owned; where it is not
-            // served, the way in answers 404 and no lease is taken.
-            if case .callable(let callable) = route {
-                guard callables.callable(named: callable.name, in: namespace) != nil else { return nil }
-            } else if !credentials.isAdmin(request, query: target.query), try await !database.hasRules(namespace) {
-                return nil
+        // A callable is served whatever the namespace's rules (it acts for its caller with the
+        // app's own rights), so it goes where its namespace is owned; where it is not served,
+        // the way in answers 404 and no lease is taken. Anything else of a namespace without
+        // rules of its own (a file here or the cluster's) is refused to all but the admin,
+        // wherever it is owned: such a request is refused here, and takes no lease.
+        if case .callable(let callable) = route {
+            guard callables.callable(named: callable.name, in: namespace) != nil else { return nil }
+        } else if !credentials.isAdmin(request, query: target.query) {
+            do {
+                guard try await database.hasRules(namespace) else { return nil }
+            } catch {
+                return routeFailed(namespace, error)
             }
+        }
+        return await sendToOwner(request, namespace: namespace)
+    }
+
+    /// `request` forwarded to the node that owns `namespace`; nil when this node owns it. A
+    /// request another node forwarded is not forwarded again (503: the namespace is moving).
+    func sendToOwner(_ request: Request, namespace: String) async -> Response? {
+        do {
             switch try await membership.route(namespace) {
             case .local:
                 return nil
@@ -86,12 +95,13 @@ struct ClusterRouting: Sendable {
                 }
             }
         } catch {
-            logger.warning(
-                "cluster route failed",
-                metadata: ["hearth.ns": "\(namespace)", "hearth.error": "\(error)"]
-            )
-            return Self.unavailable("Namespace '\(namespace)' cannot be served now (\(error)); retry.")
+            return routeFailed(namespace, error)
         }
+    }
+
+    private func routeFailed(_ namespace: String, _ error: any Error) -> Response {
+        logger.warning("cluster route failed", metadata: ["hearth.ns": "\(namespace)", "hearth.error": "\(error)"])
+        return Self.unavailable("Namespace '\(namespace)' cannot be served now (\(error)); retry.")
     }
 
     enum RealtimeRoute: Sendable {

@@ -12,7 +12,6 @@ extension ClusterScenarioTests {
     /// - `refusedAndReadingRequestsPersistNoNamespaceAcrossARestart`: restarts its server over the same directory.
     /// - `webSocketsOpenBoundedlyManyNamespacesThatExistNowhere`: bounds one node's provisional namespaces; a cluster drops unwritten ones after a lease.
     @Test func theAccountsCallablesAndServerToolsTests() async {
-        var failed: [String] = []
         let tests: [(String, () async throws -> Void)] = [
             (
                 "AccountsEndpointTests.signUpSignInLookupAndRefreshAnswerFirebaseBodies",
@@ -414,13 +413,6 @@ extension ClusterScenarioTests {
                 NamespacesListTests().theAdminListsEveryNamespaceOnDisk
             ),
         ]
-        for (name, test) in tests {
-            do {
-                try await Self.throughCluster { try await test() }
-            } catch {
-                failed.append("\(name): \(error)")
-            }
-        }
-        for failure in failed { Issue.record(Comment(rawValue: failure)) }
+        for failure in await TestServer.failuresThroughCluster(tests) { Issue.record(Comment(rawValue: failure)) }
     }
 }

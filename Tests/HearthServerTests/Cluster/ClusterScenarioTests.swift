@@ -251,13 +251,7 @@ struct ClusterScenarioTests {
             ("a deleted account", PresenceAccountDeletionTests().deletingAConnectedUsersAccountRemovesTheirEntry),
             ("the rules", PresenceRulesTests().signedInUsersReadOneEntryAndNoClientWritesAny),
         ]
-        for (name, test) in tests {
-            do {
-                try await Self.throughCluster { try await test() }
-            } catch {
-                Issue.record("\(name): \(error)")
-            }
-        }
+        for failure in await TestServer.failuresThroughCluster(tests) { Issue.record(Comment(rawValue: failure)) }
     }
 
     /// WebSockets relayed by another node leave that node's share of the owner's per-address
