@@ -131,6 +131,16 @@ import Testing
         try second.catchUp()
         #expect(log.snapshotPositions == [10])
         #expect(second.follower.newestSnapshot == 10)
+
+        // A follower that starts learns the newest snapshot at once: a copy at 12 reads no rows
+        // for a snapshot that is not due.
+        let restarted = SharedLogFollower(log: log, snapshotEntries: 10)
+        #expect(try restarted.start(stored: 10, hasRows: true) { false } == .follow(10))
+        #expect(restarted.newestSnapshot == 10)
+        restarted.snapshotIfDue(at: 12) {
+            Issue.record("rows read for a snapshot that is not due")
+            return []
+        }
     }
 
     @Test func chunksSplitLargeRowsAndDifferencesChangeOnlyWhatDiffers() {

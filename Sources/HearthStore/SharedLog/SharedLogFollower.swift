@@ -75,8 +75,11 @@ public final class SharedLogFollower: Sendable {
     /// rows or not (`hasRows`) starts. A copy whose last position is still the log's entry there
     /// follows on; a copy that never was one seeds an empty log with its rows (`seed()` appends
     /// them at 1: false when another copy seeded first; its own errors pass unchanged); anything
-    /// else is cleared.
+    /// else is cleared. The follower learns the log's newest snapshot here.
     public func start(stored: Int64?, hasRows: Bool, seed: () throws -> Bool) throws -> Start {
+        // Known from the start, so that the first position past it reads no rows to find a
+        // snapshot is not due yet.
+        note(try ask { try log.snapshotHead()?.position ?? 0 })
         if let stored {
             guard stored > 0 else { return .clear }
             let entry = try ask { try log.entries(after: stored - 1, limit: 1).first }

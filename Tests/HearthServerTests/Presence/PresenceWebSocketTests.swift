@@ -155,16 +155,17 @@ struct PresenceWebSocketTests {
         try await PresenceServer.with(prepare: { configuration in
             configuration.realtime.tickInterval = .milliseconds(100)
         }) { app in
-            // A token minted with the JWT secret that expires in 8 s (a busy test machine may
-            // take seconds to connect).
-            let token = TokenMinter.token(uid: "eve", expiresIn: 8)
+            // A token minted with the JWT secret that expires in 15 s (a busy test machine may
+            // take seconds to connect and write the entry: with 8 s, one loaded run saw it
+            // expire before the test read "online").
+            let token = TokenMinter.token(uid: "eve", expiresIn: 15)
             let client = try await RealtimeTestClient.connect(port: app.server.port)
             let reply = try await client.response(to: client.request("auth", #"{"cred":"\#(token)"}"#))
             #expect(reply.body["s"] as? String == "ok")
             let entry = { try await app.server.get("/presence/eve") }
             _ = try await eventually({ try await entry() }, until: { $0.contains("online") })
             #expect(try await entry().contains("online"))
-            _ = try await eventually(timeout: .seconds(20), { try await entry() }, until: { $0.contains("offline") })
+            _ = try await eventually(timeout: .seconds(30), { try await entry() }, until: { $0.contains("offline") })
             #expect(try await entry().contains("offline"))
             await client.close()
         }
