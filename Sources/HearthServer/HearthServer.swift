@@ -111,7 +111,7 @@ public enum HearthServer {
                         stream: "accounts",
                         nodeID: membership.nodeID
                     ),
-                    snapshotEntries: Int64(configuration.cluster?.snapshotEntries ?? 50_000)
+                    snapshotEntries: Int64(membership.snapshots.entries)
                 )
             } catch {
                 await membership.directory.close()
@@ -170,7 +170,7 @@ public enum HearthServer {
                         through: log,
                         bytes: bytes,
                         sessionTag: tag ?? "",
-                        snapshotEntries: Int64(configuration.cluster?.snapshotEntries ?? 50_000)
+                        snapshotEntries: Int64(membership.snapshots.entries)
                     )
                 }
                 if start.seeded > 0 || start.cleared || start.swept > 0 {

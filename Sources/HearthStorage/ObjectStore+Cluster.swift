@@ -56,7 +56,7 @@ extension ObjectStore {
         through log: any SharedLog,
         bytes: any SharedObjectBytes,
         sessionTag: String,
-        snapshotEntries: Int64 = 50_000
+        snapshotEntries: Int64 = SharedLogFollower.defaultSnapshotEntries
     ) throws(StorageError) -> ReplicationStart {
         try locked { () throws(StorageError) -> ReplicationStart in
             var position: Int64 = 0
@@ -131,9 +131,8 @@ extension ObjectStore {
     func catchUp() throws(StorageError) {
         guard let cluster = catalog.replica.current else { return }
         lastCatchUp.withLock { $0 = .now }
-        let reached: Int64
         do {
-            reached = try cluster.follower.catchUp(from: cluster.position, rows: catalog.sharedRows) {
+            _ = try cluster.follower.catchUp(from: cluster.position, rows: catalog.sharedRows) {
                 changes,
                 position in
                 try catalog.applyReplicated(changes, at: position)
@@ -153,7 +152,6 @@ extension ObjectStore {
         } catch {
             throw StorageError.unavailable(error)
         }
-        if reached > cluster.position { cluster.follower.snapshotIfDue(at: reached, rows: catalog.sharedRows) }
     }
 
     /// Waits for a snapshot of the storage log being stored in the background (tests).

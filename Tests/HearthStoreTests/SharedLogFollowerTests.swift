@@ -30,7 +30,6 @@ import Testing
                 self.position = position
                 applied += 1
             }
-            follower.snapshotIfDue(at: position) { sortedRows }
             follower.waitForSnapshots()
         }
 

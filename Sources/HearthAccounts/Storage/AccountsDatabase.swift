@@ -212,9 +212,8 @@ final class AccountsDatabase: Sendable {
     private func catchUp() throws(AccountsError) {
         guard let (follower, start, observe) = replica.withLock({ $0.map { ($0.follower, $0.position, $0.observe) } })
         else { return }
-        let reached: Int64
         do {
-            reached = try follower.catchUp(from: start, rows: sharedRows) { changes, position in
+            _ = try follower.catchUp(from: start, rows: sharedRows) { changes, position in
                 let observed = changes.map { change in
                     let key = String(decoding: change.key, as: UTF8.self)
                     return ReplicatedChange(key: key, before: file.get(key), after: change.value)
@@ -233,11 +232,10 @@ final class AccountsDatabase: Sendable {
         } catch {
             throw Self.unavailable(error)
         }
-        if reached > start { snapshotIfDue(at: reached) }
     }
 
-    /// On the writer, at `position`: hands the follower this copy's rows when the log is due a
-    /// snapshot.
+    /// On the writer, at `position` (this copy's own append): hands the follower this copy's rows
+    /// when the log is due a snapshot.
     private func snapshotIfDue(at position: Int64) {
         replica.withLock { $0?.follower }?.snapshotIfDue(at: position, rows: sharedRows)
     }

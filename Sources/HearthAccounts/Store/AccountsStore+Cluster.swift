@@ -15,7 +15,10 @@ extension AccountsStore {
     /// handlers) when their batches are applied: at each `synchronize()`. Every
     /// `snapshotEntries` entries a node stores the accounts as the log's snapshot and the log
     /// drops what it no longer needs.
-    public func replicate(through log: any SharedLog, snapshotEntries: Int64 = 50_000) async throws(AccountsError) {
+    public func replicate(
+        through log: any SharedLog,
+        snapshotEntries: Int64 = SharedLogFollower.defaultSnapshotEntries
+    ) async throws(AccountsError) {
         try await database.replicate(through: log, snapshotEntries: snapshotEntries) { [self] changes in
             observeReplicated(changes)
         }

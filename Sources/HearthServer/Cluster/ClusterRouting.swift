@@ -105,7 +105,9 @@ struct ClusterRouting: Sendable {
     }
 
     enum RealtimeRoute: Sendable {
-        case local
+        /// Served here; `relayedByNode`: another node of the cluster relays it (its stamp
+        /// verified).
+        case local(relayedByNode: Bool)
         case relay(String)
         case refused
     }
@@ -120,7 +122,7 @@ struct ClusterRouting: Sendable {
             // namespace that stays unwritten and unused is dropped again after a lease
             // (`ClusterMembership.dropIdleUnwritten`).
             switch try await membership.route(namespace) {
-            case .local: return .local
+            case .local: return .local(relayedByNode: fromNode)
             case .forward(let url): return fromNode ? .refused : .relay(url)
             case .ownerSilent: return .refused
             }

@@ -2,14 +2,11 @@ import Foundation
 import HearthCluster
 import HearthCore
 import HearthDatabase
-import HearthStore
 import Synchronization
 
 /// The cluster's rules: each namespace's documents in the shared log `rules/<namespace>` of the
-/// cluster's PostgreSQL, one entry per version (`{"origin", "text"}`), the newest in force.
-/// Publishing appends after the newest entry, again after another node's publish took that
-/// position: the last publish wins, as the last `PUT` does on a single server. The newest
-/// `Store.rulesHistoryLimit` versions are kept, as on a single server.
+/// cluster's PostgreSQL (`ClusterRulesVersions`: one entry per version, the newest in force,
+/// the last publish wins).
 final class ClusterSharedRules: SharedRules {
     let directory: ClusterDirectory
     let nodeID: String
@@ -38,19 +35,20 @@ final class ClusterSharedRules: SharedRules {
     }
 
     func publish(_ text: String, for namespace: String, origin: String) async throws {
-        var batch: [UInt8] = []
-        JSONRenderer.render(.object([("origin", .string(origin)), ("text", .string(text))]), into: &batch)
         let stream = Self.stream(namespace)
-        for _ in 0..<32 {
-            let newest = try await directory.sharedLogTail(stream, limit: 1).last?.position ?? 0
-            if try await directory.appendShared(stream, batch: batch, at: newest + 1, node: nodeID).get() {
-                remember(namespace)
-                // Best effort: versions a failed trim leaves go with the next publish.
-                try? await directory.trimShared(stream, before: newest + 2 - Int64(Store.rulesHistoryLimit)).get()
-                return
-            }
+        guard
+            try await ClusterRulesVersions.publish(
+                text,
+                origin: origin,
+                to: stream,
+                directory: directory,
+                nodeID: nodeID
+            )
+                != nil
+        else {
+            throw ClusterError.unavailable("other nodes kept publishing the rules of '\(namespace)' first")
         }
-        throw ClusterError.unavailable("other nodes kept publishing the rules of '\(namespace)' first")
+        remember(namespace)
     }
 
     func has(_ namespace: String) async throws -> Bool {

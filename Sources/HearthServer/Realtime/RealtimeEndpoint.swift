@@ -70,11 +70,11 @@ struct RealtimeEndpoint: Sendable {
         } catch {
             return nil
         }
-        let cluster = clusterSlot.value.withLock({ $0 })
-        if let cluster {
+        var relayedByNode = false
+        if let cluster = clusterSlot.value.withLock({ $0 }) {
             switch await cluster.realtimeRoute(namespace, forwarded: forwarded) {
-            case .local:
-                break
+            case .local(let relayed):
+                relayedByNode = relayed
             case .relay(let ownerURL):
                 return .relay(
                     ClusterRelayTarget(
@@ -114,7 +114,7 @@ struct RealtimeEndpoint: Sendable {
                 ticker: ticker,
                 inboxes: inboxes,
                 limits: limits,
-                relayedByNode: forwarded.map { cluster?.forwarder.isValidStamp($0) ?? false } ?? false
+                relayedByNode: relayedByNode
             )
         )
     }

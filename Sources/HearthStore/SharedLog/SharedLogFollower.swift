@@ -23,6 +23,10 @@ public final class SharedLogFollower: Sendable {
     public let log: any SharedLog
     /// Entries the log gathers past its newest snapshot before a copy takes another.
     public let snapshotEntries: Int64
+    /// Entries the log gathers past its newest snapshot before a copy takes another, unless a
+    /// store is told otherwise (`--snapshot-entries`).
+    public static let defaultSnapshotEntries: Int64 = 50_000
+
     /// Entries read per query while catching up.
     static let page = 256
     /// The bytes a snapshot chunk holds at most (one larger row makes a chunk of its own).
@@ -52,7 +56,7 @@ public final class SharedLogFollower: Sendable {
         public var position: Int64
     }
 
-    public init(log: any SharedLog, snapshotEntries: Int64 = 50_000) {
+    public init(log: any SharedLog, snapshotEntries: Int64 = defaultSnapshotEntries) {
         self.log = log
         self.snapshotEntries = max(1, snapshotEntries)
     }
@@ -91,9 +95,9 @@ public final class SharedLogFollower: Sendable {
     }
 
     /// Applies every batch after `start`, in order (`apply(changes, position)`), installing
-    /// the newest snapshot where the entries a copy at `start` needs are gone. Returns the
-    /// position reached.
-    /// - Parameter rows: the copy's rows now (read only to install a snapshot).
+    /// the newest snapshot where the entries a copy at `start` needs are gone; once past
+    /// `start`, takes a snapshot if one is due (`snapshotIfDue`). Returns the position reached.
+    /// - Parameter rows: the copy's rows now (read to install or take a snapshot).
     public func catchUp(
         from start: Int64,
         rows: () throws -> [Change],
@@ -113,11 +117,14 @@ public final class SharedLogFollower: Sendable {
                 try apply(changes, entry.position)
                 position = entry.position
             }
-            if entries.count < Self.page { return position }
+            if entries.count < Self.page { break }
         }
+        if position > start { snapshotIfDue(at: position, rows: rows) }
+        return position
     }
 
-    /// Called once the copy reached `position` (by a catch-up or its own append): when the log
+    /// Called once the copy reached `position` by its own append (`catchUp` calls it for what it
+    /// applies): when the log
     /// has gathered `snapshotEntries` entries past its newest snapshot, `rows()` (the copy's
     /// state at `position`, read now) is stored as a new snapshot in the background and the
     /// log compacted. Failures are left for a later call.
