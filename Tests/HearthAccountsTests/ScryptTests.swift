@@ -89,9 +89,7 @@ struct ScryptTests {
     }
 
     @Test func aFullQueueIsRefusedNotGrown() async throws {
-        // Not SCHED_IDLE: with the whole suite on both cores such a thread once took over 20 s
-        // to start, and this test is about the queue.
-        let pool = WorkerPool(threads: 1, maxQueued: 1, yieldsToOthers: false)
+        let pool = WorkerPool(threads: 1, maxQueued: 1)
         defer { pool.shutdown() }
         let gate = Gate()
         let started = Atomic<Bool>(false)

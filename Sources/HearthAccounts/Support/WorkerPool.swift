@@ -20,14 +20,10 @@ final class WorkerPool: Sendable {
     nonisolated(unsafe) private var state = State()
     let threadCount: Int
     let maxQueued: Int
-    /// Whether the threads run only on CPU time nobody else wants (`SCHED_IDLE`); a test of the
-    /// queue alone turns it off, since on a busy box such a thread may not run for seconds.
-    let yieldsToOthers: Bool
 
-    init(threads: Int, maxQueued: Int, yieldsToOthers: Bool = true) {
+    init(threads: Int, maxQueued: Int) {
         self.threadCount = max(1, threads)
         self.maxQueued = max(1, maxQueued)
-        self.yieldsToOthers = yieldsToOthers
     }
 
     /// Runs `body` on a pool thread and returns its result; nil when the queue is full or the
@@ -64,7 +60,7 @@ final class WorkerPool: Sendable {
     }
 
     private func work() {
-        if yieldsToOthers { Self.yieldToOtherThreads() }
+        Self.yieldToOtherThreads()
         while true {
             condition.lock()
             while state.head == state.jobs.count && !state.stopped { condition.wait() }
