@@ -79,12 +79,14 @@ struct WebSocketPingTests {
                 _ = try socket.readText()
                 return socket
             }
-            let answering = try await onThread { () -> RawWebSocket in
+            // Opened and answering on one thread from the start: no hop through the cooperative
+            // pool between its hello and its first pong.
+            let answering = StartedThread { () -> RawWebSocket in
                 let socket = try RawWebSocket(port: port)
                 _ = try socket.readText()
+                try socket.answerPings(3)
                 return socket
             }
-            async let answered = onThread { try answering.answerPings(3) }
             // Bounded by the raw socket's 10 s read timeout (the drop comes after the liveness
             // timeout).
             let code = try await onThread { try silent.readUntilDisconnected() }
@@ -92,10 +94,10 @@ struct WebSocketPingTests {
             // The server pings a connection only after half the timeout in silence, and drops
             // one silent for the whole timeout: a third ping means the first two answers were
             // taken. No clock in the assertion; each wait is for a frame.
-            _ = try await answered
-            try answering.sendText(#"{"t":"c","d":{"t":"p","d":{}}}"#)
-            #expect(try answering.readText() == #"{"t":"c","d":{"t":"o","d":{}}}"#)
-            answering.abort()
+            let answered = try await answering.value()
+            try answered.sendText(#"{"t":"c","d":{"t":"p","d":{}}}"#)
+            #expect(try answered.readText() == #"{"t":"c","d":{"t":"o","d":{}}}"#)
+            answered.abort()
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -208,6 +209,31 @@ func discardPending(_ fd: Int32) {
 public func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}
+
+/// Blocking work started on a thread of its own at once, when the caller asks, not when a child
+/// task later finds a free cooperative thread (on a loaded two-core machine that can take
+/// seconds: too late for a peer that must answer pings on time).
+public final class StartedThread<T: Sendable>: Sendable {
+    private let finished = DispatchSemaphore(value: 0)
+    private let outcome = Mutex<Result<T, any Error>?>(nil)
+
+    public init(_ body: @escaping @Sendable () throws -> T) {
+        Thread.detachNewThread { [self] in
+            let result = Result { try body() }
+            outcome.withLock { $0 = result }
+            finished.signal()
+        }
+    }
+
+    /// The body's result, once it has returned.
+    public func value() async throws -> T {
+        try await onThread { [self] in
+            finished.wait()
+            finished.signal()
+            return try outcome.withLock { $0! }.get()
+        }
     }
 }
 

@@ -30,7 +30,7 @@ final class WorkerPool: Sendable {
     /// pool has stopped.
     func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T? {
         await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
-            let accepted = enqueue { continuation.resume(returning: body()) }
+            let accepted = submit { continuation.resume(returning: body()) }
             if !accepted { continuation.resume(returning: nil) }
         }
     }
@@ -42,7 +42,9 @@ final class WorkerPool: Sendable {
         return state.jobs.count - state.head
     }
 
-    private func enqueue(_ job: @escaping @Sendable () -> Void) -> Bool {
+    /// Queues `job` for a pool thread; false (and nothing kept) when `maxQueued` jobs already
+    /// wait or the pool has stopped.
+    func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         guard !state.stopped, state.jobs.count - state.head < maxQueued else { return false }
