@@ -308,6 +308,24 @@ extension ClusterDirectory {
         }.reversed()
     }
 
+    /// The newest position of each of `streams` that has an entry, in one statement (a stream
+    /// without entries is absent).
+    public func sharedLogHeads(_ streams: [String]) async throws -> [String: Int64] {
+        guard !streams.isEmpty else { return [:] }
+        let result = try await shared.query(
+            """
+            SELECT stream, max(position) FROM hearth_shared_log
+            WHERE stream = ANY(\(streams)::text[]) GROUP BY stream
+            """
+        )
+        var heads: [String: Int64] = [:]
+        for row in result.rows {
+            let (stream, position) = try row.decode((String, Int64).self)
+            heads[stream] = position
+        }
+        return heads
+    }
+
     /// Appends `batch` to the shared log `stream` at `position`, written by `node`; false when
     /// another node's entry holds that position.
     public func appendShared(

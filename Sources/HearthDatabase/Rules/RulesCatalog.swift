@@ -23,7 +23,10 @@ public final class RulesCatalog: Sendable {
         /// The stamp may not show a change made soon after: compare the text on the next polls.
         var racy: Bool
         /// Text (or read failure) refused last time, so that one bad edit is logged once.
-        var rejected: String?
+        var rejected: String? = nil
+        /// The text read at this stamp (nil: none was). In a cluster the rules in force may
+        /// be another node's: an edit is a text unlike this one, not unlike the rules in force.
+        var text: String? = nil
     }
 
     /// What a read of a rules file found.
@@ -58,10 +61,13 @@ public final class RulesCatalog: Sendable {
     private let observers = Mutex<[Observer]>([])
     private let watch = Mutex(Watch())
     private let serial = SerialByKey()
+    /// In a cluster, edits of the files of namespaces not loaded here (`poll()`).
+    private let unloadedFiles: UnloadedRulesFiles?
 
     init(files: RulesFiles, store: Store, shared: (any SharedRules)? = nil, logger: Logger) {
         self.files = files
         self.shared = shared
+        unloadedFiles = shared.map { UnloadedRulesFiles(files: files, shared: $0, logger: logger) }
         self.store = store
         self.logger = logger
     }
@@ -202,7 +208,7 @@ public final class RulesCatalog: Sendable {
         try files.write(text, for: namespace)
         let readAt = RulesFileStamp.Timestamp.now()
         let stamp = files.stamp(for: namespace)
-        let state = FileState(stamp: stamp, racy: stamp?.isRacy(readAt: readAt) ?? false, rejected: nil)
+        let state = FileState(stamp: stamp, racy: stamp?.isRacy(readAt: readAt) ?? false, rejected: nil, text: text)
         if loadedProgram(for: namespace)?.source.text == text {
             record(state, for: namespace)
             logger.info("rules rewritten unchanged", metadata: ["hearth.ns": "\(namespace)"])
@@ -214,7 +220,8 @@ public final class RulesCatalog: Sendable {
     /// Reloads every loaded namespace whose file changed since it was read, from one look at
     /// the rules folder (`RulesFiles.stamps()`): the cost follows the rules files there, not the
     /// namespaces loaded. An edit that does not compile is logged once and ignored; a deleted
-    /// file leaves the rules in force.
+    /// file leaves the rules in force. In a cluster, an edit of a namespace not loaded here is
+    /// published for its owner (`UnloadedRulesFiles`).
     public func poll() async {
         let present = files.stamps()
         let changed = watch.withLock { watch -> [String] in
@@ -228,6 +235,9 @@ public final class RulesCatalog: Sendable {
         }
         for namespace in changed where !serial.isBusy(namespace) {
             _ = try? await serial.run(namespace) { await self.reload(namespace) }
+        }
+        if let unloadedFiles {
+            await unloadedFiles.poll(present, loaded: watch.withLock { Set($0.fileStates.keys) })
         }
     }
 
@@ -253,7 +263,9 @@ public final class RulesCatalog: Sendable {
             state.rejected = reason
         case .text(let text) where text == current.source.text:
             state.rejected = nil
-        case .text(let text) where text == previous.rejected:
+        case .text(let text) where text == previous.rejected || text == previous.text:
+            // Not an edit: read again while the stamp was racy, or (in a cluster) the file
+            // the node started with while another node's rules are in force.
             break
         case .text(let text):
             switch RulesDocument.compile(source: text, fileName: files.path(for: namespace)) {
@@ -328,9 +340,10 @@ public final class RulesCatalog: Sendable {
     private func readFile(_ namespace: String) -> (FileContent, FileState) {
         let readAt = RulesFileStamp.Timestamp.now()
         guard let stamp = files.stamp(for: namespace) else { return (.missing, FileState(stamp: nil, racy: false)) }
-        let state = FileState(stamp: stamp, racy: stamp.isRacy(readAt: readAt))
+        var state = FileState(stamp: stamp, racy: stamp.isRacy(readAt: readAt))
         do {
             guard let text = try files.read(for: namespace) else { return (.missing, state) }
+            state.text = text
             return (.text(text), state)
         } catch let error as DatabaseError {
             return (.unreadable(error.message), state)

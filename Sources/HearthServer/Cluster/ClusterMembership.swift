@@ -63,7 +63,7 @@ final class ClusterMembership: Sendable {
     let sharedRules: ClusterSharedRules
     /// The served namespaces' snapshots (taken by the owner, installed by a node far behind).
     let snapshots: ClusterSnapshots
-    private let logger: Logger
+    let logger: Logger
     private let held = Mutex<[String: Held]>([:])
     private let takeovers = Mutex<[String: Task<Route, any Error>]>([:])
     /// Where namespaces other nodes own were last found, for a third of a lease: a request for
@@ -74,6 +74,8 @@ final class ClusterMembership: Sendable {
     private let onRelease = Mutex<[@Sendable (String) -> Void]>([])
     /// The live connections of a namespace here (`observeConnections`).
     private let connections = Mutex<@Sendable (String) -> Int>({ _ in 0 })
+    /// The served namespaces' rules logs' newest positions, as last followed (`followRules`).
+    let followedRules = Mutex<[String: Int64]>([:])
 
     init(
         directory: ClusterDirectory,
@@ -117,6 +119,11 @@ final class ClusterMembership: Sendable {
     /// The database whose namespaces this node serves (set once it is open).
     func attach(_ database: Database) {
         self.database.withLock { $0 = database }
+    }
+
+    /// The database `attach` set; nil before.
+    var attachedDatabase: Database? {
+        database.withLock { $0 }
     }
 
     func observeReleases(_ observer: @escaping @Sendable (String) -> Void) {
@@ -381,6 +388,12 @@ final class ClusterMembership: Sendable {
                 while !Task.isCancelled {
                     await self.beat()
                     try? await Task.sleep(for: period)
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: Self.rulesFollowingInterval)
+                    await self.followRules()
                 }
             }
             await group.waitForAll()

@@ -300,6 +300,14 @@ extension ClusterScenarioTests {
                 RealtimeConnectionTests().aListenAnsweredAfterTheEndIsUnregistered
             ),
             (
+                "RulesReloadTests.editingTheFileTakesEffectWhileServing",
+                RulesReloadTests().editingTheFileTakesEffectWhileServing
+            ),
+            (
+                "RulesReloadTests.aRulesFileCreatedForALoadedNamespaceIsPickedUp",
+                RulesReloadTests().aRulesFileCreatedForALoadedNamespaceIsPickedUp
+            ),
+            (
                 "RulesSimulateEndpointTests.theRulesInForceJudgeTheStoredDataAndNothingIsWritten",
                 RulesSimulateEndpointTests().theRulesInForceJudgeTheStoredDataAndNothingIsWritten
             ),
