@@ -70,6 +70,7 @@ public final class NamespaceStore: Sendable {
             syncAlways: configuration.syncMode == .always,
             loopJobLimit: configuration.loopJobLimit,
             homeIdleLimit: configuration.homeIdleLimit,
+            loopProbeInterval: configuration.loopProbeInterval,
             registration: registration,
             output: configuration.batchWriter(db),
             commitLog: commitLog,

@@ -23,6 +23,8 @@ public struct StoreConfiguration: Sendable {
     public var loopJobLimit = UInt64(WriterTuning().loopJobLimit.nanoseconds)
     /// `WriterTuning.homeIdleLimit` in nanoseconds.
     public var homeIdleLimit = UInt64(WriterTuning().homeIdleLimit.nanoseconds)
+    /// `WriterTuning.loopProbeInterval` in nanoseconds.
+    public var loopProbeInterval = UInt64(WriterTuning().loopProbeInterval.nanoseconds)
     /// In a cluster: the changelog of each namespace this node owns, asked for when the
     /// namespace opens (`ReplicationSink`); nil for a namespace that is not replicated. The
     /// caller opens a namespace only once its local copy has caught up with the changelog

@@ -11,6 +11,7 @@ struct WriterTuningTests {
         let tuning = WriterTuning()
         #expect(tuning.loopJobLimit == .microseconds(50))
         #expect(tuning.homeIdleLimit == .milliseconds(100))
+        #expect(tuning.loopProbeInterval == .milliseconds(50))
         #expect(tuning.problem == nil)
     }
 
@@ -22,6 +23,12 @@ struct WriterTuningTests {
         noHome.homeIdleLimit = .zero
         #expect(
             noHome.problem == "WriterTuning.homeIdleLimit must be more than zero and at most 60 s (it is 0.0 seconds)."
+        )
+        var noProbe = WriterTuning()
+        noProbe.loopProbeInterval = .zero
+        #expect(
+            noProbe.problem
+                == "WriterTuning.loopProbeInterval must be more than zero and at most 60 s (it is 0.0 seconds)."
         )
         var queueOnly = WriterTuning()
         queueOnly.loopJobLimit = .zero

@@ -142,20 +142,36 @@ import Testing
         let first = await write(try set("big", big), to: ns, from: loop)
         #expect(first.committed && first.loop == "a")
 
-        let next = await write(try set("small", "1"), to: ns, from: loop)
-        #expect(next.committed)
-        #expect(next.loop == nil, "an expensive writer's jobs leave the loop")
+        // The next jobs go to the writer's queue but for a probe each `loopProbeInterval` (50
+        // ms): cheap on the loop, the probes bring the average down again, and the loop takes
+        // the rounds back.
+        #expect(!ns.writer.jobsRunOnLoops, "an expensive writer's jobs leave the loop")
+        let (onQueue, back) = await loop.handJobsUntilTheyRunOnLoops(to: ns.writer, costlyOnTheQueue: .zero)
+        #expect(back, "the writer's jobs came back to the loop (\(onQueue) ran on the queue)")
+        #expect(try await ns.json("big/k7") == "7")
+    }
 
-        // Cheap jobs bring the average down again, and the loop takes the rounds back.
-        var back: Seen?
-        for n in 0..<2_000 {
-            let seen = await write(try set("small", "\(n)"), to: ns, from: loop)
-            if seen.loop == "a" {
-                back = seen
-                break
-            }
-        }
-        #expect(back?.beforePassFinished == true)
+    /// A round on the writer's queue costs more per job than on a loop (decision 0002): only the
+    /// loop's rounds decide, so jobs that are expensive on the queue alone (here: they spin
+    /// 5 ms of CPU there) do not keep the writer off a loop where they are cheap.
+    @Test func onlyTheLoopsRoundsDecideWhetherJobsAreCheap() async throws {
+        var configuration = StoreConfiguration()
+        configuration.loopJobLimit = 2_000_000  // 2 ms
+        configuration.loopProbeInterval = 10_000_000  // 10 ms
+        let temp = try TemporaryStore(configuration: configuration)
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        let loop = Loop("a")
+        let big = "{" + (0..<40_000).map { #""k\#($0)":\#($0)"# }.joined(separator: ",") + "}"
+        let first = await write(try set("big", big), to: ns, from: loop)
+        #expect(first.committed && first.loop == "a")
+
+        #expect(!ns.writer.jobsRunOnLoops, "the expensive writer's jobs left the loop first")
+        let (onQueue, back) = await loop.handJobsUntilTheyRunOnLoops(
+            to: ns.writer,
+            costlyOnTheQueue: .milliseconds(5)
+        )
+        #expect(back, "the writer's jobs came back to the loop (\(onQueue) ran on the queue)")
     }
 
     @Test func aLoopThatFindsTheWriterInTheQueuesRoundLeavesItsJobsToTheQueue() async throws {
@@ -225,6 +241,58 @@ import Testing
             return ran.withLock { $0 }
         }
         #expect(seen == "queue")
+    }
+}
+
+extension WriterHomeLoopTests.Loop {
+    /// Hands `writer` passes of four jobs from this loop until its jobs run on loops again,
+    /// for at most 30 s (a probe takes one job of a pass to the loop; the others go to the
+    /// queue, unless the probe's round finds them still waiting); each job spins `cost` of CPU
+    /// time when it runs on the writer's queue. Answers how many jobs ran on the queue, and
+    /// whether the loops took the writer's jobs back.
+    func handJobsUntilTheyRunOnLoops(
+        to writer: NamespaceWriter,
+        costlyOnTheQueue cost: Duration
+    ) async -> (onQueue: Int, back: Bool) {
+        var onQueue = 0
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !writer.jobsRunOnLoops, ContinuousClock.now < deadline {
+            let ran = await pass(of: 4, to: writer, costlyOnTheQueue: cost)
+            onQueue += ran.filter { !$0 }.count
+        }
+        return (onQueue, writer.jobsRunOnLoops)
+    }
+
+    /// One pass of `count` jobs; answers, for each, whether it ran on the loop.
+    private func pass(of count: Int, to writer: NamespaceWriter, costlyOnTheQueue cost: Duration) async -> [Bool] {
+        let ran = Mutex<[Bool]>([])
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async {
+                let pass = WritePass(home: self.home)
+                for _ in 0..<count {
+                    writer.perform(
+                        in: pass,
+                        { _ -> Bool in
+                            let onLoop = DispatchQueue.getSpecific(key: Self.key) != nil
+                            if !onLoop {
+                                let until = NamespaceWriter.threadCPUTime() + UInt64(cost.nanoseconds)
+                                while NamespaceWriter.threadCPUTime() < until {}
+                            }
+                            return onLoop
+                        },
+                        completion: { result in
+                            let done = ran.withLock { ran -> Bool in
+                                ran.append((try? result.get()) ?? false)
+                                return ran.count == count
+                            }
+                            if done { continuation.resume() }
+                        }
+                    )
+                }
+                pass.finish()
+            }
+        }
+        return ran.withLock { $0 }
     }
 }
 

@@ -40,6 +40,10 @@ final class NamespaceWriter: Sendable, WritePassMember {
     private let loopJobLimit: UInt64
     /// `StoreConfiguration.homeIdleLimit`.
     private let homeIdleLimit: UInt64
+    /// `StoreConfiguration.loopProbeInterval`.
+    private let loopProbeInterval: UInt64
+    /// When a pass's jobs last went to the loop while jobs were not cheap (`Self.now()`).
+    private let probedAt = Atomic<UInt64>(0)
     private let commitLog: CommitLog?
     /// In a cluster: the changelog every round's batches go to before they are acknowledged
     /// (every round then runs on the queue, as with `--sync always`).
@@ -58,6 +62,7 @@ final class NamespaceWriter: Sendable, WritePassMember {
         syncAlways: Bool,
         loopJobLimit: UInt64,
         homeIdleLimit: UInt64,
+        loopProbeInterval: UInt64 = UInt64(WriterTuning().loopProbeInterval.nanoseconds),
         registration: NamespaceRegistration?,
         output: BatchWriter,
         commitLog: CommitLog?,
@@ -69,6 +74,7 @@ final class NamespaceWriter: Sendable, WritePassMember {
         self.syncAlways = syncAlways
         self.loopJobLimit = loopJobLimit
         self.homeIdleLimit = homeIdleLimit
+        self.loopProbeInterval = loopProbeInterval
         self.commitLog = commitLog
         self.replication = replication
         state = Mutex(
@@ -148,11 +154,25 @@ final class NamespaceWriter: Sendable, WritePassMember {
     }
 
     private func enqueue(in pass: WritePass?, _ job: @escaping Job) {
-        if !syncAlways, replication == nil, let pass, jobsAreCheap.load(ordering: .relaxed) {
+        if !syncAlways, replication == nil, let pass, jobsAreCheap.load(ordering: .relaxed) || probeIsDue() {
             pass.add(job, for: self)
         } else {
             enqueueOnQueue(job)
         }
+    }
+
+    /// Whether the loops that hand this writer jobs run its rounds now (its jobs are cheap);
+    /// else its queue does, but for the probes.
+    var jobsRunOnLoops: Bool { jobsAreCheap.load(ordering: .relaxed) }
+
+    /// True for one caller in each `loopProbeInterval` while jobs are not cheap: its job goes to
+    /// the loop, whose round measures what jobs cost there now.
+    private func probeIsDue() -> Bool {
+        guard loopJobLimit > 0 else { return false }  // every round on the queue, as configured
+        let now = Self.now()
+        let last = probedAt.load(ordering: .relaxed)
+        guard now &- last >= loopProbeInterval else { return false }
+        return probedAt.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged
     }
 
     private func enqueueOnQueue(_ job: @escaping Job) {
@@ -169,8 +189,10 @@ final class NamespaceWriter: Sendable, WritePassMember {
     /// to hand it jobs, until it hands none for `homeIdleLimit`; and when it last handed some
     /// (`Self.now()`).
     private let home = Mutex<(loop: WritePass.Home?, handedAt: UInt64)>((nil, 0))
-    /// What a job of this writer's recent rounds took, on average (a moving average of the
-    /// running thread's CPU time, in nanoseconds; written under the state's lock).
+    /// What a job of this writer's recent rounds on a loop took, on average (a moving average
+    /// of the running thread's CPU time, in nanoseconds; written under the state's lock). The
+    /// queue's rounds are not counted: they cost more per job (decision 0002), and counting them
+    /// kept a writer whose loop rounds were cheap on its queue for good.
     private let jobNanoseconds = Atomic<UInt64>(0)
     /// Callers hand their jobs to the home loop only while jobs are cheap: not after the
     /// average rose above `loopJobLimit`, again once it fell below four fifths of it (decision
@@ -226,7 +248,7 @@ final class NamespaceWriter: Sendable, WritePassMember {
             }
             queued.append(contentsOf: jobs)
             guard !queued.isEmpty else { return [] }
-            let round = run(queued, in: state)
+            let round = run(queued, in: state, onLoop: true)
             tell(round.commits)
             return round.completions
         }
@@ -258,7 +280,7 @@ final class NamespaceWriter: Sendable, WritePassMember {
             // after the fsync and the changelog's append.
             let waits = syncAlways || replication != nil
             let (completions, commits) = state.withLock { state -> ([Completion], [CommittedWrite]) in
-                let round = run(jobs, in: state)
+                let round = run(jobs, in: state, onLoop: false)
                 guard waits else {
                     tell(round.commits)
                     return (round.completions, [])
@@ -336,19 +358,24 @@ final class NamespaceWriter: Sendable, WritePassMember {
     /// observers hear commits in order).
     private func run(
         _ jobs: [Job],
-        in state: WriterState
+        in state: WriterState,
+        onLoop: Bool
     ) -> (completions: [Completion], commits: [CommittedWrite]) {
         let start = Self.threadCPUTime()
         let round = WriteRound(state: state)
         let completions = jobs.map { $0(round) }
         let commits = round.finish()
-        if !jobs.isEmpty {
+        if onLoop, !jobs.isEmpty {
             let perJob = (Self.threadCPUTime() &- start) / UInt64(jobs.count)
             var average = jobNanoseconds.load(ordering: .relaxed)
-            average = average - average / 16 + perJob / 16
+            // A probe (a loop's round while jobs are not cheap) weighs a quarter: the few of them
+            // bring a writer back within a few intervals; other rounds a sixteenth.
+            let weight: UInt64 = jobsAreCheap.load(ordering: .relaxed) ? 16 : 4
+            average = average - average / weight + perJob / weight
             jobNanoseconds.store(average, ordering: .relaxed)
             if average > loopJobLimit {
-                jobsAreCheap.store(false, ordering: .relaxed)
+                // The first probe comes a whole interval after the jobs left the loop.
+                if jobsAreCheap.exchange(false, ordering: .relaxed) { probedAt.store(Self.now(), ordering: .relaxed) }
             } else if average < loopJobLimit * 4 / 5 {
                 jobsAreCheap.store(true, ordering: .relaxed)
             }
