@@ -130,9 +130,18 @@ import Testing
         #expect(try await ns.json("counter") == "20")
     }
 
-    @Test func aWriterWhoseJobsTurnedExpensiveRunsThemOnItsQueueUntilTheyAreCheapAgain() async throws {
+    /// A writer whose jobs turned expensive runs them on its queue, but for a probe each
+    /// `loopProbeInterval`: cheap on the loop, the probes bring the average down again, and the
+    /// loop takes the rounds back. Only the loop's rounds decide: a round on the queue costs more
+    /// per job (decision 0002), so jobs that also spin 5 ms of CPU there, and only there, come
+    /// back all the same.
+    @Test(arguments: [Duration.zero, .milliseconds(5)])
+    func aWriterWhoseJobsTurnedExpensiveRunsThemOnItsQueueUntilTheLoopFindsThemCheap(
+        queueCost: Duration
+    ) async throws {
         var configuration = StoreConfiguration()
         configuration.loopJobLimit = 2_000_000  // 2 ms
+        configuration.loopProbeInterval = 10_000_000  // 10 ms
         let temp = try TemporaryStore(configuration: configuration)
         defer { temp.destroy() }
         let ns = try temp.store.namespace("default")
@@ -141,37 +150,11 @@ import Testing
         let big = "{" + (0..<40_000).map { #""k\#($0)":\#($0)"# }.joined(separator: ",") + "}"
         let first = await write(try set("big", big), to: ns, from: loop)
         #expect(first.committed && first.loop == "a")
-
-        // The next jobs go to the writer's queue but for a probe each `loopProbeInterval` (50
-        // ms): cheap on the loop, the probes bring the average down again, and the loop takes
-        // the rounds back.
         #expect(!ns.writer.jobsRunOnLoops, "an expensive writer's jobs leave the loop")
-        let (onQueue, back) = await loop.handJobsUntilTheyRunOnLoops(to: ns.writer, costlyOnTheQueue: .zero)
+
+        let (onQueue, back) = await loop.handJobsUntilTheyRunOnLoops(to: ns.writer, costlyOnTheQueue: queueCost)
         #expect(back, "the writer's jobs came back to the loop (\(onQueue) ran on the queue)")
         #expect(try await ns.json("big/k7") == "7")
-    }
-
-    /// A round on the writer's queue costs more per job than on a loop (decision 0002): only the
-    /// loop's rounds decide, so jobs that are expensive on the queue alone (here: they spin
-    /// 5 ms of CPU there) do not keep the writer off a loop where they are cheap.
-    @Test func onlyTheLoopsRoundsDecideWhetherJobsAreCheap() async throws {
-        var configuration = StoreConfiguration()
-        configuration.loopJobLimit = 2_000_000  // 2 ms
-        configuration.loopProbeInterval = 10_000_000  // 10 ms
-        let temp = try TemporaryStore(configuration: configuration)
-        defer { temp.destroy() }
-        let ns = try temp.store.namespace("default")
-        let loop = Loop("a")
-        let big = "{" + (0..<40_000).map { #""k\#($0)":\#($0)"# }.joined(separator: ",") + "}"
-        let first = await write(try set("big", big), to: ns, from: loop)
-        #expect(first.committed && first.loop == "a")
-
-        #expect(!ns.writer.jobsRunOnLoops, "the expensive writer's jobs left the loop first")
-        let (onQueue, back) = await loop.handJobsUntilTheyRunOnLoops(
-            to: ns.writer,
-            costlyOnTheQueue: .milliseconds(5)
-        )
-        #expect(back, "the writer's jobs came back to the loop (\(onQueue) ran on the queue)")
     }
 
     @Test func aLoopThatFindsTheWriterInTheQueuesRoundLeavesItsJobsToTheQueue() async throws {
