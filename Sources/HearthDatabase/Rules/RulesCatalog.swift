@@ -237,7 +237,7 @@ public final class RulesCatalog: Sendable {
             _ = try? await serial.run(namespace) { await self.reload(namespace) }
         }
         if let unloadedFiles {
-            await unloadedFiles.poll(present, loaded: watch.withLock { Set($0.fileStates.keys) })
+            await unloadedFiles.poll(present) { namespace in self.watch.withLock { $0.fileStates[namespace] != nil } }
         }
     }
 
@@ -335,9 +335,13 @@ public final class RulesCatalog: Sendable {
         }
     }
 
+    private func readFile(_ namespace: String) -> (FileContent, FileState) {
+        Self.readFile(namespace, in: files)
+    }
+
     /// The file's content, with its stamp taken before reading (a change while reading shows
     /// up as a new stamp on the next poll).
-    private func readFile(_ namespace: String) -> (FileContent, FileState) {
+    static func readFile(_ namespace: String, in files: RulesFiles) -> (FileContent, FileState) {
         let readAt = RulesFileStamp.Timestamp.now()
         guard let stamp = files.stamp(for: namespace) else { return (.missing, FileState(stamp: nil, racy: false)) }
         var state = FileState(stamp: stamp, racy: stamp.isRacy(readAt: readAt))
@@ -361,13 +365,24 @@ public final class RulesCatalog: Sendable {
 
     // MARK: Logging
 
-    /// One log line: the diagnostics rendered, their line breaks escaped.
     private func logRefused(_ namespace: String, diagnostics: RulesDiagnostics, keeping: String) {
+        let file = files.path(for: namespace)
+        Self.logRefused(namespace, file: file, diagnostics: diagnostics, keeping: keeping, logger: logger)
+    }
+
+    /// One log line: the diagnostics rendered, their line breaks escaped.
+    static func logRefused(
+        _ namespace: String,
+        file: String,
+        diagnostics: RulesDiagnostics,
+        keeping: String,
+        logger: Logger
+    ) {
         let rendered = diagnostics.description.split(separator: "\n", omittingEmptySubsequences: false)
         logger.error(
             "rules file has errors; using \(keeping)",
             metadata: [
-                "hearth.ns": "\(namespace)", "hearth.rules.file": "\(files.path(for: namespace))",
+                "hearth.ns": "\(namespace)", "hearth.rules.file": "\(file)",
                 "hearth.rules.errors": "\(diagnostics.diagnostics.count)",
                 "hearth.rules.diagnostics": "\(rendered.joined(separator: "\\n"))",
             ]

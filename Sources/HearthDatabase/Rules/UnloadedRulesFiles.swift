@@ -11,51 +11,39 @@ import Synchronization
 ///
 /// The cost follows the rules folder, not the namespaces: one entry per rules file there.
 final class UnloadedRulesFiles: Sendable {
-    /// A file as last read.
-    private struct Seen {
-        var stamp: RulesFileStamp
-        /// The stamp may not show a change made soon after: compare the text on the next polls.
-        var racy: Bool
-        /// nil: it could not be read.
-        var text: String?
-    }
-
     private let files: RulesFiles
     private let shared: any SharedRules
     private let logger: Logger
-    private let seen: Mutex<[String: Seen]>
+    /// Each rules file as last read (`text` nil: it could not be read).
+    private let seen: Mutex<[String: RulesCatalog.FileState]>
 
     /// Notes the rules files there now.
     init(files: RulesFiles, shared: any SharedRules, logger: Logger) {
         self.files = files
         self.shared = shared
         self.logger = logger
-        var seen: [String: Seen] = [:]
+        var seen: [String: RulesCatalog.FileState] = [:]
         for namespace in files.stamps().keys {
-            if let file = Self.look(at: namespace, in: files) { seen[namespace] = file }
+            let (_, file) = RulesCatalog.readFile(namespace, in: files)
+            if file.stamp != nil { seen[namespace] = file }
         }
         self.seen = Mutex(seen)
     }
 
-    private static func look(at namespace: String, in files: RulesFiles) -> Seen? {
-        let readAt = RulesFileStamp.Timestamp.now()
-        guard let stamp = files.stamp(for: namespace) else { return nil }
-        return Seen(stamp: stamp, racy: stamp.isRacy(readAt: readAt), text: try? files.read(for: namespace))
-    }
-
-    /// Publishes the edits made since the last look to the files of namespaces not in `loaded`
+    /// Publishes the edits made since the last look to the files of namespaces not loaded here
     /// (`present`: the folder's rules files now). A publish that fails is tried at the next look.
-    func poll(_ present: [String: RulesFileStamp], loaded: Set<String>) async {
+    func poll(_ present: [String: RulesFileStamp], isLoaded: (String) -> Bool) async {
         let candidates = seen.withLock { seen -> [String] in
-            seen = seen.filter { present[$0.key] != nil && !loaded.contains($0.key) }
+            seen = seen.filter { present[$0.key] != nil && !isLoaded($0.key) }
             return present.keys.filter { namespace in
-                guard !loaded.contains(namespace), !isDefaultsAlias(namespace) else { return false }
+                guard !isDefaultsAlias(namespace), !isLoaded(namespace) else { return false }
                 guard let previous = seen[namespace] else { return true }
                 return previous.racy || previous.stamp != present[namespace]
             }.sorted()
         }
         for namespace in candidates {
-            guard let now = Self.look(at: namespace, in: files) else { continue }
+            let (_, now) = RulesCatalog.readFile(namespace, in: files)
+            guard now.stamp != nil else { continue }
             let previousText = seen.withLock { $0[namespace]?.text }
             guard let text = now.text, text != previousText else {
                 note(now, for: namespace)
@@ -71,7 +59,7 @@ final class UnloadedRulesFiles: Sendable {
         namespace != "default" && files.path(for: namespace) == files.path(for: "default")
     }
 
-    private func note(_ file: Seen, for namespace: String) {
+    private func note(_ file: RulesCatalog.FileState, for namespace: String) {
         seen.withLock { $0[namespace] = file }
     }
 
@@ -80,12 +68,12 @@ final class UnloadedRulesFiles: Sendable {
     private func publish(_ text: String, for namespace: String) async -> Bool {
         let path = files.path(for: namespace)
         if case .failure(let diagnostics) = RulesDocument.compile(source: text, fileName: path) {
-            logger.error(
-                "rules file has errors; the cluster's rules stay in force",
-                metadata: [
-                    "hearth.ns": "\(namespace)", "hearth.rules.file": "\(path)",
-                    "hearth.rules.errors": "\(diagnostics.diagnostics.count)",
-                ]
+            RulesCatalog.logRefused(
+                namespace,
+                file: path,
+                diagnostics: diagnostics,
+                keeping: "the cluster's rules",
+                logger: logger
             )
             return true
         }

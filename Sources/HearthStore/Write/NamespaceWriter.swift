@@ -62,7 +62,7 @@ final class NamespaceWriter: Sendable, WritePassMember {
         syncAlways: Bool,
         loopJobLimit: UInt64,
         homeIdleLimit: UInt64,
-        loopProbeInterval: UInt64 = UInt64(WriterTuning().loopProbeInterval.nanoseconds),
+        loopProbeInterval: UInt64,
         registration: NamespaceRegistration?,
         output: BatchWriter,
         commitLog: CommitLog?,
@@ -361,7 +361,8 @@ final class NamespaceWriter: Sendable, WritePassMember {
         in state: WriterState,
         onLoop: Bool
     ) -> (completions: [Completion], commits: [CommittedWrite]) {
-        let start = Self.threadCPUTime()
+        // Only a loop's rounds are measured: the thread's CPU clock is a system call.
+        let start = onLoop ? Self.threadCPUTime() : 0
         let round = WriteRound(state: state)
         let completions = jobs.map { $0(round) }
         let commits = round.finish()
