@@ -12,7 +12,10 @@ public final class ClusterDirectory: Sendable {
     private let commits: PostgresLink
     /// The appends of all the node's namespaces, in commit groups on `commits`.
     private let commitGroups: CommitGroups
-    /// Leases, heartbeats, changelog reads and the cluster view.
+    /// Lease renewals, releases and heartbeats: short statements that never wait behind a
+    /// takeover's changelog read, a snapshot's publication or a compaction on `control`.
+    private let leaseLink: PostgresLink
+    /// Takeovers, changelog reads, snapshot heads and the cluster view.
     let control: PostgresLink
     /// The shared logs (`sharedLog`, `appendShared`): a large batch never delays a lease.
     let shared: PostgresLink
@@ -36,6 +39,7 @@ public final class ClusterDirectory: Sendable {
         }
         commits = link("commits", timeout: timeout)
         commitGroups = CommitGroups(link: commits)
+        leaseLink = link("leases", timeout: timeout)
         control = link("control", timeout: timeout)
         shared = link("shared", timeout: timeout)
         // A copy or delete of a large object's pieces is one statement over many rows.
@@ -72,6 +76,7 @@ public final class ClusterDirectory: Sendable {
 
     public func close() async {
         await commits.close()
+        await leaseLink.close()
         await control.close()
         await shared.close()
         for link in objectLinks { await link.close() }
@@ -82,7 +87,7 @@ public final class ClusterDirectory: Sendable {
     /// Records this node (or its new URL) and a heartbeat: a node beats by joining again, so a
     /// join that failed once is made by the next beat.
     public func join(node: String, url: String) async throws {
-        try await control.query(
+        try await leaseLink.query(
             """
             INSERT INTO hearth_nodes (id, url) VALUES (\(node), \(url))
             ON CONFLICT (id) DO UPDATE SET url = EXCLUDED.url, heartbeat = clock_timestamp()
@@ -166,7 +171,7 @@ public final class ClusterDirectory: Sendable {
     public func renew(_ leases: [NamespaceLease], leaseSeconds: Int) async throws -> Set<NamespaceLease> {
         guard let node = leases.first?.node else { return [] }
         precondition(leases.allSatisfy { $0.node == node }, "renew(_:) takes one node's leases")
-        let rows = try await control.query(
+        let rows = try await leaseLink.query(
             """
             UPDATE hearth_namespaces AS s
             SET lease_until = clock_timestamp() + make_interval(secs => \(Double(leaseSeconds)))
@@ -189,7 +194,7 @@ public final class ClusterDirectory: Sendable {
 
     /// Gives `lease` up at once (a node that stops), so another node need not wait it out.
     public func release(_ lease: NamespaceLease) async throws {
-        try await control.query(
+        try await leaseLink.query(
             """
             UPDATE hearth_namespaces SET lease_until = clock_timestamp()
             WHERE ns = \(lease.namespace) AND owner = \(lease.node) AND epoch = \(lease.epoch)

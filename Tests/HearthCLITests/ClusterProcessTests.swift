@@ -45,6 +45,7 @@ struct ClusterProcessTests {
             directory: TemporaryDirectory,
             database: String,
             workingDirectory: URL? = nil,
+            leaseSeconds: Int = ClusterProcessTests.leaseSeconds,
             extraArguments: [String] = []
         ) async throws
             -> ProcessTestServer
@@ -54,7 +55,7 @@ struct ClusterProcessTests {
                 workingDirectory: workingDirectory ?? directory.url,
                 arguments: [
                     "--jwt-secret", TestServer.jwtSecret, "--cluster", database,
-                    "--lease-seconds", "\(ClusterProcessTests.leaseSeconds)",
+                    "--lease-seconds", "\(leaseSeconds)",
                 ] + extraArguments
             )
         }

@@ -157,6 +157,46 @@ import Testing
         #expect(try await ns.json("big/k7") == "7")
     }
 
+    /// A probe that finds the queue's round running measures nothing, so the writer's next job
+    /// probes at once, not a whole `loopProbeInterval` later.
+    @Test func aProbeThatFindsTheQueuesRoundRunningLeavesTheNextJobToProbe() async throws {
+        var configuration = StoreConfiguration()
+        configuration.loopJobLimit = 2_000_000  // 2 ms
+        configuration.loopProbeInterval = 2_000_000_000  // 2 s
+        let temp = try TemporaryStore(configuration: configuration)
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        let loop = Loop("a")
+        let big = "{" + (0..<40_000).map { #""k\#($0)":\#($0)"# }.joined(separator: ",") + "}"
+        _ = await write(try set("big", big), to: ns, from: loop)
+        #expect(!ns.writer.jobsRunOnLoops, "an expensive writer's jobs leave the loop")
+        try await Task.sleep(for: .milliseconds(2_100))  // a probe is due
+
+        // The queue's round, as far as the lock on the writer's state goes: the probe finds it.
+        let (holding, release) = (AsyncFlag(), DispatchSemaphore(value: 0))
+        DispatchQueue.global().async {
+            ns.writer.inspect { _ in
+                holding.set()
+                release.wait()
+            }
+        }
+        await holding.wait()
+        let done = AsyncFlag()
+        let lost = try set("p", "1")
+        await loop.run {
+            let pass = WritePass(home: loop.home)
+            ns.write(lost, in: pass) { _ in done.set() }
+            pass.finish()
+        }
+        release.signal()
+        await done.wait()
+
+        let next = await write(try set("p", "2"), to: ns, from: loop)
+        #expect(next.committed)
+        #expect(next.loop == "a", "the next job was the probe, run on the loop")
+        #expect(try await ns.json("p") == "2")
+    }
+
     @Test func aLoopThatFindsTheWriterInTheQueuesRoundLeavesItsJobsToTheQueue() async throws {
         let temp = try store()
         defer { temp.destroy() }
@@ -228,10 +268,10 @@ import Testing
 }
 
 extension WriterHomeLoopTests.Loop {
-    /// Hands `writer` passes of four jobs from this loop until its jobs run on loops again,
-    /// for at most 30 s (a probe takes one job of a pass to the loop; the others go to the
-    /// queue, unless the probe's round finds them still waiting); each job spins `cost` of CPU
-    /// time when it runs on the writer's queue. Answers how many jobs ran on the queue, and
+    /// Hands `writer` one job at a time from this loop until its jobs run on loops again, for at
+    /// most 30 s (a job goes to the loop when it is a probe, else to the queue; one at a time,
+    /// a probe never races the queue's round, which on a busy machine it can lose every time);
+    /// each job spins `cost` of CPU time when it runs on the writer's queue. Answers how many jobs ran on the queue, and
     /// whether the loops took the writer's jobs back.
     func handJobsUntilTheyRunOnLoops(
         to writer: NamespaceWriter,
@@ -240,7 +280,7 @@ extension WriterHomeLoopTests.Loop {
         var onQueue = 0
         let deadline = ContinuousClock.now + .seconds(30)
         while !writer.jobsRunOnLoops, ContinuousClock.now < deadline {
-            let ran = await pass(of: 4, to: writer, costlyOnTheQueue: cost)
+            let ran = await pass(of: 1, to: writer, costlyOnTheQueue: cost)
             onQueue += ran.filter { !$0 }.count
         }
         return (onQueue, writer.jobsRunOnLoops)

@@ -371,7 +371,14 @@ final class ClusterMembership: Sendable {
 
     // MARK: Running
 
-    /// Joins, then beats and renews every lease a few times a lease until cancelled; then
+    /// After a renewal PostgreSQL did not answer in time, the next is sent this soon rather
+    /// than a third of a lease later: one lost answer must not cost the node its leases.
+    static let renewalRetry = Duration.milliseconds(500)
+    /// A renewal slower than this is logged: PostgreSQL (or this node) is slow enough that
+    /// leases are at risk.
+    static let slowRenewal = Duration.seconds(1)
+
+    /// Joins, then renews every lease and beats a few times a lease until cancelled; then
     /// gives every lease up so other nodes take the namespaces at once.
     func run() async {
         let period = Duration.milliseconds(leaseSeconds * 1000 / 3)
@@ -382,6 +389,15 @@ final class ClusterMembership: Sendable {
                 while !Task.isCancelled {
                     self.expire()
                     try? await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            // Renewals keep their own pace, a period from the start of one to the start of the
+            // next, whatever the heartbeat's other work costs.
+            group.addTask {
+                while !Task.isCancelled {
+                    let started = ContinuousClock.now
+                    let answered = await self.renewLeases()
+                    try? await Task.sleep(until: answered ? started + period : .now + Self.renewalRetry)
                 }
             }
             group.addTask {
@@ -403,8 +419,14 @@ final class ClusterMembership: Sendable {
 
     /// Gives up every lease whose time may be over.
     private func expire() {
-        let over = held.withLock { held in held.values.filter { !isCurrent($0) }.map(\.lease) }
-        for lease in over { lose(lease, because: "its lease ran out before a renewal came back") }
+        let now = ContinuousClock.now
+        let over = held.withLock { held in held.values.filter { !isCurrent($0) }.map { ($0.lease, $0.renewedAt) } }
+        for (lease, renewedAt) in over {
+            lose(
+                lease,
+                because: "its lease ran out before a renewal came back (the last was sent \(now - renewedAt) ago)"
+            )
+        }
     }
 
     /// The node listens on `port`: it joins (with `http://HOST:PORT` unless `--advertise` said
@@ -429,31 +451,44 @@ final class ClusterMembership: Sendable {
         }
     }
 
+    /// Renews every lease held here, in one statement: a node holding thousands renews them as
+    /// fast as one. False when PostgreSQL did not answer (serving stops when the leases may run
+    /// out, `expire`).
+    private func renewLeases() async -> Bool {
+        let leases = held.withLock { $0.values.map(\.lease) }
+        guard !leases.isEmpty else { return true }
+        let sent = ContinuousClock.now
+        do {
+            let renewed = try await directory.renew(leases, leaseSeconds: leaseSeconds)
+            let took = ContinuousClock.now - sent
+            if took > Self.slowRenewal {
+                logger.warning(
+                    "a lease renewal's answer came late",
+                    metadata: ["hearth.took": "\(took)", "hearth.cluster.leases": "\(leases.count)"]
+                )
+            }
+            held.withLock { held in
+                for lease in renewed where held[lease.namespace]?.lease == lease {
+                    held[lease.namespace]?.renewedAt = sent
+                }
+            }
+            for lease in leases where !renewed.contains(lease) {
+                lose(lease, because: "another node took it over")
+            }
+            return true
+        } catch {
+            logger.warning("lease renewal failed", metadata: ["hearth.error": "\(error)"])
+            return false
+        }
+    }
+
+    /// The node's heartbeat, then the chores of its namespaces: idle ones dropped, snapshots.
     private func beat() async {
         do {
             // A join that failed at start is made here (once the node knows its URL).
             if let url = url.withLock({ $0 }) { try await directory.join(node: nodeID, url: url) }
         } catch {
             logger.warning("cluster heartbeat failed", metadata: ["hearth.error": "\(error)"])
-        }
-        // Every lease in one statement: a node holding thousands renews them as fast as one.
-        let leases = held.withLock { $0.values.map(\.lease) }
-        if !leases.isEmpty {
-            let sent = ContinuousClock.now
-            do {
-                let renewed = try await directory.renew(leases, leaseSeconds: leaseSeconds)
-                held.withLock { held in
-                    for lease in renewed where held[lease.namespace]?.lease == lease {
-                        held[lease.namespace]?.renewedAt = sent
-                    }
-                }
-                for lease in leases where !renewed.contains(lease) {
-                    lose(lease, because: "another node took it over")
-                }
-            } catch {
-                // PostgreSQL unreachable: serving stops when the leases may run out (`expire`).
-                logger.warning("lease renewal failed", metadata: ["hearth.error": "\(error)"])
-            }
         }
         await dropIdleUnwritten()
         if let database = database.withLock({ $0 }) {

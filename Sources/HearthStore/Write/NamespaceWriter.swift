@@ -253,6 +253,10 @@ final class NamespaceWriter: Sendable, WritePassMember {
             return round.completions
         }
         guard let completions else {
+            // A probe that found the queue's round running measured nothing: the next job
+            // probes, not one a whole interval later (a writer whose queue is never idle would
+            // otherwise lose every probe, and stay on its queue for good).
+            if !jobs.isEmpty, !jobsAreCheap.load(ordering: .relaxed) { probedAt.store(0, ordering: .relaxed) }
             // The queue's round holds the state: its drain takes these after the waiting ones.
             let start = pending.withLock { state -> Bool in
                 state.jobs.append(contentsOf: jobs)
