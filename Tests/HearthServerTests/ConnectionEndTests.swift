@@ -18,16 +18,19 @@ struct ConnectionEndTests {
 
     /// A WebSocket signed in as admin with `o` put `"offline"` at `/status/<name>` registered.
     static func connectWithOnDisconnect(port: Int, name: String) async throws -> RawWebSocket {
-        try await onThread {
-            let socket = try RawWebSocket(port: port)
-            _ = try socket.readText()  // the hello
-            try socket.sendText(#"{"t":"d","d":{"r":1,"a":"auth","b":{"cred":"\#(TestServer.adminSecret)"}}}"#)
-            _ = try socket.awaitResponse(to: 1)
-            try socket.sendText(#"{"t":"d","d":{"r":2,"a":"o","b":{"p":"/status/\#(name)","d":"offline"}}}"#)
-            let registered = try socket.awaitResponse(to: 2)
-            guard registered.contains(#""s":"ok""#) else { throw TestFailure("onDisconnect refused: \(registered)") }
-            return socket
-        }
+        try await onThread { try openWithOnDisconnect(port: port, name: name) }
+    }
+
+    /// `connectWithOnDisconnect` on the calling thread.
+    static func openWithOnDisconnect(port: Int, name: String) throws -> RawWebSocket {
+        let socket = try RawWebSocket(port: port)
+        _ = try socket.readText()  // the hello
+        try socket.sendText(#"{"t":"d","d":{"r":1,"a":"auth","b":{"cred":"\#(TestServer.adminSecret)"}}}"#)
+        _ = try socket.awaitResponse(to: 1)
+        try socket.sendText(#"{"t":"d","d":{"r":2,"a":"o","b":{"p":"/status/\#(name)","d":"offline"}}}"#)
+        let registered = try socket.awaitResponse(to: 2)
+        guard registered.contains(#""s":"ok""#) else { throw TestFailure("onDisconnect refused: \(registered)") }
+        return socket
     }
 
     static func end(_ socket: RawWebSocket, _ ending: Ending) {
@@ -137,16 +140,21 @@ struct ConnectionEndTests {
             configuration.realtime.livenessTimeout = .seconds(3)
         }) { server in
             let silent = try await Self.connectWithOnDisconnect(port: server.port, name: "silent")
-            let talking = try await Self.connectWithOnDisconnect(port: server.port, name: "talking")
-            // The talking client sends a keep-alive every 100 ms for 6 s (two timeouts), and
-            // reads nothing (its pings wait unread): only what it sends keeps it.
-            let kept = Task {
-                try await onThread {
-                    for _ in 0..<60 {
-                        try talking.sendText("0")
-                        Thread.sleep(forTimeInterval: 0.1)
-                    }
+            // The talking client, on a thread of its own from its connect to its last request (a
+            // hop through the cooperative pool can take seconds on a loaded machine: silence),
+            // sends a keep-alive every 100 ms for 6 s (two timeouts) and reads nothing (its pings
+            // wait unread): only what it sends keeps it. Then its request is still answered.
+            let port = server.port
+            let kept = StartedThread { () throws -> RawWebSocket in
+                let talking = try Self.openWithOnDisconnect(port: port, name: "talking")
+                for _ in 0..<60 {
+                    try talking.sendText("0")
+                    Thread.sleep(forTimeInterval: 0.1)
                 }
+                try talking.sendText(#"{"t":"d","d":{"r":3,"a":"p","b":{"p":"/still","d":true}}}"#)
+                let answer = try talking.awaitResponse(to: 3)
+                guard answer.contains(#""s":"ok""#) else { throw TestFailure("not answered: \(answer)") }
+                return talking
             }
             let code = try await onThread { try silent.readUntilDisconnected() }
             #expect(code == nil, "dropped without a close frame (the peer is gone)")
@@ -156,12 +164,7 @@ struct ConnectionEndTests {
                 $0 == #""offline""#
             }
             #expect(status == #""offline""#)
-            try await kept.value
-            try await onThread {
-                try talking.sendText(#"{"t":"d","d":{"r":3,"a":"p","b":{"p":"/still","d":true}}}"#)
-                let answer = try talking.awaitResponse(to: 3)
-                guard answer.contains(#""s":"ok""#) else { throw TestFailure("not answered: \(answer)") }
-            }
+            let talking = try await kept.value()
             #expect(try await server.get("/status/talking") == "null")
             talking.abort()
             silent.abort()
