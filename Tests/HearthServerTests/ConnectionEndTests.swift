@@ -1,5 +1,6 @@
 import Foundation
 import HearthTestSupport
+import Synchronization
 import Testing
 
 /// A connection ends when its client ends it, whatever way it does: a WebSocket close frame, a
@@ -140,11 +141,13 @@ struct ConnectionEndTests {
             configuration.realtime.livenessTimeout = .seconds(3)
         }) { server in
             let silent = try await Self.connectWithOnDisconnect(port: server.port, name: "silent")
-            // The talking client, on a thread of its own from its connect to its last request (a
-            // hop through the cooperative pool can take seconds on a loaded machine: silence),
-            // sends a keep-alive every 100 ms for 6 s (two timeouts) and reads nothing (its pings
-            // wait unread): only what it sends keeps it. Then its request is still answered.
+            // The talking client, on a thread of its own from its connect to its end (a hop
+            // through the cooperative pool can take seconds on a loaded machine: silence), sends
+            // a keep-alive every 100 ms for 6 s (two timeouts) and reads nothing (its pings wait
+            // unread): only what it sends keeps it. Then its request is still answered, and it
+            // keeps alive until the test has looked at its status.
             let port = server.port
+            let looked = Flag()
             let kept = StartedThread { () throws -> RawWebSocket in
                 let talking = try Self.openWithOnDisconnect(port: port, name: "talking")
                 for _ in 0..<60 {
@@ -154,6 +157,11 @@ struct ConnectionEndTests {
                 try talking.sendText(#"{"t":"d","d":{"r":3,"a":"p","b":{"p":"/still","d":true}}}"#)
                 let answer = try talking.awaitResponse(to: 3)
                 guard answer.contains(#""s":"ok""#) else { throw TestFailure("not answered: \(answer)") }
+                let until = Date().addingTimeInterval(60)
+                while !looked.isSet, Date() < until {
+                    try talking.sendText("0")
+                    Thread.sleep(forTimeInterval: 0.1)
+                }
                 return talking
             }
             let code = try await onThread { try silent.readUntilDisconnected() }
@@ -164,8 +172,12 @@ struct ConnectionEndTests {
                 $0 == #""offline""#
             }
             #expect(status == #""offline""#)
-            let talking = try await kept.value()
+            try await eventually(timeout: .seconds(30), interval: .milliseconds(50)) {
+                try await server.get("/still") == "true"
+            }
             #expect(try await server.get("/status/talking") == "null")
+            looked.set()
+            let talking = try await kept.value()
             talking.abort()
             silent.abort()
         }
@@ -234,4 +246,11 @@ struct ConnectionEndTests {
         else { throw TestFailure("no hearth_open_connections in /metrics: \(reply.status)") }
         return Int(value)
     }
+}
+
+/// A one-way switch one thread sets and another reads.
+private final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+    var isSet: Bool { value.load(ordering: .acquiring) }
+    func set() { value.store(true, ordering: .releasing) }
 }

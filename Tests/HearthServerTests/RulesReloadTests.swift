@@ -251,15 +251,17 @@ struct RulesReloadTests {
                 // How soon an edit takes effect is a matter for a benchmark, not for this test
                 // (the watcher polls every 250 ms; a busy machine stretches that): it waits for
                 // the effect, with a generous bound.
-                let ordered = try await eventually(timeout: .seconds(10)) {
-                    try await server.send("GET", "/items.json?orderBy=%22n%22&limitToFirst=1&\(admin)")
+                // A document's indexes are built before the document is in force: once it is,
+                // they answer.
+                let document = try await eventually(timeout: .seconds(10)) {
+                    try await server.send("GET", "/.settings/rules.json?\(admin)")
                 } until: {
-                    $0.status == 200
+                    $0.body == Self.indexed
                 }
+                #expect(document.body == Self.indexed)
+                let ordered = try await server.send("GET", "/items.json?orderBy=%22n%22&limitToFirst=1&\(admin)")
                 #expect(ordered.status == 200)
                 #expect(JSONCompare.equal(ordered.body, #"{"y":{"n":1}}"#))
-                let document = try await server.send("GET", "/.settings/rules.json?\(admin)")
-                #expect(document.body == Self.indexed)
             }
         )
     }

@@ -53,7 +53,12 @@ public final class PrivatePostgres: Sendable {
             try handle.close()
         }
         let addresses = (["127.0.0.1"] + extraAddresses).joined(separator: ",")
-        options = "-p \(port) -k \(directory) -c listen_addresses=\(addresses) -c max_connections=200"
+        // `fsync=off`: the tests crash PostgreSQL's processes (`restart`, `stop`), never the
+        // machine, and a commit's WAL in the page cache survives those. With it on, a commit
+        // waited for a disk that the same machine's build kept busy: 0.8 s and more, and a
+        // lease renewal or commit past its time bound moved namespaces mid-test.
+        options =
+            "-p \(port) -k \(directory) -c listen_addresses=\(addresses) -c max_connections=200 -c fsync=off"
         try PrivatePostgres.run(
             [binaries + "/pg_ctl", "-D", directory + "/data", "-o", options, "-l", directory + "/log", "-w", "start"],
             runAs: runAs

@@ -37,15 +37,17 @@ extension ClusterScenarioTests {
             let unindexed = try await entry.send("GET", "/items.json?orderBy=%22n%22&limitToFirst=1")
             #expect(unindexed.status == 400, "\(unindexed.body)")
 
-            // An edit of node 1's file: the owner puts it in force, indexes and all.
+            // An edit of node 1's file: the owner puts it in force, indexes and all (it builds a
+            // document's indexes before the document is in force).
             try Self.indexedRules.write(to: file, atomically: false, encoding: .utf8)
-            let ordered = try await eventually(timeout: .seconds(10)) {
-                try await entry.send("GET", "/items.json?orderBy=%22n%22&limitToFirst=1")
+            let inForce = try await eventually(timeout: .seconds(10)) {
+                try await entry.send("GET", "/.settings/rules.json", headers: admin)
             } until: {
-                $0.status == 200
+                $0.body == Self.indexedRules
             }
-            #expect(JSONCompare.equal(ordered.body, #"{"y":{"n":1}}"#), "\(ordered.body)")
-            #expect(try await entry.send("GET", "/.settings/rules.json", headers: admin).body == Self.indexedRules)
+            #expect(inForce.body == Self.indexedRules, "\(inForce.status) \(inForce.body)")
+            let ordered = try await entry.send("GET", "/items.json?orderBy=%22n%22&limitToFirst=1")
+            #expect(JSONCompare.equal(ordered.body, #"{"y":{"n":1}}"#), "\(ordered.status) \(ordered.body)")
             let versions = try await RulesHistoryTests.versions(entry)
             #expect(versions.first?["text"] as? String == Self.indexedRules)
             #expect(versions.first?["origin"] as? String == "file")
