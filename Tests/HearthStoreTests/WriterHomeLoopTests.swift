@@ -79,6 +79,37 @@ import Testing
         return try TemporaryStore(configuration: configuration)
     }
 
+    /// A store whose writer's jobs turned expensive (a limit of 2 ms, probes every
+    /// `probeInterval` nanoseconds): one write of 40,000 leaves from loop "a" takes far more than
+    /// 16 × 2 ms, and the average passes the limit.
+    private func expensiveWriter(probeInterval: UInt64) async throws -> (TemporaryStore, NamespaceStore, Loop) {
+        var configuration = StoreConfiguration()
+        configuration.loopJobLimit = 2_000_000
+        configuration.loopProbeInterval = probeInterval
+        let temp = try TemporaryStore(configuration: configuration)
+        let ns = try temp.store.namespace("default")
+        let loop = Loop("a")
+        let big = "{" + (0..<40_000).map { #""k\#($0)":\#($0)"# }.joined(separator: ",") + "}"
+        let first = await write(try set("big", big), to: ns, from: loop)
+        #expect(first.committed && first.loop == "a")
+        #expect(!ns.writer.jobsRunOnLoops, "an expensive writer's jobs leave the loop")
+        return (temp, ns, loop)
+    }
+
+    /// Holds the lock on the writer's state from another thread, as the queue's round does,
+    /// until the semaphore it answers is signalled.
+    private func holdTheStateAsTheQueuesRoundDoes(_ ns: NamespaceStore) async -> DispatchSemaphore {
+        let (holding, release) = (AsyncFlag(), DispatchSemaphore(value: 0))
+        DispatchQueue.global().async {
+            ns.writer.inspect { _ in
+                holding.set()
+                release.wait()
+            }
+        }
+        await holding.wait()
+        return release
+    }
+
     @Test func theFirstLoopRunsTheRoundItselfBeforeItsHandOverReturns() async throws {
         let temp = try store()
         defer { temp.destroy() }
@@ -139,18 +170,8 @@ import Testing
     func aWriterWhoseJobsTurnedExpensiveRunsThemOnItsQueueUntilTheLoopFindsThemCheap(
         queueCost: Duration
     ) async throws {
-        var configuration = StoreConfiguration()
-        configuration.loopJobLimit = 2_000_000  // 2 ms
-        configuration.loopProbeInterval = 10_000_000  // 10 ms
-        let temp = try TemporaryStore(configuration: configuration)
+        let (temp, ns, loop) = try await expensiveWriter(probeInterval: 10_000_000)  // 10 ms
         defer { temp.destroy() }
-        let ns = try temp.store.namespace("default")
-        let loop = Loop("a")
-        // One write of 40,000 leaves takes far more than 16 × 2 ms: the average passes the limit.
-        let big = "{" + (0..<40_000).map { #""k\#($0)":\#($0)"# }.joined(separator: ",") + "}"
-        let first = await write(try set("big", big), to: ns, from: loop)
-        #expect(first.committed && first.loop == "a")
-        #expect(!ns.writer.jobsRunOnLoops, "an expensive writer's jobs leave the loop")
 
         let (onQueue, back) = await loop.handJobsUntilTheyRunOnLoops(to: ns.writer, costlyOnTheQueue: queueCost)
         #expect(back, "the writer's jobs came back to the loop (\(onQueue) ran on the queue)")
@@ -160,27 +181,12 @@ import Testing
     /// A probe that finds the queue's round running measures nothing, so the writer's next job
     /// probes at once, not a whole `loopProbeInterval` later.
     @Test func aProbeThatFindsTheQueuesRoundRunningLeavesTheNextJobToProbe() async throws {
-        var configuration = StoreConfiguration()
-        configuration.loopJobLimit = 2_000_000  // 2 ms
-        configuration.loopProbeInterval = 2_000_000_000  // 2 s
-        let temp = try TemporaryStore(configuration: configuration)
+        let (temp, ns, loop) = try await expensiveWriter(probeInterval: 2_000_000_000)  // 2 s
         defer { temp.destroy() }
-        let ns = try temp.store.namespace("default")
-        let loop = Loop("a")
-        let big = "{" + (0..<40_000).map { #""k\#($0)":\#($0)"# }.joined(separator: ",") + "}"
-        _ = await write(try set("big", big), to: ns, from: loop)
-        #expect(!ns.writer.jobsRunOnLoops, "an expensive writer's jobs leave the loop")
         try await Task.sleep(for: .milliseconds(2_100))  // a probe is due
 
         // The queue's round, as far as the lock on the writer's state goes: the probe finds it.
-        let (holding, release) = (AsyncFlag(), DispatchSemaphore(value: 0))
-        DispatchQueue.global().async {
-            ns.writer.inspect { _ in
-                holding.set()
-                release.wait()
-            }
-        }
-        await holding.wait()
+        let release = await holdTheStateAsTheQueuesRoundDoes(ns)
         let done = AsyncFlag()
         let lost = try set("p", "1")
         await loop.run {
@@ -204,14 +210,7 @@ import Testing
         let loop = Loop("a")
         let write = try set("z", "1")
         // The queue's round, as far as the lock on the writer's state goes.
-        let (holding, release) = (AsyncFlag(), DispatchSemaphore(value: 0))
-        DispatchQueue.global().async {
-            ns.writer.inspect { _ in
-                holding.set()
-                release.wait()
-            }
-        }
-        await holding.wait()
+        let release = await holdTheStateAsTheQueuesRoundDoes(ns)
 
         let seen = Mutex<String??>(nil)
         let done = AsyncFlag()
