@@ -36,12 +36,20 @@ struct DiskFullLoadTests {
             }
         }
         // Healthy, full, healthy again: each phase lasts until writers saw it.
-        try await eventually(timeout: .seconds(30)) { outcomes.counts.acknowledged >= 20 }
-        try fault.set(.full)
-        try await eventually(timeout: .seconds(30)) { outcomes.counts.refused >= 20 }
-        try fault.set(nil)
-        let before = outcomes.counts.acknowledged
-        try await eventually(timeout: .seconds(30)) { outcomes.counts.acknowledged >= before + 20 }
+        do {
+            try await eventually(timeout: .seconds(30)) { outcomes.counts.acknowledged >= 20 }
+            try fault.set(.full)
+            try await eventually(timeout: .seconds(30)) { outcomes.counts.refused >= 20 }
+            try fault.set(nil)
+            let before = outcomes.counts.acknowledged
+            try await eventually(timeout: .seconds(30)) { outcomes.counts.acknowledged >= before + 20 }
+        } catch {
+            // A phase that never came leaves no server behind.
+            outcomes.stop.store(true, ordering: .relaxed)
+            _ = try? await load.value
+            await server.kill()
+            throw error
+        }
         outcomes.stop.store(true, ordering: .relaxed)
         try await load.value
         #expect(outcomes.unexpected.withLock { $0 }.isEmpty, "\(outcomes.unexpected.withLock { $0 })")
