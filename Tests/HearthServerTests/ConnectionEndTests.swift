@@ -1,6 +1,5 @@
 import Foundation
 import HearthTestSupport
-import Synchronization
 import Testing
 
 /// A connection ends when its client ends it, whatever way it does: a WebSocket close frame, a
@@ -147,7 +146,7 @@ struct ConnectionEndTests {
             // unread): only what it sends keeps it. Then its request is still answered, and it
             // keeps alive until the test has looked at its status.
             let port = server.port
-            let looked = Flag()
+            let looked = Locked(false)
             let kept = StartedThread { () throws -> RawWebSocket in
                 let talking = try Self.openWithOnDisconnect(port: port, name: "talking")
                 for _ in 0..<60 {
@@ -158,7 +157,7 @@ struct ConnectionEndTests {
                 let answer = try talking.awaitResponse(to: 3)
                 guard answer.contains(#""s":"ok""#) else { throw TestFailure("not answered: \(answer)") }
                 let until = Date().addingTimeInterval(60)
-                while !looked.isSet, Date() < until {
+                while !looked.withLock({ $0 }), Date() < until {
                     try talking.sendText("0")
                     Thread.sleep(forTimeInterval: 0.1)
                 }
@@ -176,7 +175,7 @@ struct ConnectionEndTests {
                 try await server.get("/still") == "true"
             }
             #expect(try await server.get("/status/talking") == "null")
-            looked.set()
+            looked.withLock { $0 = true }
             let talking = try await kept.value()
             talking.abort()
             silent.abort()
@@ -246,11 +245,4 @@ struct ConnectionEndTests {
         else { throw TestFailure("no hearth_open_connections in /metrics: \(reply.status)") }
         return Int(value)
     }
-}
-
-/// A one-way switch one thread sets and another reads.
-private final class Flag: Sendable {
-    private let value = Atomic<Bool>(false)
-    var isSet: Bool { value.load(ordering: .acquiring) }
-    func set() { value.store(true, ordering: .releasing) }
 }
