@@ -134,13 +134,42 @@ public final class NamespaceStore: Sendable {
     var registeredIndexes: [RegisteredIndex] { registered.withLock { $0 } }
 
     /// Runs `body` on the store's read pool against one consistent snapshot.
+    ///
+    /// In a cluster the snapshot may hold a round whose append to the changelog is still in
+    /// flight, and that append may yet be refused: the answer then waits until the changelog
+    /// holds everything the snapshot read (one commit at most), and a refused append fails the
+    /// read (`.notOwner`), so no client ever reads a write that is not committed.
     public func read<T: Sendable>(_ body: @escaping @Sendable (NamespaceReader) throws -> T) async throws -> T {
         let indexes = registered.withLock { $0 }
+        let replicated = writer.isReplicated
         return try await withCheckedThrowingContinuation { continuation in
             NamespaceStore.readQueue.async { [self] in
-                continuation.resume(with: Result { try readNow(indexes: indexes, body) })
+                let read = Result {
+                    try readNow(indexes: indexes) { reader in
+                        (try body(reader), replicated ? reader.replicationPosition : 0)
+                    }
+                }
+                switch read {
+                case .failure(let error):
+                    continuation.resume(throwing: error)
+                case .success(let (value, position)):
+                    writer.durable(through: position) { error in
+                        if let error {
+                            continuation.resume(throwing: error)
+                        } else {
+                            continuation.resume(returning: value)
+                        }
+                    }
+                }
             }
         }
+    }
+
+    /// Calls `resume` once everything `reader`'s snapshot holds is committed: at once on a
+    /// single server; in a cluster once the changelog holds it, or with the refusal of its
+    /// append (see `read`). For a read that hands out what it reads before it ends.
+    public func whenCommitted(_ reader: NamespaceReader, _ resume: @escaping @Sendable (StoreError?) -> Void) {
+        writer.durable(through: writer.isReplicated ? reader.replicationPosition : 0, resume)
     }
 
     /// Reads on the calling thread against one consistent snapshot: for work that already runs

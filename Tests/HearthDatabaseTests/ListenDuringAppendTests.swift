@@ -9,9 +9,10 @@ import Testing
 @testable import HearthDatabase
 
 /// A clustered namespace's round is in LevelDB while its append is in flight, so a listen's
-/// initial read may see a write whose commit is announced only after the listen is active. The
-/// listener shows the write from its initial data and gets no push for it: one push more would
-/// be a duplicate event (found by the cluster's history checker, `ClusterHistoryTests`).
+/// initial read may hold a write whose commit is announced only after the listen is active (its
+/// first data waits for the append, not for the announcement). The listener shows the write
+/// from its initial data and gets no push for it: one push more would be a duplicate event
+/// (found by the cluster's history checker, `ClusterHistoryTests`).
 @Suite struct ListenDuringAppendTests {
     /// A changelog whose appends wait until released.
     final class HeldChangelog: Sendable {
@@ -62,11 +63,20 @@ import Testing
         let write = Task { try await engine.set("h/a", "2") }
         // An outcome, not a timing: a loaded full run may start the write's task late.
         try await eventually(timeout: .seconds(60)) { changelog.heldCount == 1 }
+        // The listen's read holds a = 2: its first data waits for the append (a read never
+        // answers what is not committed), then shows it.
         let subscriber = FakeSubscriber()
-        let start = try await engine.listen(path: path("h"), query: nil, subscriber: subscriber, as: .admin)
-        #expect(text(start.data) == #"{"a":2}"#)  // documented: a read may see a write before its commit
-
+        let answered = Atomic<Bool>(false)
+        let listen = Task {
+            defer { answered.store(true, ordering: .relaxed) }
+            return try await engine.listen(path: path("h"), query: nil, subscriber: subscriber, as: .admin)
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        let answeredEarly = answered.load(ordering: .relaxed)
+        #expect(!answeredEarly, "the listen answered while its read's append waited")
         changelog.release()
+        let start = try await listen.value
+        #expect(text(start.data) == #"{"a":2}"#)
         try await write.value
         try await engine.set("h/b", "3")
         await engine.waitForDeliveries()

@@ -3,4 +3,10 @@ extension NamespaceReader {
     public var sequence: UInt64 {
         snapshot.get(keys.sequenceKey).map(NamespaceStore.decodeSequence) ?? 0
     }
+
+    /// The changelog position of the last replicated batch this snapshot includes (0 when none:
+    /// not in a cluster, or nothing written since the namespace came to this node).
+    var replicationPosition: UInt64 {
+        snapshot.get(keys.replicationPositionKey).flatMap(KeySpace.decodePosition)?.lsn ?? 0
+    }
 }

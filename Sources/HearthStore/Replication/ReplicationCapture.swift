@@ -19,6 +19,10 @@ final class ReplicationCapture: Sendable {
         /// previous commit was in flight).
         var sending = false
         var waiting: [(batches: [[UInt8]], after: UInt64, completion: @Sendable (StoreError?) -> Void)] = []
+        /// The position of the last batch the changelog holds: everything up to it is committed.
+        var durable: UInt64
+        /// Reads waiting for the changelog to hold the position they read (`durable(through:)`).
+        var readers: [(position: UInt64, resume: @Sendable (StoreError?) -> Void)] = []
     }
 
     private let sink: ReplicationSink
@@ -28,7 +32,47 @@ final class ReplicationCapture: Sendable {
     init(sink: ReplicationSink, keys: KeySpace, position: UInt64) {
         self.sink = sink
         self.keys = keys
-        state = Mutex(State(lsn: position))
+        // What the local copy holds when the namespace opens came from the changelog (a
+        // takeover catches up from it first), so it is all committed.
+        state = Mutex(State(lsn: position, durable: position))
+    }
+
+    /// Calls `resume` once the changelog holds every batch up to `position` (at once when it
+    /// already does), or with the refusal when an append failed first: a read of the local copy
+    /// waits so, because the copy holds a round while its append is in flight, and that round
+    /// may yet be refused. On any thread.
+    func durable(through position: UInt64, _ resume: @escaping @Sendable (StoreError?) -> Void) {
+        let now = state.withLock { state -> StoreError?? in
+            if position <= state.durable { return .some(nil) }
+            if let refusal = state.refusal { return .some(refusal) }
+            state.readers.append((position, resume))
+            return .none
+        }
+        if let now { resume(now) }
+    }
+
+    /// Moves the committed position to `position` and lets the reads it covers go on; with a
+    /// refusal, fails every waiting read (nothing past the committed position will commit).
+    private func settleReaders(committed position: UInt64?, refusal: StoreError?) {
+        typealias Resume = @Sendable (StoreError?) -> Void
+        let due = state.withLock { state -> [(Resume, StoreError?)] in
+            if let position, position > state.durable { state.durable = position }
+            let durable = state.durable
+            let failure = refusal ?? state.refusal
+            var due: [(Resume, StoreError?)] = []
+            state.readers.removeAll { reader in
+                if reader.position <= durable {
+                    due.append((reader.resume, nil))
+                } else if let failure {
+                    due.append((reader.resume, failure))
+                } else {
+                    return false
+                }
+                return true
+            }
+            return due
+        }
+        for (resume, error) in due { resume(error) }
     }
 
     /// `output` with every batch counted and kept for the changelog.
@@ -51,6 +95,7 @@ final class ReplicationCapture: Sendable {
     /// Refuses every later write with `refusal` (the node stopped serving the namespace).
     func refuse(_ refusal: StoreError) {
         state.withLock { if $0.refusal == nil { $0.refusal = refusal } }
+        settleReaders(committed: nil, refusal: refusal)
     }
 
     enum Flush {
@@ -91,7 +136,9 @@ final class ReplicationCapture: Sendable {
             state.withLock { $0.sending = false }
             return
         }
-        sink.append(rounds.flatMap(\.batches), first.after) { [self] error in
+        let batches = rounds.flatMap(\.batches)
+        let through = first.after + UInt64(batches.count)
+        sink.append(batches, first.after) { [self] error in
             var refusal: StoreError?
             if let error {
                 let refused = StoreError(
@@ -101,6 +148,9 @@ final class ReplicationCapture: Sendable {
                 refusal = refused
                 state.withLock { if $0.refusal == nil { $0.refusal = refused } }
             }
+            // Reads go on before the writes are acknowledged: a client told its write is done
+            // then finds no read held up behind it.
+            settleReaders(committed: refusal == nil ? through : nil, refusal: refusal)
             for round in rounds { round.completion(refusal) }
             let more = state.withLock { state -> Bool in
                 if state.waiting.isEmpty {

@@ -134,6 +134,14 @@ final class NamespaceWriter: Sendable, WritePassMember {
         replication?.refuse(StoreError(.notOwner, "This node no longer serves the namespace; retry."))
     }
 
+    /// Calls `resume` once every batch up to replication position `position` is in the
+    /// cluster's changelog (at once when it is, or when the namespace is not replicated), or
+    /// with the refusal when its append failed (`ReplicationCapture.durable(through:_:)`).
+    func durable(through position: UInt64, _ resume: @escaping @Sendable (StoreError?) -> Void) {
+        guard let replication else { return resume(nil) }
+        replication.durable(through: position, resume)
+    }
+
     /// Reads the writer's lasting state between rounds (tests).
     func inspect<T: Sendable>(_ body: (WriterState) -> T) -> T {
         state.withLock { body($0) }

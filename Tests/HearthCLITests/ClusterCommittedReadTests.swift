@@ -1,0 +1,117 @@
+import Foundation
+import HearthTestSupport
+import Testing
+
+extension ClusterProcessTests {
+    /// An owner's local copy holds a round while its append to the changelog is in flight; a
+    /// read in that moment must not answer with it, since the append may yet be refused.
+    @Suite("reads of what is committed")
+    struct ClusterCommittedReadTests {
+        @Test func aReadNeverAnswersAWriteWhoseAppendIsThenRefused() async throws {
+            let postgres = try PrivatePostgres.shared.get()
+            let database = try postgres.database()
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let node = try await Cluster.startNode(0, directory: directory, database: database, leaseSeconds: 10)
+            do {
+                try await check(node, postgres: postgres, database: database)
+            } catch {
+                await node.kill()
+                throw error
+            }
+            await node.kill()
+        }
+
+        private func check(_ node: ProcessTestServer, postgres: PrivatePostgres, database: String) async throws {
+            #expect(try await node.request("PUT", "/a.json?ns=fenced", body: #""kept""#, admin: true).status == 200)
+            // The namespace's row is locked for 2 s, then its epoch moves (as a takeover by
+            // another node would move it): the append of the next write waits for the lock, then
+            // matches no row, and the write is refused.
+            let locker = StartedThread {
+                try postgres.query(
+                    """
+                    SELECT 1 FROM hearth_namespaces WHERE ns = 'fenced' FOR UPDATE;
+                    SELECT pg_sleep(2);
+                    UPDATE hearth_namespaces SET epoch = epoch + 1 WHERE ns = 'fenced'
+                    """,
+                    in: database
+                )
+            }
+            try await eventually(timeout: .seconds(10), interval: .milliseconds(10)) {
+                try Self.active("%pg_sleep(2)%", postgres: postgres, database: database)
+            }
+            let write = Task {
+                try await node.request(
+                    "PUT",
+                    "/a.json?ns=fenced",
+                    body: #""phantom""#,
+                    admin: true,
+                    timeout: .seconds(20)
+                )
+            }
+            // Once its append waits for the lock, the write's round is in the node's LevelDB.
+            try await eventually(timeout: .seconds(10), interval: .milliseconds(10)) {
+                try Self.active("%INSERT INTO hearth_changelog%", postgres: postgres, database: database)
+            }
+            let read = try await node.request("GET", "/a.json?ns=fenced", admin: true, timeout: .seconds(20))
+            _ = try await locker.value()
+            let written = try await write.value
+            #expect(written.status != 200, "the write was acknowledged: \(written.status) \(written.body)")
+            // The read waited for the append, and was refused with it (503: retry).
+            #expect(read.status == 503, "a read answered \(read.status) \(read.body) while its write's append waited")
+            #expect(!read.body.contains("phantom"), "a read answered a write that was never committed")
+
+            // Served again (the lease taken anew), the namespace holds what was committed.
+            var last = ProcessTestServer.Response(status: 0, body: "")
+            try await eventually(timeout: .seconds(40), interval: .milliseconds(200)) {
+                last = try await node.request("GET", "/a.json?ns=fenced", admin: true)
+                return last.status == 200
+            }
+            #expect(last.body == #""kept""#)
+        }
+
+        @Test func aReadDuringAnAppendThatCommitsAnswersTheWrite() async throws {
+            let postgres = try PrivatePostgres.shared.get()
+            let database = try postgres.database()
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let node = try await Cluster.startNode(0, directory: directory, database: database, leaseSeconds: 10)
+            do {
+                #expect(try await node.request("PUT", "/a.json?ns=held", body: "1", admin: true).status == 200)
+                let locker = StartedThread {
+                    try postgres.query(
+                        "SELECT 1 FROM hearth_namespaces WHERE ns = 'held' FOR UPDATE; SELECT pg_sleep(1.5)",
+                        in: database
+                    )
+                }
+                try await eventually(timeout: .seconds(10), interval: .milliseconds(10)) {
+                    try Self.active("%pg_sleep(1.5)%", postgres: postgres, database: database)
+                }
+                let write = Task { try await node.request("PUT", "/a.json?ns=held", body: "2", admin: true) }
+                try await eventually(timeout: .seconds(10), interval: .milliseconds(10)) {
+                    try Self.active("%INSERT INTO hearth_changelog%", postgres: postgres, database: database)
+                }
+                let read = try await node.request("GET", "/a.json?ns=held", admin: true)
+                _ = try await locker.value()
+                #expect(try await write.value.status == 200)
+                #expect(read.status == 200 && read.body == "2", "\(read.status) \(read.body)")
+            } catch {
+                await node.kill()
+                throw error
+            }
+            await node.kill()
+        }
+
+        /// Whether a statement like `pattern` runs in the database now (not this query).
+        static func active(_ pattern: String, postgres: PrivatePostgres, database: String) throws -> Bool {
+            try postgres.query(
+                """
+                SELECT count(*) FROM pg_stat_activity
+                WHERE query LIKE '\(pattern)' AND pid <> pg_backend_pid() AND state = 'active'
+                """,
+                in: database
+            )
+            .first != "0"
+        }
+    }
+}
