@@ -7,14 +7,22 @@ extension ClusterProcessTests {
     /// read in that moment must not answer with it, since the append may yet be refused.
     @Suite("reads of what is committed")
     struct ClusterCommittedReadTests {
-        @Test func aReadNeverAnswersAWriteWhoseAppendIsThenRefused() async throws {
+        /// The refused write's value is small (a read renders it whole) or has `children` of 1 KB
+        /// each (a read sends it in 256 KiB chunks as it renders them).
+        @Test(arguments: [0, 600])
+        func aReadNeverAnswersAWriteWhoseAppendIsThenRefused(children: Int) async throws {
+            let padding = String(repeating: "p", count: 1_000)
+            let phantom =
+                children == 0
+                ? #""phantom""#
+                : "{" + (0..<children).map { #""phantom\#($0)":"\#(padding)""# }.joined(separator: ",") + "}"
             let postgres = try PrivatePostgres.shared.get()
             let database = try postgres.database()
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
             let node = try await Cluster.startNode(0, directory: directory, database: database, leaseSeconds: 10)
             do {
-                try await check(node, postgres: postgres, database: database)
+                try await check(node, phantom: phantom, postgres: postgres, database: database)
             } catch {
                 await node.kill()
                 throw error
@@ -22,7 +30,12 @@ extension ClusterProcessTests {
             await node.kill()
         }
 
-        private func check(_ node: ProcessTestServer, postgres: PrivatePostgres, database: String) async throws {
+        private func check(
+            _ node: ProcessTestServer,
+            phantom: String,
+            postgres: PrivatePostgres,
+            database: String
+        ) async throws {
             #expect(try await node.request("PUT", "/a.json?ns=fenced", body: #""kept""#, admin: true).status == 200)
             // The namespace's row is locked for 2 s, then its epoch moves (as a takeover by
             // another node would move it): the append of the next write waits for the lock, then
@@ -44,7 +57,7 @@ extension ClusterProcessTests {
                 try await node.request(
                     "PUT",
                     "/a.json?ns=fenced",
-                    body: #""phantom""#,
+                    body: phantom,
                     admin: true,
                     timeout: .seconds(20)
                 )
@@ -58,7 +71,7 @@ extension ClusterProcessTests {
             let written = try await write.value
             #expect(written.status != 200, "the write was acknowledged: \(written.status) \(written.body)")
             // The read waited for the append, and was refused with it (503: retry).
-            #expect(read.status == 503, "a read answered \(read.status) \(read.body) while its write's append waited")
+            #expect(read.status == 503, "a read answered \(read.status) \(read.body.prefix(200)) during the append")
             #expect(!read.body.contains("phantom"), "a read answered a write that was never committed")
 
             // Served again (the lease taken anew), the namespace holds what was committed.

@@ -19,9 +19,14 @@ extension NamespaceEngine {
         as caller: Caller
     ) async throws -> AsyncThrowingStream<[UInt8], any Error> {
         let (chunks, sink) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        let held = HeldChunks(sink)
         let (rules, activity, store) = (self.rules, self.activity, self.store)
         try await withCheckedThrowingContinuation { (judged: CheckedContinuation<Void, any Error>) in
-            let answered = Atomic<Bool>(false)
+            // Set by whichever answers the judgement first: the read's commit, or its failure.
+            let judgedOnce = Atomic<Bool>(false)
+            @Sendable func claimJudgement() -> Bool {
+                judgedOnce.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged
+            }
             Task {
                 do {
                     try await store.read { reader in
@@ -29,18 +34,24 @@ extension NamespaceEngine {
                             activity.refused(.read)
                             throw StoreError.permissionDenied
                         }
-                        answered.store(true, ordering: .sequentiallyConsistent)
-                        judged.resume()
+                        // Answered once what the snapshot holds is committed (at once on a
+                        // single server); a refused append fails the read instead (the store's
+                        // read throws it).
+                        store.whenCommitted(reader) { error in
+                            guard error == nil, claimJudgement() else { return }
+                            judged.resume()
+                            held.open()
+                        }
                         try reader.streamJSON(at: path, format: format, chunkSize: chunkSize) { chunk in
-                            if case .terminated = sink.yield(chunk) { throw CancellationError() }
+                            if held.yield(chunk) { throw CancellationError() }
                         }
                     }
-                    sink.finish()
+                    held.end(.success(()))
                 } catch {
-                    if answered.load(ordering: .sequentiallyConsistent) {
-                        sink.finish(throwing: error)
-                    } else {
+                    if claimJudgement() {
                         judged.resume(throwing: error)
+                    } else {
+                        held.end(.failure(error))
                     }
                 }
             }
