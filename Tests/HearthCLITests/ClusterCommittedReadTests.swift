@@ -16,18 +16,9 @@ extension ClusterProcessTests {
                 children == 0
                 ? #""phantom""#
                 : "{" + (0..<children).map { #""phantom\#($0)":"\#(padding)""# }.joined(separator: ",") + "}"
-            let postgres = try PrivatePostgres.shared.get()
-            let database = try postgres.database()
-            let directory = try TemporaryDirectory()
-            defer { directory.remove() }
-            let node = try await Cluster.startNode(0, directory: directory, database: database, leaseSeconds: 10)
-            do {
+            try await Cluster.withOneNode(leaseSeconds: 10) { node, postgres, database in
                 try await check(node, phantom: phantom, postgres: postgres, database: database)
-            } catch {
-                await node.kill()
-                throw error
             }
-            await node.kill()
         }
 
         private func check(
@@ -84,12 +75,7 @@ extension ClusterProcessTests {
         }
 
         @Test func aReadDuringAnAppendThatCommitsAnswersTheWrite() async throws {
-            let postgres = try PrivatePostgres.shared.get()
-            let database = try postgres.database()
-            let directory = try TemporaryDirectory()
-            defer { directory.remove() }
-            let node = try await Cluster.startNode(0, directory: directory, database: database, leaseSeconds: 10)
-            do {
+            try await Cluster.withOneNode(leaseSeconds: 10) { node, postgres, database in
                 #expect(try await node.request("PUT", "/a.json?ns=held", body: "1", admin: true).status == 200)
                 let locker = StartedThread {
                     try postgres.query(
@@ -108,11 +94,7 @@ extension ClusterProcessTests {
                 _ = try await locker.value()
                 #expect(try await write.value.status == 200)
                 #expect(read.status == 200 && read.body == "2", "\(read.status) \(read.body)")
-            } catch {
-                await node.kill()
-                throw error
             }
-            await node.kill()
         }
 
         /// Whether a statement like `pattern` runs in the database now (not this query).

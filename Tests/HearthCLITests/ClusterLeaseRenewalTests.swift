@@ -8,20 +8,11 @@ extension ClusterProcessTests {
     @Suite("lease renewals")
     struct ClusterLeaseRenewalTests {
         @Test func aRenewalHeldUpPastItsTimeBoundIsSentAgainWithinTheLease() async throws {
-            let postgres = try PrivatePostgres.shared.get()
-            let database = try postgres.database()
-            let directory = try TemporaryDirectory()
-            defer { directory.remove() }
             // A 10 s lease: renewed every 3.3 s, a renewal unanswered after 3.3 s fails, and the
             // node stops serving 9.75 s after the last renewal that was answered was sent.
-            let node = try await Cluster.startNode(0, directory: directory, database: database, leaseSeconds: 10)
-            do {
+            try await Cluster.withOneNode(leaseSeconds: 10) { node, postgres, database in
                 try await check(node, postgres: postgres, database: database)
-            } catch {
-                await node.kill()
-                throw error
             }
-            await node.kill()
         }
 
         private func check(_ node: ProcessTestServer, postgres: PrivatePostgres, database: String) async throws {

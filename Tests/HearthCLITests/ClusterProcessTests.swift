@@ -65,6 +65,26 @@ struct ClusterProcessTests {
             directory.remove()
         }
 
+        /// Runs `body` with one node over a new database (`leaseSeconds` long leases), the
+        /// database's PostgreSQL and name; kills the node after, whatever `body` throws.
+        static func withOneNode(
+            leaseSeconds: Int,
+            _ body: (ProcessTestServer, PrivatePostgres, String) async throws -> Void
+        ) async throws {
+            let postgres = try PrivatePostgres.shared.get()
+            let database = try postgres.database()
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let node = try await startNode(0, directory: directory, database: database, leaseSeconds: leaseSeconds)
+            do {
+                try await body(node, postgres, database)
+            } catch {
+                await node.kill()
+                throw error
+            }
+            await node.kill()
+        }
+
         /// The cluster's view through `node`: node ids by URL, and each namespace's owner id.
         func view(
             through node: ProcessTestServer
