@@ -4,8 +4,8 @@ extension NamespaceReader {
         snapshot.get(keys.sequenceKey).map(NamespaceStore.decodeSequence) ?? 0
     }
 
-    /// The changelog position of the last replicated batch this snapshot includes (0 when none:
-    /// not in a cluster, or nothing written since the namespace came to this node).
+    /// The changelog position of the last replicated batch this snapshot includes (0 when it
+    /// holds none: a namespace never written in a cluster).
     var replicationPosition: UInt64 {
         snapshot.get(keys.replicationPositionKey).flatMap(KeySpace.decodePosition)?.lsn ?? 0
     }
