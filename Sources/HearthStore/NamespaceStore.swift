@@ -141,12 +141,11 @@ public final class NamespaceStore: Sendable {
     /// read (`.notOwner`), so no client ever reads a write that is not committed.
     public func read<T: Sendable>(_ body: @escaping @Sendable (NamespaceReader) throws -> T) async throws -> T {
         let indexes = registered.withLock { $0 }
-        let replicated = writer.isReplicated
         return try await withCheckedThrowingContinuation { continuation in
             NamespaceStore.readQueue.async { [self] in
                 let read = Result {
                     try readNow(indexes: indexes) { reader in
-                        (try body(reader), replicated ? reader.replicationPosition : 0)
+                        (try body(reader), committedPosition(reader))
                     }
                 }
                 switch read {
@@ -169,7 +168,13 @@ public final class NamespaceStore: Sendable {
     /// single server; in a cluster once the changelog holds it, or with the refusal of its
     /// append (see `read`). For a read that hands out what it reads before it ends.
     public func whenCommitted(_ reader: NamespaceReader, _ resume: @escaping @Sendable (StoreError?) -> Void) {
-        writer.durable(through: writer.isReplicated ? reader.replicationPosition : 0, resume)
+        writer.durable(through: committedPosition(reader), resume)
+    }
+
+    /// The changelog position that must be committed before `reader`'s snapshot is answered (0
+    /// when the namespace is not replicated: no read of the position key).
+    private func committedPosition(_ reader: NamespaceReader) -> UInt64 {
+        writer.isReplicated ? reader.replicationPosition : 0
     }
 
     /// Reads on the calling thread against one consistent snapshot: for work that already runs

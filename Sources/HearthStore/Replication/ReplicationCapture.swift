@@ -51,14 +51,15 @@ final class ReplicationCapture: Sendable {
         if let now { resume(now) }
     }
 
-    /// Moves the committed position to `position` and lets the reads it covers go on; with a
-    /// refusal, fails every waiting read (nothing past the committed position will commit).
-    private func settleReaders(committed position: UInt64?, refusal: StoreError?) {
+    /// Moves the committed position to `position` and lets the reads it covers go on; once the
+    /// writer refuses, fails every other waiting read (nothing past the committed position will
+    /// commit).
+    private func settleReaders(committed position: UInt64?) {
         typealias Resume = @Sendable (StoreError?) -> Void
         let due = state.withLock { state -> [(Resume, StoreError?)] in
             if let position, position > state.durable { state.durable = position }
             let durable = state.durable
-            let failure = refusal ?? state.refusal
+            let failure = state.refusal
             var due: [(Resume, StoreError?)] = []
             state.readers.removeAll { reader in
                 if reader.position <= durable {
@@ -95,7 +96,7 @@ final class ReplicationCapture: Sendable {
     /// Refuses every later write with `refusal` (the node stopped serving the namespace).
     func refuse(_ refusal: StoreError) {
         state.withLock { if $0.refusal == nil { $0.refusal = refusal } }
-        settleReaders(committed: nil, refusal: refusal)
+        settleReaders(committed: nil)
     }
 
     enum Flush {
@@ -150,7 +151,7 @@ final class ReplicationCapture: Sendable {
             }
             // Reads go on before the writes are acknowledged: a client told its write is done
             // then finds no read held up behind it.
-            settleReaders(committed: refusal == nil ? through : nil, refusal: refusal)
+            settleReaders(committed: refusal == nil ? through : nil)
             for round in rounds { round.completion(refusal) }
             let more = state.withLock { state -> Bool in
                 if state.waiting.isEmpty {
