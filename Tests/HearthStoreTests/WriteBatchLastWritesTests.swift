@@ -41,6 +41,40 @@ import Testing
         #expect(try read("kept") == "1")
     }
 
+    /// A batch handed to LevelDB with a key put, deleted and put again leaves its last operation
+    /// (a guard for any reordering of the operations, decision 0027).
+    @Test func aBatchWrittenWithRepeatsLeavesEachKeysLastOperation() throws {
+        let directory = try TemporaryDirectory(prefix: "hearth-batch").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let db = try LevelDB(path: directory, writeBufferSize: 1 << 20)
+        defer { db.close() }
+        let setup = WriteBatch()
+        setup.put(Array("gone".utf8), Array("1".utf8))
+        try db.write(setup, sync: false)
+
+        let batch = WriteBatch()
+        batch.put(Array("z".utf8), Array("1".utf8))
+        batch.put(Array("ab".utf8), Array("1".utf8))
+        batch.put(Array("a".utf8), Array("1".utf8))
+        batch.delete(Array("gone".utf8))
+        batch.put(Array("z".utf8), Array("2".utf8))
+        batch.delete(Array("ab".utf8))
+        batch.put(Array("gone".utf8), Array("back".utf8))
+        batch.put(Array("a".utf8), Array("3".utf8))
+        batch.put([0x61, 0x00], Array("nul".utf8))
+        batch.put([], Array("empty".utf8))
+        try db.write(batch, sync: false)
+        let read = { (key: [UInt8]) in
+            try db.withSnapshot { $0.get(key).map { String(decoding: $0, as: UTF8.self) } }
+        }
+        #expect(try read(Array("z".utf8)) == "2")
+        #expect(try read(Array("ab".utf8)) == nil)
+        #expect(try read(Array("a".utf8)) == "3")
+        #expect(try read(Array("gone".utf8)) == "back")
+        #expect(try read([0x61, 0x00]) == "nul")
+        #expect(try read([]) == "empty")
+    }
+
     @Test func aBatchWithoutRepeatsIsLeftAsItIs() {
         let batch = WriteBatch()
         batch.put(Array("a".utf8), Array("1".utf8))
