@@ -167,16 +167,21 @@ public final class ClusterDirectory: Sendable {
 
     /// Extends every lease of `leases` (one node's) by `leaseSeconds` from now, in one
     /// statement however many there are; answers the ones still held (the others' epochs were
-    /// taken over).
+    /// taken over). Their rows are locked in the order of their names first, as a commit group
+    /// locks them (`CommitGroups`), so the two never deadlock.
     public func renew(_ leases: [NamespaceLease], leaseSeconds: Int) async throws -> Set<NamespaceLease> {
         guard let node = leases.first?.node else { return [] }
         precondition(leases.allSatisfy { $0.node == node }, "renew(_:) takes one node's leases")
+        let namespaces = leases.map(\.namespace)
         let rows = try await leaseLink.query(
             """
+            WITH locked AS MATERIALIZED (
+                SELECT ns FROM hearth_namespaces WHERE ns = ANY(\(namespaces)::text[]) ORDER BY ns FOR UPDATE
+            )
             UPDATE hearth_namespaces AS s
             SET lease_until = clock_timestamp() + make_interval(secs => \(Double(leaseSeconds)))
-            FROM unnest(\(leases.map(\.namespace))::text[], \(leases.map(\.epoch))::bigint[]) AS held(ns, epoch)
-            WHERE s.ns = held.ns AND s.epoch = held.epoch AND s.owner = \(node)
+            FROM locked, unnest(\(namespaces)::text[], \(leases.map(\.epoch))::bigint[]) AS held(ns, epoch)
+            WHERE s.ns = locked.ns AND s.ns = held.ns AND s.epoch = held.epoch AND s.owner = \(node)
             RETURNING s.ns, s.epoch
             """
         )

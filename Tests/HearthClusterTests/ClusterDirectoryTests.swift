@@ -133,6 +133,65 @@ struct ClusterDirectoryTests {
         #expect(try await directory.owners().filter { $0.value == "a" }.count == 199)
     }
 
+    /// A node's commit groups and its lease renewals update the same rows from two connections;
+    /// each takes its rows' locks in one order (the namespaces' names), so neither ever waits for
+    /// the other in a cycle, which PostgreSQL would break by failing one of them ("deadlock
+    /// detected": a commit refused, its namespace given up).
+    @Test func commitGroupsAndRenewalsOfOneNodeNeverDeadlock() async throws {
+        let directory = try await open()
+        defer { Task { await directory.close() } }
+        try await directory.join(node: "a", url: "http://127.0.0.1:1")
+        var leases: [NamespaceLease] = []
+        // Taken in an order unlike the names' (so rows sit unlike either statement's order).
+        for index in (0..<40).map({ ($0 * 17) % 40 }) {
+            guard case .mine(let lease) = try await directory.acquire(namespace: "n\(index)", node: "a", leaseSeconds: 60)
+            else {
+                Issue.record("a did not get n\(index)")
+                return
+            }
+            leases.append(lease)
+        }
+        let held = leases
+        let until = ContinuousClock.now + .seconds(4)
+        let batch = batch("x")
+        let failures = try await withThrowingTaskGroup(of: [String].self) { group in
+            for lease in held {
+                group.addTask {
+                    var after: Int64 = 0
+                    var failures: [String] = []
+                    while ContinuousClock.now < until && failures.isEmpty {
+                        do {
+                            try await directory.append([batch], after: after, lease: lease).get()
+                            after += 1
+                        } catch {
+                            failures.append("append of \(lease.namespace): \(error)")
+                        }
+                    }
+                    return failures
+                }
+            }
+            for _ in 0..<2 {
+                group.addTask {
+                    var failures: [String] = []
+                    while ContinuousClock.now < until && failures.isEmpty {
+                        do {
+                            let renewed = try await directory.renew(held.shuffled(), leaseSeconds: 60)
+                            if renewed.count != held.count { failures.append("renewed \(renewed.count) leases") }
+                        } catch {
+                            failures.append("renewal: \(error)")
+                        }
+                    }
+                    return failures
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(failures.count == 0, "\(failures.prefix(3))")
+        for lease in leases.prefix(3) {
+            #expect(try await directory.changelog(namespace: lease.namespace, after: 0).count > 0)
+        }
+    }
+
     @Test func anAppendAfterTheWrongPositionIsRefusedWhole() async throws {
         let directory = try await open()
         defer { Task { await directory.close() } }
