@@ -144,8 +144,8 @@ struct ClusterDirectoryTests {
         var leases: [NamespaceLease] = []
         // Taken in an order unlike the names' (so rows sit unlike either statement's order).
         for index in (0..<40).map({ ($0 * 17) % 40 }) {
-            guard case .mine(let lease) = try await directory.acquire(namespace: "n\(index)", node: "a", leaseSeconds: 60)
-            else {
+            let taken = try await directory.acquire(namespace: "n\(index)", node: "a", leaseSeconds: 60)
+            guard case .mine(let lease) = taken else {
                 Issue.record("a did not get n\(index)")
                 return
             }
