@@ -160,41 +160,68 @@ public final class ClusterDirectory: Sendable {
         return .other(ClusterNode(id: id, url: url, alive: alive))
     }
 
-    /// Extends `lease` by `leaseSeconds` from now; false when its epoch was taken over.
+    /// Extends `lease` by `leaseSeconds` from now; false when its epoch was taken over (or its
+    /// row stayed locked by a commit for the whole `LeaseRenewal.busyLimit`).
     public func renew(_ lease: NamespaceLease, leaseSeconds: Int) async throws -> Bool {
-        try await renew([lease], leaseSeconds: leaseSeconds).contains(lease)
+        try await renew([lease], leaseSeconds: leaseSeconds).renewed.contains(lease)
     }
 
     /// Extends every lease of `leases` (one node's) by `leaseSeconds` from now, in one
-    /// statement however many there are; answers the ones still held (the others' epochs were
-    /// taken over). Their rows are locked in the order of their names first, as a commit group
-    /// locks them (`CommitGroups`), so the two never deadlock.
-    public func renew(_ leases: [NamespaceLease], leaseSeconds: Int) async throws -> Set<NamespaceLease> {
-        guard let node = leases.first?.node else { return [] }
+    /// statement however many there are; answers the ones renewed, and the ones whose rows a
+    /// commit held locked all along (`LeaseRenewal.busy`): neither renewed nor known lost. The
+    /// others' epochs were taken over (or their rows are gone).
+    ///
+    /// A renewal never waits for a row lock: it skips the rows a commit of this node holds
+    /// (`FOR UPDATE SKIP LOCKED`) and asks again for those, a few milliseconds later, until
+    /// none is left or `LeaseRenewal.busyLimit` has passed. A commit group locks its
+    /// namespaces' rows in an order of its own, on another connection; a renewal that waited
+    /// for one row while holding others could close a cycle with it, which PostgreSQL breaks
+    /// by failing one of the two ("deadlock detected": a commit refused, its namespace given
+    /// up).
+    public func renew(_ leases: [NamespaceLease], leaseSeconds: Int) async throws -> LeaseRenewal {
+        guard let node = leases.first?.node else { return LeaseRenewal(renewed: [], busy: []) }
         precondition(leases.allSatisfy { $0.node == node }, "renew(_:) takes one node's leases")
-        let namespaces = leases.map(\.namespace)
-        let rows = try await leaseLink.query(
-            """
-            WITH locked AS MATERIALIZED (
-                SELECT ns FROM hearth_namespaces WHERE ns = ANY(\(namespaces)::text[]) ORDER BY ns FOR UPDATE
-            )
-            UPDATE hearth_namespaces AS s
-            SET lease_until = clock_timestamp() + make_interval(secs => \(Double(leaseSeconds)))
-            FROM locked, unnest(\(namespaces)::text[], \(leases.map(\.epoch))::bigint[]) AS held(ns, epoch)
-            WHERE s.ns = locked.ns AND s.ns = held.ns AND s.epoch = held.epoch AND s.owner = \(node)
-            RETURNING s.ns, s.epoch
-            """
-        )
-        var renewed = Set<NamespaceLease>()
         let byKey = Dictionary(
             leases.map { ("\($0.namespace)\u{0}\($0.epoch)", $0) },
             uniquingKeysWith: { first, _ in first }
         )
-        for row in rows.rows {
-            let (namespace, epoch) = try row.decode((String, Int64).self)
-            if let lease = byKey["\(namespace)\u{0}\(epoch)"] { renewed.insert(lease) }
+        let deadline = ContinuousClock.now + LeaseRenewal.busyLimit
+        var renewed = Set<NamespaceLease>()
+        var asked = leases
+        while true {
+            let rows = try await leaseLink.query(
+                """
+                WITH locked AS MATERIALIZED (
+                    SELECT ns FROM hearth_namespaces WHERE ns = ANY(\(asked.map(\.namespace))::text[])
+                    FOR UPDATE SKIP LOCKED
+                ), held AS (
+                    SELECT * FROM unnest(\(asked.map(\.namespace))::text[], \(asked.map(\.epoch))::bigint[])
+                        AS held(ns, epoch)
+                ), renewed AS (
+                    UPDATE hearth_namespaces AS s
+                    SET lease_until = clock_timestamp() + make_interval(secs => \(Double(leaseSeconds)))
+                    FROM locked, held
+                    WHERE s.ns = locked.ns AND s.ns = held.ns AND s.epoch = held.epoch AND s.owner = \(node)
+                    RETURNING s.ns, s.epoch
+                )
+                SELECT ns, epoch, true FROM renewed
+                UNION ALL
+                SELECT held.ns, held.epoch, false FROM held JOIN hearth_namespaces AS s ON s.ns = held.ns
+                WHERE s.ns NOT IN (SELECT ns FROM locked) AND s.epoch = held.epoch AND s.owner = \(node)
+                """
+            )
+            var busy: [NamespaceLease] = []
+            for row in rows.rows {
+                let (namespace, epoch, done) = try row.decode((String, Int64, Bool).self)
+                guard let lease = byKey["\(namespace)\u{0}\(epoch)"] else { continue }
+                if done { renewed.insert(lease) } else { busy.append(lease) }
+            }
+            guard !busy.isEmpty, ContinuousClock.now < deadline else {
+                return LeaseRenewal(renewed: renewed, busy: Set(busy))
+            }
+            asked = busy
+            try await Task.sleep(for: LeaseRenewal.busyRetry)
         }
-        return renewed
     }
 
     /// Gives `lease` up at once (a node that stops), so another node need not wait it out.

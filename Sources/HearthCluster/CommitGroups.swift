@@ -93,19 +93,12 @@ final class CommitGroups: Sendable {
 /// from its `after` by its entry count only under its epoch and only from that position, and
 /// its entries are inserted only through that update (one statement, one transaction). It
 /// answers one row (the namespace) per entry inserted.
-///
-/// The namespaces' rows are locked first, in the order of their names (`locked`), as the lease
-/// renewals lock them (`ClusterDirectory.renew`): the two run on their own connections over
-/// the same rows, and in two orders they could each hold a row the other waits for, which
-/// PostgreSQL ends by failing one of them ("deadlock detected").
 private struct GroupAppendStatement: PostgresPreparedStatement {
     static let sql = """
-        WITH locked AS MATERIALIZED (
-            SELECT ns FROM hearth_namespaces WHERE ns = ANY($1::text[]) ORDER BY ns FOR UPDATE
-        ), fence AS (
+        WITH fence AS (
             UPDATE hearth_namespaces AS n SET lsn = claim.after + claim.count
-            FROM locked, unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[]) AS claim(ns, epoch, after, count)
-            WHERE n.ns = locked.ns AND n.ns = claim.ns AND n.epoch = claim.epoch AND n.lsn = claim.after
+            FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[]) AS claim(ns, epoch, after, count)
+            WHERE n.ns = claim.ns AND n.epoch = claim.epoch AND n.lsn = claim.after
             RETURNING n.ns, claim.epoch, claim.after
         )
         INSERT INTO hearth_changelog (ns, lsn, epoch, batch)

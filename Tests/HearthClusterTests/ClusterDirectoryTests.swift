@@ -127,16 +127,18 @@ struct ClusterDirectoryTests {
             Issue.record("b did not take n7 over")
             return
         }
-        let renewed = try await directory.renew(leases, leaseSeconds: 30)
+        let renewal = try await directory.renew(leases, leaseSeconds: 30)
+        #expect(renewal.busy.isEmpty)
+        let renewed = renewal.renewed
         #expect(renewed.count == 199)
         #expect(!renewed.contains(leases[7]))
         #expect(try await directory.owners().filter { $0.value == "a" }.count == 199)
     }
 
     /// A node's commit groups and its lease renewals update the same rows from two connections;
-    /// each takes its rows' locks in one order (the namespaces' names), so neither ever waits for
-    /// the other in a cycle, which PostgreSQL would break by failing one of them ("deadlock
-    /// detected": a commit refused, its namespace given up).
+    /// a renewal never waits for a row a commit holds (it skips it and asks again), so the two
+    /// never wait for each other in a cycle, which PostgreSQL would break by failing one of them
+    /// ("deadlock detected": a commit refused, its namespace given up).
     @Test func commitGroupsAndRenewalsOfOneNodeNeverDeadlock() async throws {
         let directory = try await open()
         defer { Task { await directory.close() } }
@@ -175,7 +177,7 @@ struct ClusterDirectoryTests {
                     var failures: [String] = []
                     while ContinuousClock.now < until && failures.isEmpty {
                         do {
-                            let renewed = try await directory.renew(held.shuffled(), leaseSeconds: 60)
+                            let renewed = try await directory.renew(held.shuffled(), leaseSeconds: 60).renewed
                             if renewed.count != held.count { failures.append("renewed \(renewed.count) leases") }
                         } catch {
                             failures.append("renewal: \(error)")
@@ -190,6 +192,55 @@ struct ClusterDirectoryTests {
         for lease in leases.prefix(3) {
             #expect(try await directory.changelog(namespace: lease.namespace, after: 0).count > 0)
         }
+    }
+
+    /// A lease whose row another transaction holds locked is neither renewed nor lost: it is
+    /// busy once the renewal has asked again for `LeaseRenewal.busyLimit`, and the others are
+    /// renewed meanwhile; once the lock is gone it is renewed again.
+    @Test func aLeaseWhoseRowStaysLockedIsBusyNotLost() async throws {
+        let server = try PrivatePostgres.shared.get()
+        let database = try server.database()
+        let directory = try await ClusterDirectory.open(
+            try ClusterAddress(parsing: database),
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+            logger: Logger(label: "test")
+        )
+        defer { Task { await directory.close() } }
+        try await directory.join(node: "a", url: "http://127.0.0.1:1")
+        var leases: [NamespaceLease] = []
+        for name in ["free", "locked", "other"] {
+            guard case .mine(let lease) = try await directory.acquire(namespace: name, node: "a", leaseSeconds: 30)
+            else {
+                Issue.record("a did not get \(name)")
+                return
+            }
+            leases.append(lease)
+        }
+        let locker = StartedThread {
+            try server.query(
+                "SELECT 1 FROM hearth_namespaces WHERE ns = 'locked' FOR UPDATE; SELECT pg_sleep(2.5)",
+                in: database
+            )
+        }
+        try await eventually(timeout: .seconds(10), interval: .milliseconds(20)) {
+            try server.query(
+                """
+                SELECT count(*) FROM pg_stat_activity
+                WHERE query LIKE '%pg_sleep(2.5)%' AND pid <> pg_backend_pid() AND state = 'active'
+                """,
+                in: database
+            )
+            .first != "0"
+        }
+        let sent = ContinuousClock.now
+        let renewal = try await directory.renew(leases, leaseSeconds: 30)
+        let took = ContinuousClock.now - sent
+        #expect(renewal.renewed == [leases[0], leases[2]])
+        #expect(renewal.busy == [leases[1]])
+        #expect(took >= LeaseRenewal.busyLimit && took < .seconds(2.4), "the renewal took \(took)")
+        _ = try await locker.value()
+        let after = try await directory.renew(leases, leaseSeconds: 30)
+        #expect(after == LeaseRenewal(renewed: Set(leases), busy: []))
     }
 
     @Test func anAppendAfterTheWrongPositionIsRefusedWhole() async throws {
