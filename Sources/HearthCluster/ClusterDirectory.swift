@@ -160,68 +160,69 @@ public final class ClusterDirectory: Sendable {
         return .other(ClusterNode(id: id, url: url, alive: alive))
     }
 
-    /// Extends `lease` by `leaseSeconds` from now; false when its epoch was taken over (or its
-    /// row stayed locked by a commit for the whole `LeaseRenewal.busyLimit`).
+    /// Extends `lease` by `leaseSeconds` from now; false when its epoch was taken over.
     public func renew(_ lease: NamespaceLease, leaseSeconds: Int) async throws -> Bool {
-        try await renew([lease], leaseSeconds: leaseSeconds).renewed.contains(lease)
+        try await renew([lease], leaseSeconds: leaseSeconds).contains(lease)
     }
 
     /// Extends every lease of `leases` (one node's) by `leaseSeconds` from now, in one
-    /// statement however many there are; answers the ones renewed, and the ones whose rows a
-    /// commit held locked all along (`LeaseRenewal.busy`): neither renewed nor known lost. The
-    /// others' epochs were taken over (or their rows are gone).
+    /// statement however many there are; answers the ones still held (the others' epochs were
+    /// taken over, or their rows are gone).
     ///
-    /// A renewal never waits for a row lock: it skips the rows a commit of this node holds
-    /// (`FOR UPDATE SKIP LOCKED`) and asks again for those, a few milliseconds later, until
-    /// none is left or `LeaseRenewal.busyLimit` has passed. A commit group locks its
-    /// namespaces' rows in an order of its own, on another connection; a renewal that waited
+    /// That statement never waits for a row lock: it skips the rows a commit of this node holds
+    /// at that moment (`FOR UPDATE SKIP LOCKED`), and each of those is renewed after it by a
+    /// statement of its own, which waits for that one row only. A commit group locks its
+    /// namespaces' rows in an order of its own, on another connection: a renewal that waited
     /// for one row while holding others could close a cycle with it, which PostgreSQL breaks
     /// by failing one of the two ("deadlock detected": a commit refused, its namespace given
-    /// up).
-    public func renew(_ leases: [NamespaceLease], leaseSeconds: Int) async throws -> LeaseRenewal {
-        guard let node = leases.first?.node else { return LeaseRenewal(renewed: [], busy: []) }
+    /// up). A statement that holds no lock while it waits closes no cycle.
+    public func renew(_ leases: [NamespaceLease], leaseSeconds: Int) async throws -> Set<NamespaceLease> {
+        guard let node = leases.first?.node else { return [] }
         precondition(leases.allSatisfy { $0.node == node }, "renew(_:) takes one node's leases")
         let byKey = Dictionary(
             leases.map { ("\($0.namespace)\u{0}\($0.epoch)", $0) },
             uniquingKeysWith: { first, _ in first }
         )
-        let deadline = ContinuousClock.now + LeaseRenewal.busyLimit
+        let interval = Double(leaseSeconds)
+        let rows = try await leaseLink.query(
+            """
+            WITH locked AS MATERIALIZED (
+                SELECT ns FROM hearth_namespaces WHERE ns = ANY(\(leases.map(\.namespace))::text[])
+                FOR UPDATE SKIP LOCKED
+            ), held AS (
+                SELECT * FROM unnest(\(leases.map(\.namespace))::text[], \(leases.map(\.epoch))::bigint[])
+                    AS held(ns, epoch)
+            ), renewed AS (
+                UPDATE hearth_namespaces AS s
+                SET lease_until = clock_timestamp() + make_interval(secs => \(interval))
+                FROM locked, held
+                WHERE s.ns = locked.ns AND s.ns = held.ns AND s.epoch = held.epoch AND s.owner = \(node)
+                RETURNING s.ns, s.epoch
+            )
+            SELECT ns, epoch, true FROM renewed
+            UNION ALL
+            SELECT held.ns, held.epoch, false FROM held JOIN hearth_namespaces AS s ON s.ns = held.ns
+            WHERE s.ns NOT IN (SELECT ns FROM locked) AND s.epoch = held.epoch AND s.owner = \(node)
+            """
+        )
         var renewed = Set<NamespaceLease>()
-        var asked = leases
-        while true {
-            let rows = try await leaseLink.query(
+        var busy: [NamespaceLease] = []
+        for row in rows.rows {
+            let (namespace, epoch, done) = try row.decode((String, Int64, Bool).self)
+            guard let lease = byKey["\(namespace)\u{0}\(epoch)"] else { continue }
+            if done { renewed.insert(lease) } else { busy.append(lease) }
+        }
+        for lease in busy {
+            let one = try await leaseLink.query(
                 """
-                WITH locked AS MATERIALIZED (
-                    SELECT ns FROM hearth_namespaces WHERE ns = ANY(\(asked.map(\.namespace))::text[])
-                    FOR UPDATE SKIP LOCKED
-                ), held AS (
-                    SELECT * FROM unnest(\(asked.map(\.namespace))::text[], \(asked.map(\.epoch))::bigint[])
-                        AS held(ns, epoch)
-                ), renewed AS (
-                    UPDATE hearth_namespaces AS s
-                    SET lease_until = clock_timestamp() + make_interval(secs => \(Double(leaseSeconds)))
-                    FROM locked, held
-                    WHERE s.ns = locked.ns AND s.ns = held.ns AND s.epoch = held.epoch AND s.owner = \(node)
-                    RETURNING s.ns, s.epoch
-                )
-                SELECT ns, epoch, true FROM renewed
-                UNION ALL
-                SELECT held.ns, held.epoch, false FROM held JOIN hearth_namespaces AS s ON s.ns = held.ns
-                WHERE s.ns NOT IN (SELECT ns FROM locked) AND s.epoch = held.epoch AND s.owner = \(node)
+                UPDATE hearth_namespaces SET lease_until = clock_timestamp() + make_interval(secs => \(interval))
+                WHERE ns = \(lease.namespace) AND epoch = \(lease.epoch) AND owner = \(node)
+                RETURNING ns
                 """
             )
-            var busy: [NamespaceLease] = []
-            for row in rows.rows {
-                let (namespace, epoch, done) = try row.decode((String, Int64, Bool).self)
-                guard let lease = byKey["\(namespace)\u{0}\(epoch)"] else { continue }
-                if done { renewed.insert(lease) } else { busy.append(lease) }
-            }
-            guard !busy.isEmpty, ContinuousClock.now < deadline else {
-                return LeaseRenewal(renewed: renewed, busy: Set(busy))
-            }
-            asked = busy
-            try await Task.sleep(for: LeaseRenewal.busyRetry)
+            if !one.rows.isEmpty { renewed.insert(lease) }
         }
+        return renewed
     }
 
     /// Gives `lease` up at once (a node that stops), so another node need not wait it out.

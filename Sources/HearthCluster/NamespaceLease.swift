@@ -50,22 +50,3 @@ public enum NamespaceOwnership: Sendable, Equatable {
     /// Another node holds a lease that has not run out: forward to it.
     case other(ClusterNode)
 }
-
-/// What a renewal of a node's leases found (`ClusterDirectory.renew`).
-public struct LeaseRenewal: Sendable, Equatable {
-    /// Extended from the time the renewal was sent.
-    public var renewed: Set<NamespaceLease>
-    /// Still this node's, but their rows stayed locked by its commits until `busyLimit` had
-    /// passed: neither extended nor lost (the next renewal asks again).
-    public var busy: Set<NamespaceLease>
-
-    public init(renewed: Set<NamespaceLease>, busy: Set<NamespaceLease>) {
-        self.renewed = renewed
-        self.busy = busy
-    }
-
-    /// How long a renewal asks again for rows a commit holds.
-    public static let busyLimit = Duration.seconds(1)
-    /// The pause before it asks again.
-    public static let busyRetry = Duration.milliseconds(3)
-}

@@ -452,16 +452,14 @@ final class ClusterMembership: Sendable {
     }
 
     /// Renews every lease held here, in one statement: a node holding thousands renews them as
-    /// fast as one. False when PostgreSQL did not answer, or some lease's row stayed locked by a
-    /// commit (the next renewal is sent soon; serving stops when the leases may run out,
-    /// `expire`).
+    /// fast as one. False when PostgreSQL did not answer (serving stops when the leases may run
+    /// out, `expire`).
     private func renewLeases() async -> Bool {
         let leases = held.withLock { $0.values.map(\.lease) }
         guard !leases.isEmpty else { return true }
         let sent = ContinuousClock.now
         do {
-            let renewal = try await directory.renew(leases, leaseSeconds: leaseSeconds)
-            let renewed = renewal.renewed
+            let renewed = try await directory.renew(leases, leaseSeconds: leaseSeconds)
             let took = ContinuousClock.now - sent
             if took > Self.slowRenewal {
                 logger.warning(
@@ -474,12 +472,10 @@ final class ClusterMembership: Sendable {
                     held[lease.namespace]?.renewedAt = sent
                 }
             }
-            // A lease whose row a commit held locked throughout is neither: the next renewal
-            // asks again, and `expire` gives it up if none comes back in time.
-            for lease in leases where !renewed.contains(lease) && !renewal.busy.contains(lease) {
+            for lease in leases where !renewed.contains(lease) {
                 lose(lease, because: "another node took it over")
             }
-            return renewal.busy.isEmpty
+            return true
         } catch {
             logger.warning("lease renewal failed", metadata: ["hearth.error": "\(error)"])
             return false
