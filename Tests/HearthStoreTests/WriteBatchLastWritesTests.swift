@@ -6,15 +6,23 @@ import Testing
 @testable import HearthStore
 
 @Suite struct WriteBatchLastWritesTests {
-    @Test func keepsOnlyEachKeysLastPutOrDeleteAndLeavesTheSameState() throws {
+    /// A store in a temporary directory holding `keys` (each with value "1").
+    private func withStore(holding keys: [String], _ body: (LevelDB) throws -> Void) throws {
         let directory = try TemporaryDirectory(prefix: "hearth-batch").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let db = try LevelDB(path: directory, writeBufferSize: 1 << 20)
         defer { db.close() }
         let setup = WriteBatch()
-        setup.put(Array("gone".utf8), Array("1".utf8))
-        setup.put(Array("kept".utf8), Array("1".utf8))
+        for key in keys { setup.put(Array(key.utf8), Array("1".utf8)) }
         try db.write(setup, sync: false)
+        try body(db)
+    }
+
+    @Test func keepsOnlyEachKeysLastPutOrDeleteAndLeavesTheSameState() throws {
+        try withStore(holding: ["gone", "kept"]) { db in try keepsOnlyEachKeysLastWrite(db) }
+    }
+
+    private func keepsOnlyEachKeysLastWrite(_ db: LevelDB) throws {
 
         let batch = WriteBatch()
         batch.put(Array("a".utf8), Array("1".utf8))
@@ -44,13 +52,10 @@ import Testing
     /// A batch handed to LevelDB with a key put, deleted and put again leaves its last operation
     /// (a guard for any reordering of the operations, decision 0027).
     @Test func aBatchWrittenWithRepeatsLeavesEachKeysLastOperation() throws {
-        let directory = try TemporaryDirectory(prefix: "hearth-batch").path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let db = try LevelDB(path: directory, writeBufferSize: 1 << 20)
-        defer { db.close() }
-        let setup = WriteBatch()
-        setup.put(Array("gone".utf8), Array("1".utf8))
-        try db.write(setup, sync: false)
+        try withStore(holding: ["gone"]) { db in try leavesEachKeysLastOperation(db) }
+    }
+
+    private func leavesEachKeysLastOperation(_ db: LevelDB) throws {
 
         let batch = WriteBatch()
         batch.put(Array("z".utf8), Array("1".utf8))
