@@ -10,7 +10,9 @@ the figures are medians with their ratios to the single node, printed as JSON.
 
 The PostgreSQL is its own (initdb in a temporary directory, loopback, fsync and synchronous
 commit on as shipped), run as the `postgres` user when this runs as root (clusterproc.py); its CPU
-is its own process tree's. Loopback only; every process started here is stopped here.
+is its own process tree's; `puts_per_commit_approx` divides a cluster run's puts a second by
+its database's commits a second (pg_stat_database, whole run). Loopback only; every process
+started here is stopped here.
 """
 import argparse
 import json
@@ -39,14 +41,19 @@ def put(port, path, body):
     clusterproc.request(port, "PUT", path, SECRET, body)
 
 
-def w1(args, port, pid, pg):
+def w1(args, port, pid, pg, cluster=None):
     command = [args.loadgen, "w1", "--clients", "16", "--window", "1", "--port", str(port), "--ns", "bench",
                "--auth", SECRET, "--server-pid", str(pid), "--duration", str(args.duration),
                "--warmup", str(args.warmup)]
     pg_before, box_before, started = pg.ticks(), box_ticks(), time.time()
+    commits_before = pg.commits(cluster) if cluster else None
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     elapsed = time.time() - started
     pg_after, box_after = pg.ticks(), box_ticks()
+    commits_after = None
+    if cluster:
+        time.sleep(1)  # the statistics lag by up to half a second
+        commits_after = pg.commits(cluster)
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     if not lines:
         raise SystemExit(f"no result from the load generator:\n{done.stderr[-2000:]}")
@@ -54,6 +61,12 @@ def w1(args, port, pid, pg):
     hz = os.sysconf("SC_CLK_TCK")
     # Whole-run averages (warm-up included): what PostgreSQL and the machine as a whole used.
     report["postgres_cpu_pct"] = round(100 * (pg_after - pg_before) / hz / elapsed)
+    if commits_before is not None and commits_after is not None:
+        # Whole run (warm-up included), every transaction of the cluster's database: commits,
+        # renewals, heartbeats; the commit groups are nearly all of them under load.
+        per_s = (commits_after - commits_before) / elapsed
+        report["postgres_commits_per_s_approx"] = round(per_s, 1)
+        report["puts_per_commit_approx"] = round((report.get("writes_per_s") or 0) / max(1, per_s), 2)
     busy = box_after[0] - box_before[0]
     report["box_busy_pct"] = round(100 * os.cpu_count() * busy / max(1, box_after[1] - box_before[1]))
     return report
@@ -88,7 +101,7 @@ def run(args, kind, pg):
             put(nodes[0][1], "/warm.json?ns=bench", "true")
             process, port = nodes[0] if kind == "owner" else nodes[1]
             target, pid = port, process.pid
-        report = w1(args, target, pid, pg)
+        report = w1(args, target, pid, pg, None if kind == "single" else cluster)
         return report.get("writes_per_s"), report
     finally:
         stop(processes)
@@ -111,6 +124,7 @@ def main():
     cpu = {kind: [] for kind in kinds}
     pg_cpu = {kind: [] for kind in kinds}
     box = {kind: [] for kind in kinds}
+    per_commit = {kind: [] for kind in kinds if kind != "single"}
     try:
         for pair in range(args.pairs):
             order = kinds[pair % 3:] + kinds[:pair % 3]
@@ -120,6 +134,8 @@ def main():
                 cpu[kind].append(report.get("server_cpu_pct"))
                 pg_cpu[kind].append(report.get("postgres_cpu_pct"))
                 box[kind].append(report.get("box_busy_pct"))
+                if kind in per_commit:
+                    per_commit[kind].append(report.get("puts_per_commit_approx"))
     finally:
         pg.stop()
         shutil.rmtree(root, ignore_errors=True)
@@ -131,6 +147,8 @@ def main():
         "entry_server_cpu_pct": cpu,
         "postgres_cpu_pct": pg_cpu,
         "box_busy_pct_of_%d_cores" % os.cpu_count(): box,
+        # pg_stat_database over the whole run (renewals and heartbeats included): an approximation.
+        "puts_per_commit_approx": per_commit,
         "medians_writes_per_s": medians,
         "ratio_owner_to_single": medians["owner"] / medians["single"],
         "ratio_relayed_to_single": medians["relayed"] / medians["single"],
