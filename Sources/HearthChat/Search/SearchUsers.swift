@@ -32,22 +32,30 @@ public struct SearchUsers: Callable {
             var ended = true
             let valid = snapshot.lookup(NameWordsLookup.name, termPrefix: scannedWord, after: query.after?.position) {
                 match in
-                guard scanned < Self.scanBudget, users.count < query.limit else {
+                guard scanned < Self.scanBudget else {
+                    ended = false
+                    return false
+                }
+                let found = match.location.keys[1].string
+                // Judged on the entry's payload (the name's words) first: a profile is read only
+                // for a user who is listed here.
+                let words = NameWordsLookup.words(inPayload: match.payload)
+                var user: JSONValue? = nil
+                if found != uid, Self.isListed(words, at: match.term, scanning: scannedWord, for: query),
+                    accounts.isActive(uid: found), let profile = snapshot.node(at: DataPath("users", found))
+                {
+                    user = Self.entry(found, profile)
+                }
+                // A full page ends at the next user it cannot hold, not at the next entry: one
+                // that lists nobody (the caller's, an unregistered profile's) is stepped over,
+                // so the last page says `next: null` rather than leading to an empty one.
+                if user != nil, users.count == query.limit {
                     ended = false
                     return false
                 }
                 scanned += 1
                 last = match.position
-                let found = match.location.keys[1].string
-                // Judged on the entry's payload (the name's words) first: a profile is read only
-                // for a user who is listed here.
-                let words = NameWordsLookup.words(inPayload: match.payload)
-                guard found != uid, Self.isListed(words, at: match.term, scanning: scannedWord, for: query),
-                    accounts.isActive(uid: found),
-                    let profile = snapshot.node(at: DataPath("users", found)),
-                    let user = Self.entry(found, profile)
-                else { return true }
-                users.append(user)
+                if let user { users.append(user) }
                 return true
             }
             guard valid else {

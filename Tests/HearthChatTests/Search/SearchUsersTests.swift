@@ -91,6 +91,32 @@ extension ChatServer {
         }
     }
 
+    /// The caller's own entry and an unregistered profile's sort after every listed user: the
+    /// page holding the last listed user says `next: null` (no empty page after it).
+    @Test func theLastPageEndsWithNullWhenOnlyUnlistedEntriesFollow() async throws {
+        try await ChatServer.with(users: Self.people) { chat in
+            try await chat.rename("Ann", to: "Anna Andersen")
+            try await chat.rename("Ben", to: "Andy Bell")
+            try await chat.rename("Gus", to: "Gus Anzz")
+            try await chat.server.put("/users/ghost", #"{"displayName":"Anzzz Ghost","createdAt":1}"#)
+            for limit in [1, 2] {
+                var names: [String] = []
+                var cursor: String? = nil
+                var pages = 0
+                repeat {
+                    let after = cursor.map { #","startAfter":"\#($0)""# } ?? ""
+                    let data = #"{"query":"an","limit":\#(limit)\#(after)}"#
+                    let page = try ChatServer.page(try await chat.call("searchUsers", as: "Gus", data: data))
+                    pages += 1
+                    names += page.users.map { $0["displayName"] as? String ?? "?" }
+                    cursor = page.next
+                } while cursor != nil && pages < 10
+                #expect(names == ["Anna Andersen", "Andy Bell"], "limit \(limit)")
+                #expect(pages == 2 / limit, "limit \(limit): \(pages) pages")
+            }
+        }
+    }
+
     @Test func badInputIsRefusedNamingTheField() async throws {
         try await ChatServer.with(users: ["Ann", "Ben", "Bea"]) { chat in
             let first = try ChatServer.page(
