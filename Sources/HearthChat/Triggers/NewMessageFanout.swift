@@ -21,7 +21,8 @@ struct NewMessageFanout {
 
     func updates() -> [DerivedUpdate] {
         var updates: [DerivedUpdate] = []
-        updates.reserveCapacity(members.count * 3)
+        // Room for the write it is combined with too (a few entries put before these).
+        updates.reserveCapacity(members.count * 3 + 4)
         var names = EntryNames(chat: chat, members: members, snapshot: snapshot)
         let sentAtValue = sentAt.map { NewValue(node: .leaf(.number($0), priority: nil)) }
         // One value for every counter's +1 (not an array of server values per counter).

@@ -70,13 +70,40 @@ struct IndexMaintenance {
         _ dataKeys: [[UInt8]],
         inKeyOrder order: [Int],
         reader: NamespaceReader,
-        keptLists: KeptLists?
+        keptLists: KeptLists?,
+        searching: Bool = true
     ) -> Bool {
+        let start = SubtreeShapes.namespacePrefixLength
+        // The fewest bytes a key has past the namespace's prefix.
+        let shortest = dataKeys.withUnsafeBufferPointer { $0.reduce(Int.max) { min($0, $1.count) } } - start
         for index in reader.indexes {
             let depth = index.spec.location.count
+            let fixed = index.fixedLocation
+            // The ranks (in key order) of the keys that may reach the index's locations. When
+            // every key is longer than the fixed part, those are the keys that start with it:
+            // next to each other in key order, found by a binary search rather than a
+            // comparison per key and index (a chat message has hundreds of keys, the shipped
+            // rules seven indexes). Otherwise (or unless `searching`: the tests' reference)
+            // every key is looked at.
+            var ranks = 0..<order.count
+            if searching && !fixed.isEmpty && shortest > fixed.count {
+                var low = 0
+                var high = order.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if KeyBytes.precedes(dataKeys[order[middle]], from: start, fixed) {
+                        low = middle + 1
+                    } else {
+                        high = middle
+                    }
+                }
+                var end = low
+                while end < order.count && mayReach(dataKeys[order[end]], fixed: fixed) { end += 1 }
+                ranks = low..<end
+            }
             // The last child asked about: an entry's position and the end of its child's key.
             var last: (position: Int, length: Int)?
-            for position in order {
+            for position in order[ranks] {
                 let dataKey = dataKeys[position]
                 // Below the child asked about last (the keys of one child come together in key
                 // order): nothing new, and no segment to walk.

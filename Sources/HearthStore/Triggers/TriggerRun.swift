@@ -116,7 +116,7 @@ struct TriggerRun {
                 "A trigger's update of '\(update.path)' was refused: triggers cannot write priorities."
             )
         }
-        if let direct = Self.side(by: write, values: values, derived: derived, keys: reader.keys, layouts: layouts) {
+        if let direct = Self.side(by: write, values: values, derived: &derived, keys: reader.keys, layouts: layouts) {
             return Outcome(combined: direct, reads: log, jobs: jobs.jobs)
         }
         for update in derived {
@@ -142,33 +142,39 @@ struct TriggerRun {
     /// resolves its increments as it does any update's (from the value the writer remembers,
     /// with no read), with no overlay to lay. Nil otherwise (or for a priority or a write at
     /// the root): the overlay orders them.
+    /// - Parameter derived: the triggers' updates; taken (left empty) when the answer is not
+    ///   nil, so that the combined write's entries are them, moved rather than copied.
     /// - Parameter layouts: where the derived paths landed before, when the writer keeps them.
     static func side(
         by write: Write,
         values: [Node?],
-        derived: [DerivedUpdate],
+        derived: inout [DerivedUpdate],
         keys: KeySpace,
         layouts: DerivedLayouts? = nil
     ) -> Combined? {
-        var entries: [UpdateEntry] = []
-        entries.reserveCapacity(values.count + derived.count)
+        var leading: [UpdateEntry] = []
         for (path, node) in zip(write.writtenPaths, values) {
             guard !path.isRoot, !path.isPriorityPath else { return nil }
-            entries.append(UpdateEntry(path: path, value: NewValue(node: node)))
+            leading.append(UpdateEntry(path: path, value: NewValue(node: node)))
         }
-        let leading = entries.count
-        for update in derived {
-            guard !update.path.isRoot else { return nil }
-            entries.append(UpdateEntry(path: update.path, value: update.value))
-        }
-        let combined = Write(.update(.root, entries))
+        guard !derived.contains(where: { $0.path.isRoot }) else { return nil }
+        var kept: WriteLocations?
         if let layouts, derived.count >= DerivedLayouts.minimumCount {
             guard let layout = layouts.layout(of: derived, keys: keys),
-                let locations = WriteLocations(leading: entries[..<leading].map(\.path), then: layout, keys: keys)
+                let locations = WriteLocations(leading: leading.map(\.path), then: layout, keys: keys)
             else { return nil }
-            return Combined(write: combined, locations: locations, describe: nil)
+            kept = locations
         }
-        guard let locations = try? WriteLocations(of: combined, keys: keys) else { return nil }
+        // The derived list, held only here from now on, grows in place: its elements move.
+        var entries = derived
+        derived = []
+        entries.insert(contentsOf: leading, at: 0)
+        let combined = Write(.update(.root, entries))
+        if let kept { return Combined(write: combined, locations: kept, describe: nil) }
+        guard let locations = try? WriteLocations(of: combined, keys: keys) else {
+            derived = Array(entries[leading.count...])
+            return nil
+        }
         return Combined(write: combined, locations: locations, describe: nil)
     }
 }

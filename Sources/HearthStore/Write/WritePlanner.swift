@@ -52,8 +52,20 @@ struct WritePlanner {
         // The leaves the writer remembers at the locations before the write: the pre-images
         // index maintenance starts from.
         var previousLeaves: [[UInt8]?] = []
+        // The new values, taken out of the operation once rather than once per location.
+        let setValue: NewValue?
+        let entries: [UpdateEntry]
+        switch write.operation {
+        case .set(_, let value):
+            setValue = value
+            entries = []
+        case .update(_, let updates):
+            setValue = nil
+            entries = updates
+        }
         for index in order {
-            let value = write.operation.value(index)
+            let value: NewValue
+            if let setValue { value = setValue } else { value = entries[index].value }
             // A location's absolute path is built only where it is needed (a read beside a
             // remembered node, a post-write view): not for each of a fan-out's counters.
             let dataKey = located.dataKeys[index]
@@ -69,6 +81,24 @@ struct WritePlanner {
             var memoryOnly = known != nil && !isPriority
             if value.serverValues.isEmpty {
                 resolved = value.node
+            } else if !isPriority, value.serverValues.count == 1, !value.serverValues[0].isPriority,
+                value.serverValues[0].path.isRoot
+            {
+                // One server value at the location itself (a counter's increment, a timestamp):
+                // resolved here, with no closure per location.
+                let leaf: LeafValue
+                switch value.serverValues[0].value {
+                case .timestamp:
+                    leaf = .number(now)
+                case .increment(let delta):
+                    if known?.leafValue == nil { memoryOnly = false }
+                    if case .leaf(.number(let n), _)? = storedNode(dataKey: dataKey, known: known, located, index) {
+                        leaf = .number(n + delta)
+                    } else {
+                        leaf = .number(delta)
+                    }
+                }
+                resolved = .leaf(leaf, priority: value.node?.priority)
             } else {
                 resolved = ServerValueResolver.resolve(value, now: now) { relative in
                     guard relative.isRoot && !isPriority else {
@@ -76,13 +106,13 @@ struct WritePlanner {
                         return reader.node(at: located.path(index).appending(relative))
                     }
                     if known?.leafValue == nil { memoryOnly = false }
-                    return storedNode(dataKey: dataKey, known: known) { located.path(index) }
+                    return storedNode(dataKey: dataKey, known: known, located, index)
                 }
             }
             if shapes != nil { fromMemory[index] = memoryOnly }
             values[index] = resolved
             if !isPriority {
-                let existed = replace(resolved, dataKey: dataKey, known: known) { located.path(index) }
+                let existed = replace(resolved, dataKey: dataKey, known: known, located, index)
                 // Remembered from its second write on: a node written once (a new message, a
                 // pushed child) would only fill the writer's memory.
                 if let shape = put(resolved, dataKey: dataKey, hash: hashes[index], recording: shapes != nil && existed)
@@ -137,11 +167,16 @@ struct WritePlanner {
         return .committed(sequence: 0, values: values)
     }
 
-    /// The node stored at data key `dataKey` (its path `path()`) before the write, for an
-    /// increment. A leaf costs one point read, and one more for its priority unless the writer
-    /// remembers writing the leaf alone; no iterator, which would step over every unflushed
-    /// version of a hot counter's neighbours.
-    private func storedNode(dataKey: [UInt8], known: SubtreeShapes.Shape?, path: () -> DataPath) -> Node? {
+    /// The node stored at data key `dataKey` (the location of entry `index` of `located`) before
+    /// the write, for an increment. A leaf costs one point read, and one more for its priority
+    /// unless the writer remembers writing the leaf alone; no iterator, which would step over
+    /// every unflushed version of a hot counter's neighbours.
+    private func storedNode(
+        dataKey: [UInt8],
+        known: SubtreeShapes.Shape?,
+        _ located: borrowing LocatedEntries,
+        _ index: Int
+    ) -> Node? {
         if let bytes = known?.leafValue, let leaf = bytes.withUnsafeBytes({ ValueEncoding.decode($0) }) {
             return .leaf(leaf, priority: nil)
         }
@@ -153,17 +188,18 @@ struct WritePlanner {
                 return .leaf(leaf, priority: nil)
             }
         }
-        return reader.node(at: path())
+        return reader.node(at: located.path(index))
     }
 
-    /// Deletes what `node` replaces at `dataKey` (the location `path()`; `known`: its keys as
-    /// the writer remembers them). True when anything was there.
+    /// Deletes what `node` replaces at `dataKey` (the location of entry `index` of `located`;
+    /// `known`: its keys as the writer remembers them). True when anything was there.
     @discardableResult
     private func replace(
         _ node: Node?,
         dataKey: [UInt8],
         known shape: SubtreeShapes.Shape?,
-        path: () -> DataPath
+        _ located: borrowing LocatedEntries,
+        _ index: Int
     ) -> Bool {
         if let shape {
             // The writer's own last write there: its keys, and the path exists (so every
@@ -185,7 +221,8 @@ struct WritePlanner {
         // writer knows no ancestor is a leaf (it wrote a sibling since anything was written
         // above), nothing to do; when the parent already has a child, it and every ancestor are
         // objects: one seek instead of a point read per ancestor.
-        if node != nil, let parent = path().parent, !(shapes?.noLeafAbove(dataKey, parent: parentKey) ?? false),
+        if node != nil, let parent = located.path(index).parent,
+            !(shapes?.noLeafAbove(dataKey, parent: parentKey) ?? false),
             !hasChild(parent, cursor)
         {
             var probe = Optional(parent)
@@ -324,16 +361,6 @@ struct WritePlanner {
                 }
                 probe = ancestor.parent
             }
-        }
-    }
-}
-
-extension Write.Operation {
-    /// The new value of location `index` (a set has one).
-    fileprivate func value(_ index: Int) -> NewValue {
-        switch self {
-        case .set(_, let value): return value
-        case .update(_, let entries): return entries[index].value
         }
     }
 }

@@ -15,7 +15,11 @@ struct TriggerCombinationTests {
         case .set(_, let value): values = [value.node]
         case .update(_, let entries): values = entries.map(\.value.node)
         }
-        return TriggerRun.side(by: write, values: values, derived: derived, keys: keys)
+        var taken = derived
+        let combined = TriggerRun.side(by: write, values: values, derived: &taken, keys: keys)
+        // Taken when combined, left as it was otherwise.
+        #expect(combined == nil ? taken == derived : taken.isEmpty)
+        return combined
     }
 
     @Test func disjointLocationsGoSideBySide() throws {
