@@ -53,6 +53,41 @@ import Testing
         }
     }
 
+    /// Keys that alternate between parents (a chat member's entry fields, then their unread
+    /// total), with keys that contain earlier ones among them, inserted and asked about in
+    /// random orders: the answers are those of keys each walked and asked about alone.
+    @Test func keysAlternatingBetweenParentsAnswerAsIfEachWereWalked() {
+        let pool = [
+            "uc/u1/c/at", "uc/u1/c/unread", "totals/u1", "uc/u2/c/at", "uc/u2/c/unread", "totals/u2", "totals/u3",
+            "uc/u3/c/at", "uc/u1/c", "uc/u2", "totals", "uc/u1/c/at/deeper", "uc/u4/c/at", "zzz/a",
+        ]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<300 {
+            let inserted = (0..<Int.random(in: 1...10, using: &generator)).map { _ in
+                pool.randomElement(using: &generator)!
+            }
+            var touched = TouchedKeys()
+            var alone: [TouchedKeys] = []
+            for path in inserted {
+                touched.insert(key(path), hash: SubtreeShapes.hash(key(path)))
+                var one = TouchedKeys()
+                one.insert(key(path))
+                alone.append(one)
+            }
+            let probes = (0..<12).map { _ in pool.randomElement(using: &generator)! } + ["uc", "uc/u1", ""]
+            func expected(_ probe: String) -> TouchedKeys.Relation {
+                let relations = alone.map { $0.relation(of: key(probe)) }
+                return relations.contains(.nested) ? .nested : relations.contains(.same) ? .same : .none
+            }
+            var answered: [TouchedKeys.Relation] = []
+            touched.forEachRelation(of: probes.map(key), hashes: []) { _, relation in
+                answered.append(relation)
+                return true
+            }
+            #expect(answered == probes.map(expected), "\(inserted) \(probes)")
+        }
+    }
+
     /// With keys' hashes given, a touched key is found at once, and the answers are those of
     /// the walk over its ancestors; once touched keys nest, the walk answers again.
     @Test func knownHashesAnswerAsTheWalkDoes() {

@@ -34,10 +34,14 @@ struct TouchedKeys {
     /// key's ancestors). Staged writes never nest: a write whose keys nest with staged ones
     /// waits for a flush, and one write's locations are disjoint.
     private var nests = false
-    /// The last data key inserted with a walk over its ancestors, and the length of its
-    /// parent's key: a key beside it (the same parent, compared byte by byte) has the very same
-    /// ancestors, all in already and none touched itself since (only its siblings were).
+    /// The last two data keys inserted with a walk over their ancestors, and the length of each
+    /// one's parent's key: a key beside either (the same parent, compared byte by byte) has the
+    /// very same ancestors, all in already. None of them was touched itself since, or the key
+    /// that touched it contains the walked one and found itself among the ancestors when it was
+    /// inserted (`nests`, all a walk would have found). Two, because a write's keys in entry
+    /// order alternate between parents (a chat member's entry fields, then their unread total).
     private var lastWalked: (key: [UInt8], parentLength: Int)?
+    private var earlierWalked: (key: [UInt8], parentLength: Int)?
 
     /// - Parameter hash: `SubtreeShapes.hash(key)` when known: a key touched already (a hot
     ///   counter every staged write puts) is then found at once, its ancestors in already.
@@ -47,7 +51,7 @@ struct TouchedKeys {
             return
         }
         if let hash, exact.contains(hash) { return }
-        if let last = lastWalked, Self.lies(key, besideChildOf: last.key, parentLength: last.parentLength) {
+        if Self.lies(key, besideChildOf: lastWalked) || Self.lies(key, besideChildOf: earlierWalked) {
             // Written in key order, a write's counters come in runs of siblings.
             let full = hash ?? SubtreeShapes.hash(key)
             if ancestors.contains(full) { nests = true }
@@ -66,10 +70,17 @@ struct TouchedKeys {
             if nested || ancestors.contains(full) { nests = true }
             exact.insert(full)
             dataKeys.append(key)
+            earlierWalked = lastWalked
             lastWalked = (key, parentLength)
         } else {
             others.append(key)
         }
+    }
+
+    /// True when data key `key` is a child of the parent of a walked key (nil: none).
+    private static func lies(_ key: [UInt8], besideChildOf walked: (key: [UInt8], parentLength: Int)?) -> Bool {
+        guard let walked else { return false }
+        return lies(key, besideChildOf: walked.key, parentLength: walked.parentLength)
     }
 
     /// True when data key `key` is a child of the node whose data key is the first
@@ -164,12 +175,15 @@ struct TouchedKeys {
     }
 
     /// `relation(of:hash:)` of each of `keys` in turn (`hashes[i]`: `SubtreeShapes.hash` of
-    /// `keys[i]`, when known), handed to `body` until it returns false. A key beside the one
-    /// before it (a child of the same parent: a write's keys in key order come in runs of
-    /// siblings) has the very same ancestors, none of them touched: its own hash decides.
+    /// `keys[i]`, when known), handed to `body` until it returns false. A key beside one of the
+    /// last two whose ancestors were walked and found untouched (a child of the same parent: a
+    /// write's keys come in runs of siblings, or alternate between two parents) has the very
+    /// same ancestors: its own hash decides.
     func forEachRelation(of keys: [[UInt8]], hashes: [UInt64], _ body: (Int, Relation) -> Bool) {
-        // The last key whose ancestors were walked and found untouched, and its parent's length.
+        // The last two keys whose ancestors were walked and found untouched, and their parents'
+        // lengths (the touched keys do not change meanwhile).
         var clean: (key: [UInt8], parentLength: Int)?
+        var earlierClean: (key: [UInt8], parentLength: Int)?
         for (index, key) in keys.enumerated() {
             let hash = index < hashes.count ? hashes[index] : nil
             let relation: Relation
@@ -177,7 +191,7 @@ struct TouchedKeys {
                 relation = relationToOthers(key)
             } else if let hash, !nests, exact.contains(hash) {
                 relation = .same
-            } else if let last = clean, Self.lies(key, besideChildOf: last.key, parentLength: last.parentLength) {
+            } else if Self.lies(key, besideChildOf: clean) || Self.lies(key, besideChildOf: earlierClean) {
                 let full = hash ?? SubtreeShapes.hash(key)
                 relation = ancestors.contains(full) ? .nested : exact.contains(full) ? .same : .none
             } else {
@@ -189,7 +203,10 @@ struct TouchedKeys {
                 }
                 if let full {
                     relation = contained || ancestors.contains(full) ? .nested : exact.contains(full) ? .same : .none
-                    clean = contained ? nil : (key, parentLength)
+                    if !contained {
+                        earlierClean = clean
+                        clean = (key, parentLength)
+                    }
                 } else {
                     relation = relationToOthers(key)
                     clean = nil
