@@ -243,13 +243,7 @@ enum GzipInflaterTestText {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try Data(bytes).write(to: directory.appendingPathComponent("in"))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "gzip -n -\(level) -c in > in.gz"]
-        process.currentDirectoryURL = directory
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TestFailure("gzip failed: \(process.terminationStatus)") }
+        _ = try TestCommand.run(["/bin/sh", "-c", "gzip -n -\(level) -c in > in.gz"], in: directory.path)
         return Array(try Data(contentsOf: directory.appendingPathComponent("in.gz")))
     }
 }

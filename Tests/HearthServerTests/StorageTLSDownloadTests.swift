@@ -13,21 +13,10 @@ import Testing
         }
     }
 
-    /// Runs `arguments[0]` with the rest; its standard output, or a failure naming its status.
+    /// Runs `arguments[0]` (found on `PATH`) with the rest; its standard output, or a failure
+    /// naming its status.
     static func run(_ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TestFailure("\(arguments.prefix(2)) exited with \(process.terminationStatus)")
-        }
-        return data
+        try TestCommand.run(arguments)
     }
 
     @Test func wholeAndRangedDownloadsOverHTTPS() async throws {

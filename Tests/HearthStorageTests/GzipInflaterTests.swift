@@ -1,5 +1,6 @@
 import Foundation
 import HearthStorage
+import HearthTestSupport
 import Testing
 
 /// `GzipInflater` against what the system's `gzip` writes: whole streams fed in pieces of any
@@ -14,17 +15,9 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let input = directory.appendingPathComponent("in")
         try Data(bytes).write(to: input)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "gzip -n -\(level) -c in > in.gz"]
-        process.currentDirectoryURL = directory
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw GzipTestFailure() }
+        _ = try TestCommand.run(["/bin/sh", "-c", "gzip -n -\(level) -c in > in.gz"], in: directory.path)
         return Array(try Data(contentsOf: directory.appendingPathComponent("in.gz")))
     }
-
-    struct GzipTestFailure: Error {}
 
     /// Decompresses `compressed` fed `feedSize` bytes at a time, taking `readSize` at a time;
     /// checks no piece is larger than asked.
