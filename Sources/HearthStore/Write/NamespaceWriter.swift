@@ -8,8 +8,8 @@ import Glibc
 import Darwin
 #endif
 
-/// The one serial writer of a namespace. Jobs run in rounds, one round at a time: on its queue,
-/// or, for the cheap writes event loops hand over in a `WritePass`, on its home loop. Each
+/// The one serial writer of a namespace. Jobs run in rounds, one round at a time: on its queue
+/// (a thread of its own while it has work, `WriterThread`), or, for the cheap writes event loops hand over in a `WritePass`, on its home loop. Each
 /// round applies every waiting job, then (with `--sync always`, queue only) one fsync covers
 /// them all before any of them is acknowledged: group commit.
 ///
@@ -32,7 +32,8 @@ final class NamespaceWriter: Sendable, WritePassMember {
         var homeAsked = false
     }
 
-    private let queue: DispatchQueue
+    /// Where the queue's rounds run.
+    private let thread = WriterThread()
     private let pending = Mutex(Queue())
     private let db: LevelDB
     private let syncAlways: Bool
@@ -69,7 +70,6 @@ final class NamespaceWriter: Sendable, WritePassMember {
         replication: ReplicationCapture? = nil,
         onCommit: @escaping @Sendable () -> Void
     ) {
-        queue = DispatchQueue(label: "hearth.writer.\(name)", qos: .userInitiated)
         self.db = db
         self.syncAlways = syncAlways
         self.loopJobLimit = loopJobLimit
@@ -190,7 +190,7 @@ final class NamespaceWriter: Sendable, WritePassMember {
             state.scheduled = true
             return true
         }
-        if start { queue.async { self.drain() } }
+        if start { thread.wake { self.drain() } }
     }
 
     /// The loop that runs this writer's rounds for every loop (`WritePass`): the first one
@@ -272,7 +272,7 @@ final class NamespaceWriter: Sendable, WritePassMember {
                 state.scheduled = true
                 return true
             }
-            if start { queue.async { self.drain() } }
+            if start { thread.wake { self.drain() } }
             return
         }
         for completion in completions { completion(nil) }
