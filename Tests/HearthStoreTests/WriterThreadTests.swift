@@ -89,4 +89,33 @@ import Testing
             try #require(count == index + 1, "wake \(index) was not served")
         }
     }
+
+    /// With every thread of the budget taken, another writer's wakes run on the dispatch pool,
+    /// each once and never two at a time, and its thread is not counted.
+    @Test func pastTheBudgetWakesRunOnThePool() async throws {
+        let budget = WriterThread.Budget(threads: 1)
+        let first = WriterThread(idleLimit: .seconds(60), budget: budget)
+        let second = WriterThread(idleLimit: .seconds(60), budget: budget)
+        let firstRuns = Runs()
+        let secondRuns = Runs()
+        first.wake { firstRuns.run() }
+        try await eventually(timeout: .seconds(5), interval: .milliseconds(5)) {
+            firstRuns.count.load(ordering: .relaxed) == 1
+        }
+        for _ in 0..<200 { second.wake { secondRuns.run() } }
+        try await eventually(timeout: .seconds(5), interval: .milliseconds(5)) {
+            secondRuns.count.load(ordering: .relaxed) == 200
+        }
+        let overlapped = secondRuns.overlapped.load(ordering: .relaxed)
+        #expect(!overlapped)
+        #expect(!secondRuns.names.withLock { $0 }.contains("hearth-writer"))
+        #expect(budget.taken == 1)
+        // The first writer keeps its thread.
+        first.wake { firstRuns.run() }
+        try await eventually(timeout: .seconds(5), interval: .milliseconds(5)) {
+            firstRuns.count.load(ordering: .relaxed) == 2
+        }
+        let threadsSeen = firstRuns.threadsSeen.load(ordering: .relaxed)
+        #expect(threadsSeen == 1)
+    }
 }

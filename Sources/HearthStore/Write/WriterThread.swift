@@ -8,9 +8,39 @@ import Synchronization
 /// queue (expensive jobs, `--sync always`, a cluster) thus keeps one thread, and its caches,
 /// rather than moving between a dispatch pool's threads each time its queue empties, which
 /// cost a 100-member chat message's writer about 5 % of its throughput (decision 0028).
+///
+/// The threads are bounded (`Budget`, 256 for the process): a writer woken while every thread
+/// of the budget runs does that wake's work on a dispatch pool thread instead, as before.
 final class WriterThread: Sendable {
+    /// How many writer threads may run at once; beyond it wakes run on the dispatch pool.
+    final class Budget: Sendable {
+        static let shared = Budget(threads: 256)
+
+        let threads: Int
+        private let running = Atomic<Int>(0)
+
+        init(threads: Int) {
+            self.threads = threads
+        }
+
+        /// Takes a thread, unless all are taken.
+        func take() -> Bool {
+            if running.add(1, ordering: .relaxed).newValue <= threads { return true }
+            running.subtract(1, ordering: .relaxed)
+            return false
+        }
+
+        func give() {
+            running.subtract(1, ordering: .relaxed)
+        }
+
+        /// Threads taken now.
+        var taken: Int { running.load(ordering: .relaxed) }
+    }
+
     /// How long an idle thread waits for the next wake before it ends.
     let idleLimit: DispatchTimeInterval
+    private let budget: Budget
 
     /// Whether the thread runs (or is starting). `wake()` signals `wakes` under this lock, and
     /// an idle thread decides to end under it.
@@ -18,8 +48,9 @@ final class WriterThread: Sendable {
     /// One signal per `wake()`: the thread runs `body` once for each.
     private let wakes = DispatchSemaphore(value: 0)
 
-    init(idleLimit: DispatchTimeInterval = .seconds(2)) {
+    init(idleLimit: DispatchTimeInterval = .seconds(2), budget: Budget = .shared) {
         self.idleLimit = idleLimit
+        self.budget = budget
     }
 
     /// Runs `body` (what one wake does: the writer's work until none is left) once more on
@@ -36,7 +67,29 @@ final class WriterThread: Sendable {
             running = true
             return true
         }
-        if start { Thread { [self] in run(body) }.start() }
+        guard start else { return }
+        if budget.take() {
+            Thread { [self] in
+                run(body)
+                budget.give()
+            }.start()
+        } else {
+            DispatchQueue.global(qos: .userInitiated).async { [self] in runPooled(body) }
+        }
+    }
+
+    /// The work of the wakes signalled so far, on a pool thread: what a thread would do, but
+    /// ending as soon as none is left.
+    private func runPooled(_ body: @Sendable () -> Void) {
+        while true {
+            let more = running.withLock { running -> Bool in
+                if wakes.wait(timeout: .now()) == .success { return true }
+                running = false
+                return false
+            }
+            guard more else { return }
+            body()
+        }
     }
 
     private func run(_ body: @Sendable () -> Void) {
