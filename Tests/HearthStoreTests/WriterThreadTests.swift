@@ -39,7 +39,7 @@ import Testing
             thread.wake { runs.run() }
             try await Task.sleep(for: .milliseconds(1))
         }
-        try await eventually(timeout: .seconds(5), interval: .milliseconds(5)) {
+        try await eventually(timeout: .seconds(60), interval: .milliseconds(5)) {
             runs.count.load(ordering: .relaxed) == 50
         }
         let threadsSeen = runs.threadsSeen.load(ordering: .relaxed)
@@ -64,7 +64,7 @@ import Testing
                 }
             }
         }
-        try await eventually(timeout: .seconds(10), interval: .milliseconds(5)) {
+        try await eventually(timeout: .seconds(60), interval: .milliseconds(5)) {
             runs.count.load(ordering: .relaxed) == wakers * perWaker
         }
         let overlapped = runs.overlapped.load(ordering: .relaxed)
@@ -83,7 +83,7 @@ import Testing
         for index in 0..<600 {
             usleep(UInt32.random(in: 700...1_300))
             thread.wake { runs.run() }
-            let deadline = DispatchTime.now() + .seconds(2)
+            let deadline = DispatchTime.now() + .seconds(30)
             while runs.count.load(ordering: .relaxed) < index + 1 && DispatchTime.now() < deadline { usleep(50) }
             let count = runs.count.load(ordering: .relaxed)
             try #require(count == index + 1, "wake \(index) was not served")
@@ -99,11 +99,11 @@ import Testing
         let firstRuns = Runs()
         let secondRuns = Runs()
         first.wake { firstRuns.run() }
-        try await eventually(timeout: .seconds(5), interval: .milliseconds(5)) {
+        try await eventually(timeout: .seconds(60), interval: .milliseconds(5)) {
             firstRuns.count.load(ordering: .relaxed) == 1
         }
         for _ in 0..<200 { second.wake { secondRuns.run() } }
-        try await eventually(timeout: .seconds(5), interval: .milliseconds(5)) {
+        try await eventually(timeout: .seconds(60), interval: .milliseconds(5)) {
             secondRuns.count.load(ordering: .relaxed) == 200
         }
         let overlapped = secondRuns.overlapped.load(ordering: .relaxed)
@@ -112,7 +112,7 @@ import Testing
         #expect(budget.taken == 1)
         // The first writer keeps its thread.
         first.wake { firstRuns.run() }
-        try await eventually(timeout: .seconds(5), interval: .milliseconds(5)) {
+        try await eventually(timeout: .seconds(60), interval: .milliseconds(5)) {
             firstRuns.count.load(ordering: .relaxed) == 2
         }
         let threadsSeen = firstRuns.threadsSeen.load(ordering: .relaxed)

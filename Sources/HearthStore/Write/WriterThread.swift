@@ -47,6 +47,10 @@ final class WriterThread: Sendable {
     private let running = Mutex(false)
     /// One signal per `wake()`: the thread runs `body` once for each.
     private let wakes = DispatchSemaphore(value: 0)
+    /// Where wakes past the budget run: a serial queue of the writer's own, as before there
+    /// were writer threads (a serial queue gets a pool thread even when the pool's width is
+    /// taken by blocked work, which the global queues do not).
+    private let pooled = DispatchQueue(label: "hearth.writer", qos: .userInitiated)
 
     init(idleLimit: DispatchTimeInterval = .seconds(2), budget: Budget = .shared) {
         self.idleLimit = idleLimit
@@ -74,7 +78,7 @@ final class WriterThread: Sendable {
                 budget.give()
             }.start()
         } else {
-            DispatchQueue.global(qos: .userInitiated).async { [self] in runPooled(body) }
+            pooled.async { [self] in runPooled(body) }
         }
     }
 
