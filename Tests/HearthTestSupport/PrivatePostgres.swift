@@ -140,27 +140,19 @@ public final class PrivatePostgres: Sendable {
         }
     }
 
-    /// Runs a setup command and waits for it (`posix_spawn`, `waitpid`). Its output goes to a
-    /// file, not a pipe: `pg_ctl start` leaves the server running with what it inherited.
+    /// Runs a setup command and waits for it (`TestCommand`). Its output goes to a file, not a
+    /// pipe: `pg_ctl start` leaves the server running with what it inherited.
     @discardableResult
     private static func run(_ arguments: [String], runAs: [String]) throws -> String {
         let command = runAs + arguments
-        let outputPath = NSTemporaryDirectory() + "hearth-pg-setup-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
-        defer { unlink(outputPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, command[0], &actions, nil, &argv, environ)
-        guard spawned == 0 else { throw TestSetupError("cannot start \(command[0]): error \(spawned)") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        let status: Int32
+        let output: Data
+        do {
+            (status, output) = try TestCommand.spawn(command, errorsToOutput: true)
+        } catch {
+            throw TestSetupError("cannot start \(command[0]): \(error)")
+        }
+        let text = String(decoding: output, as: UTF8.self)
         guard status == 0 else {
             throw TestSetupError("\(arguments.joined(separator: " ")) failed (status \(status)): \(text)")
         }

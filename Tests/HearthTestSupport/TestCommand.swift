@@ -14,6 +14,20 @@ public enum TestCommand {
     /// error are `/dev/null`; the output goes to a temporary file, not a pipe, so nothing
     /// waits on a reader.
     public static func run(_ arguments: [String], in directory: String? = nil) throws -> Data {
+        let (status, output) = try spawn(arguments, in: directory, errorsToOutput: false)
+        guard status == 0 else {
+            throw TestFailure("\(arguments.prefix(2).joined(separator: " ")) exited with status \(status)")
+        }
+        return output
+    }
+
+    /// Runs `arguments` as `run(_:in:)` does and answers its wait status and output, whatever
+    /// the status; with `errorsToOutput`, standard error goes to the output too.
+    public static func spawn(
+        _ arguments: [String],
+        in directory: String? = nil,
+        errorsToOutput: Bool
+    ) throws -> (status: Int32, output: Data) {
         precondition(!arguments.isEmpty, "a command")
         let command = directory.map { ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", $0] + arguments } ?? arguments
         let outputPath = NSTemporaryDirectory() + "hearth-test-command-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
@@ -23,7 +37,11 @@ public enum TestCommand {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        if errorsToOutput {
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
         var argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
@@ -31,9 +49,6 @@ public enum TestCommand {
         guard spawned == 0 else { throw TestFailure("cannot start \(command[0]): error \(spawned)") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        guard status == 0 else {
-            throw TestFailure("\(arguments.prefix(2).joined(separator: " ")) exited with status \(status)")
-        }
-        return (try? Data(contentsOf: URL(fileURLWithPath: outputPath))) ?? Data()
+        return (status, (try? Data(contentsOf: URL(fileURLWithPath: outputPath))) ?? Data())
     }
 }

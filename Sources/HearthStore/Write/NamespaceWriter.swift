@@ -9,9 +9,10 @@ import Darwin
 #endif
 
 /// The one serial writer of a namespace. Jobs run in rounds, one round at a time: on its queue
-/// (a thread of its own while it has work, `WriterThread`), or, for the cheap writes event loops hand over in a `WritePass`, on its home loop. Each
-/// round applies every waiting job, then (with `--sync always`, queue only) one fsync covers
-/// them all before any of them is acknowledged: group commit.
+/// (a thread of its own while it has work, `WriterThread`), or, for the cheap writes event
+/// loops hand over in a `WritePass`, on its home loop. Each round applies every waiting job,
+/// then (with `--sync always`, queue only) one fsync covers them all before any of them is
+/// acknowledged: group commit.
 ///
 /// Within a round, writes that cannot see one another (see `WriteJob`) are *staged*: each
 /// gets its sequence number at once, but their batches are applied to LevelDB together, as one
@@ -33,7 +34,7 @@ final class NamespaceWriter: Sendable, WritePassMember {
     }
 
     /// Where the queue's rounds run.
-    private let thread = WriterThread()
+    private let thread: WriterThread
     private let pending = Mutex(Queue())
     private let db: LevelDB
     private let syncAlways: Bool
@@ -70,6 +71,7 @@ final class NamespaceWriter: Sendable, WritePassMember {
         replication: ReplicationCapture? = nil,
         onCommit: @escaping @Sendable () -> Void
     ) {
+        thread = WriterThread(name: name)
         self.db = db
         self.syncAlways = syncAlways
         self.loopJobLimit = loopJobLimit

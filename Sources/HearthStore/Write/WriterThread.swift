@@ -50,11 +50,13 @@ final class WriterThread: Sendable {
     /// Where wakes past the budget run: a serial queue of the writer's own, as before there
     /// were writer threads (a serial queue gets a pool thread even when the pool's width is
     /// taken by blocked work, which the global queues do not).
-    private let pooled = DispatchQueue(label: "hearth.writer", qos: .userInitiated)
+    private let pooled: DispatchQueue
 
-    init(idleLimit: DispatchTimeInterval = .seconds(2), budget: Budget = .shared) {
+    /// - Parameter name: the namespace's, for the label of the queue wakes past the budget run on.
+    init(name: String = "", idleLimit: DispatchTimeInterval = .seconds(2), budget: Budget = .shared) {
         self.idleLimit = idleLimit
         self.budget = budget
+        pooled = DispatchQueue(label: "hearth.writer.\(name)", qos: .userInitiated)
     }
 
     /// Runs `body` (what one wake does: the writer's work until none is left) once more on
