@@ -2,49 +2,48 @@ import Testing
 
 @testable import HearthServer
 
-/// When a loop's inbox drains: at once after a quiet spell (a lone burst), after a short wait
-/// while bursts of pushes keep coming. Times are given, no clock is read.
+/// Whether a loop's drain serves a lone burst (long slices: after a quiet spell) or sustained
+/// fan-out (short slices: bursts keep coming). Times are given, no clock is read.
 struct DeliveryPacingTests {
-    static let wait = DeliveryPacing.Start.after(nanoseconds: 1_000_000)
 
     /// Updates to hand out: distinct objects, kept alive so their identities stay distinct.
     final class Update {}
 
     static func pacing() -> DeliveryPacing {
-        DeliveryPacing(burstWindow: 250_000, sustainedGap: 1_000_000, coalesce: 1_000_000)
+        DeliveryPacing(burstWindow: 250_000, sustainedGap: 1_000_000)
     }
 
-    @Test func theFirstPushDrainsAtOnce() {
+    @Test func theFirstPushIsALoneBurst() {
         var pacing = Self.pacing()
         let update = Update()
         #expect(pacing.arrived(ObjectIdentifier(update)) { 7 })
-        #expect(pacing.start == .now(lone: 1))
+        #expect(pacing.loneBurst == 1)
     }
 
-    @Test func burstsFurtherApartThanTheGapDrainAtOnce() {
+    @Test func burstsFurtherApartThanTheGapAreLone() {
         var pacing = Self.pacing()
         let updates = (0..<5).map { _ in Update() }
         for (i, update) in updates.enumerated() {
             #expect(pacing.arrived(ObjectIdentifier(update)) { UInt64(i) * 2_000_000 })
-            #expect(pacing.start == .now(lone: UInt64(i + 1)), "burst \(i)")
+            #expect(pacing.loneBurst == UInt64(i + 1), "burst \(i)")
         }
     }
 
-    @Test func burstsCloserThanTheGapWait() {
+    @Test func burstsCloserThanTheGapAreSustained() {
         var pacing = Self.pacing()
         let first = Update()
         let second = Update()
         let third = Update()
         pacing.arrived(ObjectIdentifier(first)) { 10_000_000 }
         pacing.arrived(ObjectIdentifier(second)) { 10_400_000 }
-        #expect(pacing.start == Self.wait)
-        // Then a quiet spell: the next burst drains at once again.
+        #expect(pacing.loneBurst == nil)
+        // Then a quiet spell: the next burst is lone again.
         pacing.arrived(ObjectIdentifier(third)) { 12_000_000 }
-        #expect(pacing.start == .now(lone: 3))
+        #expect(pacing.loneBurst == 3)
     }
 
     /// More pushes of an update already seen, however late, belong to its burst: a drain that
-    /// caught up with a fan-out still under way does not make the rest of it wait.
+    /// caught up with a fan-out still under way does not cut the rest of it into short slices.
     @Test func morePushesOfTheSameUpdateKeepTheBurstsPace() {
         var pacing = Self.pacing()
         let update = Update()
@@ -55,32 +54,32 @@ struct DeliveryPacingTests {
                 return time
             }
             #expect(began == (i == 0))
-            #expect(pacing.start == .now(lone: 1))
+            #expect(pacing.loneBurst == 1)
         }
         #expect(reads == 1, "the clock is read once per update")
     }
 
     /// A commit's default listens and then its query listens (other updates, a read later) are
-    /// one burst; so a pass that lands in two drains does not wait.
+    /// one burst; so a pass that lands in two drains stays lone.
     @Test func updatesWithinTheBurstWindowAreOneBurst() {
         var pacing = Self.pacing()
         let updates = (0..<3).map { _ in Update() }
         #expect(pacing.arrived(ObjectIdentifier(updates[0])) { 20_000_000 })
         #expect(!pacing.arrived(ObjectIdentifier(updates[1])) { 20_100_000 })
         #expect(!pacing.arrived(ObjectIdentifier(updates[2])) { 20_240_000 })
-        #expect(pacing.start == .now(lone: 1))
+        #expect(pacing.loneBurst == 1)
     }
 
-    /// A wait does not feed itself: with bursts 2 ms apart, every drain starts at once however
-    /// late the previous one ended (drain ends are not an input).
-    @Test func aSteadyRateSlowerThanTheGapNeverWaits() {
+    /// Short slices do not feed themselves: with bursts 2 ms apart, every drain serves a lone
+    /// burst however late the previous one ended (drain ends are not an input).
+    @Test func aSteadyRateSlowerThanTheGapIsAlwaysLone() {
         var pacing = Self.pacing()
         let updates = (0..<50).map { _ in Update() }
-        var waits = 0
+        var sustained = 0
         for (i, update) in updates.enumerated() {
             pacing.arrived(ObjectIdentifier(update)) { 1_000_000 + UInt64(i) * 2_000_000 }
-            if pacing.start == Self.wait { waits += 1 }
+            if pacing.loneBurst == nil { sustained += 1 }
         }
-        #expect(waits == 0)
+        #expect(sustained == 0)
     }
 }

@@ -295,6 +295,41 @@ struct RealtimeConnectionTests {
         #expect(Self.actions(&connection) == ["shared", "flush"])
     }
 
+    /// The handler's fast path (`takesSharedPush`) takes a push only where `deliver` would send
+    /// the shared frame at once: the listen's shared registration, nothing waiting, a writable
+    /// channel. Anywhere else it changes nothing and `deliver` decides.
+    @Test func aSharedPushIsTakenDirectlyOnlyWhenNothingWaits() {
+        var (connection, key) = Self.listening()
+        let update = Self.update("/a", "1")
+        func take(_ connection: inout Connection, _ id: UInt64) -> Bool {
+            connection.takesSharedPush(update, id: id)
+        }
+        #expect(!take(&connection, 7), "not known as shared before a first push")
+        connection.deliver(update, id: 7, key: key)
+        #expect(Self.actions(&connection) == ["shared", "flush"])
+        #expect(take(&connection, 7))
+        #expect(Self.actions(&connection) == ["flush"], "outside a batch: flushed at once")
+        connection.beginDeliveries()
+        #expect(take(&connection, 7))
+        #expect(take(&connection, 7))
+        #expect(Self.actions(&connection) == [], "no flush inside a batch")
+        connection.endDeliveries()
+        #expect(Self.actions(&connection) == ["flush"])
+        #expect(!take(&connection, 8), "another registration")
+        #expect(Self.actions(&connection) == [])
+        // A write in flight: pushes wait behind it, so none is taken.
+        connection.received(Self.put(2), now: Self.at(seconds: 2))
+        #expect(Self.actions(&connection) == ["write r2"])
+        #expect(!take(&connection, 7))
+        #expect(Self.actions(&connection) == [])
+        connection.completed(.ok, for: RequestID(2))
+        #expect(Self.actions(&connection) == [Self.ok(2), "flush"])
+        // An unwritable channel: `deliver` closes the slow consumer.
+        connection.writabilityChanged(false)
+        #expect(!take(&connection, 7))
+        #expect(Self.actions(&connection) == [])
+    }
+
     @Test func deliveriesForARegistrationNoLongerHeldAreDropped() {
         var (connection, key) = Self.listening()
         connection.deliver(Self.update("/a", "1"), id: 8, key: key)

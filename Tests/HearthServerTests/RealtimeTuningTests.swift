@@ -11,7 +11,6 @@ struct RealtimeTuningTests {
         let tuning = RealtimeTuning()
         #expect(tuning.slice == .microseconds(100))
         #expect(tuning.loneBurstSlice == .microseconds(500))
-        #expect(tuning.coalesceWait == .milliseconds(1))
         #expect(tuning.sustainedGap == .milliseconds(1))
         #expect(tuning.burstWindow == .microseconds(250))
         #expect(tuning.problem == nil)
@@ -21,23 +20,22 @@ struct RealtimeTuningTests {
         var zeroSlice = RealtimeTuning()
         zeroSlice.slice = .zero
         #expect(zeroSlice.problem == "RealtimeTuning.slice must be more than zero and at most 1 s (it is 0.0 seconds).")
-        var longWait = RealtimeTuning()
-        longWait.coalesceWait = .seconds(2)
-        #expect(longWait.problem == "RealtimeTuning.coalesceWait must be between zero and 1 s (it is 2.0 seconds).")
-        var noWait = RealtimeTuning()
-        noWait.coalesceWait = .zero
-        noWait.sustainedGap = .zero
-        #expect(noWait.problem == nil, "no wait is a valid choice")
+        var longGap = RealtimeTuning()
+        longGap.sustainedGap = .seconds(2)
+        #expect(longGap.problem == "RealtimeTuning.sustainedGap must be between zero and 1 s (it is 2.0 seconds).")
+        var neverSustained = RealtimeTuning()
+        neverSustained.sustainedGap = .zero
+        #expect(neverSustained.problem == nil, "never sustained is a valid choice")
     }
 
     @Test func aServerWithATuningThatCannotWorkDoesNotStart() async throws {
         try await expectRefusedStart { $0.realtime.tuning.burstWindow = .seconds(-1) }
     }
 
-    /// Another pacing (no wait, short slices) still delivers every push, in order.
+    /// Another pacing (never sustained, short slices) still delivers every push, in order.
     @Test func anotherTuningStillDeliversEveryPushInOrder() async throws {
         try await TestServer.with(prepare: { configuration, _ in
-            configuration.realtime.tuning.coalesceWait = .zero
+            configuration.realtime.tuning.sustainedGap = .zero
             configuration.realtime.tuning.slice = .microseconds(20)
             configuration.realtime.tuning.loneBurstSlice = .microseconds(20)
         }) { server in

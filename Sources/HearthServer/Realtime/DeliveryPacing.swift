@@ -1,28 +1,19 @@
-/// When a loop's inbox drains the pushes that arrive, and whether a drain may run long slices.
+/// Whether a loop's drain of the pushes that arrive may run long slices.
 ///
 /// Pushes come in bursts: one commit's pushes share an update, and the updates of one fan-out
 /// pass (a commit's default listens, then its query listens after their reads) arrive within
 /// `burstWindow` of each other. Fan-out is *sustained* when the last two bursts began less
-/// than `sustainedGap` apart. Then a drain waits `coalesce`, so that its batch holds several
-/// commits and each connection gets them in one write. Otherwise the drain starts at once, for
-/// a lone burst: until another burst arrives, its slices may run long, so the burst leaves in
-/// one go, without the pauses (each a timer and a sleep of the loop's thread) that shorter
-/// slices would add.
+/// than `sustainedGap` apart. A drain starts at once either way; one that starts for a lone
+/// burst (fan-out not sustained) may run long slices until another burst arrives, so the burst
+/// leaves in one go, without the pauses (each a timer and a sleep of the loop's thread) that
+/// shorter slices would add. (Until 2026-12 a drain under sustained fan-out waited 1 ms for
+/// more commits; with the lean load generator that wait no longer paid: decision 0008.)
 ///
 /// The pace follows the bursts' arrivals, not the drains': a drain that catches up with a burst
-/// still being fanned out does not make the rest of that burst wait, and a drain that was made
-/// to wait does not make the next burst wait too.
+/// still being fanned out does not make the rest of that burst short-sliced.
 struct DeliveryPacing: Sendable {
-    enum Start: Equatable {
-        /// Drain at once; this burst (its number) is lone while no other has begun.
-        case now(lone: UInt64)
-        /// Drain after this many nanoseconds.
-        case after(nanoseconds: Int64)
-    }
-
     let burstWindow: UInt64
     let sustainedGap: UInt64
-    let coalesce: Int64
 
     /// The update of the last push.
     private var lastUpdate: ObjectIdentifier?
@@ -33,10 +24,9 @@ struct DeliveryPacing: Sendable {
     /// The number of the current burst (0 before the first).
     private(set) var burst: UInt64 = 0
 
-    init(burstWindow: UInt64, sustainedGap: UInt64, coalesce: Int64) {
+    init(burstWindow: UInt64, sustainedGap: UInt64) {
         self.burstWindow = burstWindow
         self.sustainedGap = sustainedGap
-        self.coalesce = coalesce
     }
 
     /// A push of `update` arrived. `now` (uptime nanoseconds) is read only for the first push of
@@ -57,8 +47,9 @@ struct DeliveryPacing: Sendable {
         return true
     }
 
-    /// How a drain for the pushes waiting now starts.
-    var start: Start {
-        gap < sustainedGap ? .after(nanoseconds: coalesce) : .now(lone: burst)
+    /// For a drain starting now: the number of the burst it serves as lone (its slices may run
+    /// long while no other burst begins), or nil under sustained fan-out (short slices).
+    var loneBurst: UInt64? {
+        gap < sustainedGap ? nil : burst
     }
 }

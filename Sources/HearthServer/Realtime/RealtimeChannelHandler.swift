@@ -294,7 +294,15 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, Send
     /// One delivery, from the loop inbox, in delivery order.
     func receive(_ delivery: RealtimeDelivery) {
         switch delivery {
-        case .update(let update, let id, let key): connection.deliver(update, id: id, key: key)
+        case .update(let update, let id, let key):
+            let state = self.state
+            if !state.running, state.connection.takesSharedPush(update, id: id) {
+                let joining = state.connection.holdFlush
+                state.frames.writeShared(loopInbox.frame(for: update), joining: joining)
+                if joining { return }
+            } else {
+                state.connection.deliver(update, id: id, key: key)
+            }
         case .revoked(let id, let key): connection.revoked(id: id, key: key)
         case .answer(let answer): connection.answered(answer.outcome, for: answer.requestID)
         }

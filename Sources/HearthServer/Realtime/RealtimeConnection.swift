@@ -222,6 +222,20 @@ struct RealtimeConnection<Registration: RealtimeListenHandle> {
         receive(.update(update, id: id, key: key))
     }
 
+    /// The common push, decided without queueing a step: one for the listen whose pushes go out
+    /// as the loop's shared frame (`sharedRegistration`), with nothing waiting before it and a
+    /// channel that takes it. True: the caller writes the loop's shared frame (joined while a
+    /// batch is handed over), as `deliver` would have it written. False: nothing changed, and
+    /// the caller hands the push to `deliver`, which decides.
+    mutating func takesSharedPush(_ update: EncodedUpdate, id: UInt64) -> Bool {
+        guard id == sharedRegistration, id != 0, !busy, urgent.isEmpty, stepIndex >= steps.count,
+            backlogHead >= backlog.count, writable, !closeSent, !slowConsumer,
+            update.message.count <= sessionState.configuration.maxFrameLength
+        else { return false }
+        unflushed = true
+        return true
+    }
+
     mutating func revoked(id: UInt64, key: ListenKey) {
         receive(.revoked(id: id, key: key))
     }

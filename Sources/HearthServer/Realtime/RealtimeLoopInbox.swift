@@ -16,17 +16,16 @@ import Synchronization
 ///
 /// A drain runs in slices of about `RealtimeTuning.slice`: between slices the loop serves its
 /// sockets, so a publisher's next write and its acknowledgement do not wait for a whole fan-out;
-/// deliveries arriving meanwhile form the next batch. `DeliveryPacing` decides when a drain
-/// starts (at once, or after a short wait under sustained fan-out); a drain of a lone burst
-/// runs in longer slices, until another burst arrives or a write's round or outcomes cut one
-/// short.
+/// deliveries arriving meanwhile form the next batch. A drain starts at once; one of a lone
+/// burst (`DeliveryPacing`) runs in longer slices, until another burst arrives or a write's
+/// round or outcomes cut one short.
 ///
 /// Writers are held back when fan-out falls behind: while more than
 /// `RealtimeLoopInboxes.holdAbove` deliveries wait on all loops, connections stop reading their
 /// sockets, until fewer than `resumeBelow` wait.
 ///
 /// Time (the pacing's arrivals, a slice's length) is read from `RealtimeLoopInboxes.clock`;
-/// waits are scheduled on the loop.
+/// the pauses between slices are scheduled on the loop.
 final class RealtimeLoopInbox<Connection: RealtimeInboxConnection>: Sendable {
     typealias Delivery = RealtimeDelivery
 
@@ -89,9 +88,6 @@ final class RealtimeLoopInbox<Connection: RealtimeInboxConnection>: Sendable {
     private let pending: Mutex<Pending>
     /// `pending.pacing.burst`, for a drain to see without the lock whether its burst is lone.
     private let burst = Atomic<UInt64>(0)
-    /// The drain scheduled is one that waits (`DeliveryPacing`) and has not begun: a write's
-    /// answer then starts one at once instead of waiting with the pushes.
-    private let drainWaits = Atomic<Bool>(false)
     private let loopState: NIOLoopBound<LoopState>
     /// The loop's own state; a precondition checks the caller is on the loop. Each method takes
     /// it once.
@@ -114,8 +110,7 @@ final class RealtimeLoopInbox<Connection: RealtimeInboxConnection>: Sendable {
             Pending(
                 pacing: DeliveryPacing(
                     burstWindow: UInt64(tuning.burstWindow.nanoseconds),
-                    sustainedGap: UInt64(tuning.sustainedGap.nanoseconds),
-                    coalesce: tuning.coalesceWait.nanoseconds
+                    sustainedGap: UInt64(tuning.sustainedGap.nanoseconds)
                 )
             )
         )
@@ -131,12 +126,12 @@ final class RealtimeLoopInbox<Connection: RealtimeInboxConnection>: Sendable {
         }
     }
 
-    /// What an append asks of the loop: nothing (a drain is coming), or a drain.
-    private enum Drain { case none, now(lone: UInt64?), after(nanoseconds: Int64) }
+    /// What an append asks of the loop: nothing (a drain is coming), or a drain (with the lone
+    /// burst it serves, if any).
+    private enum Drain { case none, now(lone: UInt64?) }
 
-    /// From the engine's delivery queue; never blocks. A write's answer is not paced: it starts
-    /// a drain at once, also when the drain scheduled is one that waits (`DeliveryPacing`),
-    /// which then finds the batch drained or goes on with what came since.
+    /// From the engine's delivery queue; never blocks. The first delivery while no drain is
+    /// scheduled starts one at once; a write's answer never starts a lone burst's long slices.
     func append(_ handler: Connection, _ delivery: Delivery) {
         all.waiting.add(1, ordering: .relaxed)
         var isAnswer = false
@@ -148,26 +143,12 @@ final class RealtimeLoopInbox<Connection: RealtimeInboxConnection>: Sendable {
             {
                 burst.store(pending.pacing.burst, ordering: .relaxed)
             }
-            if pending.scheduled {
-                return isAnswer && drainWaits.exchange(false, ordering: .relaxed) ? .now(lone: nil) : .none
-            }
+            if pending.scheduled { return .none }
             pending.scheduled = true
-            if isAnswer { return .now(lone: nil) }
-            switch pending.pacing.start {
-            case .now(let lone):
-                return .now(lone: lone)
-            case .after(let wait):
-                drainWaits.store(true, ordering: .relaxed)
-                return .after(nanoseconds: wait)
-            }
+            return .now(lone: isAnswer ? nil : pending.pacing.loneBurst)
         }
-        switch drain {
-        case .none:
-            break
-        case .now(let lone):
+        if case .now(let lone) = drain {
             eventLoop.execute { self.drain(lone: lone) }
-        case .after(let wait):
-            eventLoop.scheduleTask(in: .nanoseconds(wait)) { self.drain(lone: nil) }
         }
     }
 
@@ -236,7 +217,6 @@ final class RealtimeLoopInbox<Connection: RealtimeInboxConnection>: Sendable {
     private func drain(lone: UInt64?) {
         let state = self.state
         let sliceStart = clock()
-        drainWaits.store(false, ordering: .relaxed)
         var lone = lone
         // Raised for work queued before this slice began (and so run before it): not urgent now.
         _ = urgent.take()

@@ -8,9 +8,8 @@ public struct RealtimeTuning: Sendable, Equatable {
     public var slice: Duration = .microseconds(100)
     /// The slice while a drain serves a lone burst (no other burst arrived, no write cut it short).
     public var loneBurstSlice: Duration = .microseconds(500)
-    /// How long a drain waits for more commits while fan-out is sustained; zero: never waits.
-    public var coalesceWait: Duration = .milliseconds(1)
-    /// Fan-out is sustained when the last two bursts began less than this apart.
+    /// Fan-out is sustained (its drains run short slices) when the last two bursts began less
+    /// than this apart.
     public var sustainedGap: Duration = .milliseconds(1)
     /// A burst: the pushes of the updates that arrive within this of its first push.
     public var burstWindow: Duration = .microseconds(250)
@@ -23,9 +22,8 @@ public struct RealtimeTuning: Sendable, Equatable {
         where value <= .zero || value > .seconds(1) {
             return "RealtimeTuning.\(name) must be more than zero and at most 1 s (it is \(value))."
         }
-        for (name, value) in [("coalesceWait", coalesceWait), ("sustainedGap", sustainedGap)]
-        where value < .zero || value > .seconds(1) {
-            return "RealtimeTuning.\(name) must be between zero and 1 s (it is \(value))."
+        if sustainedGap < .zero || sustainedGap > .seconds(1) {
+            return "RealtimeTuning.sustainedGap must be between zero and 1 s (it is \(sustainedGap))."
         }
         return nil
     }
