@@ -228,6 +228,55 @@ struct RealtimeLoopInboxTests {
         #expect(sustained >= 10 && sustained < 50, "100 µs at 10 µs each: \(sustained)")
     }
 
+    /// A loop none of whose connections sent a frame for `quietLoopAfter` (10 ms; they only
+    /// listen) drains past a slice's end without a pause, for at most `quietLoopRun` (2 ms) at a
+    /// time; a frame read on the loop brings the pauses back at the next slice's end. Each
+    /// delivery here takes 10 µs of the test's clock, and every drain serves a lone burst
+    /// (500 µs slices).
+    @Test func aLoopWhoseConnectionsOnlyListenDrainsWithoutPauses() {
+        let fixture = Fixture()
+        let updates = (0..<3).map { Self.update("\($0)") }
+        defer { withExtendedLifetime(updates) {} }
+        /// Hands `count` connections a push of `update` and runs the loop without moving its
+        /// time: the connections served before the drain's first pause.
+        func firstRun(_ count: Int, _ update: EncodedUpdate) -> [Connection] {
+            let connections = fixture.connections(count)
+            for connection in connections {
+                connection.quiet = true
+                connection.onReceive = { _ in fixture.clock.advance(microseconds: 10) }
+                fixture.inbox.append(connection, .update(update, id: 1, key: Self.key))
+            }
+            fixture.loop.run()
+            return connections
+        }
+        func finish(_ connections: [Connection]) {
+            var pauses = 0
+            while connections.contains(where: { $0.received == 0 }), pauses < 1_000 {
+                fixture.loop.advanceTime(by: .microseconds(20))
+                pauses += 1
+            }
+            #expect(connections.allSatisfy { $0.received == 1 })
+        }
+        // A new inbox counts as having heard its connections: the first slice pauses.
+        let talking = firstRun(600, updates[0])
+        let talkingServed = talking.filter { $0.received > 0 }.count
+        #expect(talkingServed >= 50 && talkingServed < 100, "one 500 µs slice: \(talkingServed)")
+        finish(talking)
+        // 20 ms without a frame: the drain runs on for 2 ms before its first pause.
+        fixture.clock.advance(microseconds: 20_000)
+        let quiet = firstRun(600, updates[1])
+        let quietServed = quiet.filter { $0.received > 0 }.count
+        #expect(quietServed >= 200 && quietServed < 260, "2 ms with no pause: \(quietServed)")
+        finish(quiet)
+        // A frame arrives: the next drain pauses after its first slice again.
+        fixture.clock.advance(microseconds: 20_000)
+        fixture.inbox.frameRead()
+        let spoke = firstRun(600, updates[2])
+        let spokeServed = spoke.filter { $0.received > 0 }.count
+        #expect(spokeServed >= 50 && spokeServed < 100, "one 500 µs slice: \(spokeServed)")
+        finish(spoke)
+    }
+
     /// A write's outcome handed to the loop mid-drain (`UrgentWork`) ends the drain's slice at
     /// its next check: the answer leaves before the rest of the fan-out.
     @Test func aWritesOutcomeOvertakesTheRestOfAFanOut() {

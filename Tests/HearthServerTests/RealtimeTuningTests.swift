@@ -13,6 +13,8 @@ struct RealtimeTuningTests {
         #expect(tuning.loneBurstSlice == .microseconds(500))
         #expect(tuning.sustainedGap == .milliseconds(1))
         #expect(tuning.burstWindow == .microseconds(250))
+        #expect(tuning.quietLoopAfter == .milliseconds(10))
+        #expect(tuning.quietLoopRun == .milliseconds(2))
         #expect(tuning.problem == nil)
     }
 
@@ -23,6 +25,9 @@ struct RealtimeTuningTests {
         var longGap = RealtimeTuning()
         longGap.sustainedGap = .seconds(2)
         #expect(longGap.problem == "RealtimeTuning.sustainedGap must be between zero and 1 s (it is 2.0 seconds).")
+        var longRun = RealtimeTuning()
+        longRun.quietLoopRun = .seconds(3)
+        #expect(longRun.problem == "RealtimeTuning.quietLoopRun must be between zero and 1 s (it is 3.0 seconds).")
         var neverSustained = RealtimeTuning()
         neverSustained.sustainedGap = .zero
         #expect(neverSustained.problem == nil, "never sustained is a valid choice")

@@ -184,6 +184,7 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, Send
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
         connection.frameArrived()
+        loopInbox.frameRead()
         guard frame.reservedBits.isEmpty else {
             // No extension is negotiated, so no RSV bit may be set (RFC 6455 §5.2).
             return fail(.protocolError, "Reserved WebSocket frame bits set without an extension.")

@@ -64,6 +64,13 @@ final class RealtimeLoopInbox<Connection: RealtimeInboxConnection>: Sendable {
         var writes: [(WritePass) -> Void] = []
         var spareWrites: [(WritePass) -> Void] = []
         var writesScheduled = false
+        /// Frames read from this loop's connections (a new inbox counts as having read one: its
+        /// first connection is about to speak), the count at the last slice's end, when that
+        /// count last changed, and when a drain last paused (uptime nanoseconds).
+        var framesRead: UInt64 = 1
+        var framesSeen: UInt64 = 0
+        var lastFrame: UInt64 = 0
+        var lastPause: UInt64 = 0
     }
 
     private static var frameSlots: Int { 8 }
@@ -73,6 +80,10 @@ final class RealtimeLoopInbox<Connection: RealtimeInboxConnection>: Sendable {
     /// while the drain serves a lone burst (`RealtimeTuning`).
     private let sliceNanoseconds: Int64
     private let loneBurstSliceNanoseconds: Int64
+    /// A loop none of whose connections sent a frame for `quietAfter` drains on past a slice's
+    /// end without a pause, for at most `quietRun` at a time (`RealtimeTuning`).
+    private let quietAfterNanoseconds: UInt64
+    private let quietRunNanoseconds: UInt64
     /// The pause that lets the loop poll its sockets between slices.
     static var yieldNanoseconds: Int64 { 20_000 }
 
@@ -106,6 +117,8 @@ final class RealtimeLoopInbox<Connection: RealtimeInboxConnection>: Sendable {
         let tuning = all.tuning
         sliceNanoseconds = tuning.slice.nanoseconds
         loneBurstSliceNanoseconds = tuning.loneBurstSlice.nanoseconds
+        quietAfterNanoseconds = UInt64(tuning.quietLoopAfter.nanoseconds)
+        quietRunNanoseconds = UInt64(tuning.quietLoopRun.nanoseconds)
         pending = Mutex(
             Pending(
                 pacing: DeliveryPacing(
@@ -213,10 +226,15 @@ final class RealtimeLoopInbox<Connection: RealtimeInboxConnection>: Sendable {
 
     /// Drains for one slice, then lets the loop serve its sockets and goes on. The slice is long
     /// while `lone` is the number of the last burst to arrive and no write's round or outcomes
-    /// cut a slice short; short from then on.
+    /// cut a slice short; short from then on. On a loop whose connections only listen (no frame
+    /// for `quietLoopAfter`) a slice that ends on time is followed by the next without a pause,
+    /// up to `quietLoopRun` since the last one: there is nothing to read meanwhile, and each
+    /// pause is a timer and a sleep of the loop's thread, which the clients then fill with
+    /// wake-ups that read a few sockets each.
     private func drain(lone: UInt64?) {
         let state = self.state
-        let sliceStart = clock()
+        var sliceStart = clock()
+        state.lastPause = sliceStart
         var lone = lone
         // Raised for work queued before this slice began (and so run before it): not urgent now.
         _ = urgent.take()
@@ -237,7 +255,10 @@ final class RealtimeLoopInbox<Connection: RealtimeInboxConnection>: Sendable {
                 let cut = urgent.take()
                 if let number = lone, cut || burst.load(ordering: .relaxed) != number { lone = nil }
                 let slice = lone == nil ? sliceNanoseconds : loneBurstSliceNanoseconds
-                if cut || clock() &- sliceStart >= UInt64(slice) {
+                let now = clock()
+                if !cut, now &- sliceStart >= UInt64(slice), mayRunOn(at: now, state) {
+                    sliceStart = now
+                } else if cut || now &- sliceStart >= UInt64(slice) {
                     eventLoop.scheduleTask(in: .nanoseconds(Self.yieldNanoseconds)) { [lone] in
                         self.drain(lone: lone)
                     }
@@ -245,6 +266,23 @@ final class RealtimeLoopInbox<Connection: RealtimeInboxConnection>: Sendable {
                 }
             }
         }
+    }
+
+    /// A frame arrived on one of this loop's connections. On the loop.
+    func frameRead() {
+        state.framesRead &+= 1
+    }
+
+    /// Whether a drain whose slice is over may go on without a pause: no frame arrived on this
+    /// loop's connections for a while (they only listen: there is nothing to read between
+    /// slices), and it paused less than `quietLoopRun` ago.
+    private func mayRunOn(at now: UInt64, _ state: LoopState) -> Bool {
+        if state.framesRead != state.framesSeen {
+            state.framesSeen = state.framesRead
+            state.lastFrame = now
+            return false
+        }
+        return now &- state.lastFrame >= quietAfterNanoseconds && now &- state.lastPause < quietRunNanoseconds
     }
 
     /// Links item `index` behind its connection's earlier items of the batch.

@@ -13,6 +13,12 @@ public struct RealtimeTuning: Sendable, Equatable {
     public var sustainedGap: Duration = .milliseconds(1)
     /// A burst: the pushes of the updates that arrive within this of its first push.
     public var burstWindow: Duration = .microseconds(250)
+    /// A loop none of whose connections sent a frame for this long (they only listen) drains
+    /// without pausing between slices: there is nothing to read meanwhile.
+    public var quietLoopAfter: Duration = .milliseconds(10)
+    /// … for at most this long at a time, so a frame that arrives is read within it; zero: a
+    /// quiet loop pauses as any other.
+    public var quietLoopRun: Duration = .milliseconds(2)
 
     public init() {}
 
@@ -22,8 +28,10 @@ public struct RealtimeTuning: Sendable, Equatable {
         where value <= .zero || value > .seconds(1) {
             return "RealtimeTuning.\(name) must be more than zero and at most 1 s (it is \(value))."
         }
-        if sustainedGap < .zero || sustainedGap > .seconds(1) {
-            return "RealtimeTuning.sustainedGap must be between zero and 1 s (it is \(sustainedGap))."
+        for (name, value) in [
+            ("sustainedGap", sustainedGap), ("quietLoopAfter", quietLoopAfter), ("quietLoopRun", quietLoopRun),
+        ] where value < .zero || value > .seconds(1) {
+            return "RealtimeTuning.\(name) must be between zero and 1 s (it is \(value))."
         }
         return nil
     }
