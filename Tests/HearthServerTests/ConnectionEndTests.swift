@@ -47,9 +47,11 @@ struct ConnectionEndTests {
             try await server.put("/status/ada", #""online""#)
             let socket = try await Self.connectWithOnDisconnect(port: server.port, name: "ada")
             Self.end(socket, ending)
-            // Within 1 s, as Firebase's server does (the liveness timeout is 90 s: only the end
-            // of TCP can have told the server).
-            let status = try await eventually(timeout: .seconds(1), interval: .milliseconds(10)) {
+            // At once, as Firebase's server does: it takes milliseconds alone; the bound is 5 s
+            // because the whole suite shares two cores and one test process (a CI run saw more
+            // than 1 s once), still far below the liveness timeout's 45 s ping and 90 s drop,
+            // so only the end of TCP can have told the server.
+            let status = try await eventually(timeout: .seconds(5), interval: .milliseconds(10)) {
                 try await server.get("/status/ada")
             } until: {
                 $0 == #""offline""#
