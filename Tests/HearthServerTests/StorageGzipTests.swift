@@ -78,7 +78,7 @@ import Testing
         try await TestServer.with { server in
             // 700 KB of text: several 256 KiB pieces decompressed.
             let original = GzipInflaterTestText.make(700_000)
-            let compressed = try GzipInflaterTestText.gzip(original)
+            let compressed = try TestCommand.gzip(original)
             try await Self.upload(server, "logs/app.log", compressed, fields: #""contentEncoding":"gzip""#)
 
             for path in [Self.v0("logs/app.log")] + Self.gcsPaths("logs/app.log") {
@@ -130,7 +130,7 @@ import Testing
 
     @Test func noTransformAndOtherEncodingsGoAsStored() async throws {
         try await TestServer.with { server in
-            let compressed = try GzipInflaterTestText.gzip(GzipInflaterTestText.make(5_000))
+            let compressed = try TestCommand.gzip(GzipInflaterTestText.make(5_000))
             try await Self.upload(
                 server,
                 "kept.gz",
@@ -185,7 +185,7 @@ import Testing
             #expect(stored.status == 200 && stored.body == plain)
 
             // Corrupt past the first piece: the answer has started (200), its body ends early.
-            var compressed = try GzipInflaterTestText.gzip(GzipInflaterTestText.noise(1_200_000), level: 1)
+            var compressed = try TestCommand.gzip(GzipInflaterTestText.noise(1_200_000), level: 1)
             #expect(compressed.count > 1_000_000)
             compressed[compressed.count - 100_000] ^= 0xFF
             try await Self.upload(server, "broken.gz", compressed, fields: #""contentEncoding":"gzip""#)
@@ -198,7 +198,7 @@ import Testing
             #expect(logs.records().contains { $0.message.contains("not gzip") })
 
             // Cut short (a truncated upload), and the server still serves afterwards.
-            let whole = try GzipInflaterTestText.gzip(GzipInflaterTestText.noise(800_000), level: 1)
+            let whole = try TestCommand.gzip(GzipInflaterTestText.noise(800_000), level: 1)
             try await Self.upload(
                 server,
                 "truncated.gz",
@@ -206,7 +206,7 @@ import Testing
                 fields: #""contentEncoding":"gzip""#
             )
             await #expect(throws: (any Error).self) { try await Self.fetch(server, Self.v0("truncated.gz")) }
-            let fine = try GzipInflaterTestText.gzip(Array("still serving".utf8))
+            let fine = try TestCommand.gzip(Array("still serving".utf8))
             try await Self.upload(server, "fine.gz", fine, fields: #""contentEncoding":"gzip""#)
             let served = try await Self.fetch(server, Self.v0("fine.gz"))
             #expect(served.status == 200 && served.body == Array("still serving".utf8))
@@ -214,8 +214,8 @@ import Testing
     }
 }
 
-/// Test data for gzip objects: text that compresses well, noise that does not, and the system
-/// `gzip`'s compression of either.
+/// Test data for gzip objects: text that compresses well and noise that does not (the system
+/// `gzip` compresses them: `TestCommand.gzip`).
 enum GzipInflaterTestText {
     static func make(_ count: Int) -> [UInt8] {
         var bytes: [UInt8] = []
@@ -235,15 +235,5 @@ enum GzipInflaterTestText {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return UInt8(truncatingIfNeeded: state >> 33)
         }
-    }
-
-    /// `bytes` compressed by the system's `gzip` (`-n`: no name or time in the header).
-    static func gzip(_ bytes: [UInt8], level: Int = 6) throws -> [UInt8] {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gzip-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try Data(bytes).write(to: directory.appendingPathComponent("in"))
-        _ = try TestCommand.run(["/bin/sh", "-c", "gzip -n -\(level) -c in > in.gz"], in: directory.path)
-        return Array(try Data(contentsOf: directory.appendingPathComponent("in.gz")))
     }
 }

@@ -8,16 +8,6 @@ import Testing
 /// before it asks for more input), concatenated members, a large expansion taken in bounded
 /// pieces, and bytes that are not gzip, corrupt or cut short.
 @Suite struct GzipInflaterTests {
-    /// `bytes` compressed by the system's `gzip` (`-n`: no name or time in the header).
-    static func gzip(_ bytes: [UInt8], level: Int = 6) throws -> [UInt8] {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gzip-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let input = directory.appendingPathComponent("in")
-        try Data(bytes).write(to: input)
-        _ = try TestCommand.run(["/bin/sh", "-c", "gzip -n -\(level) -c in > in.gz"], in: directory.path)
-        return Array(try Data(contentsOf: directory.appendingPathComponent("in.gz")))
-    }
 
     /// Decompresses `compressed` fed `feedSize` bytes at a time, taking `readSize` at a time;
     /// checks no piece is larger than asked.
@@ -53,7 +43,7 @@ import Testing
 
     @Test func streamsInAnyPieces() throws {
         let original = Self.text(300_000)
-        let compressed = try Self.gzip(original)
+        let compressed = try TestCommand.gzip(original)
         #expect(compressed.count < original.count / 4)
         for (feed, read) in [(compressed.count, 1 << 20), (1, 7), (4096, 1), (65_536, 65_536), (3, 256 * 1024)] {
             #expect(
@@ -65,14 +55,14 @@ import Testing
 
     @Test func concatenatedMembersAreOneStream() throws {
         let (first, second) = (Self.text(10_000), Array("and a second member".utf8))
-        let compressed = try Self.gzip(first) + Self.gzip(second, level: 1)
+        let compressed = try TestCommand.gzip(first) + TestCommand.gzip(second, level: 1)
         #expect(try Self.inflate(compressed, feedSize: 1000, readSize: 333) == first + second)
     }
 
     /// 64 MiB of zeros in about 64 KiB: each read gives at most what it asks for.
     @Test func aLargeExpansionComesOutInBoundedPieces() throws {
         let zeros = [UInt8](repeating: 0, count: 64 << 20)
-        let compressed = try Self.gzip(zeros, level: 9)
+        let compressed = try TestCommand.gzip(zeros, level: 9)
         #expect(compressed.count < 100_000)
         let inflater = try GzipInflater()
         inflater.feed(compressed)
@@ -93,7 +83,7 @@ import Testing
         notGzip.feed(Array("plain text, not gzip".utf8))
         #expect(throws: GzipInflater.Failure.self) { try notGzip.read(upTo: 1024) }
 
-        let compressed = try Self.gzip(Self.text(50_000))
+        let compressed = try TestCommand.gzip(Self.text(50_000))
         var corrupt = compressed
         // A flipped byte in the middle of the deflate data, or in the trailer's CRC-32.
         corrupt[compressed.count / 2] ^= 0xFF

@@ -21,6 +21,16 @@ public enum TestCommand {
         return output
     }
 
+    /// `bytes` compressed by the system's `gzip` at `level` (`-n`: no name or time in the header).
+    public static func gzip(_ bytes: [UInt8], level: Int = 6) throws -> [UInt8] {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gzip-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data(bytes).write(to: directory.appendingPathComponent("in"))
+        _ = try run(["/bin/sh", "-c", "gzip -n -\(level) -c in > in.gz"], in: directory.path)
+        return Array(try Data(contentsOf: directory.appendingPathComponent("in.gz")))
+    }
+
     /// Runs `arguments` as `run(_:in:)` does and answers its wait status and output, whatever
     /// the status; with `errorsToOutput`, standard error goes to the output too.
     public static func spawn(

@@ -299,7 +299,7 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, Send
             let state = self.state
             if !state.running, state.connection.takesSharedPush(update, id: id) {
                 let joining = state.connection.holdFlush
-                state.frames.writeShared(loopInbox.frame(for: update), joining: joining)
+                writeShared(update, joining: joining)
                 if joining { return }
             } else {
                 state.connection.deliver(update, id: id, key: key)
@@ -334,6 +334,11 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, Send
         loop.running = false
     }
 
+    /// Writes the loop's shared frame of `update` (joined with the batch's others while `joining`).
+    private func writeShared(_ update: EncodedUpdate, joining: Bool) {
+        frames.writeShared(loopInbox.frame(for: update), joining: joining)
+    }
+
     private func perform(_ action: RealtimeConnection<ListenRegistration>.Action) {
         switch action {
         case .sendText(let frame):
@@ -342,7 +347,7 @@ final class RealtimeChannelHandler: ChannelDuplexHandler, ListenSubscriber, Send
                 WebSocketFrameBytes.frame(opcode: WebSocketFrameBytes.text, frame, allocator: context.channel.allocator)
             )
         case .sendShared(let update, let joining):
-            frames.writeShared(loopInbox.frame(for: update), joining: joining)
+            writeShared(update, joining: joining)
         case .sendPing:
             guard let context else { return }
             frames.write(

@@ -113,7 +113,7 @@ extension RealtimeConnection {
         case .update(let update, let id, let key):
             // A push for an untagged listen that fits one frame goes out as the loop's shared
             // frame, as `session.push(encoded:for:)` would send it.
-            let fits = update.message.count <= sessionState.configuration.maxFrameLength
+            let fits = fitsOneFrame(update)
             if id == sharedRegistration, fits { return sharedPush(update) }
             guard registrationTable[key]?.id == id else { return [] }
             if fits, sessionState.holdsUntaggedListen(key) {
@@ -134,6 +134,11 @@ extension RealtimeConnection {
         case .ended:
             return session.closed().map(Step.session)
         }
+    }
+
+    /// Whether `update`'s message goes out in one frame (as the loop's shared frame can).
+    func fitsOneFrame(_ update: EncodedUpdate) -> Bool {
+        update.message.count <= sessionState.configuration.maxFrameLength
     }
 
     /// The shared frame of an untagged push, when the channel takes it.

@@ -228,9 +228,8 @@ struct RealtimeConnection<Registration: RealtimeListenHandle> {
     /// batch is handed over), as `deliver` would have it written. False: nothing changed, and
     /// the caller hands the push to `deliver`, which decides.
     mutating func takesSharedPush(_ update: EncodedUpdate, id: UInt64) -> Bool {
-        guard id == sharedRegistration, id != 0, !busy, urgent.isEmpty, stepIndex >= steps.count,
-            backlogHead >= backlog.count, writable, !closeSent, !slowConsumer,
-            update.message.count <= sessionState.configuration.maxFrameLength
+        guard id == sharedRegistration, id != 0, nothingWaits, urgent.isEmpty, writable, !closeSent,
+            !slowConsumer, fitsOneFrame(update)
         else { return false }
         unflushed = true
         return true
@@ -310,9 +309,12 @@ struct RealtimeConnection<Registration: RealtimeListenHandle> {
 
     // MARK: Helpers
 
+    /// No database action is in flight and no step or event is queued.
+    var nothingWaits: Bool { !busy && stepIndex >= steps.count && backlogHead >= backlog.count }
+
     /// Queues `event`: handled now when nothing waits, else after what does.
     mutating func receive(_ event: Event) {
-        if !busy, stepIndex >= steps.count, backlogHead >= backlog.count {
+        if nothingWaits {
             insertNext(stepsAnswering(event))
             return
         }

@@ -254,16 +254,19 @@ final class RealtimeLoopInbox<Connection: RealtimeInboxConnection>: Sendable {
                 steps = 0
                 let cut = urgent.take()
                 if let number = lone, cut || burst.load(ordering: .relaxed) != number { lone = nil }
-                let slice = lone == nil ? sliceNanoseconds : loneBurstSliceNanoseconds
-                let now = clock()
-                if !cut, now &- sliceStart >= UInt64(slice), mayRunOn(at: now, state) {
-                    sliceStart = now
-                } else if cut || now &- sliceStart >= UInt64(slice) {
-                    eventLoop.scheduleTask(in: .nanoseconds(Self.yieldNanoseconds)) { [lone] in
-                        self.drain(lone: lone)
+                if !cut {
+                    let slice = lone == nil ? sliceNanoseconds : loneBurstSliceNanoseconds
+                    let now = clock()
+                    guard now &- sliceStart >= UInt64(slice) else { continue }
+                    if mayRunOn(at: now, state) {
+                        sliceStart = now
+                        continue
                     }
-                    return
                 }
+                eventLoop.scheduleTask(in: .nanoseconds(Self.yieldNanoseconds)) { [lone] in
+                    self.drain(lone: lone)
+                }
+                return
             }
         }
     }
