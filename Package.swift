@@ -97,7 +97,7 @@ let package = Package(
         .target(
             name: "HearthChat",
             dependencies: [
-                "HearthCore", "HearthDatabase", "HearthAccounts", "HearthFunctions", "HearthPush",
+                "HearthCore", "HearthDatabase", "HearthAccounts", "HearthFunctions", "HearthPush", "HearthNIO",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -121,11 +121,18 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // What several targets need of SwiftNIO beyond it: a task executor on an event loop.
+        .target(
+            name: "HearthNIO",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: strict
+        ),
         // Hearth nodes over PostgreSQL (docs/cluster.md): the cluster's tables, namespace leases
         // fenced by epoch, the changelog. No Hearth target: the store and the server call it.
         .target(
             name: "HearthCluster",
             dependencies: [
+                "HearthNIO",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -151,6 +158,7 @@ let package = Package(
             dependencies: [
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                "HearthNIO",
                 "HearthCore", "HearthProtocol", "HearthDatabase", "HearthRules", "HearthAccounts",
                 "HearthFunctions", "HearthConsole", "HearthStorage", "HearthPush", "HearthCluster", "HearthStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -188,7 +196,7 @@ let package = Package(
         .testTarget(
             name: "HearthClusterTests",
             dependencies: [
-                "HearthCluster", "HearthTestSupport",
+                "HearthCluster", "HearthNIO", "HearthTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

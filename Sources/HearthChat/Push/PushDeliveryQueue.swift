@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthDatabase
+import HearthNIO
 import HearthPush
 import Logging
 import NIOCore

@@ -1,7 +1,7 @@
 import HearthCore
 import HearthDatabase
+import HearthNIO
 import HearthProtocol
-import HearthPush
 import NIOCore
 import Synchronization
 

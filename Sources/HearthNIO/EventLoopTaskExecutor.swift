@@ -8,7 +8,9 @@ public import NIOCore
 /// Used by the push queue, so a delivery stays on the push service's low-priority thread
 /// (docs/decisions/0018-push-delivery-beside-serving.md), and by the realtime endpoint, so a
 /// connection's short database actions (writes, gets, onDisconnect) start on its loop and
-/// resume there when the store answers, without a hop through the global pool.
+/// resume there when the store answers, without a hop through the global pool; and by a
+/// cluster node's PostgreSQL links, so a prepared statement (which postgres-nio runs as async
+/// code) is sent and its rows read on the connection's own loop (decision 0021's addendum).
 public final class EventLoopTaskExecutor: TaskExecutor {
     public let eventLoop: any EventLoop
 
