@@ -158,9 +158,9 @@ let package = Package(
             dependencies: [
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                "HearthNIO",
                 "HearthCore", "HearthProtocol", "HearthDatabase", "HearthRules", "HearthAccounts",
                 "HearthFunctions", "HearthConsole", "HearthStorage", "HearthPush", "HearthCluster", "HearthStore",
+                "HearthNIO",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -49,9 +49,9 @@ final class PostgresLink: Sendable {
     }
 
     /// Runs a prepared statement (prepared on the connection at its first use) and collects its
-    /// rows: no parse or plan per call. Its task runs on the link's loop, the connection's: a
-    /// commit then crosses no thread but the loop's (W1 at a cluster's owner 1.13× the global
-    /// pool's, decision 0021's addendum).
+    /// rows: no parse or plan per call. Its task runs on the link's loop, the connection's: the
+    /// statement is sent and its answer read there, with no hop through Swift's global pool (W1
+    /// at a cluster's owner 1.13× that of tasks on the pool, decision 0021's addendum).
     func execute<Statement: PostgresPreparedStatement>(_ statement: Statement) -> EventLoopFuture<[Statement.Row]>
     where Statement.Row: Sendable {
         let used = connection()
