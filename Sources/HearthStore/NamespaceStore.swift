@@ -37,6 +37,7 @@ public final class NamespaceStore: Sendable {
         configuration: StoreConfiguration,
         clock: @escaping @Sendable () -> Double,
         registration: NamespaceRegistration?,
+        replicatedRounds: SharedWriterThread? = nil,
         onCommit: @escaping @Sendable () -> Void
     ) throws {
         self.name = name
@@ -77,6 +78,7 @@ public final class NamespaceStore: Sendable {
             replication: configuration.replication?(name).map { [keys] sink in
                 ReplicationCapture(sink: sink, keys: keys, position: position?.lsn ?? 0)
             },
+            sharedThread: replicatedRounds,
             onCommit: onCommit
         )
         // A store written before docs/decisions/0020 has reverse index entries: the writer's

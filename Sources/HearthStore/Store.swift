@@ -9,6 +9,9 @@ public final class Store: Sendable {
     public let configuration: StoreConfiguration
     let namespaces = Mutex<[String: NamespaceStore]>([:])
     private let dirty = Atomic<Bool>(false)
+    /// Where the rounds of every replicated namespace's writer run, in turn (a cluster node's;
+    /// no thread until one runs).
+    private let replicatedRounds = SharedWriterThread()
     nonisolated(unsafe) private let syncTimer: DispatchSourceTimer?
     /// The time of server timestamps and of the rules' `now` (the database reads it here).
     public let clock: ServerClock
@@ -158,6 +161,7 @@ public final class Store: Sendable {
             configuration: configuration,
             clock: clock.now,
             registration: registration,
+            replicatedRounds: replicatedRounds,
             onCommit: { [weak self] in self?.dirty.store(true, ordering: .releasing) }
         )
     }

@@ -35,6 +35,9 @@ final class NamespaceWriter: Sendable, WritePassMember {
 
     /// Where the queue's rounds run.
     private let thread: WriterThread
+    /// The store's thread for replicated writers' rounds (`SharedWriterThread`), which runs them
+    /// instead of `thread` when set.
+    private let sharedThread: SharedWriterThread?
     private let pending = Mutex(Queue())
     private let db: LevelDB
     private let syncAlways: Bool
@@ -69,9 +72,11 @@ final class NamespaceWriter: Sendable, WritePassMember {
         output: BatchWriter,
         commitLog: CommitLog?,
         replication: ReplicationCapture? = nil,
+        sharedThread: SharedWriterThread? = nil,
         onCommit: @escaping @Sendable () -> Void
     ) {
         thread = WriterThread(name: name)
+        self.sharedThread = replication == nil ? nil : sharedThread
         self.db = db
         self.syncAlways = syncAlways
         self.loopJobLimit = loopJobLimit
@@ -192,7 +197,7 @@ final class NamespaceWriter: Sendable, WritePassMember {
             state.scheduled = true
             return true
         }
-        if start { thread.wake { self.drain() } }
+        if start { scheduleDrain() }
     }
 
     /// The loop that runs this writer's rounds for every loop (`WritePass`): the first one
@@ -274,51 +279,66 @@ final class NamespaceWriter: Sendable, WritePassMember {
                 state.scheduled = true
                 return true
             }
-            if start { thread.wake { self.drain() } }
+            if start { scheduleDrain() }
             return
         }
         for completion in completions { completion(nil) }
     }
 
-    private func drain() {
-        while true {
-            let jobs = pending.withLock { state -> [Job] in
-                let jobs = state.jobs
-                state.jobs = []
-                if jobs.isEmpty { state.scheduled = false }
-                return jobs
-            }
-            if jobs.isEmpty { return }
-            // Without `--sync always` or a cluster the observers hear the round's commits under
-            // the lock, as after a loop's round; with either (the queue runs every round then)
-            // after the fsync and the changelog's append.
-            let waits = syncAlways || replication != nil
-            let (completions, commits) = state.withLock { state -> ([Completion], [CommittedWrite]) in
-                let round = run(jobs, in: state, onLoop: false)
-                guard waits else {
-                    tell(round.commits)
-                    return (round.completions, [])
-                }
-                return round
-            }
-            var syncError: Error?
-            if syncAlways {
-                do {
-                    try db.sync()
-                } catch {
-                    syncError = error
-                    // Whether the round's writes survive the store's reopen is not known: plan
-                    // the next ones from the store, not from what the writer remembers.
-                    state.withLock { $0.shapes.removeAll() }
-                }
-            }
-            if let replication, syncError == nil {
-                settleReplicated(replication, completions: completions, commits: commits)
-                continue
-            }
-            if waits, replication == nil || syncError == nil { tell(commits) }
-            for completion in completions { completion(syncError) }
+    /// Has the queue's jobs run: on the writer's own thread, or one round at a time on the
+    /// store's shared thread for replicated writers.
+    private func scheduleDrain() {
+        if let sharedThread {
+            sharedThread.take { self.drainRound() }
+        } else {
+            thread.wake { self.drain() }
         }
+    }
+
+    private func drain() {
+        while drainRound() {}
+    }
+
+    /// Runs one round of the queue's jobs; false when none was waiting (the writer is then
+    /// idle: its next job schedules a drain again).
+    private func drainRound() -> Bool {
+        let jobs = pending.withLock { state -> [Job] in
+            let jobs = state.jobs
+            state.jobs = []
+            if jobs.isEmpty { state.scheduled = false }
+            return jobs
+        }
+        if jobs.isEmpty { return false }
+        // Without `--sync always` or a cluster the observers hear the round's commits under
+        // the lock, as after a loop's round; with either (the queue runs every round then)
+        // after the fsync and the changelog's append.
+        let waits = syncAlways || replication != nil
+        let (completions, commits) = state.withLock { state -> ([Completion], [CommittedWrite]) in
+            let round = run(jobs, in: state, onLoop: false)
+            guard waits else {
+                tell(round.commits)
+                return (round.completions, [])
+            }
+            return round
+        }
+        var syncError: Error?
+        if syncAlways {
+            do {
+                try db.sync()
+            } catch {
+                syncError = error
+                // Whether the round's writes survive the store's reopen is not known: plan
+                // the next ones from the store, not from what the writer remembers.
+                state.withLock { $0.shapes.removeAll() }
+            }
+        }
+        if let replication, syncError == nil {
+            settleReplicated(replication, completions: completions, commits: commits)
+            return true
+        }
+        if waits, replication == nil || syncError == nil { tell(commits) }
+        for completion in completions { completion(syncError) }
+        return true
     }
 
     /// Hands the round's batches to the changelog and goes on: the round is acknowledged (and
