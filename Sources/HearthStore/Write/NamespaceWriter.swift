@@ -34,10 +34,14 @@ final class NamespaceWriter: Sendable, WritePassMember {
     }
 
     /// Where the queue's rounds run.
-    private let thread: WriterThread
-    /// The store's thread for replicated writers' rounds (`SharedWriterThread`), which runs them
-    /// instead of `thread` when set.
-    private let sharedThread: SharedWriterThread?
+    private enum RoundThread {
+        /// A thread of the writer's own, draining the queue at each wake.
+        case own(WriterThread)
+        /// The store's thread for replicated writers, a round at a time in turn with the others.
+        case shared(SharedWriterThread)
+    }
+
+    private let roundThread: RoundThread
     private let pending = Mutex(Queue())
     private let db: LevelDB
     private let syncAlways: Bool
@@ -75,8 +79,11 @@ final class NamespaceWriter: Sendable, WritePassMember {
         sharedThread: SharedWriterThread? = nil,
         onCommit: @escaping @Sendable () -> Void
     ) {
-        thread = WriterThread(name: name)
-        self.sharedThread = replication == nil ? nil : sharedThread
+        if replication != nil, let sharedThread {
+            roundThread = .shared(sharedThread)
+        } else {
+            roundThread = .own(WriterThread(name: name))
+        }
         self.db = db
         self.syncAlways = syncAlways
         self.loopJobLimit = loopJobLimit
@@ -288,10 +295,9 @@ final class NamespaceWriter: Sendable, WritePassMember {
     /// Has the queue's jobs run: on the writer's own thread, or one round at a time on the
     /// store's shared thread for replicated writers.
     private func scheduleDrain() {
-        if let sharedThread {
-            sharedThread.take { self.drainRound() }
-        } else {
-            thread.wake { self.drain() }
+        switch roundThread {
+        case .own(let thread): thread.wake { self.drain() }
+        case .shared(let thread): thread.take { self.drainRound() }
         }
     }
 
