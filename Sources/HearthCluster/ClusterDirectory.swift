@@ -278,8 +278,22 @@ public final class ClusterDirectory: Sendable {
     /// the appends asked for meanwhile together in the next). Call it for a namespace only once
     /// its previous append completed (a clustered writer keeps one in flight,
     /// `ReplicationCapture`); a second one meanwhile would wait for the group after.
-    public func append(_ batches: [ByteBuffer], after lsn: Int64, lease: NamespaceLease) -> EventLoopFuture<Void> {
-        commitGroups.append(batches, after: lsn, lease: lease)
+    /// - Parameter heldForPass: more of this node's appends follow at once (its writers' pass
+    ///   goes on): when no group is in flight, this one waits for them, for `sendHeldAppends`,
+    ///   or for an append that is not held, and they go as one group.
+    public func append(
+        _ batches: [ByteBuffer],
+        after lsn: Int64,
+        lease: NamespaceLease,
+        heldForPass: Bool = false
+    ) -> EventLoopFuture<Void> {
+        commitGroups.append(batches, after: lsn, lease: lease, held: heldForPass)
+    }
+
+    /// Sends the appends held for a pass of the node's writers (`append(heldForPass:)`), now
+    /// that it ended; nothing when none waits or a group is in flight (they go when it returns).
+    public func sendHeldAppends() {
+        commitGroups.sendHeld()
     }
 
     /// At most `limit` entries of `namespace`'s changelog after position `lsn`, in order.

@@ -9,6 +9,11 @@ import Synchronization
 /// alone gets the one append in flight it had (decision 0021). Each namespace's part is fenced
 /// on its own: a namespace another node took over gets nothing appended and fails with
 /// `ClusterError.fenced`, and the others in its group commit.
+///
+/// An append made while more of the node's writers' rounds follow at once (`held`) waits, when
+/// no group is in flight, for them: for an append that is not held, or for `sendHeld` at the
+/// end of the writers' pass (a pass holds it for at most the rounds that waited when it
+/// began). Their appends then go as one group, not the first alone and the rest after it.
 final class CommitGroups: Sendable {
     struct Append {
         var lease: NamespaceLease
@@ -31,16 +36,33 @@ final class CommitGroups: Sendable {
 
     /// Appends `batches` at `after + 1`, `after + 2`, … under `lease` in the next commit group.
     /// The future completes on the commits link's event loop (no hop after the answer).
-    func append(_ batches: [ByteBuffer], after: Int64, lease: NamespaceLease) -> EventLoopFuture<Void> {
+    /// - Parameter held: the append may wait for the end of the writers' pass (`sendHeld`).
+    func append(
+        _ batches: [ByteBuffer],
+        after: Int64,
+        lease: NamespaceLease,
+        held: Bool = false
+    ) -> EventLoopFuture<Void> {
         let promise = link.eventLoop.makePromise(of: Void.self)
         let send = state.withLock { state -> Bool in
             state.waiting.append(Append(lease: lease, after: after, batches: batches, promise: promise))
-            guard !state.sending else { return false }
+            guard !state.sending, !held else { return false }
             state.sending = true
             return true
         }
         if send { sendNext() }
         return promise.futureResult
+    }
+
+    /// Sends what waits, held appends included, unless a group is in flight (what waits goes
+    /// when it returns).
+    func sendHeld() {
+        let send = state.withLock { state -> Bool in
+            guard !state.sending, !state.waiting.isEmpty else { return false }
+            state.sending = true
+            return true
+        }
+        if send { sendNext() }
     }
 
     /// Sends every waiting append (one per namespace: a namespace's later one waits for the

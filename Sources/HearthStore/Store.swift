@@ -11,7 +11,7 @@ public final class Store: Sendable {
     private let dirty = Atomic<Bool>(false)
     /// Where the rounds of every replicated namespace's writer run, in turn (a cluster node's;
     /// no thread until one runs).
-    private let replicatedRounds = SharedWriterThread()
+    private let replicatedRounds: SharedWriterThread
     nonisolated(unsafe) private let syncTimer: DispatchSourceTimer?
     /// The time of server timestamps and of the rules' `now` (the database reads it here).
     public let clock: ServerClock
@@ -27,6 +27,7 @@ public final class Store: Sendable {
         self.namespaceIDs = namespaceIDs
         self.configuration = configuration
         self.clock = clock
+        replicatedRounds = SharedWriterThread(passEnded: configuration.replicatedPassEnded)
         if case .periodic(let milliseconds) = configuration.syncMode {
             let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "hearth.sync", qos: .utility))
             timer.schedule(deadline: .now() + .milliseconds(milliseconds), repeating: .milliseconds(milliseconds))

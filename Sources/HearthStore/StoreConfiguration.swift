@@ -33,6 +33,9 @@ public struct StoreConfiguration: Sendable {
     /// In a cluster: whether a namespace may be opened now (this node owns it and caught its
     /// copy up); `Store.namespace` refuses any other with `StoreError.notOwner`. Nil: all may.
     public var opens: (@Sendable (String) -> Bool)?
+    /// In a cluster: told when the store's replicated writers end a pass of rounds whose
+    /// appends the sinks may hold (`ReplicationSink.Timing.afterPass`): they are sent now.
+    public var replicatedPassEnded: (@Sendable () -> Void)?
     /// Children an indexed list may hold and keep no index entries: a query orders such a
     /// list's children as it reads them, and a write to one of them changes no entry. A query
     /// that finds more has the writer build the list's entries, kept from then on

@@ -104,6 +104,51 @@ struct ClusterDirectoryTests {
         #expect(try await log("n2") == ["n2-right"])
     }
 
+    /// Appends held for the node's writers' pass wait, with no group in flight, for its end
+    /// (`sendHeldAppends`) or for an append that is not held, then go as one statement: one
+    /// transaction for all of them.
+    @Test func appendsHeldForAPassWaitForItsEndAndGoTogether() async throws {
+        let server = try PrivatePostgres.shared.get()
+        let url = try server.database()
+        let directory = try await ClusterDirectory.open(
+            try ClusterAddress(parsing: url),
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+            logger: Logger(label: "test")
+        )
+        defer { Task { await directory.close() } }
+        try await directory.join(node: "a", url: "http://127.0.0.1:1")
+        var leases: [NamespaceLease] = []
+        for name in ["h0", "h1", "h2"] {
+            guard case .mine(let lease) = try await directory.acquire(namespace: name, node: "a", leaseSeconds: 30)
+            else {
+                Issue.record("a did not get \(name)")
+                return
+            }
+            leases.append(lease)
+        }
+        // Each entry's transaction, by namespace then position.
+        func transactions() throws -> [String] {
+            try server.query("SELECT xmin::text FROM hearth_changelog ORDER BY ns, lsn", in: url)
+        }
+        let first = directory.append([batch("h0-a")], after: 0, lease: leases[0], heldForPass: true)
+        let second = directory.append([batch("h1-a")], after: 0, lease: leases[1], heldForPass: true)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try transactions() == [])
+        directory.sendHeldAppends()
+        try await first.get()
+        try await second.get()
+        // An append that is not held takes a held one with it.
+        let held = directory.append([batch("h2-a")], after: 0, lease: leases[2], heldForPass: true)
+        let now = directory.append([batch("h0-b")], after: 1, lease: leases[0])
+        try await held.get()
+        try await now.get()
+        let rows = try transactions()  // h0-a, h0-b, h1-a, h2-a
+        #expect(rows.count == 4)
+        guard rows.count == 4 else { return }
+        #expect(rows[0] == rows[2])
+        #expect(rows[1] == rows[3] && rows[1] != rows[0])
+    }
+
     @Test func aNodeRenewsAllItsLeasesAtOnceAndLearnsWhichItLost() async throws {
         let directory = try await open()
         defer { Task { await directory.close() } }

@@ -52,14 +52,14 @@ import Testing
         let a = Writer("a", rounds: 3, log: log)
         let b = Writer("b", rounds: 2, log: log)
         let c = Writer("c", rounds: 1, log: log)
-        shared.take {
+        shared.take { _ in
             gate.wait()
             log.enter("gate")
             return false
         }
-        shared.take { a.turn() }
-        shared.take { b.turn() }
-        shared.take { c.turn() }
+        shared.take { _ in a.turn() }
+        shared.take { _ in b.turn() }
+        shared.take { _ in c.turn() }
         gate.signal()
         try await eventually(timeout: .seconds(60), interval: .milliseconds(5)) {
             log.entries.withLock { $0.count } == 7
@@ -86,7 +86,7 @@ import Testing
                         // Each hand-over is a writer's work going from none to some: its turn
                         // is handed once and runs two rounds before the writer is idle again.
                         let writer = Writer("w\(index)", rounds: 2, log: log)
-                        shared.take { writer.turn() }
+                        shared.take { _ in writer.turn() }
                         while writer.left.load(ordering: .acquiring) > 0 {
                             try? await Task.sleep(for: .microseconds(hand % 3 * 200 + 50))
                         }

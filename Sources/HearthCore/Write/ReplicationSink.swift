@@ -14,20 +14,47 @@
 public struct ReplicationSink: Sendable {
     public typealias Completion = @Sendable ((any Error)?) -> Void
 
+    /// When an append must be sent.
+    public enum Timing: Sendable, Equatable {
+        /// At once.
+        case now
+        /// It may wait until the pass it was made in ends: on a cluster node every round of the
+        /// store's replicated writers runs on one thread, in passes (`SharedWriterThread`), and
+        /// more rounds of other namespaces follow this one at once; their appends may go with
+        /// it, as one commit group. The end of the pass is told (`ClusterHooks.passEnded`),
+        /// after at most the rounds that waited when it began; an append handed over `.now`
+        /// meanwhile may take the held ones with it.
+        case afterPass
+    }
+
     /// The owner's epoch, kept with the local position (`Store.replicationPosition`).
     public let epoch: UInt64
     /// Appends `batches` at positions `after + 1`, `after + 2`, …, then calls the completion
     /// (on any thread) with nil, or with the error when they are not the namespace's history
     /// (fenced) or it is unknown whether they are (unreachable). Appends are handed over in
     /// position order; each must be taken only after the one before it.
-    public let append: @Sendable (_ batches: [[UInt8]], _ after: UInt64, _ completion: @escaping Completion) -> Void
+    public let append:
+        @Sendable (
+            _ batches: [[UInt8]], _ after: UInt64, _ timing: Timing, _ completion: @escaping Completion
+        ) -> Void
 
+    public init(
+        epoch: UInt64,
+        timedAppend append:
+            @escaping @Sendable (
+                _ batches: [[UInt8]], _ after: UInt64, _ timing: Timing, _ completion: @escaping Completion
+            ) -> Void
+    ) {
+        self.epoch = epoch
+        self.append = append
+    }
+
+    /// A sink that sends every append at once, whatever its timing.
     public init(
         epoch: UInt64,
         append: @escaping @Sendable (_ batches: [[UInt8]], _ after: UInt64, _ completion: @escaping Completion) -> Void
     ) {
-        self.epoch = epoch
-        self.append = append
+        self.init(epoch: epoch) { batches, after, _, completion in append(batches, after, completion) }
     }
 
     /// A sink whose appends finish before `append` returns (throwing for a refusal).

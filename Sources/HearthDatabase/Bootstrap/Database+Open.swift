@@ -26,6 +26,7 @@ extension Database {
         if let cluster = configuration.cluster {
             storeConfiguration.replication = { name in cluster.sink(name) }
             storeConfiguration.opens = cluster.owns
+            storeConfiguration.replicatedPassEnded = cluster.passEnded
         }
         let store = try Store.open(
             directory: configuration.dataDirectory,

@@ -51,14 +51,19 @@ public struct ClusterHooks: Sendable {
     public let sink: @Sendable (String) -> ReplicationSink
     /// The cluster's rules (nil: each node's files, as on a single server).
     public let rules: (any SharedRules)?
+    /// Told when the store's writers end a pass of rounds: the appends the sinks held for it
+    /// (`ReplicationSink.Timing.afterPass`) go now.
+    public let passEnded: @Sendable () -> Void
 
     public init(
         owns: @escaping @Sendable (String) -> Bool,
         sink: @escaping @Sendable (String) -> ReplicationSink,
-        rules: (any SharedRules)? = nil
+        rules: (any SharedRules)? = nil,
+        passEnded: @escaping @Sendable () -> Void = {}
     ) {
         self.owns = owns
         self.sink = sink
         self.rules = rules
+        self.passEnded = passEnded
     }
 }

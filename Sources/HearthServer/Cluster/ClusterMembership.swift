@@ -112,7 +112,8 @@ final class ClusterMembership: Sendable {
         ClusterHooks(
             owns: { [weak self] name in self?.opens(name) ?? false },
             sink: { [weak self] name in self?.sink(for: name) ?? Self.refusingSink(name) },
-            rules: sharedRules
+            rules: sharedRules,
+            passEnded: { [directory] in directory.sendHeldAppends() }
         )
     }
 
@@ -282,30 +283,35 @@ final class ClusterMembership: Sendable {
     /// gives the namespace up.
     private func sink(for name: String) -> ReplicationSink {
         guard let lease = held.withLock({ $0[name]?.lease }) else { return Self.refusingSink(name) }
-        return ReplicationSink(epoch: UInt64(lease.epoch)) { [weak self] batches, after, completion in
+        return ReplicationSink(epoch: UInt64(lease.epoch)) { [weak self] batches, after, timing, completion in
             guard let self else { return completion(ClusterError.fenced(namespace: name, epoch: lease.epoch)) }
-            directory.append(batches.map { ByteBuffer(bytes: $0) }, after: Int64(after), lease: lease)
-                .whenComplete { result in
-                    switch result {
-                    case .success:
-                        completion(nil)
-                    case .failure(let error as ClusterError) where error.isFenced:
-                        self.lose(lease, because: "a commit was not taken into the changelog: \(error)")
-                        completion(error)
-                    case .failure(let error):
-                        // No answer: the commit may have happened before the connection failed.
-                        // Its writes are acknowledged if it did, refused only if it did not.
-                        Task {
-                            if await self.settle(lease, after: Int64(after), error: error) {
-                                completion(nil)
-                                self.lose(lease, because: "a commit's answer was lost (it committed)")
-                            } else {
-                                self.lose(lease, because: "a commit was not taken into the changelog: \(error)")
-                                completion(error)
-                            }
+            directory.append(
+                batches.map { ByteBuffer(bytes: $0) },
+                after: Int64(after),
+                lease: lease,
+                heldForPass: timing == .afterPass
+            )
+            .whenComplete { result in
+                switch result {
+                case .success:
+                    completion(nil)
+                case .failure(let error as ClusterError) where error.isFenced:
+                    self.lose(lease, because: "a commit was not taken into the changelog: \(error)")
+                    completion(error)
+                case .failure(let error):
+                    // No answer: the commit may have happened before the connection failed.
+                    // Its writes are acknowledged if it did, refused only if it did not.
+                    Task {
+                        if await self.settle(lease, after: Int64(after), error: error) {
+                            completion(nil)
+                            self.lose(lease, because: "a commit's answer was lost (it committed)")
+                        } else {
+                            self.lose(lease, because: "a commit was not taken into the changelog: \(error)")
+                            completion(error)
                         }
                     }
                 }
+            }
         }
     }
 

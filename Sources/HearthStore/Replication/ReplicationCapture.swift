@@ -111,8 +111,12 @@ final class ReplicationCapture: Sendable {
     /// Appends the round's batches to the changelog, then calls `completion` (on any thread)
     /// with nil, or with `StoreError.notOwner` when the sink refused them (or cannot say whether
     /// it took them); from then on every write is refused. While an append is in flight the
-    /// round waits, and goes with every other round that waited, in one append.
-    func flush(_ completion: @escaping @Sendable (StoreError?) -> Void) -> Flush {
+    /// round waits, and goes with every other round that waited, in one append. `timing`: when
+    /// the sink must send the append, if it goes now (one that waited goes `.now`).
+    func flush(
+        _ timing: ReplicationSink.Timing,
+        _ completion: @escaping @Sendable (StoreError?) -> Void
+    ) -> Flush {
         let outcome = state.withLock { state -> (Flush, send: Bool) in
             if let refusal = state.refusal { return (.refused(refusal), false) }
             guard !state.pending.isEmpty else { return (.nothing, false) }
@@ -122,13 +126,13 @@ final class ReplicationCapture: Sendable {
             state.sending = true
             return (.sent, true)
         }
-        if outcome.send { sendWaiting() }
+        if outcome.send { sendWaiting(timing) }
         return outcome.0
     }
 
     /// Sends every waiting round as one append; when it completes, tells each round, then sends
     /// what waited meanwhile.
-    private func sendWaiting() {
+    private func sendWaiting(_ timing: ReplicationSink.Timing) {
         let rounds = state.withLock { state in
             defer { state.waiting = [] }
             return state.waiting
@@ -139,7 +143,7 @@ final class ReplicationCapture: Sendable {
         }
         let batches = rounds.flatMap(\.batches)
         let through = first.after + UInt64(batches.count)
-        sink.append(batches, first.after) { [self] error in
+        sink.append(batches, first.after, timing) { [self] error in
             var refusal: StoreError?
             if let error {
                 let refused = StoreError(
@@ -172,7 +176,8 @@ final class ReplicationCapture: Sendable {
                     }
                     for round in rest { round.completion(refusal) }
                 } else {
-                    sendWaiting()
+                    // Nothing of a pass: what waited goes at once.
+                    sendWaiting(.now)
                 }
             }
         }

@@ -297,7 +297,7 @@ final class NamespaceWriter: Sendable, WritePassMember {
     private func scheduleDrain() {
         switch roundThread {
         case .own(let thread): thread.wake { self.drain() }
-        case .shared(let thread): thread.take { self.drainRound() }
+        case .shared(let thread): thread.take { followed in self.drainRound(followed: followed) }
         }
     }
 
@@ -305,9 +305,12 @@ final class NamespaceWriter: Sendable, WritePassMember {
         while drainRound() {}
     }
 
-    /// Runs one round of the queue's jobs; false when none was waiting (the writer is then
-    /// idle: its next job schedules a drain again).
-    private func drainRound() -> Bool {
+    /// Runs one round of the queue's jobs; true when more came meanwhile, false when none waits
+    /// after it (or none was waiting: a loop's round took them) — the writer is then idle, and
+    /// its next job schedules a drain again. `followed`: on the store's shared thread,
+    /// more writers' rounds follow this one at once (`SharedWriterThread`), so the round's
+    /// changelog append may wait for them and go with theirs.
+    private func drainRound(followed: Bool = false) -> Bool {
         let jobs = pending.withLock { state -> [Job] in
             let jobs = state.jobs
             state.jobs = []
@@ -339,12 +342,29 @@ final class NamespaceWriter: Sendable, WritePassMember {
             }
         }
         if let replication, syncError == nil {
-            settleReplicated(replication, completions: completions, commits: commits)
-            return true
+            settleReplicated(
+                replication,
+                timing: followed ? .afterPass : .now,
+                completions: completions,
+                commits: commits
+            )
+            return jobsWaiting()
         }
         if waits, replication == nil || syncError == nil { tell(commits) }
         for completion in completions { completion(syncError) }
-        return true
+        return jobsWaiting()
+    }
+
+    /// Whether jobs came during the round; if none did, the writer is idle (under the same lock
+    /// as `enqueueOnQueue`'s check: a job that comes after this schedules a drain).
+    private func jobsWaiting() -> Bool {
+        pending.withLock { state in
+            if state.jobs.isEmpty {
+                state.scheduled = false
+                return false
+            }
+            return true
+        }
     }
 
     /// Hands the round's batches to the changelog and goes on: the round is acknowledged (and
@@ -354,6 +374,7 @@ final class NamespaceWriter: Sendable, WritePassMember {
     /// at once; the next round waits for one of them.
     private func settleReplicated(
         _ replication: ReplicationCapture,
+        timing: ReplicationSink.Timing,
         completions: [Completion],
         commits: [CommittedWrite]
     ) {
@@ -371,10 +392,11 @@ final class NamespaceWriter: Sendable, WritePassMember {
             }
         }
         appendSlots.wait()
-        switch replication.flush({ error in
+        let flushed = replication.flush(timing) { error in
             self.appendSlots.signal()
             settle(error)
-        }) {
+        }
+        switch flushed {
         case .sent:
             break
         case .nothing:

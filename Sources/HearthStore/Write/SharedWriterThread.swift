@@ -11,21 +11,36 @@ import Synchronization
 /// A round may block the thread (an fsync under `--sync always`, a full changelog window), and
 /// the other namespaces' rounds wait meanwhile; they share the node's commits link anyway.
 /// Built on `WriterThread`: started when work comes, ended after 2 s without any.
+///
+/// The turns run in *passes*: a pass is the turns waiting when it begins (turns handed
+/// meanwhile, and writers taken again, are the next pass's). A turn is told whether more of its
+/// pass follow it (`followed`): its round's changelog append may then wait for the pass to end
+/// (`ReplicationSink.Timing.afterPass`), so the appends of a pass's rounds go to PostgreSQL
+/// together, as one commit group, instead of the first alone and the rest after it (decision
+/// 0023's addendum). `passEnded` is called after every pass that had a followed turn. A pass
+/// holds an append for at most the rounds waiting when it began.
 final class SharedWriterThread: Sendable {
     /// One writer's turn: runs one round, true when the writer has more waiting (it is then
-    /// taken again after the others), false when it is idle.
-    typealias Turn = @Sendable () -> Bool
+    /// taken again after the others), false when it is idle. `followed`: more turns of this
+    /// pass run right after it.
+    typealias Turn = @Sendable (_ followed: Bool) -> Bool
 
     private struct State {
         var turns: [Turn] = []
         var scheduled = false
+        /// Turns of the pass under way not taken yet (the first of them at the queue's head).
+        var passLeft = 0
     }
 
     private let thread: WriterThread
     private let state = Mutex(State())
+    private let passEnded: (@Sendable () -> Void)?
 
-    init(thread: WriterThread = WriterThread(name: "shared")) {
+    /// - Parameter passEnded: called on the thread after each pass that had a followed turn
+    ///   (`StoreConfiguration.replicatedPassEnded`).
+    init(thread: WriterThread = WriterThread(name: "shared"), passEnded: (@Sendable () -> Void)? = nil) {
         self.thread = thread
+        self.passEnded = passEnded
     }
 
     /// Takes `turn` after the turns waiting. The caller hands a writer's turn once per time its
@@ -42,16 +57,26 @@ final class SharedWriterThread: Sendable {
     }
 
     private func runTurns() {
+        // Whether a turn of the pass under way was told it was followed.
+        var held = false
         while true {
-            let next = state.withLock { state -> Turn? in
+            let next = state.withLock { state -> (turn: Turn, followed: Bool)? in
                 guard !state.turns.isEmpty else {
                     state.scheduled = false
                     return nil
                 }
-                return state.turns.removeFirst()
+                if state.passLeft == 0 { state.passLeft = state.turns.count }
+                state.passLeft -= 1
+                return (state.turns.removeFirst(), state.passLeft > 0)
             }
             guard let next else { return }
-            if next() { state.withLock { $0.turns.append(next) } }
+            if next.followed { held = true }
+            let more = next.turn(next.followed)
+            if !next.followed, held {
+                held = false
+                passEnded?()
+            }
+            if more { state.withLock { $0.turns.append(next.turn) } }
         }
     }
 }
