@@ -8,13 +8,38 @@ import Testing
 
 @Suite("The cluster's directory in PostgreSQL: leases, epochs, the fenced changelog")
 struct ClusterDirectoryTests {
-    private func open() async throws -> ClusterDirectory {
-        let server = try PrivatePostgres.shared.get()
-        return try await ClusterDirectory.open(
-            try ClusterAddress(parsing: try server.database()),
+    /// A directory on a new database of the tests' PostgreSQL (`database`: its URL).
+    private func open(_ database: String? = nil) async throws -> ClusterDirectory {
+        try await ClusterDirectory.open(
+            try ClusterAddress(parsing: try database ?? PrivatePostgres.shared.get().database()),
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             logger: Logger(label: "test")
         )
+    }
+
+    struct NotTaken: Error { let namespace: String }
+
+    /// A directory on a new database (`database`: its URL, for `PrivatePostgres.query`) with
+    /// node "a" joined and holding `names` for `leaseSeconds`.
+    private func openHolding(
+        _ names: [String],
+        leaseSeconds: Int
+    ) async throws -> (directory: ClusterDirectory, database: String, leases: [NamespaceLease]) {
+        let database = try PrivatePostgres.shared.get().database()
+        let directory = try await open(database)
+        do {
+            try await directory.join(node: "a", url: "http://127.0.0.1:1")
+            var leases: [NamespaceLease] = []
+            for name in names {
+                let taken = try await directory.acquire(namespace: name, node: "a", leaseSeconds: leaseSeconds)
+                guard case .mine(let lease) = taken else { throw NotTaken(namespace: name) }
+                leases.append(lease)
+            }
+            return (directory, database, leases)
+        } catch {
+            await directory.close()
+            throw error
+        }
     }
 
     private func batch(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
@@ -68,18 +93,8 @@ struct ClusterDirectoryTests {
     /// statement (a commit group); each is fenced on its own, and a namespace's second append
     /// waits for the group after its first.
     @Test func appendsOfManyNamespacesCommitTogetherAndAreFencedEachOnItsOwn() async throws {
-        let directory = try await open()
+        let (directory, _, leases) = try await openHolding(["n0", "n1", "n2", "n3"], leaseSeconds: 30)
         defer { Task { await directory.close() } }
-        try await directory.join(node: "a", url: "http://127.0.0.1:1")
-        var leases: [NamespaceLease] = []
-        for name in ["n0", "n1", "n2", "n3"] {
-            guard case .mine(let lease) = try await directory.acquire(namespace: name, node: "a", leaseSeconds: 30)
-            else {
-                Issue.record("a did not get \(name)")
-                return
-            }
-            leases.append(lease)
-        }
         // n0's append goes alone; the others wait for it, then go as one group (n1's second
         // append after them).
         let first = directory.append([batch("n0-a")], after: 0, lease: leases[0])
@@ -108,27 +123,14 @@ struct ClusterDirectoryTests {
     /// (`sendHeldAppends`) or for an append that is not held, then go as one statement: one
     /// transaction for all of them.
     @Test func appendsHeldForAPassWaitForItsEndAndGoTogether() async throws {
-        let server = try PrivatePostgres.shared.get()
-        let url = try server.database()
-        let directory = try await ClusterDirectory.open(
-            try ClusterAddress(parsing: url),
-            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
-            logger: Logger(label: "test")
-        )
+        let (directory, database, leases) = try await openHolding(["h0", "h1", "h2"], leaseSeconds: 30)
         defer { Task { await directory.close() } }
-        try await directory.join(node: "a", url: "http://127.0.0.1:1")
-        var leases: [NamespaceLease] = []
-        for name in ["h0", "h1", "h2"] {
-            guard case .mine(let lease) = try await directory.acquire(namespace: name, node: "a", leaseSeconds: 30)
-            else {
-                Issue.record("a did not get \(name)")
-                return
-            }
-            leases.append(lease)
-        }
         // Each entry's transaction, by namespace then position.
         func transactions() throws -> [String] {
-            try server.query("SELECT xmin::text FROM hearth_changelog ORDER BY ns, lsn", in: url)
+            try PrivatePostgres.shared.get().query(
+                "SELECT xmin::text FROM hearth_changelog ORDER BY ns, lsn",
+                in: database
+            )
         }
         let first = directory.append([batch("h0-a")], after: 0, lease: leases[0], heldForPass: true)
         let second = directory.append([batch("h1-a")], after: 0, lease: leases[1], heldForPass: true)
@@ -241,23 +243,8 @@ struct ClusterDirectoryTests {
     /// a statement of its own: the others were renewed already, while it waited.
     @Test func aLeaseWhoseRowIsLockedIsRenewedOnceTheLockIsGoneAndTheOthersAtOnce() async throws {
         let server = try PrivatePostgres.shared.get()
-        let database = try server.database()
-        let directory = try await ClusterDirectory.open(
-            try ClusterAddress(parsing: database),
-            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
-            logger: Logger(label: "test")
-        )
+        let (directory, database, leases) = try await openHolding(["free", "locked", "other"], leaseSeconds: 5)
         defer { Task { await directory.close() } }
-        try await directory.join(node: "a", url: "http://127.0.0.1:1")
-        var leases: [NamespaceLease] = []
-        for name in ["free", "locked", "other"] {
-            guard case .mine(let lease) = try await directory.acquire(namespace: name, node: "a", leaseSeconds: 5)
-            else {
-                Issue.record("a did not get \(name)")
-                return
-            }
-            leases.append(lease)
-        }
         func leaseEnds() throws -> [String] {
             try server.query("SELECT ns || ':' || lease_until FROM hearth_namespaces ORDER BY ns", in: database)
         }
