@@ -77,17 +77,24 @@ final class ReplicationCapture: Sendable {
     }
 
     /// `output` with every batch counted and kept for the changelog.
+    ///
+    /// Only the writer writes, one batch at a time, and only it moves `lsn` and fills `pending`
+    /// (its rounds, `flush`); so the batch is encoded and written to LevelDB outside the lock,
+    /// which the commits' completions take on their event loop (`settleReaders`,
+    /// `sendWaiting`): a large batch (a chat message's) held them waiting, spinning on the
+    /// lock, for as long as LevelDB took. A refusal set meanwhile fails the round at `flush`.
     func wrapping(_ output: BatchWriter) -> BatchWriter {
         BatchWriter { [self] batch, kind in
-            try state.withLock { state in
-                if let refusal = state.refusal { throw refusal }
-                guard let encoded = ReplicatedBatch.encode(batch, keys: keys) else {
-                    return try output.write(batch, kind)
-                }
-                let position = ReplicationPosition(lsn: state.lsn + 1, epoch: sink.epoch)
-                batch.put(keys.replicationPositionKey, KeySpace.encode(position))
-                try output.write(batch, kind)
-                state.lsn += 1
+            let (lsn, refusal) = state.withLock { ($0.lsn, $0.refusal) }
+            if let refusal { throw refusal }
+            guard let encoded = ReplicatedBatch.encode(batch, keys: keys) else {
+                return try output.write(batch, kind)
+            }
+            let position = ReplicationPosition(lsn: lsn + 1, epoch: sink.epoch)
+            batch.put(keys.replicationPositionKey, KeySpace.encode(position))
+            try output.write(batch, kind)
+            state.withLock { state in
+                state.lsn = lsn + 1
                 state.pending.append(encoded)
             }
         }
