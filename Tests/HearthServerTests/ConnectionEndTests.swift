@@ -115,9 +115,10 @@ struct ConnectionEndTests {
             case .close: leaving.closeSocket()
             case .reset: leaving.abortSocket()
             }
-            // Milliseconds on a quiet box; 3 s bounds a debug build beside the whole suite on two
-            // cores (1 s ran out there once), far below the idle timeout that would end it otherwise.
-            let open = try await eventually(timeout: .seconds(3), interval: .milliseconds(10)) {
+            // Milliseconds on a quiet box; 10 s bounds a debug build beside the whole suite on two
+            // cores (1 s ran out there once, and 3 s once when the test took 46 s in all), still a
+            // third of the 30 s keep-alive whose failed write would end the stream otherwise.
+            let open = try await eventually(timeout: .seconds(10), interval: .milliseconds(10)) {
                 try await Self.openConnections(server)
             } until: {
                 $0 <= base + 1
