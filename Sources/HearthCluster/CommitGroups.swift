@@ -46,9 +46,7 @@ final class CommitGroups: Sendable {
         let promise = link.eventLoop.makePromise(of: Void.self)
         let send = state.withLock { state -> Bool in
             state.waiting.append(Append(lease: lease, after: after, batches: batches, promise: promise))
-            guard !state.sending, !held else { return false }
-            state.sending = true
-            return true
+            return !held && Self.startSending(&state)
         }
         if send { sendNext() }
         return promise.futureResult
@@ -57,12 +55,14 @@ final class CommitGroups: Sendable {
     /// Sends what waits, held appends included, unless a group is in flight (what waits goes
     /// when it returns).
     func sendHeld() {
-        let send = state.withLock { state -> Bool in
-            guard !state.sending, !state.waiting.isEmpty else { return false }
-            state.sending = true
-            return true
-        }
-        if send { sendNext() }
+        if state.withLock({ Self.startSending(&$0) }) { sendNext() }
+    }
+
+    /// Marks a group as sending when none is and appends wait; true when the caller sends it.
+    private static func startSending(_ state: inout State) -> Bool {
+        guard !state.sending, !state.waiting.isEmpty else { return false }
+        state.sending = true
+        return true
     }
 
     /// Sends every waiting append (one per namespace: a namespace's later one waits for the
