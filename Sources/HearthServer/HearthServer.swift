@@ -86,7 +86,8 @@ public enum HearthServer {
             limitsLoopback: configuration.connections.limitsLoopback,
             logger: logger
         )
-        let server = try ServerBuilder.httpServer(configuration, realtime: endpoint, cap: cap)
+        let relays = ClusterRESTRelays()
+        let server = try ServerBuilder.httpServer(configuration, realtime: endpoint, relays: relays, cap: cap)
         let accounts = try AccountsBootstrap.open(configuration, logger: logger)
         let hub = RealtimeHub()
         let metrics = ServerMetrics(
@@ -329,6 +330,12 @@ public enum HearthServer {
         // reach its new owner.
         membership?.observeReleases { namespace in hub.close(namespace: namespace) }
         membership?.observeConnections { namespace in hub.count(namespace: namespace) }
+        let limiter = configuration.connections.maxRequestRatePerAddress.map {
+            RequestRateLimiter(rate: Double($0), limitsLoopback: configuration.connections.limitsLoopback)
+        }
+        if let clusterRouting {
+            relays.attach(ClusterRESTRelays.Routing(cluster: clusterRouting, limiter: limiter, metrics: metrics))
+        }
         let router = HearthRouter(
             metrics: metrics,
             metricsEndpoint: MetricsEndpoint(
@@ -336,9 +343,7 @@ public enum HearthServer {
                 credentials: credentials,
                 push: configuration.pushStatus
             ),
-            limiter: configuration.connections.maxRequestRatePerAddress.map {
-                RequestRateLimiter(rate: Double($0), limitsLoopback: configuration.connections.limitsLoopback)
-            },
+            limiter: limiter,
             backup: BackupEndpoint(
                 database: database,
                 accounts: accounts,

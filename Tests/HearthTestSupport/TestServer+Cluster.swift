@@ -17,6 +17,15 @@ extension TestServer {
         prepareNode: (Int, inout HearthServerConfiguration) -> Void = { _, _ in },
         run body: (TestServer) async throws -> Void
     ) async throws {
+        try await withClusterAndOwner(prepare: prepare, prepareNode: prepareNode) { entry, _ in try await body(entry) }
+    }
+
+    /// `withCluster`, `body` also given node 0 (which owns `default`), to stop it.
+    public static func withClusterAndOwner(
+        prepare: (inout HearthServerConfiguration, URL) throws -> Void = { _, _ in },
+        prepareNode: (Int, inout HearthServerConfiguration) -> Void = { _, _ in },
+        run body: (_ entry: TestServer, _ owner: RunningServer) async throws -> Void
+    ) async throws {
         let address = try ClusterAddress(parsing: PrivatePostgres.shared.get().database())
         var temporaries: [TemporaryDirectory] = []
         var nodes: [(running: RunningServer, server: TestServer)] = []
@@ -38,7 +47,7 @@ extension TestServer {
                     }
                 }
             }
-            try await body(nodes[1].server)
+            try await body(nodes[1].server, nodes[0].running)
         } catch {
             for node in nodes { await node.running.shutdown() }
             throw error

@@ -12,6 +12,7 @@ enum ServerBuilder {
     static func httpServer(
         _ configuration: HearthServerConfiguration,
         realtime: RealtimeEndpoint,
+        relays: ClusterRESTRelays,
         cap: ConnectionCap
     ) throws -> HTTPServerBuilder {
         let maxFrameBytes = configuration.realtime.maxFrameBytes
@@ -21,6 +22,7 @@ enum ServerBuilder {
             RealtimeChildChannel(
                 responder: responder,
                 endpoint: realtime,
+                relays: relays,
                 maxFrameBytes: maxFrameBytes,
                 connections: connections,
                 cap: cap,

@@ -355,6 +355,14 @@ final class ClusterMembership: Sendable {
         }
     }
 
+    /// The node that owns `name` when this node knows it without asking PostgreSQL (a route
+    /// learned within the last third of a lease); nil when this node serves it or must ask.
+    func knownOwner(_ name: String) -> String? {
+        if serves(name) { return nil }
+        let now = ContinuousClock.now
+        return known.withLock { known in known[name].flatMap { $0.until > now ? $0.url : nil } }
+    }
+
     /// Forgets where `name` was found (its node did not answer a forward).
     func forgetOwner(_ name: String) {
         _ = known.withLock { $0.removeValue(forKey: name) }

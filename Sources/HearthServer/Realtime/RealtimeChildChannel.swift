@@ -36,6 +36,8 @@ struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
 
     let responder: HTTPChannelHandler.Responder
     let endpoint: RealtimeEndpoint
+    /// In a cluster: REST requests for namespaces other nodes own, relayed at the channel level.
+    let relays: ClusterRESTRelays
     /// Largest WebSocket frame accepted from a client.
     let maxFrameBytes: Int
     let http1: HTTP1Channel.Configuration
@@ -52,6 +54,7 @@ struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
     init(
         responder: @escaping HTTPChannelHandler.Responder,
         endpoint: RealtimeEndpoint,
+        relays: ClusterRESTRelays,
         maxFrameBytes: Int,
         connections: ConnectionConfiguration,
         cap: ConnectionCap,
@@ -60,6 +63,7 @@ struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
     ) {
         self.responder = Self.upgradeAwareResponder(responder)
         self.endpoint = endpoint
+        self.relays = relays
         self.maxFrameBytes = min(maxFrameBytes, Int(UInt32.max))
         self.connections = connections
         self.cap = cap
@@ -139,10 +143,14 @@ struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
                 }
             )
             let http1 = self.http1
+            let relays = self.relays
             let serverUpgradeConfiguration = NIOTypedHTTPServerUpgradeConfiguration(
                 upgraders: [upgrader],
                 notUpgradingCompletionHandler: { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        if let relay = relays.relay(on: channel.eventLoop) {
+                            try channel.pipeline.syncOperations.addHandler(relay)
+                        }
                         try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
                         try channel.pipeline.syncOperations.addHandlers(http1.additionalChannelHandlers())
                         try channel.pipeline.syncOperations.addHandler(

@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 
 /// The server's routing table: which way in a request takes, decided once from its method and
@@ -33,23 +34,29 @@ enum HearthRoute: Equatable {
     }
 
     init(_ request: Request, target: (path: Substring, query: Substring?)) {
+        self.init(method: request.method, rawTarget: request.head.path ?? "/", target: target)
+    }
+
+    /// The route of a request with `method` for `rawTarget` (its request line's target, as
+    /// sent), split as `PercentDecoding.splitTarget` splits it.
+    init(method: HTTPRequest.Method, rawTarget: String, target: (path: Substring, query: Substring?)) {
         let path = target.path
-        if path == MetricsEndpoint.path, request.method == .get || request.method == .head {
+        if path == MetricsEndpoint.path, method == .get || method == .head {
             self = .metrics(query: target.query)
-        } else if request.method == .options {
+        } else if method == .options {
             self = .database
         } else if let action = StorageRulesAction(path: path) {
             self = .storageRules(action, query: target.query)
         } else if path == BackupEndpoint.path {
             self = .backup(query: target.query)
-        } else if let route = AccountsRoute(target: request.head.path ?? "/") {
+        } else if let route = AccountsRoute(target: rawTarget) {
             self = .accounts(route)
-        } else if let route = StorageRoute(target: request.head.path ?? "/") {
+        } else if let route = StorageRoute(target: rawTarget) {
             self = .storage(route)
-        } else if let route = GCSRoute(target: request.head.path ?? "/") {
+        } else if let route = GCSRoute(target: rawTarget) {
             // Before callables: `/storage/v1/b` has the shape of `/PROJECT/REGION/NAME`.
             self = .gcs(route)
-        } else if let route = CallableRoute(target: request.head.path ?? "/") {
+        } else if let route = CallableRoute(target: rawTarget) {
             self = .callable(route)
         } else {
             self = .database

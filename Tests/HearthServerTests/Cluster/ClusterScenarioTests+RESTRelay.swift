@@ -1,0 +1,130 @@
+import Foundation
+import HearthTestSupport
+import Testing
+
+/// REST requests a node relays to their namespace's owner at the channel level
+/// (`ClusterRESTRelay`), once it knows the owner: answered as the owner answers, in their order
+/// on a connection shared with the node's own requests, counted against the client's address
+/// at the entry, refused clearly when the owner is gone or refuses the body.
+extension ClusterScenarioTests {
+    static let admin = "auth=\(TestServer.adminSecret)"
+
+    /// How many requests `node` relayed (`hearth_cluster_relayed_requests_total`).
+    static func relayed(by node: TestServer) async throws -> Double {
+        let scrape = try await node.send("GET", "/metrics?\(admin)")
+        return PrometheusText.sample("hearth_cluster_relayed_requests_total", in: scrape.body) ?? 0
+    }
+
+    /// The entry learns where `default` is served (the router's forward asks PostgreSQL).
+    static func learnOwner(through entry: TestServer) async throws {
+        let learned = try await entry.send("GET", "/.json?shallow=true&\(admin)")
+        #expect(learned.status == 200, "\(learned.body)")
+    }
+
+    /// Requests pipelined on one connection, relayed ones between the node's own, get their
+    /// answers in the order they were sent, and the relayed ones read and write the owner's data.
+    @Test func pipelinedRequestsThroughANonOwnerAreAnsweredInTheirOrder() async throws {
+        try await TestServer.withCluster { entry in
+            try await Self.learnOwner(through: entry)
+            let before = try await Self.relayed(by: entry)
+            let connection = try RawConnection(port: entry.port)
+            defer { connection.closeSocket() }
+            // Three relayed ones back to back (each waits for the one before), then two of the
+            // node's own, then one the router forwards (it owes answers when it is read) or
+            // relays (it does not).
+            let requests = [
+                ("PUT", "/relay/a.json?\(Self.admin)", "1"),
+                ("GET", "/relay/a.json?\(Self.admin)", ""),
+                ("PATCH", "/relay.json?\(Self.admin)", #"{"b":{"c":true}}"#),
+                ("GET", "/.well-known/hearth/cluster?\(Self.admin)", ""),
+                ("GET", "/.well-known/hearth/health", ""),
+                ("GET", "/relay.json?\(Self.admin)", ""),
+            ]
+            let text = requests.map { method, target, body in
+                "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+            }
+            #expect(connection.send(text.joined()))
+            var answers: [RawConnection.Response] = []
+            for _ in requests {
+                guard let answer = try connection.readResponse() else { break }
+                answers.append(answer)
+            }
+            try #require(answers.count == requests.count, "\(answers)")
+            #expect(answers.map(\.status) == [200, 200, 200, 200, 200, 200], "\(answers)")
+            #expect(answers[0].body == "1")
+            #expect(answers[1].body == "1")
+            #expect(answers[2].body == #"{"b":{"c":true}}"#)
+            #expect(answers[3].body.contains(#""owners""#), "\(answers[3].body)")
+            #expect(answers[5].body == #"{"a":1,"b":{"c":true}}"#)
+            let relayedNow = try await Self.relayed(by: entry)
+            #expect((3...4).contains(relayedNow - before), "\(before) → \(relayedNow)")
+            // The connection is kept and serves on.
+            #expect(connection.send("GET /relay/b/c.json?\(Self.admin) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
+            #expect(try connection.readResponse()?.body == "true")
+        }
+    }
+
+    /// The owner refuses a body larger than it takes before reading it: the client hears the
+    /// owner's 413 and the entry closes its connection, as the owner does with its own clients.
+    @Test func aBodyTheOwnerRefusesEndsTheRelayedConnection() async throws {
+        try await TestServer.withCluster(prepareNode: { index, configuration in
+            if index == 0 { configuration.maxRequestBodyBytes = 1 << 10 }
+        }) { entry in
+            try await Self.learnOwner(through: entry)
+            let connection = try RawConnection(port: entry.port)
+            defer { connection.closeSocket() }
+            let length = 4 << 20
+            #expect(
+                connection.send(
+                    "PUT /big.json?\(Self.admin) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(length)\r\n\r\n\"x"
+                )
+            )
+            let answer = try #require(try connection.readResponse())
+            #expect(answer.status == 413, "\(answer)")
+            #expect(answer.headers["connection"] == "close", "\(answer)")
+            try connection.waitForClose()
+            #expect(try await entry.send("GET", "/big.json?\(Self.admin)").body == "null")
+        }
+    }
+
+    /// Relayed requests count against the client's address at the entry, as the node's own do.
+    @Test func relayedRequestsCountAgainstTheClientsAddress() async throws {
+        try await TestServer.withCluster(prepareNode: { index, configuration in
+            guard index == 1 else { return }
+            configuration.connections.maxRequestRatePerAddress = 5
+            configuration.connections.limitsLoopback = true
+        }) { entry in
+            var statuses: [Int] = []
+            for _ in 0..<30 {
+                statuses.append(try await entry.send("GET", "/.json?shallow=true&\(Self.admin)").status)
+            }
+            #expect(statuses.contains(429), "\(statuses)")
+            #expect(Set(statuses).isSubset(of: [200, 429]), "\(statuses)")
+            #expect(try await Self.relayed(by: entry) > 0)
+        }
+    }
+
+    /// An owner gone from under a known route: the relayed request gets 503 with `Retry-After`,
+    /// and the entry asks PostgreSQL again next time (it takes the namespace over once the
+    /// owner's lease has run out).
+    @Test func anOwnerGoneAnswers503AndTheNextRequestsFindTheNamespace() async throws {
+        try await TestServer.withClusterAndOwner { entry, owner in
+            try await Self.learnOwner(through: entry)
+            try await entry.put("/kept", "1")
+            await owner.shutdown()
+            let before = try await Self.relayed(by: entry)
+            let gone = try await entry.send("GET", "/kept.json?\(Self.admin)")
+            #expect(try await Self.relayed(by: entry) == before + 1)
+            #expect(gone.status == 503, "\(gone.status) \(gone.body)")
+            #expect(gone.headers.first(name: "retry-after") == "1")
+            #expect(gone.body.contains("cannot be served now"), "\(gone.body)")
+            let served = try await eventually(
+                timeout: .seconds(40),
+                interval: .milliseconds(500),
+                { try await entry.send("GET", "/kept.json?\(Self.admin)") },
+                until: { $0.status == 200 }
+            )
+            #expect(served.status == 200 && served.body == "1", "\(served.status) \(served.body)")
+        }
+    }
+}
