@@ -369,7 +369,8 @@ public enum HearthServer {
                 logger: logger
             ),
             database: responder,
-            cluster: clusterRouting
+            cluster: clusterRouting,
+            cap: clusterRouting == nil ? nil : cap
         )
         let app = Application(
             responder: router,

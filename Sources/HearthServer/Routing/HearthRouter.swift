@@ -19,6 +19,9 @@ struct HearthRouter: HTTPResponder {
     let database: HearthResponder
     /// In a cluster: the cluster's view, and requests for namespaces other nodes own forwarded.
     var cluster: ClusterRouting? = nil
+    /// In a cluster: the connections' cap, whose per-address share another node's connections
+    /// leave once they show its stamp.
+    var cap: ConnectionCap? = nil
 
     func respond(to request: Request, context: PeerRequestContext) async throws -> Response {
         let started = ContinuousClock.now
@@ -38,10 +41,11 @@ struct HearthRouter: HTTPResponder {
         context: PeerRequestContext
     ) async throws -> Response {
         let route = HearthRoute(request, target: target)
-        // A request another node forwarded was counted there, against its client's address.
-        if route.countsAgainstRate, let limiter, cluster?.isForwarded(request) != true,
-            !limiter.admit(context.clientAddress)
-        {
+        // A request another node forwarded was counted there, against its client's address;
+        // so is the connection it came on (`ClusterRESTRelay` keeps one per request in flight).
+        let forwarded = cluster?.isForwarded(request) == true
+        if forwarded { cap?.exempt(context.channel) }
+        if route.countsAgainstRate, let limiter, !forwarded, !limiter.admit(context.clientAddress) {
             return Self.tooManyRequests(limiter)
         }
         if let cluster, let answer = await cluster.intercept(request, route: route, target: target) {

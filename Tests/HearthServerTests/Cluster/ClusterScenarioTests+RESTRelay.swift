@@ -104,6 +104,40 @@ extension ClusterScenarioTests {
         }
     }
 
+    /// The connections a node relays requests on leave its share of the owner's per-address
+    /// cap once a request shows its stamp: with the owner limiting loopback to two connections
+    /// an address, four requests relayed at once (each body half sent, so each holds its own
+    /// connection to the owner) are all answered.
+    @Test func relayedRequestsConnectionsDoNotCountAgainstTheRelayingNodesAddress() async throws {
+        try await TestServer.withCluster(prepareNode: { index, configuration in
+            guard index == 0 else { return }
+            configuration.connections.maxConnectionsPerAddress = 2
+            configuration.connections.limitsLoopback = true
+        }) { entry in
+            try await Self.learnOwner(through: entry)
+            var clients: [RawConnection] = []
+            defer { for client in clients { client.closeSocket() } }
+            for index in 0..<4 {
+                let client = try RawConnection(port: entry.port)
+                clients.append(client)
+                #expect(
+                    client.send(
+                        "PUT /held/\(index).json?\(Self.admin) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 4\r\n\r\n10"
+                    )
+                )
+                try await Task.sleep(for: .milliseconds(200))  // its head reaches the owner
+            }
+            for (index, client) in clients.enumerated() {
+                #expect(client.send("0\(index)"))
+                let answer = try client.readResponse()
+                #expect(
+                    answer?.status == 200 && answer?.body == "100\(index)",
+                    "client \(index): \(String(describing: answer))"
+                )
+            }
+        }
+    }
+
     /// An owner gone from under a known route: the relayed request gets 503 with `Retry-After`,
     /// and the entry asks PostgreSQL again next time (it takes the namespace over once the
     /// owner's lease has run out).
