@@ -58,6 +58,8 @@ final class ClusterRESTRelay: ChannelDuplexHandler, RemovableChannelHandler {
     private var held: [HTTPServerRequestPart] = []
     private var readWanted = false
     private var quiesce: Any?
+    /// An answer ended the connection: nothing more is read.
+    private var closing = false
 
     init(relays: ClusterRESTRelays, routing: ClusterRESTRelays.Routing, links: OwnerLinks) {
         self.relays = relays
@@ -80,6 +82,7 @@ final class ClusterRESTRelay: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func read(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
+        if closing { return }
         if let exchange {
             guard exchange.requestEnded || !held.isEmpty else { return sendToOwner(part, exchange) }
             held.append(part)
@@ -319,8 +322,10 @@ final class ClusterRESTRelay: ChannelDuplexHandler, RemovableChannelHandler {
             }
         }
         if exchange.closeAfter {
+            // The answer says `Connection: close`: `HTTPConnectionGuard` closes the connection
+            // once it is written, reading and dropping what the client still sends meanwhile.
             held = []
-            context.close(promise: nil)
+            closing = true
             return
         }
         let waiting = held
