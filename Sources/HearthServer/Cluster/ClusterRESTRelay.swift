@@ -3,8 +3,8 @@ import NIOCore
 import NIOHTTP1
 import Synchronization
 
-/// A connection's REST requests for namespaces other nodes own, relayed to the owner at the
-/// channel level, as `ClusterWebSocketRelay` relays a WebSocket: the request's parts go to a
+/// A connection's REST requests (and callables' calls) for namespaces other nodes own, relayed
+/// to the owner at the channel level, as `ClusterWebSocketRelay` relays a WebSocket: the request's parts go to a
 /// keep-alive connection to the owner (`OwnerLink`, on this connection's event loop) and the
 /// answer's parts come back, with no task, no Hummingbird request and no HTTP client between.
 /// The router still forwards (`ClusterForwarder`) what needs a wait to decide (an owner not
@@ -30,6 +30,7 @@ final class ClusterRESTRelay: ChannelDuplexHandler, RemovableChannelHandler {
     private final class Exchange {
         let namespace: String
         let url: String
+        let counted: MetricsRoute
         let started = NIODeadline.now()
         var link: OwnerLink?
         /// Parts read before the link was up.
@@ -41,9 +42,10 @@ final class ClusterRESTRelay: ChannelDuplexHandler, RemovableChannelHandler {
         var closeAfter = false
         var limit: Scheduled<Void>?
 
-        init(namespace: String, url: String) {
+        init(namespace: String, url: String, counted: MetricsRoute) {
             self.namespace = namespace
             self.url = url
+            self.counted = counted
         }
     }
 
@@ -156,10 +158,10 @@ final class ClusterRESTRelay: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func start(
         _ head: HTTPRequestHead,
-        target: (ownerURL: String, namespace: String),
+        target: RelayTarget,
         context: ChannelHandlerContext
     ) {
-        let exchange = Exchange(namespace: target.namespace, url: target.ownerURL)
+        let exchange = Exchange(namespace: target.namespace, url: target.ownerURL, counted: target.metricsRoute)
         self.exchange = exchange
         exchange.limit = context.eventLoop.assumeIsolated().scheduleTask(in: ClusterRESTRelays.answerLimit) {
             [weak self] in
@@ -308,7 +310,7 @@ final class ClusterRESTRelay: ChannelDuplexHandler, RemovableChannelHandler {
         exchange.limit?.cancel()
         routing.relayed.increment()
         routing.metrics.request(
-            route: MetricsRoute.rest.rawValue,
+            route: exchange.counted.rawValue,
             status: exchange.status,
             duration: .nanoseconds(Int64((NIODeadline.now() - exchange.started).nanoseconds))
         )

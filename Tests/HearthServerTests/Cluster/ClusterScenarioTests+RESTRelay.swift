@@ -72,6 +72,27 @@ extension ClusterScenarioTests {
         }
     }
 
+    /// A callable's call through a non-owner is relayed too, answered by the owner's callable
+    /// (its writes in the owner's data), and counted under `functions`.
+    @Test func aCallablesCallThroughANonOwnerIsRelayed() async throws {
+        try await TestServer.withCluster(prepare: { configuration, _ in
+            try CallableFixtures.register(&configuration)
+        }) { entry in
+            try await Self.learnOwner(through: entry)
+            let before = try await Self.relayed(by: entry)
+            let client = CallableClient(server: entry)
+            let echo = try await client.call("echo", data: #"{"n":1}"#)
+            #expect(echo.status == 200, "\(echo.body)")
+            #expect(echo.body.contains(#""caller":"alice""#), "\(echo.body)")
+            let pair = try await client.call("pair", data: #"{"id":"p","value":7}"#)
+            #expect(pair.status == 200, "\(pair.body)")
+            #expect(try await entry.send("GET", "/pairs/right/p.json?\(Self.admin)").body == "7")
+            #expect(try await Self.relayed(by: entry) - before == 3)
+            let scrape = try await entry.send("GET", "/metrics?\(Self.admin)").body
+            #expect(scrape.contains(#"route="functions""#), "\(scrape)")
+        }
+    }
+
     /// The owner refuses a body larger than it takes before reading it: the client hears the
     /// owner's 413 and the entry closes its connection, as the owner does with its own clients.
     @Test func aBodyTheOwnerRefusesEndsTheRelayedConnection() async throws {
