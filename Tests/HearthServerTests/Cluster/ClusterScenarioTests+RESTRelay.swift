@@ -1,4 +1,5 @@
 import Foundation
+import HearthServer
 import HearthTestSupport
 import Testing
 
@@ -13,6 +14,23 @@ extension ClusterScenarioTests {
     static func relayed(by node: TestServer) async throws -> Double {
         let scrape = try await node.send("GET", "/metrics?\(admin)")
         return PrometheusText.sample("hearth_cluster_relayed_requests_total", in: scrape.body) ?? 0
+    }
+
+    /// `TestServer.withCluster` with node `index` (0 owns `default`, 1 is the entry) limiting
+    /// loopback clients as `limit` sets (loopback is not limited by default).
+    static func withCluster(
+        limitingLoopbackOn index: Int,
+        _ limit: (inout ConnectionConfiguration) -> Void,
+        run body: (TestServer) async throws -> Void
+    ) async throws {
+        try await TestServer.withCluster(
+            prepareNode: { node, configuration in
+                guard node == index else { return }
+                limit(&configuration.connections)
+                configuration.connections.limitsLoopback = true
+            },
+            run: body
+        )
     }
 
     /// The entry learns where `default` is served (the router's forward asks PostgreSQL).
@@ -122,11 +140,7 @@ extension ClusterScenarioTests {
 
     /// Relayed requests count against the client's address at the entry, as the node's own do.
     @Test func relayedRequestsCountAgainstTheClientsAddress() async throws {
-        try await TestServer.withCluster(prepareNode: { index, configuration in
-            guard index == 1 else { return }
-            configuration.connections.maxRequestRatePerAddress = 5
-            configuration.connections.limitsLoopback = true
-        }) { entry in
+        try await Self.withCluster(limitingLoopbackOn: 1, { $0.maxRequestRatePerAddress = 5 }) { entry in
             var statuses: [Int] = []
             for _ in 0..<30 {
                 statuses.append(try await entry.send("GET", "/.json?shallow=true&\(Self.admin)").status)
@@ -142,11 +156,7 @@ extension ClusterScenarioTests {
     /// an address, four requests relayed at once (each body half sent, so each holds its own
     /// connection to the owner) are all answered.
     @Test func relayedRequestsConnectionsDoNotCountAgainstTheRelayingNodesAddress() async throws {
-        try await TestServer.withCluster(prepareNode: { index, configuration in
-            guard index == 0 else { return }
-            configuration.connections.maxConnectionsPerAddress = 2
-            configuration.connections.limitsLoopback = true
-        }) { entry in
+        try await Self.withCluster(limitingLoopbackOn: 0, { $0.maxConnectionsPerAddress = 2 }) { entry in
             try await Self.learnOwner(through: entry)
             var clients: [RawConnection] = []
             defer { for client in clients { client.closeSocket() } }

@@ -259,11 +259,7 @@ struct ClusterScenarioTests {
     /// the owner limiting loopback to two connections an address, four relayed WebSockets all
     /// write.
     @Test func relayedWebSocketsDoNotCountAgainstTheRelayingNodesAddress() async throws {
-        try await TestServer.withCluster(prepareNode: { index, configuration in
-            guard index == 0 else { return }
-            configuration.connections.maxConnectionsPerAddress = 2
-            configuration.connections.limitsLoopback = true
-        }) { entry in
+        try await Self.withCluster(limitingLoopbackOn: 0, { $0.maxConnectionsPerAddress = 2 }) { entry in
             var clients: [RealtimeTestClient] = []
             defer { Task { [clients] in for client in clients { await client.close() } } }
             for index in 0..<4 {
