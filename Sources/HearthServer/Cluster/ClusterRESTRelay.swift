@@ -49,7 +49,6 @@ final class ClusterRESTRelay: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    private let relays: ClusterRESTRelays
     private let routing: ClusterRESTRelays.Routing
     private let links: OwnerLinks
     private var context: ChannelHandlerContext?
@@ -63,8 +62,7 @@ final class ClusterRESTRelay: ChannelDuplexHandler, RemovableChannelHandler {
     /// An answer ended the connection: nothing more is read.
     private var closing = false
 
-    init(relays: ClusterRESTRelays, routing: ClusterRESTRelays.Routing, links: OwnerLinks) {
-        self.relays = relays
+    init(routing: ClusterRESTRelays.Routing, links: OwnerLinks) {
         self.routing = routing
         self.links = links
     }
@@ -97,7 +95,8 @@ final class ClusterRESTRelay: ChannelDuplexHandler, RemovableChannelHandler {
             {
                 start(head, target: target, context: context)
             } else {
-                // Refused by the rate here: the router finds the bucket empty and answers 429.
+                // The router's: this node's own requests, what the relay declines, and one over
+                // the client's rate (the router finds the bucket empty and answers 429).
                 routerOwes += 1
                 context.fireChannelRead(wrapInboundOut(part))
             }
@@ -396,6 +395,6 @@ final class ClusterRESTRelays: Sendable {
             loops[key] = LoopConfined(links, eventLoop: eventLoop)
             return links
         }
-        return ClusterRESTRelay(relays: self, routing: routing, links: links)
+        return ClusterRESTRelay(routing: routing, links: links)
     }
 }
