@@ -90,6 +90,28 @@ extension ClusterScenarioTests {
         }
     }
 
+    /// A body sent in chunks (no `Content-Length`) is relayed in chunks and stored whole.
+    @Test func aChunkedBodyThroughANonOwnerIsRelayedWhole() async throws {
+        try await TestServer.withCluster { entry in
+            try await Self.learnOwner(through: entry)
+            let before = try await Self.relayed(by: entry)
+            let connection = try RawConnection(port: entry.port)
+            defer { connection.closeSocket() }
+            let chunks = [#"{"a":"#, #""xyz","#, #""b":[1,2,3]}"#]
+            let body = chunks.map { String($0.utf8.count, radix: 16) + "\r\n" + $0 + "\r\n" }.joined() + "0\r\n\r\n"
+            #expect(
+                connection.send(
+                    "PUT /chunked.json?\(Self.admin) HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        + body
+                )
+            )
+            let answer = try #require(try connection.readResponse())
+            #expect(answer.status == 200, "\(answer)")
+            #expect(try await entry.send("GET", "/chunked.json?\(Self.admin)").body == #"{"a":"xyz","b":[1,2,3]}"#)
+            #expect(try await Self.relayed(by: entry) - before == 2)
+        }
+    }
+
     /// A callable's call through a non-owner is relayed too, answered by the owner's callable
     /// (its writes in the owner's data), and counted under `functions`.
     @Test func aCallablesCallThroughANonOwnerIsRelayed() async throws {
