@@ -65,7 +65,9 @@ struct ClusterForwarder: Sendable {
         node + "\n" + String(time) + "\n" + binding
     }
 
-    private static let hopByHop: Set<String> = [
+    /// The fields that belong to one connection, not to the request or answer (lowercased);
+    /// `content-length` too, as the HTTP client frames the body itself.
+    static let hopByHop: Set<String> = [
         "connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade", "host",
         "hearth-forwarded", "content-length",
     ]

@@ -166,15 +166,7 @@ final class ClusterMembership: Sendable {
     /// Where a request for `name` goes; takes the namespace over when nobody holds it.
     func route(_ name: String) async throws -> Route {
         if serves(name) { return .local }
-        let now = ContinuousClock.now
-        if let url = known.withLock({ known -> String? in
-            guard let entry = known[name] else { return nil }
-            if entry.until > now { return entry.url }
-            known[name] = nil
-            return nil
-        }) {
-            return .forward(url)
-        }
+        if let url = rememberedOwner(name) { return .forward(url) }
         let task = takeovers.withLock { takeovers -> Task<Route, any Error> in
             if let running = takeovers[name] { return running }
             let task = Task { try await self.acquire(name) }
@@ -358,9 +350,18 @@ final class ClusterMembership: Sendable {
     /// The node that owns `name` when this node knows it without asking PostgreSQL (a route
     /// learned within the last third of a lease); nil when this node serves it or must ask.
     func knownOwner(_ name: String) -> String? {
-        if serves(name) { return nil }
+        serves(name) ? nil : rememberedOwner(name)
+    }
+
+    /// Where `name` was found, while that is fresh; a stale entry is dropped.
+    private func rememberedOwner(_ name: String) -> String? {
         let now = ContinuousClock.now
-        return known.withLock { known in known[name].flatMap { $0.until > now ? $0.url : nil } }
+        return known.withLock { known -> String? in
+            guard let entry = known[name] else { return nil }
+            if entry.until > now { return entry.url }
+            known[name] = nil
+            return nil
+        }
     }
 
     /// Forgets where `name` was found (its node did not answer a forward).

@@ -167,14 +167,20 @@ final class ClusterRESTRelay: ChannelDuplexHandler, RemovableChannelHandler {
             guard let self, self.exchange === exchange, !exchange.answered else { return }
             self.endAll()
         }
-        let forwarded = ownerHead(head, url: target.ownerURL)
+        guard let address = links.address(of: target.ownerURL) else {
+            return ownerUnreachable(
+                exchange,
+                ClusterRelayError("the owner's URL '\(target.ownerURL)' is not http://HOST:PORT")
+            )
+        }
+        let forwarded = ownerHead(head, authority: address.authority)
         if let link = links.take(target.ownerURL) {
             attach(link, to: exchange)
             link.channel?.write(HTTPClientRequestPart.head(forwarded), promise: nil)
             return
         }
         exchange.waiting.append(.head(forwarded))
-        links.connect(target.ownerURL).assumeIsolated().whenComplete { [self] result in
+        links.connect(target.ownerURL, at: address).assumeIsolated().whenComplete { [self] result in
             let relay = self
             guard relay.exchange === exchange else {
                 if case .success(let link) = result { link.channel?.close(promise: nil) }
@@ -220,20 +226,19 @@ final class ClusterRESTRelay: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The client's head as the owner gets it: the connection's own fields dropped, `Host` the
     /// owner's, and this node's stamp.
-    private func ownerHead(_ head: HTTPRequestHead, url: String) -> HTTPRequestHead {
+    private func ownerHead(_ head: HTTPRequestHead, authority: String) -> HTTPRequestHead {
         var headers = HTTPHeaders()
         headers.reserveCapacity(head.headers.count + 2)
         for (name, value) in head.headers where !Self.connectionFields.contains(name.lowercased()) {
             headers.add(name: name, value: value)
         }
-        headers.add(name: "Host", value: String(url.dropFirst("http://".count)))
+        headers.add(name: "Host", value: authority)
         headers.add(name: ClusterForwarder.header.rawName, value: links.currentStamp())
         return HTTPRequestHead(version: .http1_1, method: head.method, uri: head.uri, headers: headers)
     }
 
-    private static let connectionFields: Set<String> = [
-        "connection", "keep-alive", "proxy-connection", "te", "trailer", "upgrade", "host", "hearth-forwarded",
-    ]
+    /// The forward's hop-by-hop fields but the body's framing, which passes through as sent.
+    private static let connectionFields = ClusterForwarder.hopByHop.subtracting(["content-length", "transfer-encoding"])
 
     func ownerSent(_ part: HTTPClientResponsePart) {
         guard let context, let exchange else { return }

@@ -152,12 +152,11 @@ final class ClusterWebSocketRelay: ChannelInboundHandler, RemovableChannelHandle
         on eventLoop: any EventLoop,
         client: any Channel
     ) -> EventLoopFuture<any Channel> {
-        guard let url = URLComponents(string: target.ownerURL), let host = url.host, url.scheme == "http" else {
+        guard let owner = OwnerAddress(url: target.ownerURL) else {
             return eventLoop.makeFailedFuture(ChannelError.connectPending)
         }
-        let port = url.port ?? 80
         var headers = HTTPHeaders()
-        headers.add(name: "Host", value: target.host ?? "\(host):\(port)")
+        headers.add(name: "Host", value: target.host ?? owner.authority)
         headers.add(name: ClusterForwarder.header.rawName, value: target.stamp)
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target.target, headers: headers)
         let client = NIOLoopBound(client, eventLoop: eventLoop)
@@ -192,7 +191,7 @@ final class ClusterWebSocketRelay: ChannelInboundHandler, RemovableChannelHandle
                     result.cascade(to: upgraded)
                 }
             }
-            .connect(host: host, port: port)
+            .connect(host: owner.host, port: owner.port)
             .flatMapError { error in
                 upgraded.fail(error)
                 return eventLoop.makeFailedFuture(error)

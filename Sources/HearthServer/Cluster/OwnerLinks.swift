@@ -74,6 +74,7 @@ final class OwnerLinks {
     let eventLoop: any EventLoop
     private let forwarder: ClusterForwarder
     private var idle: [String: [OwnerLink]] = [:]
+    private var addresses: [String: OwnerAddress] = [:]
     private var stamp: (second: Int64, value: String) = (0, "")
 
     init(eventLoop: any EventLoop, forwarder: ClusterForwarder) {
@@ -89,12 +90,17 @@ final class OwnerLinks {
         return link
     }
 
-    /// A new link to `url` (`http://host:port`).
-    func connect(_ url: String) -> EventLoopFuture<OwnerLink> {
-        guard let components = URLComponents(string: url), let host = components.host, components.scheme == "http"
-        else {
-            return eventLoop.makeFailedFuture(ClusterRelayError("the owner's URL '\(url)' is not http://HOST:PORT"))
-        }
+    /// Where the node at `url` listens (parsed once per owner); nil when `url` is not
+    /// `http://HOST[:PORT]`.
+    func address(of url: String) -> OwnerAddress? {
+        if let known = addresses[url] { return known }
+        let parsed = OwnerAddress(url: url)
+        if parsed != nil { addresses[url] = parsed }
+        return parsed
+    }
+
+    /// A new link to the node at `url`, listening at `address`.
+    func connect(_ url: String, at address: OwnerAddress) -> EventLoopFuture<OwnerLink> {
         let link = OwnerLink(url: url, pool: self)
         let bound = NIOLoopBound(link, eventLoop: eventLoop)
         return ClientBootstrap(group: eventLoop)
@@ -105,7 +111,7 @@ final class OwnerLinks {
                     try channel.pipeline.syncOperations.addHandler(bound.value)
                 }
             }
-            .connect(host: host, port: components.port ?? 80)
+            .connect(host: address.host, port: address.port)
             .map { _ in bound.value }
     }
 
