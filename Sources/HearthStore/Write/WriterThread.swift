@@ -41,6 +41,8 @@ final class WriterThread: Sendable {
     /// How long an idle thread waits for the next wake before it ends.
     let idleLimit: DispatchTimeInterval
     private let budget: Budget
+    /// The thread's name (`hearth-writer`, a committer's `hearth-commit`).
+    private let threadName: String
 
     /// Whether the thread runs (or is starting). `wake()` signals `wakes` under this lock, and
     /// an idle thread decides to end under it.
@@ -53,9 +55,15 @@ final class WriterThread: Sendable {
     private let pooled: DispatchQueue
 
     /// - Parameter name: the namespace's, for the label of the queue wakes past the budget run on.
-    init(name: String = "", idleLimit: DispatchTimeInterval = .seconds(2), budget: Budget = .shared) {
+    init(
+        name: String = "",
+        threadName: String = "hearth-writer",
+        idleLimit: DispatchTimeInterval = .seconds(2),
+        budget: Budget = .shared
+    ) {
         self.idleLimit = idleLimit
         self.budget = budget
+        self.threadName = threadName
         pooled = DispatchQueue(label: "hearth.writer.\(name)", qos: .userInitiated)
     }
 
@@ -99,7 +107,7 @@ final class WriterThread: Sendable {
     }
 
     private func run(_ body: @Sendable () -> Void) {
-        Thread.current.name = "hearth-writer"
+        Thread.current.name = threadName
         while true {
             if wakes.wait(timeout: .now() + idleLimit) == .timedOut {
                 let ends = running.withLock { running -> Bool in
