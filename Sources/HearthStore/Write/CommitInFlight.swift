@@ -54,6 +54,9 @@ struct HandedGroup: @unchecked Sendable {
     /// itself, the rest are the group's.
     let commits: [CommittedWrite]
     let announcedBefore: Int
+    /// The group in flight before this one, done and collected: freed with this hand-over, on
+    /// the committer's thread rather than the writer's.
+    let retired: CommitInFlight?
     /// Each job's completion, in order (a staged write's fails when the group does).
     var completions: [@Sendable (Error?) -> Void] = []
 }

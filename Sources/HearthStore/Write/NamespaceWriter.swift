@@ -98,7 +98,7 @@ final class NamespaceWriter: Sendable, WritePassMember {
         }
         committer =
             pipelinesCommits && replication == nil && !syncAlways
-            ? WriterThread(name: "\(name).commit", threadName: "hearth-commit") : nil
+            ? WriterThread(name: "\(name).commit", threadName: "hearth-commit", budget: .committers) : nil
         self.db = db
         self.syncAlways = syncAlways
         self.loopJobLimit = loopJobLimit

@@ -30,9 +30,15 @@ final class WriteRound {
 
     // MARK: Jobs (called by the writer)
 
-    /// Starts a job: one that does not stage finds every staged write applied.
+    /// Starts a job: one that does not stage finds every staged write applied. One that stages
+    /// takes a new snapshot when the group in flight is written by now, and is not checked
+    /// against it.
     func beginJob(staging: Bool) {
-        if !staging { settle() }
+        if !staging {
+            settle()
+        } else if let inFlight = state.inFlight, inFlight.isDone {
+            collectInFlight()
+        }
         jobStages = staging
         joinedGroup = nil
     }
@@ -62,6 +68,9 @@ final class WriteRound {
     /// write, is written here.
     func finishHandingOver() -> (commits: [CommittedWrite], handed: HandedGroup?) {
         collectInFlight()
+        // Freed by the committer, not here.
+        let retired = state.retiredInFlight
+        state.retiredInFlight = nil
         guard let group = staged, state.registration == nil, !group.batch.changesKeptLists else {
             return (finish(), nil)
         }
@@ -80,7 +89,8 @@ final class WriteRound {
             output: state.output,
             onCommit: state.onCommit,
             commits: commits,
-            announcedBefore: group.announcedBefore
+            announcedBefore: group.announcedBefore,
+            retired: retired
         )
         return (commits, handed)
     }
@@ -143,11 +153,13 @@ final class WriteRound {
         return state.inFlight?.group.indexedValue(key)
     }
 
-    /// `stagedOverlaps`, except that a key `fromMemory` may be one a staged write wrote (not
-    /// above or below it).
+    /// `stagedOverlaps` of the round's own group, except that a key `fromMemory` may be one a
+    /// staged write wrote (not above or below it). The group in flight is not asked: a write
+    /// that touches it is refused by `stage` (then planned again once it is written), which
+    /// asks it anyway, and writes that do are rare (a sender's next message comes after the
+    /// acknowledgement of its last).
     func stagedConflicts(_ keys: [[UInt8]], fromMemory: (Int) -> Bool) -> Bool {
-        (staged?.conflicts(keys, fromMemory: fromMemory) ?? false)
-            || (state.inFlight?.group.conflicts(keys, fromMemory: fromMemory) ?? false)
+        staged?.conflicts(keys, fromMemory: fromMemory) ?? false
     }
 
     /// Stages `batch` as the next commit when it may join the round's group (nothing staged

@@ -27,6 +27,9 @@ final class WriterState {
     /// (`collectInFlight`): its writes are in `sequence` and `shapes` already, and maybe not yet
     /// in LevelDB.
     var inFlight: CommitInFlight?
+    /// The group in flight last collected, kept for the next hand-over, which gives it to the
+    /// committer to free (its touched keys are hundreds of arrays).
+    var retiredInFlight: CommitInFlight?
 
     init(
         sequence: UInt64,
@@ -53,6 +56,7 @@ final class WriterState {
     func collectInFlight() -> (any Error)? {
         guard let inFlight else { return nil }
         self.inFlight = nil
+        retiredInFlight = inFlight
         guard let error = inFlight.waitUntilDone() else { return nil }
         sequence = inFlight.sequenceBefore
         shapes.removeAll()

@@ -2,6 +2,10 @@ import Dispatch
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The thread a writer's queued rounds run on (`NamespaceWriter.drain`): one thread of its own,
 /// started when the writer is woken and ended once it has waited `idleLimit` (2 s) with nothing
 /// to do, so a namespace that stops writing holds no thread. A writer whose rounds run on its
@@ -15,6 +19,9 @@ final class WriterThread: Sendable {
     /// How many writer threads may run at once; beyond it wakes run on the dispatch pool.
     final class Budget: Sendable {
         static let shared = Budget(threads: 256)
+        /// Writers' committers' (`CommitInFlight`): a budget of their own, so that they never
+        /// take a thread a writer would have had.
+        static let committers = Budget(threads: 256)
 
         let threads: Int
         private let running = Atomic<Int>(0)
@@ -106,8 +113,24 @@ final class WriterThread: Sendable {
         }
     }
 
+    /// Names the calling thread (in `top -H`, `perf`, `/proc`). Foundation's `Thread.name`
+    /// names the system thread only once the starting thread has recorded it, which a thread
+    /// that names itself at once may beat: it then kept its creator's name.
+    private static func name(_ name: String) {
+        #if canImport(Glibc)
+        // `pthread_setname_np` needs `_GNU_SOURCE`, which the Glibc module lacks.
+        let file = open("/proc/thread-self/comm", O_WRONLY)
+        guard file >= 0 else { return }
+        let bytes = Array(name.utf8.prefix(15))
+        _ = bytes.withUnsafeBytes { write(file, $0.baseAddress, $0.count) }
+        close(file)
+        #else
+        Thread.current.name = name
+        #endif
+    }
+
     private func run(_ body: @Sendable () -> Void) {
-        Thread.current.name = threadName
+        Self.name(threadName)
         while true {
             if wakes.wait(timeout: .now() + idleLimit) == .timedOut {
                 let ends = running.withLock { running -> Bool in
