@@ -485,7 +485,11 @@ final class NamespaceWriter: Sendable, WritePassMember {
     /// makes them wait for the fsync: rounds may run on several threads, one at a time, and the
     /// observers hear commits in order).
     /// - Parameter handingOver: the round's staged group goes to the committer
-    ///   (`WriteRound.finishHandingOver`), and with it the round's commits and completions.
+    ///   (`WriteRound.finishHandingOver`), and with it the round's commits and completions,
+    ///   when jobs wait for the next round by the time this one ends: the writer then plans them
+    ///   while the group is written. When none waits it writes the group itself, as the
+    ///   committer would (no wake of another thread), and what comes meanwhile makes a larger
+    ///   next round (decision 0030).
     private func run(
         _ jobs: [Job],
         in state: WriterState,
@@ -496,7 +500,8 @@ final class NamespaceWriter: Sendable, WritePassMember {
         let start = onLoop ? Self.threadCPUTime() : 0
         let round = WriteRound(state: state)
         let completions = jobs.map { $0(round) }
-        let (commits, handed) = handingOver ? round.finishHandingOver() : (round.finish(), nil)
+        let handsOver = handingOver && pending.withLock { !$0.jobs.isEmpty }
+        let (commits, handed) = handsOver ? round.finishHandingOver() : (round.finish(), nil)
         if onLoop, !jobs.isEmpty {
             let perJob = (Self.threadCPUTime() &- start) / UInt64(jobs.count)
             var average = jobNanoseconds.load(ordering: .relaxed)
