@@ -79,7 +79,6 @@ public final class NamespaceStore: Sendable {
                 ReplicationCapture(sink: sink, keys: keys, position: position?.lsn ?? 0)
             },
             sharedThread: replicatedRounds,
-            pipelinesCommits: configuration.pipelinesCommits,
             onCommit: onCommit
         )
         // A store written before docs/decisions/0020 has reverse index entries: the writer's

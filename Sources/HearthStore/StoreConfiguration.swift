@@ -25,8 +25,6 @@ public struct StoreConfiguration: Sendable {
     public var homeIdleLimit = UInt64(WriterTuning().homeIdleLimit.nanoseconds)
     /// `WriterTuning.loopProbeInterval` in nanoseconds.
     public var loopProbeInterval = UInt64(WriterTuning().loopProbeInterval.nanoseconds)
-    /// `WriterTuning.pipelinesCommits`.
-    public var pipelinesCommits = WriterTuning().pipelinesCommits
     /// In a cluster: the changelog of each namespace this node owns, asked for when the
     /// namespace opens (`ReplicationSink`); nil for a namespace that is not replicated. The
     /// caller opens a namespace only once its local copy has caught up with the changelog

@@ -18,11 +18,6 @@ public struct WriterTuning: Sendable, Equatable {
     /// thread costs more (decision 0002: a one-put round there took several times the CPU), so
     /// it cannot tell whether the loop would be cheap again.
     public var loopProbeInterval: Duration = .milliseconds(50)
-    /// A writer whose rounds run on its own thread hands each round's staged group to a second
-    /// thread of its own, which writes it to LevelDB and acknowledges it while the writer plans
-    /// the next round (decision 0030). Off: the writer writes each group itself. Not with
-    /// `--sync always` or in a cluster, whose rounds wait for their fsync or changelog anyway.
-    public var pipelinesCommits = true
 
     public init() {}
 

@@ -23,7 +23,6 @@ extension Database {
         storeConfiguration.loopJobLimit = UInt64(configuration.writer.loopJobLimit.nanoseconds)
         storeConfiguration.homeIdleLimit = UInt64(configuration.writer.homeIdleLimit.nanoseconds)
         storeConfiguration.loopProbeInterval = UInt64(configuration.writer.loopProbeInterval.nanoseconds)
-        storeConfiguration.pipelinesCommits = configuration.writer.pipelinesCommits
         if let cluster = configuration.cluster {
             storeConfiguration.replication = { name in cluster.sink(name) }
             storeConfiguration.opens = cluster.owns

@@ -20,11 +20,6 @@ import Darwin
 /// per write. Any other job finds the staged writes applied before it runs; a staged write is
 /// acknowledged only after they are. The round (`WriteRound`) owns what is staged; the
 /// writer's lasting state (`WriterState`) is reached only through it.
-///
-/// A round on the writer's own thread hands its staged group to the writer's committer (a
-/// second thread, `WriterTuning.pipelinesCommits`), which writes it to LevelDB, tells the
-/// observers and runs the completions while the writer plans the next round against it
-/// (`CommitInFlight`, decision 0030).
 final class NamespaceWriter: Sendable, WritePassMember {
     typealias Completion = @Sendable (Error?) -> Void
     typealias Job = @Sendable (WriteRound) -> Completion
@@ -47,12 +42,6 @@ final class NamespaceWriter: Sendable, WritePassMember {
     }
 
     private let roundThread: RoundThread
-    /// Writes the groups this writer's queued rounds hand over (`CommitInFlight`); nil when
-    /// they write their own (`--sync always`, a cluster, or not configured).
-    private let committer: WriterThread?
-    /// The group handed to `committer` and not taken by it yet (one at a time: a round hands
-    /// its group over only once the previous one is done).
-    private let handed = Mutex<HandedGroup?>(nil)
     private let pending = Mutex(Queue())
     private let db: LevelDB
     private let syncAlways: Bool
@@ -88,7 +77,6 @@ final class NamespaceWriter: Sendable, WritePassMember {
         commitLog: CommitLog?,
         replication: ReplicationCapture? = nil,
         sharedThread: SharedWriterThread? = nil,
-        pipelinesCommits: Bool = false,
         onCommit: @escaping @Sendable () -> Void
     ) {
         if replication != nil, let sharedThread {
@@ -96,9 +84,6 @@ final class NamespaceWriter: Sendable, WritePassMember {
         } else {
             roundThread = .own(WriterThread(name: name))
         }
-        committer =
-            pipelinesCommits && replication == nil && !syncAlways
-            ? WriterThread(name: "\(name).commit", threadName: "hearth-commit", budget: .committers) : nil
         self.db = db
         self.syncAlways = syncAlways
         self.loopJobLimit = loopJobLimit
@@ -277,10 +262,7 @@ final class NamespaceWriter: Sendable, WritePassMember {
     /// Runs `jobs` in a round on this thread, after the jobs queued before them. While the
     /// queue's round runs they join the queue instead: a loop never waits for a round.
     private func runHere(_ jobs: [Job]) {
-        let completions = state.withLockIfAvailable { state -> [Completion]? in
-            // A loop never waits for the committer: while a group is in flight the queue's
-            // next round takes the jobs.
-            if let inFlight = state.inFlight, !inFlight.isDone { return nil }
+        let completions = state.withLockIfAvailable { state -> [Completion] in
             var queued = pending.withLock { state -> [Job] in
                 var jobs: [Job] = []
                 swap(&jobs, &state.jobs)
@@ -292,7 +274,7 @@ final class NamespaceWriter: Sendable, WritePassMember {
             tell(round.commits)
             return round.completions
         }
-        guard let completions = completions ?? nil else {
+        guard let completions else {
             // A probe that found the queue's round running measured nothing: the next job
             // probes, not one a whole interval later (a writer whose queue is never idle would
             // otherwise lose every probe, and stay on its queue for good).
@@ -340,30 +322,13 @@ final class NamespaceWriter: Sendable, WritePassMember {
         // the lock, as after a loop's round; with either (the queue runs every round then)
         // after the fsync and the changelog's append.
         let waits = syncAlways || replication != nil
-        if let committer {
-            let (completions, handing) = state.withLock { state -> ([Completion], HandedGroup?) in
-                let round = run(jobs, in: state, onLoop: false, handingOver: true)
-                guard var handing = round.handed else {
-                    tell(round.commits)
-                    return (round.completions, nil)
-                }
-                handing.completions = round.completions
-                return ([], handing)
-            }
-            if let handing {
-                handed.withLock { $0 = handing }
-                committer.wake { self.commitHanded() }
-            }
-            for completion in completions { completion(nil) }
-            return jobsWaiting()
-        }
         let (completions, commits) = state.withLock { state -> ([Completion], [CommittedWrite]) in
             let round = run(jobs, in: state, onLoop: false)
             guard waits else {
                 tell(round.commits)
                 return (round.completions, [])
             }
-            return (round.completions, round.commits)
+            return round
         }
         var syncError: Error?
         if syncAlways {
@@ -400,37 +365,6 @@ final class NamespaceWriter: Sendable, WritePassMember {
             }
             return true
         }
-    }
-
-    /// The committer's work: writes the group handed over, then tells its round's commits and
-    /// runs the round's completions, in that order, as a round that wrote its own group would
-    /// have; then lets the writer go on past it (`CommitInFlight.finish`).
-    private func commitHanded() {
-        guard
-            let handing = handed.withLock({ slot -> HandedGroup? in
-                defer { slot = nil }
-                return slot
-            })
-        else { return }
-        var failure: (any Error)?
-        do {
-            try handing.output.write(handing.batch, .stagedGroup)
-        } catch {
-            failure = error
-        }
-        if let failure {
-            // Nothing of the group is announced; its writes fail (their outcome), the round's
-            // others, written before it, succeed.
-            handing.inFlight.group.outcome.error = failure
-            tell(Array(handing.commits[..<handing.announcedBefore]))
-        } else {
-            handing.onCommit()
-            db.compactInBackground(handing.batch.clearedRanges)
-            db.compactSoon(handing.batch.deletedRanges)
-            tell(handing.commits)
-        }
-        for completion in handing.completions { completion(nil) }
-        handing.inFlight.finish(failure)
     }
 
     /// Hands the round's batches to the changelog and goes on: the round is acknowledged (and
@@ -484,24 +418,16 @@ final class NamespaceWriter: Sendable, WritePassMember {
     /// the observers (before releasing the lock on the writer's state, unless `--sync always`
     /// makes them wait for the fsync: rounds may run on several threads, one at a time, and the
     /// observers hear commits in order).
-    /// - Parameter handingOver: the round's staged group goes to the committer
-    ///   (`WriteRound.finishHandingOver`), and with it the round's commits and completions,
-    ///   when jobs wait for the next round by the time this one ends: the writer then plans them
-    ///   while the group is written. When none waits it writes the group itself, as the
-    ///   committer would (no wake of another thread), and what comes meanwhile makes a larger
-    ///   next round (decision 0030).
     private func run(
         _ jobs: [Job],
         in state: WriterState,
-        onLoop: Bool,
-        handingOver: Bool = false
-    ) -> (completions: [Completion], commits: [CommittedWrite], handed: HandedGroup?) {
+        onLoop: Bool
+    ) -> (completions: [Completion], commits: [CommittedWrite]) {
         // Only a loop's rounds are measured: the thread's CPU clock is a system call.
         let start = onLoop ? Self.threadCPUTime() : 0
         let round = WriteRound(state: state)
         let completions = jobs.map { $0(round) }
-        let handsOver = handingOver && pending.withLock { !$0.jobs.isEmpty }
-        let (commits, handed) = handsOver ? round.finishHandingOver() : (round.finish(), nil)
+        let commits = round.finish()
         if onLoop, !jobs.isEmpty {
             let perJob = (Self.threadCPUTime() &- start) / UInt64(jobs.count)
             var average = jobNanoseconds.load(ordering: .relaxed)
@@ -517,7 +443,7 @@ final class NamespaceWriter: Sendable, WritePassMember {
                 jobsAreCheap.store(true, ordering: .relaxed)
             }
         }
-        return (completions, commits, handed)
+        return (completions, commits)
     }
 
     static func now() -> UInt64 { nanoseconds(CLOCK_MONOTONIC) }

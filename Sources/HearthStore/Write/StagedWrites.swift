@@ -79,12 +79,8 @@ final class StagedWrites {
 
     /// True when a staged location contains or lies inside one of `keys`, other than the same
     /// location for a key with `fromMemory`.
-    func conflicts(
-        _ keys: [[UInt8]],
-        hashes: [UInt64] = [],
-        fromMemory: (Int) -> Bool = { _ in false }
-    ) -> Bool {
-        rewrites(keys, hashes: hashes, fromMemory: fromMemory) == nil
+    func conflicts(_ keys: [[UInt8]], fromMemory: (Int) -> Bool = { _ in false }) -> Bool {
+        rewrites(keys, fromMemory: fromMemory) == nil
     }
 
     /// Whether `keys` write a staged location again (each such key `fromMemory`); nil when one
@@ -170,14 +166,6 @@ final class StagedWrites {
         if !written.isEmpty { indexedLists.append(written) }
         self.rewritesKeys = self.rewritesKeys || rewritesKeys
         writes += 1
-    }
-
-    /// Takes the group's batch (to the writer's committer, `CommitInFlight`): the group keeps
-    /// only what later writes are checked against.
-    func handOverBatch() -> WriteBatch {
-        let handed = batch
-        batch = WriteBatch()
-        return handed
     }
 
     /// Drops every put or delete of a key that a later one in the batch overrides: LevelDB

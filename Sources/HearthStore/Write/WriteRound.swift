@@ -5,11 +5,6 @@ import HearthCore
 /// batch, `flushStaged`), the snapshot its write jobs share while LevelDB is unchanged, and
 /// the commits it announces when it ends.
 ///
-/// A round may begin while the group the previous round staged is still being written by the
-/// writer's committer (`CommitInFlight`, decision 0030): its writes are then checked against
-/// that group as against its own staged ones, and anything that writes to LevelDB or needs
-/// every write applied waits for it first.
-///
 /// A round is not `Sendable`: a job gets it as a parameter and can neither keep it past the
 /// job nor hand it to another thread. What only some jobs may do is checked: only a job
 /// started with `staging` stages, and a commit of its own needs nothing staged.
@@ -30,15 +25,9 @@ final class WriteRound {
 
     // MARK: Jobs (called by the writer)
 
-    /// Starts a job: one that does not stage finds every staged write applied. One that stages
-    /// takes a new snapshot when the group in flight is written by now, and is not checked
-    /// against it.
+    /// Starts a job: one that does not stage finds every staged write applied.
     func beginJob(staging: Bool) {
-        if !staging {
-            settle()
-        } else if let inFlight = state.inFlight, inFlight.isDone {
-            collectInFlight()
-        }
+        if !staging { settle() }
         jobStages = staging
         joinedGroup = nil
     }
@@ -60,41 +49,6 @@ final class WriteRound {
         return commits
     }
 
-    /// Ends the round like `finish`, except that a staged group is handed over to be written
-    /// by the writer's committer (`CommitInFlight`) rather than written here, once the group
-    /// handed over before it is done. The round's commits then go with it: the committer tells
-    /// them and runs the completions after the write (`HandedGroup`, completions not filled in).
-    /// A group whose write changes which lists keep index entries, or the namespace's first
-    /// write, is written here.
-    func finishHandingOver() -> (commits: [CommittedWrite], handed: HandedGroup?) {
-        collectInFlight()
-        // Freed by the committer, not here.
-        let retired = state.retiredInFlight
-        state.retiredInFlight = nil
-        guard let group = staged, state.registration == nil, !group.batch.changesKeptLists else {
-            return (finish(), nil)
-        }
-        staged = nil
-        releaseSnapshot()
-        group.dropOverriddenKeys()
-        group.batch.put(state.sequenceKey, NamespaceWriter.encode(state.sequence))
-        let batch = group.handOverBatch()
-        let inFlight = CommitInFlight(group: group)
-        state.inFlight = inFlight
-        let commits = announced
-        announced = []
-        let handed = HandedGroup(
-            inFlight: inFlight,
-            batch: batch,
-            output: state.output,
-            onCommit: state.onCommit,
-            commits: commits,
-            announcedBefore: group.announcedBefore,
-            retired: retired
-        )
-        return (commits, handed)
-    }
-
     // MARK: For jobs
 
     /// The keys of small subtrees the writer wrote recently.
@@ -110,54 +64,41 @@ final class WriteRound {
     /// until the writer next writes to LevelDB (staged writes are not in it).
     func snapshotForWriting() throws -> Snapshot {
         if let snapshot { return snapshot }
-        // A group in flight that is written by now is in the new snapshot: no write of this
-        // round needs checking against it any more.
-        if let inFlight = state.inFlight, inFlight.isDone { collectInFlight() }
         let made = try state.db.makeSnapshot()
         snapshot = made
         return made
     }
 
-    /// True when writes are staged in this round, or a group handed to the committer may not
-    /// be in the round's snapshot (what follows says "staged" of both).
-    var hasStaged: Bool { staged != nil || state.inFlight != nil }
+    /// True when writes are staged in this round.
+    var hasStaged: Bool { staged != nil }
 
     /// True when a staged write's location contains or lies inside one of the data keys `keys`
     /// (so a read of them in `snapshotForWriting` would not see it).
     func stagedOverlaps(_ keys: [[UInt8]]) -> Bool {
-        (staged?.conflicts(keys) ?? false) || (state.inFlight?.group.conflicts(keys) ?? false)
+        staged?.conflicts(keys) ?? false
     }
 
     /// True when a staged write could change a last-child read: `read.parent`'s data key and
     /// the found child's encoded segment (see `StagedWrites.conflicts(lastChildOf:found:)`).
     func stagedChangesLastChild(of parent: [UInt8], found segment: [UInt8]?) -> Bool {
-        (staged?.conflicts(lastChildOf: parent, found: segment) ?? false)
-            || (state.inFlight?.group.conflicts(lastChildOf: parent, found: segment) ?? false)
+        staged?.conflicts(lastChildOf: parent, found: segment) ?? false
     }
 
     /// What the staged writes do to the children of the node at data key `parent` after the
-    /// child whose encoded segment is `segment`: `replaced` when either group replaced what is
-    /// there, else `added` when either added a later child.
+    /// child whose encoded segment is `segment`.
     func stagedLaterChildren(of parent: [UInt8], after segment: [UInt8]) -> TouchedKeys.LaterChildren {
-        let own = staged?.laterChildren(of: parent, after: segment) ?? .untouched
-        guard own != .replaced, let inFlight = state.inFlight else { return own }
-        let handed = inFlight.group.laterChildren(of: parent, after: segment)
-        return handed == .untouched ? own : handed
+        staged?.laterChildren(of: parent, after: segment) ?? .untouched
     }
 
     /// The indexed value of the child whose entry identity is `key` (`IndexMaintenance`) as the
     /// staged writes left it: nil when none changed it, `.some(nil)` when one removed the child.
-    /// The round's own group is newer than the one in flight.
     func stagedIndexedValue(_ key: [UInt8]) -> [UInt8]?? {
-        if let staged, let value = staged.indexedValue(key) { return value }
-        return state.inFlight?.group.indexedValue(key)
+        guard let staged else { return nil }
+        return staged.indexedValue(key)
     }
 
-    /// `stagedOverlaps` of the round's own group, except that a key `fromMemory` may be one a
-    /// staged write wrote (not above or below it). The group in flight is not asked: a write
-    /// that touches it is refused by `stage` (then planned again once it is written), which
-    /// asks it anyway, and writes that do are rare (a sender's next message comes after the
-    /// acknowledgement of its last).
+    /// `stagedOverlaps`, except that a key `fromMemory` may be one a staged write wrote (not
+    /// above or below it).
     func stagedConflicts(_ keys: [[UInt8]], fromMemory: (Int) -> Bool) -> Bool {
         staged?.conflicts(keys, fromMemory: fromMemory) ?? false
     }
@@ -184,14 +125,6 @@ final class WriteRound {
         as describe: (UInt64) -> CommittedWrite
     ) -> UInt64? {
         precondition(jobStages, "only a job started with staging may stage a write")
-        // Planned against a snapshot that may not hold the group in flight: valid only if it
-        // touches none of it (but what it wrote from memory again, which the writer keeps up to
-        // date); else the caller applies it first and plans again.
-        if let inFlight = state.inFlight,
-            inFlight.group.conflicts(touched, hashes: hashes, fromMemory: fromMemory)
-        {
-            return nil
-        }
         var rewritesKeys = false
         if let staged {
             guard
@@ -231,7 +164,6 @@ final class WriteRound {
     /// Applies the staged writes to LevelDB as one batch. When that fails, every staged write
     /// fails with the error (none was acknowledged), and what they announced is forgotten.
     func flushStaged() {
-        collectInFlight()
         guard let group = staged else { return }
         staged = nil
         releaseSnapshot()
@@ -265,7 +197,6 @@ final class WriteRound {
         as describe: (UInt64) -> CommittedWrite
     ) throws -> UInt64 {
         precondition(staged == nil, "a job must flush staged writes before it commits on its own")
-        collectInFlight()
         releaseSnapshot()
         let next = state.sequence + 1
         var commit = describe(next)
@@ -295,7 +226,6 @@ final class WriteRound {
     /// records). Nothing may be staged.
     func commitUnsequenced(_ batch: WriteBatch) throws {
         precondition(staged == nil, "a job must flush staged writes before it commits on its own")
-        collectInFlight()
         releaseSnapshot()
         state.shapes.removeAll()
         try state.write(batch, .unsequenced)
@@ -308,7 +238,6 @@ final class WriteRound {
 
     /// Writes the namespace's registration if it does not exist on disk yet.
     func register() throws {
-        collectInFlight()
         releaseSnapshot()
         try state.register()
     }
@@ -324,18 +253,6 @@ final class WriteRound {
     private func settle() {
         flushStaged()
         releaseSnapshot()
-    }
-
-    /// Waits for the group in flight, if any, and forgets it (with the snapshot, which may not
-    /// hold it). When its write failed, the round's staged group, planned on top of it, fails
-    /// with it: none of its writes was acknowledged.
-    private func collectInFlight() {
-        guard state.inFlight != nil else { return }
-        releaseSnapshot()
-        guard let error = state.collectInFlight(), let group = staged else { return }
-        staged = nil
-        group.outcome.error = error
-        announced.removeSubrange(group.announcedBefore...)
     }
 
     private func releaseSnapshot() {

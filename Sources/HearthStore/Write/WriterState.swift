@@ -23,13 +23,6 @@ final class WriterState {
     let commitLog: CommitLog?
     /// Told that the store has unsynced writes.
     let onCommit: @Sendable () -> Void
-    /// The group the writer handed its committer, until the writer collects it
-    /// (`collectInFlight`): its writes are in `sequence` and `shapes` already, and maybe not yet
-    /// in LevelDB.
-    var inFlight: CommitInFlight?
-    /// The group in flight last collected, kept for the next hand-over, which gives it to the
-    /// committer to free (its touched keys are hundreds of arrays).
-    var retiredInFlight: CommitInFlight?
 
     init(
         sequence: UInt64,
@@ -48,20 +41,6 @@ final class WriterState {
         self.sequenceKey = keys.sequenceKey
         self.commitLog = commitLog
         self.onCommit = onCommit
-    }
-
-    /// Waits for the group in flight, if any, and forgets it. When its write failed, what the
-    /// writer remembers of it is dropped and `sequence` goes back to before it; the error is
-    /// returned, and whatever was planned on top of the group must fail with it.
-    func collectInFlight() -> (any Error)? {
-        guard let inFlight else { return nil }
-        self.inFlight = nil
-        retiredInFlight = inFlight
-        guard let error = inFlight.waitUntilDone() else { return nil }
-        sequence = inFlight.sequenceBefore
-        shapes.removeAll()
-        keptLists.forget()
-        return error
     }
 
     /// Every write of the namespace to LevelDB: the first one registers the namespace.

@@ -19,9 +19,6 @@ final class WriterThread: Sendable {
     /// How many writer threads may run at once; beyond it wakes run on the dispatch pool.
     final class Budget: Sendable {
         static let shared = Budget(threads: 256)
-        /// Writers' committers' (`CommitInFlight`): a budget of their own, so that they never
-        /// take a thread a writer would have had.
-        static let committers = Budget(threads: 256)
 
         let threads: Int
         private let running = Atomic<Int>(0)
@@ -48,8 +45,6 @@ final class WriterThread: Sendable {
     /// How long an idle thread waits for the next wake before it ends.
     let idleLimit: DispatchTimeInterval
     private let budget: Budget
-    /// The thread's name (`hearth-writer`, a committer's `hearth-commit`).
-    private let threadName: String
 
     /// Whether the thread runs (or is starting). `wake()` signals `wakes` under this lock, and
     /// an idle thread decides to end under it.
@@ -62,15 +57,9 @@ final class WriterThread: Sendable {
     private let pooled: DispatchQueue
 
     /// - Parameter name: the namespace's, for the label of the queue wakes past the budget run on.
-    init(
-        name: String = "",
-        threadName: String = "hearth-writer",
-        idleLimit: DispatchTimeInterval = .seconds(2),
-        budget: Budget = .shared
-    ) {
+    init(name: String = "", idleLimit: DispatchTimeInterval = .seconds(2), budget: Budget = .shared) {
         self.idleLimit = idleLimit
         self.budget = budget
-        self.threadName = threadName
         pooled = DispatchQueue(label: "hearth.writer.\(name)", qos: .userInitiated)
     }
 
@@ -130,7 +119,7 @@ final class WriterThread: Sendable {
     }
 
     private func run(_ body: @Sendable () -> Void) {
-        Self.name(threadName)
+        Self.name("hearth-writer")
         while true {
             if wakes.wait(timeout: .now() + idleLimit) == .timedOut {
                 let ends = running.withLock { running -> Bool in
