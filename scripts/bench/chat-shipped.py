@@ -11,6 +11,8 @@ For each member count M (--members, default 10,100,500) and each transport (rest
      `accounts:signUp` (anonymous: no password, so no scrypt; the ID token is one Hearth signed)
      with a profile written by the member itself (`PUT users/$uid`, as the app does), and each
      group made by its first member with the `createGroup` callable (the others as participants);
+     with --one-chat, one group of M whose first --senders members send (a busy group chat: every
+     message writes the same members' counters);
   3. `chat-load` (scripts/bench/chat-load.c, compiled here with cc -O2): each group's first member
      sends messages into the group, one connection and one request in flight each, REST
      `POST /messages/$chat.json?auth=<ID token>` or a WebSocket `p` of `/messages/$chat/<push id>`
@@ -129,8 +131,14 @@ def sign_up(client, group, index):
     return uid, token
 
 
-def make_groups(client, members, groups, threads):
-    """`groups` groups of `members` members each; returns [(chatId, sender uid, sender token)]."""
+def make_groups(client, members, groups, threads, one_chat=False):
+    """`groups` groups of `members` members each; returns [(chatId, sender uid, sender token, last
+    member's uid)]. `one_chat`: one group of `members`, its first `groups` members sending."""
+    if one_chat:
+        with concurrent.futures.ThreadPoolExecutor(threads) as pool:
+            row = [f.result() for f in [pool.submit(sign_up, client, 0, i) for i in range(members)]]
+        chat = create_groups(client, [row], "Bench group")[0][0]
+        return [(chat, uid, token, row[-1][0]) for uid, token in row[:groups]]
     with concurrent.futures.ThreadPoolExecutor(threads) as pool:
         futures = [[pool.submit(sign_up, client, g, i) for i in range(members)] for g in range(groups)]
         accounts = [[f.result() for f in row] for row in futures]
@@ -153,7 +161,7 @@ def create_groups(client, accounts, label):
 def verify(client, senders, acked):
     """Every group holds the messages acknowledged, and its last member's unread total counts them."""
     stored = unread = 0
-    for chat, _, _, last in senders:
+    for chat, _, _, last in {(s[0], 0, 0, s[3]) for s in senders}:
         keys = client.call("GET", f"/messages/{chat}.json?shallow=true&auth={ADMIN}") or {}
         stored += len(keys)
         unread += client.call("GET", f"/unreadTotals/{last}.json?auth={ADMIN}") or 0
@@ -182,7 +190,7 @@ def measure(args, load, transport, members, directory):
     try:
         client = Client(port)
         t0 = time.monotonic()
-        senders = make_groups(client, members, args.senders, args.setup_threads)
+        senders = make_groups(client, members, args.senders, args.setup_threads, args.one_chat)
         setup_s = time.monotonic() - t0
         sender_file = os.path.join(directory, "senders.txt")
         with open(sender_file, "w") as f:
@@ -268,6 +276,8 @@ def main():
     parser.add_argument("--members", default="10,100,500")
     parser.add_argument("--transports", default="rest,ws")
     parser.add_argument("--senders", type=int, default=4, help="groups, one sender each")
+    parser.add_argument("--one-chat", action="store_true",
+                        help="one group instead, whose first --senders members send (its counters are hot keys)")
     parser.add_argument("--duration", type=float, default=5)
     parser.add_argument("--warmup", type=float, default=2)
     parser.add_argument("--settle", type=float, default=1, help="seconds of quiet between setup and load")
