@@ -311,17 +311,19 @@ final class NamespaceWriter: Sendable, WritePassMember {
     /// more writers' rounds follow this one at once (`SharedWriterThread`), so the round's
     /// changelog append may wait for them and go with theirs.
     private func drainRound(followed: Bool = false) -> Bool {
+        // Without `--sync always` or a cluster the observers hear the round's commits under
+        // the lock, as after a loop's round; with either (the queue runs every round then)
+        // after the fsync and the changelog's append.
+        let waits = syncAlways || replication != nil
+        let alone = !waits && roundsOfOne.takesOneJob()
         let jobs = pending.withLock { state -> [Job] in
+            if alone, state.jobs.count > 1 { return [state.jobs.removeFirst()] }
             let jobs = state.jobs
             state.jobs = []
             if jobs.isEmpty { state.scheduled = false }
             return jobs
         }
         if jobs.isEmpty { return false }
-        // Without `--sync always` or a cluster the observers hear the round's commits under
-        // the lock, as after a loop's round; with either (the queue runs every round then)
-        // after the fsync and the changelog's append.
-        let waits = syncAlways || replication != nil
         let (completions, commits) = state.withLock { state -> ([Completion], [CommittedWrite]) in
             let round = run(jobs, in: state, onLoop: false)
             guard waits else {
@@ -408,6 +410,12 @@ final class NamespaceWriter: Sendable, WritePassMember {
         }
     }
 
+    /// Whether the queue's rounds take one job at a time (`RoundsOfOne`).
+    private let roundsOfOne = RoundsOfOne()
+
+    /// Whether the queue's rounds take one job at a time now (tests).
+    var takesRoundsOfOne: Bool { roundsOfOne.isOn }
+
     /// Rounds a clustered writer may have waiting for the changelog at once.
     static let appendsInFlight = 64
     private let appendSlots = DispatchSemaphore(value: NamespaceWriter.appendsInFlight)
@@ -428,6 +436,7 @@ final class NamespaceWriter: Sendable, WritePassMember {
         let round = WriteRound(state: state)
         let completions = jobs.map { $0(round) }
         let commits = round.finish()
+        if !onLoop, let shared = round.largeGroupShared { roundsOfOne.learn(groupShared: shared) }
         if onLoop, !jobs.isEmpty {
             let perJob = (Self.threadCPUTime() &- start) / UInt64(jobs.count)
             var average = jobNanoseconds.load(ordering: .relaxed)

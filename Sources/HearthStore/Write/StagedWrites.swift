@@ -19,6 +19,9 @@ final class StagedWrites {
     /// pass either limit is applied on its own after the group.
     static let maxWrites = 64
     static let maxBytes = 1 << 20
+    /// A group of at least this many puts and deletes is large (`RoundsOfOne`): a 100-member
+    /// chat message is ~300, a small put 2.
+    static let largeGroupOperations = 256
 
     /// The first staged write's own batch (not a copy), the others' appended to it.
     private(set) var batch = WriteBatch()

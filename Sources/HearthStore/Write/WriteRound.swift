@@ -18,6 +18,10 @@ final class WriteRound {
     private var jobStages = false
     /// The staged group the running job joined, if it staged a write.
     private var joinedGroup: StagedWrites.Outcome?
+    /// Whether a write that joined a large staged group (`StagedWrites.largeGroupOperations`)
+    /// wrote one of its locations again (a hot counter); nil when none joined one. What
+    /// `RoundsOfOne` learns from.
+    private(set) var largeGroupShared: Bool?
 
     init(state: WriterState) {
         self.state = state
@@ -136,6 +140,9 @@ final class WriteRound {
                 )
             else { return nil }
             rewritesKeys = rewrites
+            if staged.batch.count >= StagedWrites.largeGroupOperations {
+                largeGroupShared = rewrites || largeGroupShared == true
+            }
         }
         let group = staged ?? StagedWrites(sequenceBefore: state.sequence, announcedBefore: announced.count)
         staged = group
