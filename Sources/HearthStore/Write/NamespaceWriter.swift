@@ -317,7 +317,9 @@ final class NamespaceWriter: Sendable, WritePassMember {
         let waits = syncAlways || replication != nil
         let alone = !waits && roundsOfOne.takesOneJob()
         let jobs = pending.withLock { state -> [Job] in
-            if alone, state.jobs.count > 1 { return [state.jobs.removeFirst()] }
+            if alone, state.jobs.count > 1, state.jobs.count <= RoundsOfOne.maxWaiting {
+                return [state.jobs.removeFirst()]
+            }
             let jobs = state.jobs
             state.jobs = []
             if jobs.isEmpty { state.scheduled = false }

@@ -12,9 +12,14 @@ import Synchronization
 /// So the writer learns from the rounds that group: when a write joins a large staged group
 /// and writes none of its locations again, later rounds take one job; when one writes a shared
 /// location again, they group again. While rounds take one job, every `checkEvery`th round
-/// groups what waits, to learn again.
+/// groups what waits, to learn again, and so does a round that finds more than `maxWaiting`
+/// jobs waiting.
 final class RoundsOfOne: Sendable {
     static let checkEvery = 64
+    /// With more jobs than this waiting, a round takes them all anyway: the writer is far
+    /// behind, so their acknowledgements are late whatever it does, and taking one at a time
+    /// from a long queue would cost a shift of the queue each.
+    static let maxWaiting = 64
 
     private let oneJob = Atomic<Bool>(false)
     private let rounds = Atomic<Int>(0)
