@@ -9,9 +9,16 @@ public enum StoredSummary: Hashable, Sendable {
 }
 
 extension NamespaceReader {
-    /// Whether there is data at `path`, and its value when it is a leaf: one seek.
+    /// Whether there is data at `path`, and its value when it is a leaf: one seek, or none when
+    /// the writer knows (`memory`).
     public func summary(at path: DataPath) -> StoredSummary {
         let prefix = keys.dataKey(path)
+        guard let memory else { return storedSummary(prefix) }
+        return memory.summary(at: prefix) { storedSummary(prefix) }
+    }
+
+    /// What the snapshot holds at the data key `prefix`: one seek.
+    private func storedSummary(_ prefix: [UInt8]) -> StoredSummary {
         let cursor = snapshot.makeIterator()
         cursor.seek(prefix)
         guard cursor.hasPrefix(prefix) else { return .absent }

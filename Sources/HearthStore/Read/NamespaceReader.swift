@@ -7,6 +7,9 @@ public struct NamespaceReader {
     let indexes: [RegisteredIndex]
     /// Which indexed lists keep entries, and who builds them.
     var listIndexing = ListIndexing.default
+    /// On a namespace's writer, for a rules check: what the writer knows of the state, which
+    /// `summary(at:)` asks before reading the snapshot (`RuleReadMemory`).
+    var memory: RuleReadMemory?
 
     /// Calls `body` for every stored entry whose key starts with `prefix`, in key order.
     func scan(_ prefix: [UInt8], _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) {

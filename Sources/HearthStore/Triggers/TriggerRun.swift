@@ -55,7 +55,10 @@ struct TriggerRun {
         for trigger in triggers {
             for location in PatternLocations(reader: reader).locations(of: trigger.pattern, changedBy: client) {
                 log.note(location)
-                let before = reader.node(at: location)
+                // A new child past the end of a list whose end the writer knows (a chat's new
+                // message) had nothing before it, and needs no read.
+                let before =
+                    shapes?.isPastTail(reader.keys.dataKey(location)) == true ? nil : reader.node(at: location)
                 let after = client.value(at: location)
                 if before == after { continue }
                 let change = TriggerChange(

@@ -51,6 +51,11 @@ extension WriteOverlay {
             if let current = best, key < current.key { continue }
             best = (key, node)
         }
+        // A new child past the end of a list whose end the writer knows: every stored child
+        // sorts before it, and none needs reading.
+        if let best, let shapes, shapes.isPastTail(reader.keys.dataKey(path.child(best.key))) {
+            return .changed(best.key, best.node)
+        }
         var before: ChildKey?
         while let stored = reader.lastChildKey(at: path, before: before) {
             if let best, stored < best.key { break }

@@ -70,7 +70,7 @@ public struct TriggerSnapshot {
     /// as the writes staged in the round left it (the writer updates what it remembers as it
     /// stages each), so such a read is not noted: no staged write can make it stale.
     var shapes: SubtreeShapes? = nil
-    /// Whether a listing read from the snapshot may be remembered (`RememberedListings`): the
+    /// Whether a listing read from the snapshot may be remembered (`RememberedReads`): the
     /// round has nothing staged, so the snapshot is the state the write applies to.
     var remembersListings = false
 
@@ -84,7 +84,7 @@ public struct TriggerSnapshot {
     /// writer's memory when nothing changed them since it last read them there.
     public func shallow(at path: DataPath) -> ShallowResult {
         reads.note(path)
-        guard let listings = shapes?.listings, !path.isRoot else { return reader.shallow(at: path) }
+        guard let listings = shapes?.reads, !path.isRoot else { return reader.shallow(at: path) }
         let dataKey = reader.keys.dataKey(path)
         if let remembered = listings.listing(at: dataKey) { return remembered }
         let listing = reader.shallow(at: path)

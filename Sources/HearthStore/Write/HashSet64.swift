@@ -1,6 +1,6 @@
 /// A set of 64-bit hashes (FNV values, already well mixed), open addressing with linear probing:
 /// no hashing of its own, a few nanoseconds an operation, for the per-key checks of `TouchedKeys`
-/// and `RememberedListings`.
+/// and `RememberedReads`.
 struct HashSet64 {
     private var slots: [UInt64]
     private var mask: Int

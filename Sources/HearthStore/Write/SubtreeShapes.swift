@@ -121,8 +121,9 @@ final class SubtreeShapes {
 
     var count: Int { shapes.count }
 
-    /// Shallow listings triggers read, kept exact with the shapes (`apply`, `removeAll`).
-    let listings = RememberedListings()
+    /// Listings triggers read and locations rules read, kept exact with the shapes (`apply`,
+    /// `removeAll`).
+    let reads = RememberedReads()
 
     /// The keys under the node at `dataKey` as the writer last wrote them, or nil when unknown.
     func keys(at dataKey: [UInt8]) -> [[UInt8]]? {
@@ -164,6 +165,11 @@ final class SubtreeShapes {
         return KeyBytes.precedes(tail.last, dataKey)
     }
 
+    /// `isPastTail(_:parent:)`, the parent found from `dataKey`.
+    func isPastTail(_ dataKey: [UInt8]) -> Bool {
+        !tails.isEmpty && isPastTail(dataKey, parent: Self.parent(of: dataKey))
+    }
+
     /// True when neither the parent of the node at `dataKey` (at `parent`,
     /// `SubtreeShapes.parent(of:)`) nor any ancestor of it is a leaf, as far as the writer knows
     /// (false: unknown). Then a write there turns no leaf into an object, and the planner skips
@@ -181,7 +187,7 @@ final class SubtreeShapes {
     /// The locations of one write do not contain one another either, except a priority and
     /// the children of its owner, for which the order only decides what is forgotten.
     func apply(_ change: Change) {
-        if !listings.isEmpty { listings.forget(touchedBy: change.written, hashes: change.hashes) }
+        if !reads.isEmpty { reads.forget(touchedBy: change.written, hashes: change.hashes) }
         // Learned before the walks below, which move them on past this change's other writes.
         for child in change.tails { learnTail(child) }
         for (index, written) in change.written.enumerated() {
@@ -255,7 +261,7 @@ final class SubtreeShapes {
     func removeAll() {
         tails.removeAll(keepingCapacity: true)
         hasTail.removeAll(keepingCapacity: true)
-        listings.removeAll()
+        reads.removeAll()
         shapes.removeAll(keepingCapacity: true)
         ancestors.removeAll(keepingCapacity: true)
         objects.removeAll(keepingCapacity: true)

@@ -2,6 +2,14 @@ import HearthCore
 
 /// What the writer needs to know to stage a write (see `NamespaceWriter`).
 extension Write {
+    /// Where the write happens: a set's path, an update's location (every written path lies
+    /// at or below it).
+    var location: DataPath {
+        switch operation {
+        case .set(let path, _), .update(let path, _): return path
+        }
+    }
+
     /// Every location written, absolute (a priority write by its `.priority` path).
     var writtenPaths: [DataPath] {
         switch operation {

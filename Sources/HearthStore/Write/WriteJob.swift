@@ -82,7 +82,15 @@ struct WriteJob {
         }
         if let authorize {
             let reads = round.hasStaged ? ReadLog() : nil
-            let allowed = authorize(WriteProposal(write: write, values: values, reader: reader, now: now, reads: reads))
+            var ruleReader = reader
+            ruleReader.memory = RuleReadMemory(
+                shapes: round.shapes,
+                remembers: !round.hasStaged,
+                written: keys.dataKey(write.location)
+            )
+            let allowed = authorize(
+                WriteProposal(write: write, values: values, reader: ruleReader, now: now, reads: reads)
+            )
             if let reads {
                 // Judged without the staged writes: valid only if it read none of them.
                 guard reads.isComplete, !round.stagedOverlaps(reads.paths.map(keys.dataKey)) else { return nil }

@@ -214,7 +214,6 @@ struct WritePlanner {
             if node == nil && (shape.leafValue != nil || !shape.keys.isEmpty) { batch.noteDeleted(prefix: dataKey) }
             return true
         }
-        let cursor = reader.snapshot.sharedCursor()
         // The parent's data key within `dataKey`, for what the writer knows of the parent.
         let parentKey = shapes == nil ? nil : SubtreeShapes.parent(of: dataKey)
         // A leaf ancestor turns into an object: its value goes (its priority stays). When the
@@ -223,7 +222,7 @@ struct WritePlanner {
         // objects: one seek instead of a point read per ancestor.
         if node != nil, let parent = located.path(index).parent,
             !(shapes?.noLeafAbove(dataKey, parent: parentKey) ?? false),
-            !hasChild(parent, cursor)
+            !hasChild(parent, reader.snapshot.sharedCursor())
         {
             var probe = Optional(parent)
             while let ancestor = probe {
@@ -237,6 +236,8 @@ struct WritePlanner {
             batch.noteCleared(prefix: dataKey, deletedKeys: 0)
             return false
         }
+        // Made on first use: a write the writer answers from memory makes no iterator.
+        let cursor = reader.snapshot.sharedCursor()
         cursor.seek(dataKey)
         if learnsTails, let shapes, let parentKey, !cursor.hasPrefix(dataKey),
             !cursor.hasPrefix(dataKey, count: parentKey.length)

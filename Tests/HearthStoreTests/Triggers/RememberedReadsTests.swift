@@ -5,7 +5,7 @@ import Testing
 
 /// Adds each new post of a group to its members' inboxes, weighted by the member's value (a
 /// number, else 1): the chat trigger's read of a member list (`TriggerSnapshot.shallow`), which
-/// the writer remembers (`RememberedListings`) while nothing changes it.
+/// the writer remembers (`RememberedReads`) while nothing changes it.
 struct GroupInbox: WriteTrigger {
     var pattern: String { "/posts/$group/$post" }
 
@@ -22,7 +22,7 @@ struct GroupInbox: WriteTrigger {
     }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct RememberedListingsTests {
+@Suite(.timeLimit(.minutes(3))) struct RememberedReadsTests {
     static func namespace(_ temp: TemporaryStore) async throws -> NamespaceStore {
         try temp.store.namespace("default")
     }
@@ -40,11 +40,11 @@ struct GroupInbox: WriteTrigger {
         try await Self.post(ns, "p2")
         #expect(try await ns.json("inbox") == #"{"a":{"g":2},"b":{"g":2}}"#)
         let key = ns.keys.dataKey(DataPath(keys: [ChildKey("groups"), ChildKey("g"), ChildKey("members")]))
-        #expect(ns.writer.inspect { $0.shapes.listings.listing(at: key) } != nil, "not remembered")
+        #expect(ns.writer.inspect { $0.shapes.reads.listing(at: key) } != nil, "not remembered")
         // Below: a member joins, one leaves, one's value changes (twice: then in place, as the
         // writer remembers that leaf).
         try await ns.set("groups/g/members/c", "true")
-        #expect(ns.writer.inspect { $0.shapes.listings.listing(at: key) } == nil, "kept after a member joined")
+        #expect(ns.writer.inspect { $0.shapes.reads.listing(at: key) } == nil, "kept after a member joined")
         try await Self.post(ns, "p3")
         try await ns.set("groups/g/members/a", "null")
         try await Self.post(ns, "p4")
@@ -90,12 +90,12 @@ struct GroupInbox: WriteTrigger {
     @Test func writesAtAboveOrBelowAListingForgetIt() {
         let keys = KeySpace(namespaceID: 7)
         func key(_ string: String) -> [UInt8] { keys.dataKey(path(string)) }
-        func forget(_ listings: RememberedListings, _ paths: String...) {
+        func forget(_ listings: RememberedReads, _ paths: String...) {
             let written = paths.map(key)
             listings.forget(touchedBy: written, hashes: written.map(SubtreeShapes.hash))
         }
         let members: ShallowResult = .children([(ChildKey("a"), .bool(true))])
-        let listings = RememberedListings()
+        let listings = RememberedReads()
         listings.remember(members, at: key("m/g1"))
         listings.remember(members, at: key("m/g2"))
         listings.remember(members, at: key("n"))
@@ -118,7 +118,7 @@ struct GroupInbox: WriteTrigger {
         // The root and listings longer than `maxChildren` are not remembered.
         listings.remember(members, at: key(""))
         let long: ShallowResult = .children(
-            (0...RememberedListings.maxChildren).map { (ChildKey("k\($0)"), nil) }
+            (0...RememberedReads.maxChildren).map { (ChildKey("k\($0)"), nil) }
         )
         listings.remember(long, at: key("big"))
         #expect(listings.isEmpty)
