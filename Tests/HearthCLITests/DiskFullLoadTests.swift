@@ -35,14 +35,15 @@ struct DiskFullLoadTests {
                 try await group.waitForAll()
             }
         }
-        // Healthy, full, healthy again: each phase lasts until writers saw it.
+        // Healthy, full, healthy again: each phase lasts until writers saw it (a phase takes
+        // about a second; 60 s for a whole suite's load on two cores, where 30 s once ran out).
         do {
-            try await eventually(timeout: .seconds(30)) { outcomes.counts.acknowledged >= 20 }
+            try await eventually(timeout: .seconds(60)) { outcomes.counts.acknowledged >= 20 }
             try fault.set(.full)
-            try await eventually(timeout: .seconds(30)) { outcomes.counts.refused >= 20 }
+            try await eventually(timeout: .seconds(60)) { outcomes.counts.refused >= 20 }
             try fault.set(nil)
             let before = outcomes.counts.acknowledged
-            try await eventually(timeout: .seconds(30)) { outcomes.counts.acknowledged >= before + 20 }
+            try await eventually(timeout: .seconds(60)) { outcomes.counts.acknowledged >= before + 20 }
         } catch {
             // A phase that never came leaves no server behind.
             outcomes.stop.store(true, ordering: .relaxed)

@@ -32,7 +32,9 @@ struct PresenceWebSocketTests {
             let closed = Date()
             try ada.sendFrame(firstByte: 0x88, [0x03, 0xE8])
             let delay = try await app.offlineDelay("ada", since: closed)
-            #expect(delay < .seconds(5), "offline \(delay) after the end")
+            // Caused by the end (the liveness timeout is 90 s); a busy suite on two cores has
+            // delayed the write past 5 s.
+            #expect(delay < .seconds(8), "offline \(delay) after the end")
             #expect(try await Self.pushedState(watcher) == "offline")
             #expect(try #require(try await app.entry("ada")?["lastChanged"] as? Double) >= lastChanged)
             ada.closeWithoutCloseFrame()
@@ -55,8 +57,9 @@ struct PresenceWebSocketTests {
             let closed = Date()
             await browser.close()
             let delay = try await app.offlineDelay("ada", since: closed)
-            // Caused by the end.
-            #expect(delay < .seconds(5), "offline \(delay) after the end")
+            // Caused by the end (the liveness timeout is 90 s); a busy suite on two cores has
+            // delayed the write past 5 s.
+            #expect(delay < .seconds(8), "offline \(delay) after the end")
             await fence.close()
         }
     }
@@ -69,7 +72,9 @@ struct PresenceWebSocketTests {
             let ended = Date()
             if ending == "reset" { socket.abort() } else { socket.closeWithoutCloseFrame() }
             let delay = try await app.offlineDelay("ada", since: ended)
-            #expect(delay < .seconds(5), "offline \(delay) after the end")
+            // Caused by the end (the liveness timeout is 90 s); a busy suite on two cores has
+            // delayed the write past 5 s.
+            #expect(delay < .seconds(8), "offline \(delay) after the end")
         }
     }
 
@@ -97,8 +102,9 @@ struct PresenceWebSocketTests {
             let unauth = try await client.response(to: client.request("unauth", "{}"))
             #expect(unauth.body["s"] as? String == "ok")
             let delay = try await app.offlineDelay("ada", since: sent)
-            // Caused by the end.
-            #expect(delay < .seconds(5), "offline \(delay) after the end")
+            // Caused by the end (the liveness timeout is 90 s); a busy suite on two cores has
+            // delayed the write past 5 s.
+            #expect(delay < .seconds(8), "offline \(delay) after the end")
             // Signed in again as bob on the same connection: bob is online, ada stays offline.
             let auth = try await client.response(to: client.request("auth", #"{"cred":"\#(app.token("bob"))"}"#))
             #expect(auth.body["s"] as? String == "ok")
@@ -145,8 +151,9 @@ struct PresenceWebSocketTests {
             let revoked = try await client.nextPush(timeout: .seconds(5))
             #expect(revoked["a"] as? String == "ac")
             let delay = try await app.offlineDelay("ada", since: Date())
-            // Caused by the end.
-            #expect(delay < .seconds(5), "offline \(delay) after the end")
+            // Caused by the end (the liveness timeout is 90 s); a busy suite on two cores has
+            // delayed the write past 5 s.
+            #expect(delay < .seconds(8), "offline \(delay) after the end")
             await client.close()
         }
     }
