@@ -32,9 +32,9 @@ final class RememberedReads {
     /// A leaf's string longer than this (UTF-8 bytes) is not remembered.
     static let maxRememberedString = 256
 
-    private var listings: [UInt64: (dataKey: [UInt8], listing: ShallowResult)] = [:]
+    private var listings: [UInt64: (dataKey: [UInt8], value: ShallowResult)] = [:]
     /// What rules read at single locations (`NamespaceReader.summary(at:)` on the writer).
-    private var summaries: [UInt64: (dataKey: [UInt8], summary: StoredSummary)] = [:]
+    private var summaries: [UInt64: (dataKey: [UInt8], value: StoredSummary)] = [:]
     /// Hashes of the remembered nodes and of their ancestors (the namespace root included), looked
     /// up for every key a commit writes.
     private var ancestors = HashSet64(capacity: 16)
@@ -50,7 +50,7 @@ final class RememberedReads {
         guard !listings.isEmpty, let remembered = listings[SubtreeShapes.hash(dataKey)],
             KeyBytes.equal(remembered.dataKey, dataKey)
         else { return nil }
-        return remembered.listing
+        return remembered.value
     }
 
     /// Remembers `listing`, read from the current state, as that of the node at `dataKey` (not
@@ -70,7 +70,7 @@ final class RememberedReads {
     func summary(at dataKey: [UInt8], hash: UInt64) -> StoredSummary? {
         guard !summaries.isEmpty, let remembered = summaries[hash], KeyBytes.equal(remembered.dataKey, dataKey)
         else { return nil }
-        return remembered.summary
+        return remembered.value
     }
 
     /// Remembers `summary`, read from the current state, as what is at the node at `dataKey`
@@ -110,18 +110,23 @@ final class RememberedReads {
             }
             guard heads.contains(where: { KeyBytes.hasPrefix(key, $0) }) else { continue }
             SubtreeShapes.forEachAncestor(of: key) { ancestor, length in
-                if let remembered = listings[ancestor], remembered.dataKey.count == length,
-                    KeyBytes.hasPrefix(key, remembered.dataKey)
-                {
-                    listings[ancestor] = nil
-                }
-                if let remembered = summaries[ancestor], remembered.dataKey.count == length,
-                    KeyBytes.hasPrefix(key, remembered.dataKey)
-                {
-                    summaries[ancestor] = nil
-                }
+                Self.drop(ancestor, length, above: key, from: &listings)
+                Self.drop(ancestor, length, above: key, from: &summaries)
             }
         }
+    }
+
+    /// Drops what `remembered` holds of the node with hash `ancestor` and a data key of
+    /// `length` bytes, when that node is an ancestor of the written `key`.
+    private static func drop<Value>(
+        _ ancestor: UInt64,
+        _ length: Int,
+        above key: [UInt8],
+        from remembered: inout [UInt64: (dataKey: [UInt8], value: Value)]
+    ) {
+        guard let node = remembered[ancestor], node.dataKey.count == length, KeyBytes.hasPrefix(key, node.dataKey)
+        else { return }
+        remembered[ancestor] = nil
     }
 
     func removeAll() {
