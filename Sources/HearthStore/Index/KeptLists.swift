@@ -20,7 +20,7 @@ final class KeptLists {
         let kept: Bool
     }
 
-    private var known: [UInt64: Known] = [:]
+    private var known = HashMap64<Known>(capacity: 256)
 
     /// Whether the list of index `indexID` whose key segments are `key[segments]` keeps
     /// entries: remembered, else `read(marker)` (the snapshot's answer for its marker key,
@@ -49,11 +49,11 @@ final class KeptLists {
 
     /// Forgets every list.
     func forget() {
-        known.removeAll(keepingCapacity: true)
+        known.removeAll()
     }
 
     private func remember(_ hash: UInt64, _ entry: Known) {
-        if known.count >= Self.capacity { known.removeAll(keepingCapacity: true) }
+        if known.count >= Self.capacity { known.removeAll() }
         known[hash] = entry
     }
 

@@ -32,9 +32,9 @@ final class RememberedReads {
     /// A leaf's string longer than this (UTF-8 bytes) is not remembered.
     static let maxRememberedString = 256
 
-    private var listings: [UInt64: (dataKey: [UInt8], value: ShallowResult)] = [:]
+    private var listings = HashMap64<(dataKey: [UInt8], value: ShallowResult)>()
     /// What rules read at single locations (`NamespaceReader.summary(at:)` on the writer).
-    private var summaries: [UInt64: (dataKey: [UInt8], value: StoredSummary)] = [:]
+    private var summaries = HashMap64<(dataKey: [UInt8], value: StoredSummary)>(capacity: 256)
     /// Hashes of the remembered nodes and of their ancestors (the namespace root included), looked
     /// up for every key a commit writes.
     private var ancestors = HashSet64(capacity: 16)
@@ -122,7 +122,7 @@ final class RememberedReads {
         _ ancestor: UInt64,
         _ length: Int,
         above key: [UInt8],
-        from remembered: inout [UInt64: (dataKey: [UInt8], value: Value)]
+        from remembered: inout HashMap64<(dataKey: [UInt8], value: Value)>
     ) {
         guard let node = remembered[ancestor], node.dataKey.count == length, KeyBytes.hasPrefix(key, node.dataKey)
         else { return }
@@ -130,8 +130,8 @@ final class RememberedReads {
     }
 
     func removeAll() {
-        listings.removeAll(keepingCapacity: true)
-        summaries.removeAll(keepingCapacity: true)
+        listings.removeAll()
+        summaries.removeAll()
         ancestors.removeAll()
         heads.removeAll(keepingCapacity: true)
         children = 0

@@ -95,16 +95,16 @@ final class SubtreeShapes {
     /// commits (reset when the next plan starts).
     var staged = Change()
 
-    private var shapes: [UInt64: (dataKey: [UInt8], shape: Shape)] = [:]
+    private var shapes = HashMap64<(dataKey: [UInt8], shape: Shape)>(capacity: 1_024)
     /// Hashes of the proper ancestors (namespace root included) of remembered nodes.
-    private var ancestors = Set<UInt64>()
+    private var ancestors = HashSet64(capacity: 1_024)
     /// The data keys (by hash) of the parents of nodes written (with data) since everything was
     /// last forgotten: each was an object then (a child existed), and nothing was written at or
     /// above it since (such a write is at one of `ancestors`, which then holds it and its
     /// ancestors, and forgets everything). A
     /// write below may have deleted its last child, but only a write at or above it could
     /// have made it or an ancestor a leaf: so none of them is a leaf.
-    private var objects: [UInt64: [UInt8]] = [:]
+    private var objects = HashMap64<[UInt8]>(capacity: 256)
 
     /// Lists whose end the writer knows, by the hash of the list node's data key: no key under
     /// `parent` sorts after the subtree of its child `last`. Learned from a planner's seek that
@@ -114,7 +114,7 @@ final class SubtreeShapes {
     /// and its ancestors are in `ancestors`). A write of a child after `last` then needs no
     /// seek to find what it replaces: nothing (a chat's new message, a pushed child, a counter
     /// of a new sequence number).
-    private var tails: [UInt64: (parent: [UInt8], last: [UInt8])] = [:]
+    private var tails = HashMap64<(parent: [UInt8], last: [UInt8])>()
     /// `hasTail[n]`: some node in `tails` has a data key of `n` bytes (the ancestors of a
     /// written key at other lengths are not looked up).
     private var hasTail: [Bool] = []
@@ -193,12 +193,12 @@ final class SubtreeShapes {
         for (index, written) in change.written.enumerated() {
             let hash = change.hashes[index]
             let recorded = index < change.recorded.count ? change.recorded[index] : nil
-            if let remembered = shapes.index(forKey: hash), KeyBytes.equal(shapes.values[remembered].dataKey, written) {
+            if let remembered = shapes[hash], KeyBytes.equal(remembered.dataKey, written) {
                 // Written again (a hot counter): changed in place.
                 if let recorded {
-                    shapes.values[remembered].shape = recorded
+                    shapes.modify(hash) { $0.shape = recorded }
                 } else {
-                    shapes.remove(at: remembered)
+                    shapes[hash] = nil
                 }
                 continue
             }
@@ -233,7 +233,7 @@ final class SubtreeShapes {
                 tails[parent.hash] = nil
                 return
             }
-            if KeyBytes.precedes(tail.last, child) { tails[parent.hash]!.last = child }
+            if KeyBytes.precedes(tail.last, child) { tails.modify(parent.hash) { $0.last = child } }
             return
         }
         tails[parent.hash] = (Array(child[0..<parent.length]), child)
@@ -255,16 +255,16 @@ final class SubtreeShapes {
             return
         }
         let child = Array(written[0..<end])
-        if KeyBytes.precedes(tail.last, child) { tails[hash]!.last = child }
+        if KeyBytes.precedes(tail.last, child) { tails.modify(hash) { $0.last = child } }
     }
 
     func removeAll() {
-        tails.removeAll(keepingCapacity: true)
+        tails.removeAll()
         hasTail.removeAll(keepingCapacity: true)
         reads.removeAll()
-        shapes.removeAll(keepingCapacity: true)
-        ancestors.removeAll(keepingCapacity: true)
-        objects.removeAll(keepingCapacity: true)
+        shapes.removeAll()
+        ancestors.removeAll()
+        objects.removeAll()
     }
 
     /// Forgets the nodes above and below `written` (which is not remembered itself).
