@@ -2,7 +2,10 @@
 import PackageDescription
 
 let strict: [SwiftSetting] = [
-    .enableUpcomingFeature("InternalImportsByDefault")
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    // Release builds skip the run-time exclusivity checks (docs/decisions/0031); debug builds,
+    // which every test, the crash matrix and the fuzzers run, keep them.
+    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
 ]
 
 // HEARTH_FUZZ=1: the fuzz targets' build (docs/fuzzing.md; below).
