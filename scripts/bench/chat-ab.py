@@ -56,13 +56,21 @@ class Subject:
         self.acked = 0
         self.slices = []
 
-    def slice(self, transport, seconds, warmup):
+    def start(self, transport, seconds, warmup):
         command = [self.load, "--mode", transport, "--senders", self.sender_file, "--port", str(self.port),
                    "--duration", str(seconds), "--warmup", str(warmup), "--server-pid", str(self.server.pid)]
-        out = subprocess.run(command, capture_output=True, text=True, timeout=seconds + warmup + 90)
-        if out.returncode != 0:
-            raise SystemExit(f"chat-ab: chat-load exited {out.returncode} against {self.label}: {out.stderr[-500:]}")
-        result = json.loads(out.stdout)
+        self.running = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.deadline = seconds + warmup + 90
+
+    def collect(self, seconds):
+        try:
+            stdout, stderr = self.running.communicate(timeout=self.deadline)
+        except subprocess.TimeoutExpired:
+            self.running.kill()
+            raise SystemExit(f"chat-ab: chat-load did not end against {self.label}")
+        if self.running.returncode != 0:
+            raise SystemExit(f"chat-ab: chat-load exited {self.running.returncode} against {self.label}: {stderr[-500:]}")
+        result = json.loads(stdout)
         self.acked += result["acked_total"]
         messages = result["messages_per_s"] * seconds
         writer = max((t["cpu_s"] for t in result.get("server_threads", []) if t["name"] == "hearth-writer"),
@@ -73,6 +81,10 @@ class Subject:
             "writer_cpu_ms_per_msg": round(1000 * writer / messages, 4) if writer and messages else None,
             "errors": result["errors"],
         })
+
+    def slice(self, transport, seconds, warmup):
+        self.start(transport, seconds, warmup)
+        self.collect(seconds)
 
     def finish(self):
         try:
@@ -110,6 +122,9 @@ def main():
     parser.add_argument("--slices", type=int, default=12, help="slices per build")
     parser.add_argument("--slice", type=float, default=3, help="measured seconds per slice")
     parser.add_argument("--warmup", type=float, default=1, help="seconds before each slice's window")
+    parser.add_argument("--together", action="store_true",
+                        help="drive both servers at once in each slice (each gets --senders senders): the box's "
+                             "speed is then the same for both at every instant; compare CPU a message, not rates")
     parser.add_argument("--rules", default=os.path.join(shipped.REPO, "rules", "database.rules.json"))
     parser.add_argument("--seed", default=os.path.join(shipped.REPO, "seed", "fireside.json"))
     parser.add_argument("--setup-threads", type=int, default=8)
@@ -122,9 +137,14 @@ def main():
         subjects = [Subject("a", args.a, args, load), Subject("b", args.b, args, load)]
         a, b = subjects
         for index in range(args.slices):
-            order = (a, b) if index % 2 == 0 else (b, a)
-            for subject in order:
-                subject.slice(args.transport, args.slice, args.warmup)
+            if args.together:
+                for subject in (a, b) if index % 2 == 0 else (b, a):
+                    subject.start(args.transport, args.slice, args.warmup)
+                for subject in (a, b):
+                    subject.collect(args.slice)
+            else:
+                for subject in (a, b) if index % 2 == 0 else (b, a):
+                    subject.slice(args.transport, args.slice, args.warmup)
             log(f"slice {index + 1}: a {a.slices[-1]['messages_per_s']:.0f}/s "
                 f"{a.slices[-1]['writer_cpu_ms_per_msg']} ms, b {b.slices[-1]['messages_per_s']:.0f}/s "
                 f"{b.slices[-1]['writer_cpu_ms_per_msg']} ms (writer CPU a message)")
@@ -137,6 +157,7 @@ def main():
             "members": args.members,
             "senders": args.senders,
             "slice_s": args.slice,
+            "together": args.together,
             "messages_per_s": ratios(a.slices, b.slices, "messages_per_s"),
             "writer_cpu_ms_per_msg": ratios(a.slices, b.slices, "writer_cpu_ms_per_msg"),
             "server_cpu_ms_per_msg": ratios(a.slices, b.slices, "server_cpu_ms_per_msg"),
