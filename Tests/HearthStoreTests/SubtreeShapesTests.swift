@@ -67,6 +67,51 @@ import Testing
         #expect(try await ns.json("") == "null")
     }
 
+    /// A remembered object replaced by another deletes only the keys the new one does not put
+    /// again; whatever the two share, nothing of the old one is left and all of the new one is.
+    @Test func aRememberedObjectReplacedLeavesExactlyTheNewOne() async throws {
+        let temp = try TemporaryStore()
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        let key = ns.keys.dataKey(path("o"))
+        let replacements: [(String, String)] = [
+            (#"{"a": 1, "b": 2}"#, #"{"o":{"a":1,"b":2}}"#),
+            (#"{"a": 1, "b": 2}"#, #"{"o":{"a":1,"b":2}}"#),
+            (#"{"a": 3, "c": 4}"#, #"{"o":{"a":3,"c":4}}"#),
+            (#"{"a": {"x": 1}, "c": 5}"#, #"{"o":{"a":{"x":1},"c":5}}"#),
+            (#"{"a": 6, "c": {"y": true}}"#, #"{"o":{"a":6,"c":{"y":true}}}"#),
+            (
+                #"{".priority": 1, "a": {".value": 7, ".priority": "p"}}"#,
+                #"{"o":{".priority":1,"a":{".value":7,".priority":"p"}}}"#
+            ),
+            (#"{".priority": 2, "a": 8}"#, #"{"o":{".priority":2,"a":8}}"#),
+            (#"{"a": 9}"#, #"{"o":{"a":9}}"#),
+            (#"{"b": {"a": 9}}"#, #"{"o":{"b":{"a":9}}}"#),
+        ]
+        for (value, expected) in replacements {
+            try await ns.set("o", value)
+            #expect(try await ns.json("", format: .export) == expected, "after \(value)")
+        }
+        // The last ones were planned from what the writer remembers of the object.
+        #expect(ns.writer.inspect { $0.shapes.keys(at: key) } == [ns.keys.dataKey(path("o/b/a"))])
+    }
+
+    @Test func aNodePutsTheKeysOfItsLeavesAndPrioritiesOnly() throws {
+        let keys = KeySpace(namespaceID: 3)
+        let at = keys.dataKey(path("o"))
+        let node = try value(#"{".priority": 1, "a": {".value": 7, ".priority": "p"}, "b": {"c": true}}"#).node!
+        #expect(WritePlanner.puts(node, keys.priorityKey(path("o")), below: at))
+        #expect(WritePlanner.puts(node, keys.dataKey(path("o/a")), below: at))
+        #expect(WritePlanner.puts(node, keys.priorityKey(path("o/a")), below: at))
+        #expect(WritePlanner.puts(node, keys.dataKey(path("o/b/c")), below: at))
+        #expect(!WritePlanner.puts(node, at, below: at))
+        #expect(!WritePlanner.puts(node, keys.dataKey(path("o/b")), below: at))
+        #expect(!WritePlanner.puts(node, keys.priorityKey(path("o/b")), below: at))
+        #expect(!WritePlanner.puts(node, keys.dataKey(path("o/b/c/d")), below: at))
+        #expect(!WritePlanner.puts(node, keys.dataKey(path("o/x")), below: at))
+        #expect(!WritePlanner.puts(node, keys.dataKey(path("p")), below: at))
+    }
+
     @Test func aChangeHashesEachKeyAsAWholeKeyWhateverItShares() {
         let prefix: [UInt8] = [68, 0, 0, 0, 1, 2, 97, 0]
         let keys: [[UInt8]] = [prefix + [2, 98, 0], prefix, [68, 0, 0, 0, 1, 2, 99, 0], [68]]

@@ -204,12 +204,14 @@ struct WritePlanner {
         if let shape {
             // The writer's own last write there: its keys, and the path exists (so every
             // ancestor is an object).
-            // A leaf put again at the same key overwrites it: no delete (one memtable entry less).
-            let putsLeaf = node?.isLeaf == true
+            // A key put again overwrites it: no delete (one memtable entry less each): a leaf
+            // rewritten, an object rewritten with the same fields (a chat's `lastMessage`).
             if shape.leafValue != nil {
-                if !putsLeaf { batch.delete(dataKey) }
+                if node?.isLeaf != true { batch.delete(dataKey) }
             } else {
-                for key in shape.keys where !(putsLeaf && key == dataKey) { batch.delete(key) }
+                for key in shape.keys where !(node.map { Self.puts($0, key, below: dataKey) } ?? false) {
+                    batch.delete(key)
+                }
             }
             if node == nil && (shape.leafValue != nil || !shape.keys.isEmpty) { batch.noteDeleted(prefix: dataKey) }
             return true
@@ -269,6 +271,27 @@ struct WritePlanner {
         // over each of them until LevelDB compacts the range.
         if node == nil && deleted > 0 { batch.noteDeleted(prefix: dataKey) }
         return deleted > 0
+    }
+
+    /// True when putting `node` at `dataKey` puts `key` (a key at or below `dataKey`) again: a
+    /// leaf, or a priority, of `node` lies there.
+    static func puts(_ node: Node, _ key: [UInt8], below dataKey: [UInt8]) -> Bool {
+        guard key.count >= dataKey.count else { return false }
+        return key.withUnsafeBytes { bytes in
+            var current = node
+            var offset = dataKey.count
+            while offset < bytes.count {
+                if bytes[offset] == KeyEncoding.priorityMarker {
+                    return offset + 1 == bytes.count && current.priority != nil
+                }
+                guard let end = KeyEncoding.segmentEnd(bytes, from: offset),
+                    let child = current.child(KeyEncoding.decodeKey(bytes, start: offset, end: end))
+                else { return false }
+                current = child
+                offset = end
+            }
+            return current.isLeaf
+        }
     }
 
     /// Puts `node` at `dataKey` (`hash`: `SubtreeShapes.hash(dataKey)`, kept with a leaf's
