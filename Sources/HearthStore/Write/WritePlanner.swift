@@ -139,21 +139,32 @@ struct WritePlanner {
             || (RegisteredIndex.mayChange(reader.indexes, at: locations, keys: keys)
                 && IndexMaintenance.mayUpdate(located.dataKeys, inKeyOrder: order, reader: reader, keptLists: keptLists))
         {
-            let entries = (0..<located.count).map { index in
+            // In key order. Index maintenance looks only at the locations at, above or below an
+            // index's location (its fixed part): a message to a chat whose list keeps entries
+            // builds no path for its members' counters. Priorities and deletes look around
+            // every location.
+            let indexes = reader.indexes
+            let entries = order.compactMap { index -> PlannedEntry? in
+                let dataKey = located.dataKeys[index]
+                guard
+                    readsAroundUnnoted
+                        || indexes.contains(where: { IndexMaintenance.mayReach(dataKey, fixed: $0.fixedLocation) })
+                else { return nil }
                 let path = located.path(index)
                 let isPriority = located.isPriority[index]
                 return PlannedEntry(
                     path: isPriority ? path.parent! : path,
                     isPriority: isPriority,
                     node: values[index],
-                    dataKey: located.dataKeys[index],
+                    dataKey: dataKey,
                     previousLeaf: previousLeaves.isEmpty ? nil : previousLeaves[index]
                 )
             }
+            let entryOrder = Array(entries.indices)
             let view = PostWriteView(
                 reader: reader,
                 entries: entries,
-                inKeyOrder: order,
+                inKeyOrder: entryOrder,
                 shapes: shapes,
                 reads: indexNotes?.reads
             )
@@ -162,7 +173,7 @@ struct WritePlanner {
             }
             removeOrphanPriorities(entries: entries, view: view)
             IndexMaintenance(reader: reader, batch: batch, view: view, notes: indexNotes, keptLists: keptLists)
-                .update(for: entries, inKeyOrder: order)
+                .update(for: entries, inKeyOrder: entryOrder)
         }
         return .committed(sequence: 0, values: values)
     }
