@@ -4,7 +4,7 @@ import Testing
 
 @testable import HearthStore
 
-/// `IndexMaintenance.mayUpdate` looks only at the keys that start with an index's fixed part,
+/// `IndexMaintenance.indexesToUpdate` looks only at the keys that start with an index's fixed part,
 /// found by a binary search over the write's keys in key order, when every key is longer than
 /// that part. Whatever the keys, it must answer as looking at every key does.
 @Suite struct IndexReachTests {
@@ -52,17 +52,18 @@ import Testing
         }
         var generator = SystemRandomNumberGenerator()
         var answers = Set<Bool>()
+        var reachedEach = Set<UInt32>()
         try ns.readNow { reader in
-            func mayUpdate(_ paths: [String], searching: Bool) -> Bool {
+            func mayUpdate(_ paths: [String], searching: Bool) -> [UInt32] {
                 let dataKeys = paths.map { reader.keys.dataKey(path($0)) }
                 let order = dataKeys.indices.sorted { KeyBytes.precedes(dataKeys[$0], dataKeys[$1]) }
-                return IndexMaintenance.mayUpdate(
+                return IndexMaintenance.indexesToUpdate(
                     dataKeys,
                     inKeyOrder: order,
                     reader: reader,
                     keptLists: nil,
                     searching: searching
-                )
+                ).map(\.id)
             }
             for _ in 0..<600 {
                 let count = Int.random(in: 1...12, using: &generator)
@@ -71,10 +72,12 @@ import Testing
                 let paths = drawn.filter { inner in !drawn.contains { inner.hasPrefix($0 + "/") } }.sorted()
                 let everyKey = mayUpdate(paths, searching: false)
                 #expect(mayUpdate(paths, searching: true) == everyKey, "\(paths)")
-                answers.insert(everyKey)
+                answers.insert(!everyKey.isEmpty)
+                reachedEach.formUnion(everyKey)
             }
         }
-        // Both answers came up.
+        // Both answers came up, and every index was reached by some write.
         #expect(answers == [true, false])
+        #expect(reachedEach.count == Self.indexes.count)
     }
 }

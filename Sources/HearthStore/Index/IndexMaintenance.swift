@@ -11,13 +11,17 @@ struct IndexMaintenance {
     var notes: IndexPlanNotes? = nil
     /// What the writer remembers of which lists keep entries; nil: their markers are read.
     var keptLists: KeptLists? = nil
+    /// What the writer remembers of its lists' ends: a child past one is new, so it had no
+    /// entry to delete (nil: the snapshot is read).
+    var shapes: SubtreeShapes? = nil
     var keys: KeySpace { reader.keys }
 
     /// - Parameter order: the entries' indexes in the byte order of their data keys (the
     ///   entries below one child of an indexed list are then next to each other: its entry is
     ///   refreshed once, with no set of children to build).
-    func update(for entries: [PlannedEntry], inKeyOrder order: [Int]) {
-        for index in reader.indexes {
+    /// - Parameter indexes: the indexes to keep in step (`indexesToUpdate`); nil: every one.
+    func update(for entries: [PlannedEntry], inKeyOrder order: [Int], indexes: [RegisteredIndex]? = nil) {
+        for index in indexes ?? reader.indexes {
             let depth = index.spec.location.count
             let table = keys.indexPrefix(index.id)
             // The last child refreshed: an entry's position, and the length of its key's first
@@ -61,18 +65,20 @@ struct IndexMaintenance {
         }
     }
 
-    /// True when `update` may change an entry or marker for a write whose entries have data
-    /// keys `dataKeys` (none a priority, none a delete) in the byte order `order`: one lies at
-    /// or above a list of an index, or inside a list that keeps entries. Told from the keys'
-    /// bytes and the lists' markers (`keptLists` first), with no path or entry built: a
-    /// message to a chat whose members' lists are all small changes no index key.
-    static func mayUpdate(
+    /// The indexes whose entries or markers `update` may change for a write whose entries have
+    /// data keys `dataKeys` (none a priority, none a delete) in the byte order `order`: one of
+    /// the keys lies at or above a list of the index, or inside a list that keeps entries.
+    /// Told from the keys' bytes and the lists' markers (`keptLists` first), with no path or
+    /// entry built: a message to a chat whose members' lists are all small changes no index key,
+    /// and one to a chat whose own list keeps entries changes that index's alone.
+    static func indexesToUpdate(
         _ dataKeys: [[UInt8]],
         inKeyOrder order: [Int],
         reader: NamespaceReader,
         keptLists: KeptLists?,
         searching: Bool = true
-    ) -> Bool {
+    ) -> [RegisteredIndex] {
+        var reached: [RegisteredIndex] = []
         let start = SubtreeShapes.namespacePrefixLength
         // The fewest bytes a key has past the namespace's prefix.
         let shortest = dataKeys.withUnsafeBufferPointer { $0.reduce(Int.max) { min($0, $1.count) } } - start
@@ -114,13 +120,19 @@ struct IndexMaintenance {
                 }
                 guard mayReach(dataKey, fixed: index.fixedLocation) else { continue }
                 // Fewer segments than a child of a list has: at or above the lists.
-                guard let located = LocatedChild(in: dataKey, depth: depth) else { return true }
+                guard let located = LocatedChild(in: dataKey, depth: depth) else {
+                    reached.append(index)
+                    break
+                }
                 last = (position, located.childEnd)
                 guard index.isList(dataKey, end: located.listEnd) else { continue }
-                if keepsEntries(index.id, located, reader: reader, keptLists: keptLists) { return true }
+                if keepsEntries(index.id, located, reader: reader, keptLists: keptLists) {
+                    reached.append(index)
+                    break
+                }
             }
         }
-        return false
+        return reached
     }
 
     /// The indexed value a write sets (`value`), and the leaf it replaces when the writer
@@ -307,6 +319,9 @@ struct IndexMaintenance {
             old = staged
         } else if let bytes = written?.previousLeaf, let leaf = bytes.withUnsafeBytes({ ValueEncoding.decode($0) }) {
             old = IndexValueEncoding.encode(.leaf(leaf))
+        } else if let shapes, shapes.isPastTail(Array(located.dataKey[0..<located.childEnd])) {
+            // A new child after its list's known end (a chat's new message): no entry yet.
+            old = nil
         } else {
             old = storedValue(index, of: located)
         }

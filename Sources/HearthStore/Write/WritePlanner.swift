@@ -135,20 +135,28 @@ struct WritePlanner {
             change.tails = shapes.staged.tails
             shapes.staged = change
         }
-        if readsAroundUnnoted
-            || (RegisteredIndex.mayChange(reader.indexes, at: locations, keys: keys)
-                && IndexMaintenance.mayUpdate(located.dataKeys, inKeyOrder: order, reader: reader, keptLists: keptLists))
-        {
-            // In key order. Index maintenance looks only at the locations at, above or below an
-            // index's location (its fixed part): a message to a chat whose list keeps entries
-            // builds no path for its members' counters. Priorities and deletes look around
-            // every location.
-            let indexes = reader.indexes
+        // The indexes this write may change: every one when it reads around its locations;
+        // else those whose lists it reaches at or above, or inside a list that keeps entries.
+        let maintained =
+            readsAroundUnnoted
+            ? reader.indexes
+            : RegisteredIndex.mayChange(reader.indexes, at: locations, keys: keys)
+                ? IndexMaintenance.indexesToUpdate(
+                    located.dataKeys,
+                    inKeyOrder: order,
+                    reader: reader,
+                    keptLists: keptLists
+                ) : []
+        if readsAroundUnnoted || !maintained.isEmpty {
+            // In key order. Index maintenance looks only at the locations at, above or below the
+            // location (its fixed part) of an index it keeps in step: a message to a chat whose
+            // list keeps entries builds no path for its members' counters. Priorities and
+            // deletes look around every location.
             let entries = order.compactMap { index -> PlannedEntry? in
                 let dataKey = located.dataKeys[index]
                 guard
                     readsAroundUnnoted
-                        || indexes.contains(where: { IndexMaintenance.mayReach(dataKey, fixed: $0.fixedLocation) })
+                        || maintained.contains(where: { IndexMaintenance.mayReach(dataKey, fixed: $0.fixedLocation) })
                 else { return nil }
                 let path = located.path(index)
                 let isPriority = located.isPriority[index]
@@ -172,8 +180,15 @@ struct WritePlanner {
                 setPriority(entry, view: view)
             }
             removeOrphanPriorities(entries: entries, view: view)
-            IndexMaintenance(reader: reader, batch: batch, view: view, notes: indexNotes, keptLists: keptLists)
-                .update(for: entries, inKeyOrder: entryOrder)
+            IndexMaintenance(
+                reader: reader,
+                batch: batch,
+                view: view,
+                notes: indexNotes,
+                keptLists: keptLists,
+                shapes: shapes
+            )
+            .update(for: entries, inKeyOrder: entryOrder, indexes: maintained)
         }
         return .committed(sequence: 0, values: values)
     }
