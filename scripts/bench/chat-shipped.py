@@ -13,6 +13,9 @@ For each member count M (--members, default 10,100,500) and each transport (rest
      group made by its first member with the `createGroup` callable (the others as participants);
      with --one-chat, one group of M whose first --senders members send (a busy group chat: every
      message writes the same members' counters);
+     with --opened N, each group then gets N messages from its sender and an ordered read of
+     them (`orderBy="sentAt"`, as a client showing the chat), so that past 128 its list keeps
+     index entries (decision 0024) and every later message writes its entry;
   3. `chat-load` (scripts/bench/chat-load.c, compiled here with cc -O2): each group's first member
      sends messages into the group, one connection and one request in flight each, REST
      `POST /messages/$chat.json?auth=<ID token>` or a WebSocket `p` of `/messages/$chat/<push id>`
@@ -158,6 +161,23 @@ def create_groups(client, accounts, label):
     return senders
 
 
+def open_chats(client, senders, count):
+    """Each group as a chat its members opened: `count` messages from its sender (REST, as the
+    load sends them), then the messages read ordered by `sentAt` (the shipped rules' index), as a
+    client showing the chat asks. Past `smallListLimit` (128) children the list then keeps index
+    entries (decision 0024), and every later message writes its entry. Returns the messages sent."""
+    sent = 0
+    for chat, uid, token in {(s[0], s[1], s[2]) for s in senders}:
+        for _ in range(count):
+            client.call("POST", f"/messages/{chat}.json?auth={token}",
+                        {"sender": uid, "kind": "text", "text": "Hello from the chat benchmark",
+                         "sentAt": {".sv": "timestamp"}})
+            sent += 1
+        client.call("GET", f'/messages/{chat}.json?orderBy=%22sentAt%22&limitToLast=20&auth={token}')
+    time.sleep(1)  # the writer builds the lists' entries in jobs of their own
+    return sent
+
+
 def verify(client, senders, acked):
     """Every group holds the messages acknowledged, and its last member's unread total counts them."""
     stored = unread = 0
@@ -196,6 +216,7 @@ def measure(args, load, transport, members, directory):
         with open(sender_file, "w") as f:
             for chat, uid, token, _ in senders:
                 f.write(f"{chat} {uid} {token}\n")
+        seeded = open_chats(client, senders, args.opened) if args.opened else 0
         time.sleep(args.settle)
         load_avg = os.getloadavg()[0]
         command = [load, "--mode", transport, "--senders", sender_file, "--port", str(port),
@@ -215,7 +236,8 @@ def measure(args, load, transport, members, directory):
         if out.returncode != 0:
             raise SystemExit(f"chat-shipped: chat-load exited {out.returncode}")
         result = json.loads(out.stdout)
-        result.update(verify(client, senders, result["acked_total"]))
+        result.update(verify(client, senders, result["acked_total"] + seeded))
+        result["seeded_messages"] = seeded
         result["setup_s"] = round(setup_s, 1)
         result["load_avg_1m"] = round(load_avg, 2)
     finally:
@@ -287,6 +309,10 @@ def main():
     parser.add_argument("--anchor-source",
                         default=os.path.join(REPO, "..", "shared", "anchors", "leveldb-fanout", "fanout.c"))
     parser.add_argument("--setup-threads", type=int, default=8)
+    parser.add_argument("--opened", type=int, default=0, metavar="N",
+                        help="before the load, N messages into each group and an ordered read of them "
+                             "(orderBy sentAt), as a client opening the chat: past 128 the list keeps index "
+                             "entries (0: none, the groups as created)")
     parser.add_argument("--chat-check", action="store_true", help="`hearth chat check` after each run")
     parser.add_argument("--keep-going", action="store_true", help="go on after a run fails its check")
     parser.add_argument("--perf-dir", help="record `perf record -g` of the server's measured window into this "
@@ -332,6 +358,7 @@ def main():
         "commit": commit.stdout.strip(),
         "hearth": args.hearth,
         "pairs": args.pairs, "senders": args.senders, "duration_s": args.duration, "warmup_s": args.warmup,
+        "opened": args.opened,
         "anchor": {str(m): {"messages_per_s": anchors[m], "median": median(anchors[m])} for m in members},
         "results": {t: {str(m): summarize(runs[(t, m)], anchors[m]) for m in members} for t in transports},
     }
