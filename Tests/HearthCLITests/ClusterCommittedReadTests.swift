@@ -97,12 +97,15 @@ extension ClusterProcessTests {
             }
         }
 
-        /// Whether a statement like `pattern` runs in the database now (not this query).
+        /// Whether a statement like `pattern` runs in the database now (not this query). Only
+        /// `database`'s: the cases of one test run at once, each with a database of its own in
+        /// one PostgreSQL, and one case's append taken for another's let a read go too early.
         static func active(_ pattern: String, postgres: PrivatePostgres, database: String) throws -> Bool {
             try postgres.query(
                 """
                 SELECT count(*) FROM pg_stat_activity
                 WHERE query LIKE '\(pattern)' AND pid <> pg_backend_pid() AND state = 'active'
+                  AND datname = current_database()
                 """,
                 in: database
             )

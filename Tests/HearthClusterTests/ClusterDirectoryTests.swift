@@ -260,6 +260,7 @@ struct ClusterDirectoryTests {
                 """
                 SELECT count(*) FROM pg_stat_activity
                 WHERE query LIKE '%pg_sleep(1.5)%' AND pid <> pg_backend_pid() AND state = 'active'
+                  AND datname = current_database()
                 """,
                 in: database
             )
