@@ -9,7 +9,14 @@ signed-in members each, as chat-shipped.py makes them), then `chat-load` drives 
 (messages/s, the server's CPU a message, its writer thread's CPU a message) are compared with
 the other build's neighbouring slice: the ratio per pair and the ratio of the medians, B over A.
 
-    flock /tmp/bench.lock python3 scripts/bench/chat-ab.py --a /tmp/hearth-before --b .build/release/hearth
+With --together both servers are driven at once in every slice (each by its own --senders), so
+the box's speed is the same for both at every instant: compare CPU a message, not rates. Its
+spread with one binary on both sides was 0.98-1.02x on a day the alternating slices spread 1.05x
+and more (decision 0031); run it both ways round. --promote a|b|both reads the chats ordered by
+`sentAt` on those servers after a first, uncounted slice, so that their message lists keep
+index entries (decision 0024), as a chat a client opened does.
+
+    flock /tmp/bench.lock python3 scripts/bench/chat-ab.py --a /tmp/hearth-before --b .build/release/hearth --together
 
 Loopback only; both servers are stopped (SIGTERM) and their directories removed; every wait is
 bounded. At the end every group holds exactly the messages acknowledged to it (the check of
