@@ -19,9 +19,9 @@ struct IndexMaintenance {
     /// - Parameter order: the entries' indexes in the byte order of their data keys (the
     ///   entries below one child of an indexed list are then next to each other: its entry is
     ///   refreshed once, with no set of children to build).
-    /// - Parameter indexes: the indexes to keep in step (`indexesToUpdate`); nil: every one.
-    func update(for entries: [PlannedEntry], inKeyOrder order: [Int], indexes: [RegisteredIndex]? = nil) {
-        for index in indexes ?? reader.indexes {
+    /// - Parameter indexes: the indexes to keep in step (`indexesToUpdate`, or every one).
+    func update(for entries: [PlannedEntry], inKeyOrder order: [Int], indexes: [RegisteredIndex]) {
+        for index in indexes {
             let depth = index.spec.location.count
             let table = keys.indexPrefix(index.id)
             // The last child refreshed: an entry's position, and the length of its key's first

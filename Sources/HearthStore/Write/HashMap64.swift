@@ -1,7 +1,7 @@
 /// A map from 64-bit hashes (FNV values the caller made already) to values: open addressing
 /// with linear probing, slots chosen by a multiplicative mix of the key, no hashing of its own.
-/// For the writer's per-key memories (`SubtreeShapes`, `KeptLists`), where a `Dictionary` spent
-/// most of each lookup hashing a key that is a hash already.
+/// For the writer's per-key memories (`SubtreeShapes`, `RememberedReads`, `KeptLists`), where a
+/// `Dictionary` spent most of each lookup hashing a key that is a hash already.
 struct HashMap64<Value> {
     /// 0 marks an empty slot; the key 0 is kept apart (`zeroValue`).
     private var keys: [UInt64]
