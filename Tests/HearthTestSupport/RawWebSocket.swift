@@ -97,12 +97,19 @@ public final class RawWebSocket: @unchecked Sendable {
 
     /// Reads until the server closes: the close frame's code, or nil when the server dropped the
     /// TCP connection without one (it could not flush a close frame to a client that stopped
-    /// reading). Throws when the server keeps the connection open past the read timeout.
-    public func readUntilDisconnected() throws -> Int? {
-        do {
-            return try readUntilClose()
-        } catch let failure as RawWebSocketError where failure == .connectionEnded {
-            return nil
+    /// reading). Throws when the server keeps the connection open past `within`: the end is
+    /// waited for as an event, through silences longer than the socket's read timeout (a loaded
+    /// machine has delayed a due drop past 10 s).
+    public func readUntilDisconnected(within: Duration = .seconds(30)) throws -> Int? {
+        let deadline = ContinuousClock.now + within
+        while true {
+            do {
+                return try readUntilClose()
+            } catch let failure as RawWebSocketError where failure == .connectionEnded {
+                return nil
+            } catch let failure as RawWebSocketError where failure == .timedOut {
+                guard ContinuousClock.now < deadline else { throw failure }
+            }
         }
     }
 
@@ -184,7 +191,8 @@ public final class RawWebSocket: @unchecked Sendable {
             var chunk = [UInt8](repeating: 0, count: 65536)
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n == 0 { throw RawWebSocketError.connectionEnded }
-            guard n > 0 else { throw RawWebSocketError("read failed or timed out (errno \(errno))") }
+            if n < 0, errno == EAGAIN || errno == EWOULDBLOCK { throw RawWebSocketError.timedOut }
+            guard n > 0 else { throw RawWebSocketError("read failed (errno \(errno))") }
             buffer = Array(chunk[0..<n].reversed())
         }
         return buffer.removeLast()
@@ -247,4 +255,7 @@ public struct RawWebSocketError: Error, CustomStringConvertible, Equatable {
 
     /// The server closed the TCP connection.
     public static let connectionEnded = RawWebSocketError("the connection ended")
+
+    /// Nothing arrived within the socket's read timeout (10 s).
+    public static let timedOut = RawWebSocketError("nothing read within the socket's 10 s read timeout")
 }
