@@ -63,6 +63,23 @@ import Testing
         #expect(layouts.layout(of: updates(derived + [derived[4]]), keys: keys) == nil)
     }
 
+    /// A kept layout vouches for the paths of every list found at it: none is a priority or
+    /// the root (the trigger run checks no further).
+    @Test func aListWithAPriorityOrTheRootHasNoLayout() throws {
+        let layouts = DerivedLayouts()
+        let derived = fanout("c1", members: 10)
+        for odd in [path("userChats/u1/c9/.priority"), DataPath.root] {
+            var paths = derived
+            paths[3] = odd
+            #expect(layouts.layout(of: updates(paths), keys: keys) == nil)
+        }
+        _ = try #require(layouts.layout(of: updates(derived), keys: keys))
+        var priority = derived
+        priority[3] = path("userChats/u1/c9/.priority")
+        #expect(layouts.layout(of: updates(priority), keys: keys) == nil)
+        #expect(layouts.hits == 0)
+    }
+
     @Test func aChangedListIsLocatedAgain() throws {
         let layouts = DerivedLayouts()
         let derived = fanout("c1", members: 10)

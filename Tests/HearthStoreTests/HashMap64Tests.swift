@@ -42,7 +42,7 @@ import Testing
         for key in UInt64(0)..<200 { map[key &* 31] = "v\(key)" }
         #expect(map.count == 200)
         map.removeAll()
-        #expect(map.isEmpty)
+        #expect(map.count == 0)
         for key in UInt64(0)..<200 { #expect(map[key &* 31] == nil) }
         map[0] = "zero"
         map[62] = "two"
@@ -52,4 +52,45 @@ import Testing
         map.modify(5) { $0 = "never" }
         #expect(map[5] == nil)
     }
+
+    /// The map holds its values in storage of its own: each value is released exactly once,
+    /// whether replaced, removed, moved by a removal or a growth, cleared, or left in the map
+    /// when it goes.
+    @Test func everyValueIsReleasedOnceWhateverHappensToIt() {
+        let alive = Counted.Alive()
+        do {
+            var map = HashMap64<Counted>(capacity: 4)
+            for key in UInt64(0)..<300 { map[key &* 0x1_0000_0001] = Counted(alive) }
+            #expect(alive.count == 300)
+            for key in UInt64(0)..<100 { map[key &* 0x1_0000_0001] = Counted(alive) }
+            #expect(alive.count == 300)
+            for key in UInt64(100)..<200 { map[key &* 0x1_0000_0001] = nil }
+            #expect(alive.count == 200)
+            let kept = map.lend(5 &* 0x1_0000_0001) { $0.alive === alive }
+            let removed = map.lend(150 &* 0x1_0000_0001) { _ in true }
+            #expect(kept == true)
+            #expect(removed == nil)
+            map.removeAll()
+            #expect(alive.count == 0)
+            for key in UInt64(0)..<50 { map[key &* 31] = Counted(alive) }
+            #expect(alive.count == 50)
+        }
+        #expect(alive.count == 0)
+    }
+}
+
+/// A value that counts the instances alive.
+private final class Counted {
+    final class Alive: @unchecked Sendable {
+        var count = 0
+    }
+
+    let alive: Alive
+
+    init(_ alive: Alive) {
+        self.alive = alive
+        alive.count += 1
+    }
+
+    deinit { alive.count -= 1 }
 }

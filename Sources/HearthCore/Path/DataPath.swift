@@ -9,6 +9,12 @@ public struct DataPath: Hashable, Sendable, CustomStringConvertible, Comparable 
     }
 
     public var isRoot: Bool { keys.isEmpty }
+
+    /// Paths are equal when their keys are. Inlinable: two paths that share one array of keys
+    /// (a trigger's cached paths against a kept copy) compare without reading or retaining it.
+    @inlinable public static func == (lhs: DataPath, rhs: DataPath) -> Bool {
+        lhs.keys == rhs.keys
+    }
     public var depth: Int { keys.count }
     public var last: ChildKey? { keys.last }
 

@@ -33,7 +33,9 @@ final class KeptLists {
         read: ([UInt8]) -> Bool
     ) -> Bool {
         let hash = Self.hash(indexID, key, segments)
-        if let found = known[hash], Self.names(found.marker, key, segments) { return found.kept }
+        if let kept = known.lend(hash, { Self.names($0.marker, key, segments) ? $0.kept : nil }) ?? nil {
+            return kept
+        }
         let marker = makeMarker()
         let kept = read(marker)
         remember(hash, Known(marker: marker, kept: kept))

@@ -8,9 +8,16 @@ enum ValueEncoding {
         case .bool(let b):
             out.append(b ? UInt8(ascii: "t") : UInt8(ascii: "f"))
         case .number(let d):
-            out.reserveCapacity(9)
-            out.append(UInt8(ascii: "d"))
-            appendLittleEndian(d.bitPattern, to: &out)
+            // Made at its size in one step: a chat message encodes hundreds of counters.
+            return [UInt8](unsafeUninitializedCapacity: 9) { buffer, count in
+                buffer[0] = UInt8(ascii: "d")
+                var bits = d.bitPattern
+                for i in 1...8 {
+                    buffer[i] = UInt8(truncatingIfNeeded: bits)
+                    bits >>= 8
+                }
+                count = 9
+            }
         case .string(let s):
             out.reserveCapacity(s.utf8.count + 1)
             out.append(UInt8(ascii: "s"))

@@ -68,7 +68,7 @@ final class WriteBatch {
 
     /// - Parameter hash: `SubtreeShapes.hash(key)` when known (0: not known).
     func put(_ key: [UInt8], _ value: [UInt8], hash: UInt64 = 0) {
-        add(key, value, hash: hash)
+        key.withUnsafeBytes { key in value.withUnsafeBytes { add(key, $0, hash: hash) } }
     }
 
     /// Puts a copy of bytes that live elsewhere.
@@ -77,15 +77,17 @@ final class WriteBatch {
     }
 
     func delete(_ key: [UInt8]) {
-        add(key, nil as [UInt8]?, hash: 0)
+        key.withUnsafeBytes { add($0, nil, hash: 0) }
     }
 
     func delete(_ key: UnsafeRawBufferPointer) {
-        add(key, nil as [UInt8]?, hash: 0)
+        add(key, nil, hash: 0)
     }
 
     /// Copies `key` and `value` (nil: a delete) to the end of the buffer, with their entry.
-    private func add(_ key: some Collection<UInt8>, _ value: (some Collection<UInt8>)?, hash: UInt64) {
+    /// From raw bytes: appending an array retained and released it, for each of a chat
+    /// message's hundreds of keys and values.
+    private func add(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer?, hash: UInt64) {
         entries.append(Entry(start: bytes.count, keyCount: key.count, valueCount: value?.count ?? -1, hash: hash))
         bytes.append(contentsOf: key)
         if let value { bytes.append(contentsOf: value) }

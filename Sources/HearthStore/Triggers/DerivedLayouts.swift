@@ -34,8 +34,9 @@ final class DerivedLayouts {
     private var keptPaths = 0
     private(set) var hits = 0
 
-    /// The layout of the paths of `updates` (none the root or a priority); nil when two of
-    /// them overlap.
+    /// The layout of the paths of `updates`; nil when one of them is the root or a priority, or
+    /// two of them overlap. A kept layout's paths were checked so when it was kept: a list
+    /// found at them needs no check of its own.
     func layout(of updates: [DerivedUpdate], keys: KeySpace) -> Layout? {
         guard let firstPath = updates.first?.path else { return nil }
         let first = ListKey(first: firstPath, count: updates.count)
@@ -43,6 +44,7 @@ final class DerivedLayouts {
             hits += 1
             return kept
         }
+        guard !updates.contains(where: { $0.path.isRoot || $0.path.isPriorityPath }) else { return nil }
         let paths = updates.map(\.path)
         let located = LocatedEntries(base: .root, relatives: paths, keys: keys)
         guard let order = try? located.checkDisjoint() else { return nil }

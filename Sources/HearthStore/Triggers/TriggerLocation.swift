@@ -28,7 +28,7 @@ extension TriggerSnapshot {
     /// decoding it (none of it read when the writer remembers writing that leaf).
     public func hasLeaf(at location: TriggerLocation) -> Bool {
         guard location.namespaceID == reader.keys.namespaceID else { return leaf(at: location.path) != nil }
-        if let shapes, shapes.shape(at: location.dataKey, hash: location.hash)?.leafValue != nil { return true }
+        if let shapes, shapes.hasLeaf(at: location.dataKey, hash: location.hash) { return true }
         reads.note(location.path)
         return reader.snapshot.get(location.dataKey) != nil
     }

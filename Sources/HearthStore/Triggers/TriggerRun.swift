@@ -113,13 +113,17 @@ struct TriggerRun {
             )
         }
         guard !derived.isEmpty else { return Outcome(combined: nil, reads: log, jobs: jobs.jobs) }
-        for update in derived where update.path.isPriorityPath {
+        // A list at a kept layout's paths was checked when it was kept (none a priority or the
+        // root): a chat message's hundreds of paths are compared with it, not looked at again.
+        let layout =
+            derived.count >= DerivedLayouts.minimumCount ? layouts?.layout(of: derived, keys: reader.keys) : nil
+        if layout == nil, let update = derived.first(where: { $0.path.isPriorityPath }) {
             throw StoreError(
                 .invalidWrite,
                 "A trigger's update of '\(update.path)' was refused: triggers cannot write priorities."
             )
         }
-        if let direct = Self.side(by: write, values: values, derived: &derived, keys: reader.keys, layouts: layouts) {
+        if let direct = Self.side(by: write, values: values, derived: &derived, keys: reader.keys, layout: layout) {
             return Outcome(combined: direct, reads: log, jobs: jobs.jobs)
         }
         for update in derived {
@@ -147,25 +151,27 @@ struct TriggerRun {
     /// the root): the overlay orders them.
     /// - Parameter derived: the triggers' updates; taken (left empty) when the answer is not
     ///   nil, so that the combined write's entries are them, moved rather than copied.
-    /// - Parameter layouts: where the derived paths landed before, when the writer keeps them.
+    /// - Parameter layout: where the derived paths landed before (`DerivedLayouts`), when the
+    ///   writer keeps them.
     static func side(
         by write: Write,
         values: [Node?],
         derived: inout [DerivedUpdate],
         keys: KeySpace,
-        layouts: DerivedLayouts? = nil
+        layout: DerivedLayouts.Layout? = nil
     ) -> Combined? {
         var leading: [UpdateEntry] = []
         for (path, node) in zip(write.writtenPaths, values) {
             guard !path.isRoot, !path.isPriorityPath else { return nil }
             leading.append(UpdateEntry(path: path, value: NewValue(node: node)))
         }
-        guard !derived.contains(where: { $0.path.isRoot }) else { return nil }
+        // A kept layout has no path at the root.
+        guard layout != nil || !derived.contains(where: { $0.path.isRoot }) else { return nil }
         var kept: WriteLocations?
-        if let layouts, derived.count >= DerivedLayouts.minimumCount {
-            guard let layout = layouts.layout(of: derived, keys: keys),
-                let locations = WriteLocations(leading: leading.map(\.path), then: layout, keys: keys)
-            else { return nil }
+        if let layout {
+            guard let locations = WriteLocations(leading: leading.map(\.path), then: layout, keys: keys) else {
+                return nil
+            }
             kept = locations
         }
         // The derived list, held only here from now on, grows in place: its elements move.

@@ -47,10 +47,9 @@ final class RememberedReads {
 
     /// The listing of the node at `dataKey` as it is now, or nil when not remembered.
     func listing(at dataKey: [UInt8]) -> ShallowResult? {
-        guard !listings.isEmpty, let remembered = listings[SubtreeShapes.hash(dataKey)],
-            KeyBytes.equal(remembered.dataKey, dataKey)
-        else { return nil }
-        return remembered.value
+        guard !listings.isEmpty else { return nil }
+        return listings.lend(SubtreeShapes.hash(dataKey)) { KeyBytes.equal($0.dataKey, dataKey) ? $0.value : nil }
+            ?? nil
     }
 
     /// Remembers `listing`, read from the current state, as that of the node at `dataKey` (not
@@ -68,9 +67,8 @@ final class RememberedReads {
     /// What is at the node at `dataKey` (its `hash`, `SubtreeShapes.hash`) as it is now, or nil
     /// when not remembered.
     func summary(at dataKey: [UInt8], hash: UInt64) -> StoredSummary? {
-        guard !summaries.isEmpty, let remembered = summaries[hash], KeyBytes.equal(remembered.dataKey, dataKey)
-        else { return nil }
-        return remembered.value
+        guard !summaries.isEmpty else { return nil }
+        return summaries.lend(hash) { KeyBytes.equal($0.dataKey, dataKey) ? $0.value : nil } ?? nil
     }
 
     /// Remembers `summary`, read from the current state, as what is at the node at `dataKey`
@@ -124,8 +122,9 @@ final class RememberedReads {
         above key: [UInt8],
         from remembered: inout HashMap64<(dataKey: [UInt8], value: Value)>
     ) {
-        guard let node = remembered[ancestor], node.dataKey.count == length, KeyBytes.hasPrefix(key, node.dataKey)
-        else { return }
+        let above =
+            remembered.lend(ancestor) { $0.dataKey.count == length && KeyBytes.hasPrefix(key, $0.dataKey) } ?? false
+        guard above else { return }
         remembered[ancestor] = nil
     }
 

@@ -58,29 +58,49 @@ final class SubtreeShapes {
     }
 
     /// What the writer last put under a node: a leaf without priority (its encoded value, at
-    /// the node's own key), or the keys put under it.
-    struct Shape {
-        /// Every key put under the node (its own for a leaf, its priority's); empty for a leaf
-        /// without priority, whose one key is the node's own (no array to allocate per leaf).
-        let keys: [[UInt8]]
-        /// A leaf without priority: its encoded value (what an increment there starts from).
-        let leafValue: [UInt8]?
+    /// the node's own key), or the keys put under it. One reference either way: a hot
+    /// counter's shape is copied and compared on every message.
+    enum Shape {
+        /// A leaf without priority whose value encodes as these bytes (what an increment
+        /// there starts from); its one key is the node's own.
+        case leaf([UInt8])
+        /// Every key put under the node (its own for a leaf, its priority's); not empty.
+        case keys([[UInt8]])
 
         /// A leaf without priority whose value encodes as `encoded`.
         init(leaf encoded: [UInt8]) {
-            keys = []
-            leafValue = encoded
+            self = .leaf(encoded)
         }
 
         /// A node whose keys are `keys` (not empty).
         init(keys: [[UInt8]]) {
-            self.keys = keys
-            leafValue = nil
+            self = .keys(keys)
+        }
+
+        /// The keys put under the node; empty for a leaf without priority.
+        var keys: [[UInt8]] {
+            if case .keys(let keys) = self { return keys }
+            return []
+        }
+
+        /// A leaf without priority: its encoded value.
+        var leafValue: [UInt8]? {
+            if case .leaf(let value) = self { return value }
+            return nil
+        }
+
+        /// True for a leaf without priority.
+        var isLeaf: Bool {
+            if case .leaf = self { return true }
+            return false
         }
 
         /// Every key under the node whose data key is `dataKey`.
         func allKeys(dataKey: [UInt8]) -> [[UInt8]] {
-            leafValue == nil ? keys : [dataKey]
+            switch self {
+            case .leaf: [dataKey]
+            case .keys(let keys): keys
+            }
         }
     }
 
@@ -94,6 +114,13 @@ final class SubtreeShapes {
     /// What the write being planned will change, applied by `NamespaceWriter.commit` if it
     /// commits (reset when the next plan starts).
     var staged = Change()
+
+    /// `staged`, taken: it is empty after (so `apply` can move what it recorded).
+    func takeStaged() -> Change {
+        var change = Change()
+        swap(&change, &staged)
+        return change
+    }
 
     private var shapes = HashMap64<(dataKey: [UInt8], shape: Shape)>(capacity: 1_024)
     /// Hashes of the proper ancestors (namespace root included) of remembered nodes.
@@ -139,10 +166,20 @@ final class SubtreeShapes {
 
     /// What the writer last put under the node at `dataKey` (its `hash`), or nil when unknown.
     func shape(at dataKey: [UInt8], hash: UInt64) -> Shape? {
-        guard !shapes.isEmpty, let remembered = shapes[hash], KeyBytes.equal(remembered.dataKey, dataKey) else {
-            return nil
-        }
-        return remembered.shape
+        guard !shapes.isEmpty else { return nil }
+        return shapes.lend(hash) { KeyBytes.equal($0.dataKey, dataKey) ? $0.shape : nil } ?? nil
+    }
+
+    /// True when the writer remembers putting a leaf without priority at `dataKey` (`hash`).
+    func hasLeaf(at dataKey: [UInt8], hash: UInt64) -> Bool {
+        guard !shapes.isEmpty else { return false }
+        return shapes.lend(hash) { $0.shape.isLeaf && KeyBytes.equal($0.dataKey, dataKey) } ?? false
+    }
+
+    /// True when the writer remembers what it put at `dataKey` (`hash`).
+    private func remembers(_ dataKey: [UInt8], hash: UInt64) -> Bool {
+        guard !shapes.isEmpty else { return false }
+        return shapes.lend(hash) { KeyBytes.equal($0.dataKey, dataKey) } ?? false
     }
 
     /// Where the parent of the node at `dataKey` lies in it: the hash and length of its data
@@ -157,12 +194,13 @@ final class SubtreeShapes {
     /// True when the writer knows nothing is stored at or under `dataKey`: its parent (at
     /// `parent`, `SubtreeShapes.parent(of:)`) has a last child that sorts before it (`tails`).
     func isPastTail(_ dataKey: [UInt8], parent: (hash: UInt64, length: Int)?) -> Bool {
-        guard !tails.isEmpty, let parent, let tail = tails[parent.hash], tail.parent.count == parent.length,
-            KeyBytes.hasPrefix(dataKey, tail.parent)
-        else { return false }
+        guard !tails.isEmpty, let parent else { return false }
         // Children of one node: their segments are prefix-free, so a child that sorts after
         // `last` sorts after all of `last`'s subtree, and so does all of its own.
-        return KeyBytes.precedes(tail.last, dataKey)
+        return tails.lend(parent.hash) { tail in
+            tail.parent.count == parent.length && KeyBytes.hasPrefix(dataKey, tail.parent)
+                && KeyBytes.precedes(tail.last, dataKey)
+        } ?? false
     }
 
     /// `isPastTail(_:parent:)`, the parent found from `dataKey`.
@@ -175,10 +213,8 @@ final class SubtreeShapes {
     /// (false: unknown). Then a write there turns no leaf into an object, and the planner skips
     /// the seek that would find out.
     func noLeafAbove(_ dataKey: [UInt8], parent: (hash: UInt64, length: Int)?) -> Bool {
-        guard !objects.isEmpty, let parent, let known = objects[parent.hash], known.count == parent.length else {
-            return false
-        }
-        return KeyBytes.hasPrefix(dataKey, known)
+        guard !objects.isEmpty, let parent else { return false }
+        return objects.lend(parent.hash) { $0.count == parent.length && KeyBytes.hasPrefix(dataKey, $0) } ?? false
     }
 
     /// Applies a commit: forgets every node it may have changed and remembers the new shapes.
@@ -186,14 +222,16 @@ final class SubtreeShapes {
     /// below it), so a location that is remembered itself has nothing remembered around it.
     /// The locations of one write do not contain one another either, except a priority and
     /// the children of its owner, for which the order only decides what is forgotten.
-    func apply(_ change: Change) {
+    /// - Parameter change: taken (its recorded shapes are moved into the memory, not copied).
+    func apply(_ change: consuming Change) {
         if !reads.isEmpty { reads.forget(touchedBy: change.written, hashes: change.hashes) }
         // Learned before the walks below, which move them on past this change's other writes.
         for child in change.tails { learnTail(child) }
-        for (index, written) in change.written.enumerated() {
+        let hasRecorded = !change.recorded.isEmpty
+        for index in change.written.indices {
             let hash = change.hashes[index]
-            let recorded = index < change.recorded.count ? change.recorded[index] : nil
-            if let remembered = shapes[hash], KeyBytes.equal(remembered.dataKey, written) {
+            let recorded = hasRecorded ? change.recorded[index].take() : nil
+            if remembers(change.written[index], hash: hash) {
                 // Written again (a hot counter): changed in place.
                 if let recorded {
                     shapes.modify(hash) { $0.shape = recorded }
@@ -202,6 +240,7 @@ final class SubtreeShapes {
                 }
                 continue
             }
+            let written = change.written[index]
             if !shapes.isEmpty || !objects.isEmpty || !tails.isEmpty { forget(relatedTo: written, hash: hash) }
             guard recorded != nil || change.present[index] else { continue }
             if shapes.count >= Self.capacity || objects.count >= Self.capacity || tails.count >= Self.capacity {
@@ -215,7 +254,7 @@ final class SubtreeShapes {
             }
             guard parsed != nil else { continue }
             if let recorded { shapes[hash] = (written, recorded) }
-            if let parent, objects[parent.hash] == nil { objects[parent.hash] = Array(written[0..<parent.length]) }
+            if let parent, !objects.contains(parent.hash) { objects[parent.hash] = Array(written[0..<parent.length]) }
         }
     }
 
@@ -247,15 +286,14 @@ final class SubtreeShapes {
     /// node's end is known and `written` lies after it, `written`'s child of the node is the
     /// new end.
     private func moveTail(of hash: UInt64, length: Int, past written: [UInt8]) {
-        guard let tail = tails[hash], tail.parent.count == length, KeyBytes.hasPrefix(written, tail.parent) else {
-            return
-        }
+        let below = tails.lend(hash) { $0.parent.count == length && KeyBytes.hasPrefix(written, $0.parent) } ?? false
+        guard below else { return }
         guard let end = written.withUnsafeBytes({ KeyEncoding.segmentEnd($0, from: length) }) else {
             tails[hash] = nil
             return
         }
         let child = Array(written[0..<end])
-        if KeyBytes.precedes(tail.last, child) { tails.modify(hash) { $0.last = child } }
+        if tails.lend(hash, { KeyBytes.precedes($0.last, child) }) == true { tails.modify(hash) { $0.last = child } }
     }
 
     func removeAll() {
@@ -275,9 +313,9 @@ final class SubtreeShapes {
             return
         }
         let parsed = Self.forEachAncestor(of: written) { ancestor, length in
-            guard let remembered = shapes[ancestor], remembered.dataKey.count == length,
-                KeyBytes.hasPrefix(written, remembered.dataKey)
-            else { return }
+            let above =
+                shapes.lend(ancestor) { $0.dataKey.count == length && KeyBytes.hasPrefix(written, $0.dataKey) } ?? false
+            guard above else { return }
             shapes[ancestor] = nil
         }
         if parsed == nil { removeAll() }

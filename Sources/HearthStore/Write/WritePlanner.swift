@@ -63,6 +63,8 @@ struct WritePlanner {
             setValue = nil
             entries = updates
         }
+        // Bound once: looked up for every location.
+        let shapes = self.shapes
         for index in order {
             let value: NewValue
             if let setValue { value = setValue } else { value = entries[index].value }
@@ -325,16 +327,16 @@ struct WritePlanner {
     /// when they are few (a leaf without priority: its encoded value), for the staged shapes.
     private func put(_ node: Node?, dataKey: [UInt8], hash: UInt64, recording: Bool) -> SubtreeShapes.Shape? {
         guard let node else { return nil }
+        if case .leaf(let value, nil) = node {
+            let encoded = ValueEncoding.encode(value)
+            batch.put(dataKey, encoded, hash: hash)
+            return recording ? SubtreeShapes.Shape(leaf: encoded) : nil
+        }
         var key = dataKey
         guard recording else {
             var nothing: [[UInt8]]? = nil
             putNode(node, key: &key, recording: &nothing)
             return nil
-        }
-        if case .leaf(let value, nil) = node {
-            let encoded = ValueEncoding.encode(value)
-            batch.put(key, encoded, hash: hash)
-            return SubtreeShapes.Shape(leaf: encoded)
         }
         var written: [[UInt8]]? = []
         putNode(node, key: &key, recording: &written)

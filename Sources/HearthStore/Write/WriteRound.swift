@@ -160,8 +160,7 @@ final class WriteRound {
             rewritesKeys: rewritesKeys,
             indexedValues: indexedValues
         )
-        state.shapes.apply(state.shapes.staged)
-        state.shapes.staged = SubtreeShapes.Change()
+        state.shapes.apply(state.shapes.takeStaged())
         state.sequence = next
         announced.append(commit)
         joinedGroup = group.outcome
@@ -219,7 +218,7 @@ final class WriteRound {
             state.shapes.removeAll()
             throw error
         }
-        if stagedShapes { state.shapes.apply(state.shapes.staged) } else { state.shapes.removeAll() }
+        if stagedShapes { state.shapes.apply(state.shapes.takeStaged()) } else { state.shapes.removeAll() }
         state.shapes.staged = SubtreeShapes.Change()
         state.sequence = next
         announced.append(commit)

@@ -138,3 +138,28 @@ extension TemporaryStore {
         try TemporaryStore(configuration: StoreConfiguration(triggers: .with(triggers, observers: observers)))
     }
 }
+
+/// Counts each write to `/fan/$id` in 20 counters (a list long enough for the writer to keep
+/// its layout, `DerivedLayouts.minimumCount`); a written "priority" or "root" adds a path no
+/// trigger may write (a priority) or that cannot go beside the write (the root).
+struct WideFanout: WriteTrigger {
+    var pattern: String { "/fan/$id" }
+
+    func updates(for change: TriggerChange) throws -> [DerivedUpdate] {
+        var updates = (0..<20).map {
+            DerivedUpdate.increment(DataPath(keys: [ChildKey("counts"), ChildKey("k\($0)")]), by: 1)
+        }
+        switch change.after {
+        case .leaf(.string("priority"), _)?:
+            updates[7] = .set(
+                DataPath(keys: [ChildKey("counts"), ChildKey("k7"), ChildKey(".priority")]),
+                .leaf(.number(1), priority: nil)
+            )
+        case .leaf(.string("root"), _)?:
+            updates[0] = .set(.root, .leaf(.number(1), priority: nil))
+        default:
+            break
+        }
+        return updates
+    }
+}

@@ -145,6 +145,28 @@ import Testing
         #expect(try await ns.read { $0.sequence } == 1)
     }
 
+    /// The writer keeps the layout of a long derived list and compares later lists with it
+    /// rather than checking each path again: a list with a priority is still refused, one at
+    /// the root still goes through the overlay, before and after the layout is kept.
+    @Test func aKeptLayoutLetsNoPriorityOrRootPathThrough() async throws {
+        let temp = try TemporaryStore.with([WideFanout()])
+        defer { temp.destroy() }
+        let ns = try temp.store.namespace("default")
+        for round in 1...3 {
+            let refused = await #expect(throws: StoreError.self) { try await ns.set("fan/p\(round)", #""priority""#) }
+            #expect(refused?.code == .invalidWrite)
+            #expect(refused?.message.contains("triggers cannot write priorities") == true)
+            try await ns.set("fan/n\(round)", #""plain""#)
+            #expect(try await ns.json("counts/k7") == "\(round)")
+            #expect(try await ns.json("fan/p\(round)") == "null")
+        }
+        // A derived set of the root replaces everything (the overlay orders it before the
+        // counters after it), kept layout or not.
+        try await ns.set("fan/r", #""root""#)
+        #expect(try await ns.json("counts/k7") == "1")
+        #expect(try await ns.json("fan") == "null")
+    }
+
     @Test func aTriggersOwnWritesDoNotTriggerAgain() async throws {
         let temp = try TemporaryStore.with([Echo()])
         defer { temp.destroy() }
