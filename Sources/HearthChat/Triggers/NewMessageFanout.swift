@@ -27,8 +27,10 @@ struct NewMessageFanout {
         let sentAtValue = sentAt.map { NewValue(node: .leaf(.number($0), priority: nil)) }
         // One value for every counter's +1 (not an array of server values per counter).
         let plusOne = DerivedUpdate.increment(.root, by: 1).value
-        for (member, paths) in zip(members, located) {
-            let isSender = member.string == sender
+        // By index: a walk over the zipped lists copied (retained) each key and member.
+        for index in 0..<min(members.count, located.count) {
+            let paths = located[index]
+            let isSender = members[index].string == sender
             // The entry's fields next to each other: their keys share the entry's encoding.
             if !isSender { updates.append(DerivedUpdate(path: paths.unread, value: plusOne)) }
             if let sentAtValue { updates.append(DerivedUpdate(path: paths.lastMessageAt.path, value: sentAtValue)) }
@@ -37,7 +39,7 @@ struct NewMessageFanout {
             // message brings the chat back into the member's list. Its `lastMessageAt`, which
             // every message sets, answers first: the writer remembers it, with no read.
             if !snapshot.hasLeaf(at: paths.lastMessageAt), !snapshot.hasLeaf(at: paths.name) {
-                if let name = names.name(for: member) {
+                if let name = names.name(for: members[index]) {
                     updates.append(.set(paths.name.path, .leaf(.string(name), priority: nil)))
                 }
                 if isSender {

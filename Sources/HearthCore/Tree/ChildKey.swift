@@ -52,24 +52,24 @@ public struct ChildKey: Hashable, Comparable, Sendable, CustomStringConvertible 
 
     /// Keys are equal when their UTF-8 bytes are (no Unicode canonical equivalence: Firebase
     /// compares code units, so "é" and "e\u{301}" are different keys).
-    public static func == (lhs: ChildKey, rhs: ChildKey) -> Bool {
+    ///
+    /// Inlinable, and reading the bytes in place: a list of keys compared with a kept one (a
+    /// chat's members, on every message) copies and retains no string.
+    @inlinable public static func == (lhs: ChildKey, rhs: ChildKey) -> Bool {
         // The same representation (one small string's bits, or one shared buffer) is the same
         // bytes: a path compared with a copy of itself never reads them.
         if sameRepresentation(lhs.string, rhs.string) { return true }
         // The integer value follows from the bytes: a cheap first check.
         guard lhs.intValue == rhs.intValue else { return false }
-        var (a, b) = (lhs.string, rhs.string)
-        return a.withUTF8 { pa in
-            b.withUTF8 { pb in
-                guard pa.count == pb.count else { return false }
-                for i in 0..<pa.count where pa[i] != pb[i] { return false }
-                return true
-            }
+        let inPlace = lhs.string.utf8.withContiguousStorageIfAvailable { a in
+            rhs.string.utf8.withContiguousStorageIfAvailable { b in a.count == b.count && a.elementsEqual(b) }
         }
+        if let inPlace, let equal = inPlace { return equal }
+        return lhs.string.utf8.elementsEqual(rhs.string.utf8)
     }
 
-    @inline(__always)
-    private static func sameRepresentation(_ a: String, _ b: String) -> Bool {
+    @inlinable @inline(__always)
+    static func sameRepresentation(_ a: String, _ b: String) -> Bool {
         withUnsafeBytes(of: a) { pa in
             withUnsafeBytes(of: b) { pb in
                 guard pa.count == 16, pb.count == 16 else { return false }

@@ -177,6 +177,7 @@ final class SubtreeShapes {
     }
 
     /// True when the writer remembers what it put at `dataKey` (`hash`).
+    @inline(__always)
     private func remembers(_ dataKey: [UInt8], hash: UInt64) -> Bool {
         guard !shapes.isEmpty else { return false }
         return shapes.lend(hash) { KeyBytes.equal($0.dataKey, dataKey) } ?? false

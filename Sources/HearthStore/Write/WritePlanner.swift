@@ -72,7 +72,8 @@ struct WritePlanner {
             // remembered node, a post-write view): not for each of a fan-out's counters.
             let dataKey = located.dataKeys[index]
             let isPriority = located.isPriority[index]
-            let known = shapes.flatMap { $0.shape(at: dataKey, hash: hashes[index]) }
+            var known: SubtreeShapes.Shape?
+            if let shapes { known = shapes.shape(at: dataKey, hash: hashes[index]) }
             if let leaf = known?.leafValue, !isPriority {
                 if previousLeaves.isEmpty { previousLeaves = Array(repeating: nil, count: located.count) }
                 previousLeaves[index] = leaf
