@@ -139,7 +139,7 @@ struct IndexMaintenance {
     /// remembers it (`previousLeaf`: the old indexed value, whose child existed).
     struct WrittenValue {
         let value: IndexValueEncoding.Indexed
-        let previousLeaf: [UInt8]?
+        let previousLeaf: LeafValue?
     }
 
     /// The new indexed value of the child whose entries start at `order[rank]` (their data
@@ -317,7 +317,7 @@ struct IndexMaintenance {
         let old: [UInt8]?
         if let staged = notes?.stagedValue(identity) {
             old = staged
-        } else if let bytes = written?.previousLeaf, let leaf = bytes.withUnsafeBytes({ ValueEncoding.decode($0) }) {
+        } else if let leaf = written?.previousLeaf {
             old = IndexValueEncoding.encode(.leaf(leaf))
         } else if let shapes, shapes.isPastTail(Array(located.dataKey[0..<located.childEnd])) {
             // A new child after its list's known end (a chat's new message): no entry yet.

@@ -26,6 +26,29 @@ enum ValueEncoding {
         return out
     }
 
+    /// Calls `body` with the encoding of `value`: a number's or a boolean's on the stack.
+    static func withEncoded<Result>(_ value: LeafValue, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        switch value {
+        case .bool(let b):
+            var byte = b ? UInt8(ascii: "t") : UInt8(ascii: "f")
+            return withUnsafeBytes(of: &byte) { body($0) }
+        case .number(let d):
+            // The tag, then the bits little-endian (as `encode`).
+            var encoded: (UInt8, UInt64) = (UInt8(ascii: "d"), 0)
+            return withUnsafeMutableBytes(of: &encoded) { bytes in
+                bytes[0] = UInt8(ascii: "d")
+                var bits = d.bitPattern
+                for i in 1...8 {
+                    bytes[i] = UInt8(truncatingIfNeeded: bits)
+                    bits >>= 8
+                }
+                return body(UnsafeRawBufferPointer(rebasing: bytes[0..<9]))
+            }
+        case .string:
+            return encode(value).withUnsafeBytes(body)
+        }
+    }
+
     static func encode(_ priority: Priority) -> [UInt8] {
         switch priority {
         case .number(let d): return encode(LeafValue.number(d))

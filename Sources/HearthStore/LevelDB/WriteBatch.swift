@@ -1,4 +1,5 @@
 import CLevelDB
+import HearthCore
 import Glibc
 
 /// A LevelDB write batch: every put and delete in it is applied atomically.
@@ -69,6 +70,12 @@ final class WriteBatch {
     /// - Parameter hash: `SubtreeShapes.hash(key)` when known (0: not known).
     func put(_ key: [UInt8], _ value: [UInt8], hash: UInt64 = 0) {
         key.withUnsafeBytes { key in value.withUnsafeBytes { add(key, $0, hash: hash) } }
+    }
+
+    /// Puts `value` encoded (`ValueEncoding`) at `key`: a number or a boolean without a buffer
+    /// of its own.
+    func put(_ key: [UInt8], encoding value: LeafValue, hash: UInt64 = 0) {
+        key.withUnsafeBytes { key in ValueEncoding.withEncoded(value) { add(key, $0, hash: hash) } }
     }
 
     /// Puts a copy of bytes that live elsewhere.

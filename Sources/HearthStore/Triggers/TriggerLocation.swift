@@ -39,9 +39,7 @@ extension TriggerSnapshot {
     /// remembers writing that leaf).
     public func leaf(at location: TriggerLocation) -> LeafValue? {
         guard location.namespaceID == reader.keys.namespaceID else { return leaf(at: location.path) }
-        if let shapes, let bytes = shapes.shape(at: location.dataKey, hash: location.hash)?.leafValue {
-            return bytes.withUnsafeBytes { ValueEncoding.decode($0) }
-        }
+        if let shapes, let leaf = shapes.shape(at: location.dataKey, hash: location.hash)?.leaf { return leaf }
         reads.note(location.path)
         return reader.snapshot.get(location.dataKey).flatMap { bytes in
             bytes.withUnsafeBytes { ValueEncoding.decode($0) }

@@ -9,9 +9,9 @@ struct PlannedEntry {
     let node: Node?
     /// `keys.dataKey(path)`.
     let dataKey: [UInt8]
-    /// The leaf at the location before the write (its `ValueEncoding` bytes), when the writer
-    /// remembers it (`SubtreeShapes.Shape.leafValue`, staged writes included); nil: unknown.
-    var previousLeaf: [UInt8]? = nil
+    /// The leaf at the location before the write, when the writer remembers it
+    /// (`SubtreeShapes.Shape.leaf`, staged writes included); nil: unknown.
+    var previousLeaf: LeafValue? = nil
 }
 
 extension IndexValueEncoding.Indexed {

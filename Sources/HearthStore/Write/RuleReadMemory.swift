@@ -24,11 +24,7 @@ struct RuleReadMemory {
         var parent: (hash: UInt64, length: Int)?
         guard let hash = SubtreeShapes.forEachAncestor(of: dataKey, { parent = ($0, $1) }) else { return read() }
         if let known = shapes.reads.summary(at: dataKey, hash: hash) { return known }
-        if let leaf = shapes.shape(at: dataKey, hash: hash)?.leafValue,
-            let value = leaf.withUnsafeBytes({ ValueEncoding.decode($0) })
-        {
-            return .leaf(value)
-        }
+        if let leaf = shapes.shape(at: dataKey, hash: hash)?.leaf { return .leaf(leaf) }
         if shapes.isPastTail(dataKey, parent: parent) { return .absent }
         let found = read()
         if remembers, !KeyBytes.hasPrefix(dataKey, written) { shapes.reads.remember(found, at: dataKey) }

@@ -57,25 +57,15 @@ final class SubtreeShapes {
         }
     }
 
-    /// What the writer last put under a node: a leaf without priority (its encoded value, at
-    /// the node's own key), or the keys put under it. One reference either way: a hot
-    /// counter's shape is copied and compared on every message.
+    /// What the writer last put under a node: a leaf without priority (its value, at the
+    /// node's own key), or the keys put under it. A number or a boolean holds no reference and
+    /// no buffer: a chat message rewrites hundreds of counters, each remembered anew.
     enum Shape {
-        /// A leaf without priority whose value encodes as these bytes (what an increment
-        /// there starts from); its one key is the node's own.
-        case leaf([UInt8])
+        /// A leaf without priority holding this value (what an increment there starts from);
+        /// its one key is the node's own.
+        case leaf(LeafValue)
         /// Every key put under the node (its own for a leaf, its priority's); not empty.
         case keys([[UInt8]])
-
-        /// A leaf without priority whose value encodes as `encoded`.
-        init(leaf encoded: [UInt8]) {
-            self = .leaf(encoded)
-        }
-
-        /// A node whose keys are `keys` (not empty).
-        init(keys: [[UInt8]]) {
-            self = .keys(keys)
-        }
 
         /// The keys put under the node; empty for a leaf without priority.
         var keys: [[UInt8]] {
@@ -83,8 +73,8 @@ final class SubtreeShapes {
             return []
         }
 
-        /// A leaf without priority: its encoded value.
-        var leafValue: [UInt8]? {
+        /// A leaf without priority: its value.
+        var leaf: LeafValue? {
             if case .leaf(let value) = self { return value }
             return nil
         }
@@ -160,8 +150,7 @@ final class SubtreeShapes {
     /// The value of the leaf at `dataKey` when the writer remembers putting a leaf without
     /// priority there (nil: not known to be such a leaf; it may be anything).
     func rememberedLeaf(at dataKey: [UInt8]) -> LeafValue? {
-        guard let bytes = shape(at: dataKey, hash: Self.hash(dataKey))?.leafValue else { return nil }
-        return bytes.withUnsafeBytes { ValueEncoding.decode($0) }
+        shape(at: dataKey, hash: Self.hash(dataKey))?.leaf
     }
 
     /// What the writer last put under the node at `dataKey` (its `hash`), or nil when unknown.

@@ -51,7 +51,7 @@ struct WritePlanner {
         var fromMemory = [Bool](repeating: false, count: shapes == nil ? 0 : located.count)
         // The leaves the writer remembers at the locations before the write: the pre-images
         // index maintenance starts from.
-        var previousLeaves: [[UInt8]?] = []
+        var previousLeaves: [LeafValue?] = []
         // The new values, taken out of the operation once rather than once per location.
         let setValue: NewValue?
         let entries: [UpdateEntry]
@@ -74,7 +74,7 @@ struct WritePlanner {
             let isPriority = located.isPriority[index]
             var known: SubtreeShapes.Shape?
             if let shapes { known = shapes.shape(at: dataKey, hash: hashes[index]) }
-            if let leaf = known?.leafValue, !isPriority {
+            if let leaf = known?.leaf, !isPriority {
                 if previousLeaves.isEmpty { previousLeaves = Array(repeating: nil, count: located.count) }
                 previousLeaves[index] = leaf
             }
@@ -94,7 +94,7 @@ struct WritePlanner {
                 case .timestamp:
                     leaf = .number(now)
                 case .increment(let delta):
-                    if known?.leafValue == nil { memoryOnly = false }
+                    if known?.isLeaf != true { memoryOnly = false }
                     if case .leaf(.number(let n), _)? = storedNode(dataKey: dataKey, known: known, located, index) {
                         leaf = .number(n + delta)
                     } else {
@@ -108,7 +108,7 @@ struct WritePlanner {
                         memoryOnly = false
                         return reader.node(at: located.path(index).appending(relative))
                     }
-                    if known?.leafValue == nil { memoryOnly = false }
+                    if known?.isLeaf != true { memoryOnly = false }
                     return storedNode(dataKey: dataKey, known: known, located, index)
                 }
             }
@@ -206,9 +206,7 @@ struct WritePlanner {
         _ located: borrowing LocatedEntries,
         _ index: Int
     ) -> Node? {
-        if let bytes = known?.leafValue, let leaf = bytes.withUnsafeBytes({ ValueEncoding.decode($0) }) {
-            return .leaf(leaf, priority: nil)
-        }
+        if let leaf = known?.leaf { return .leaf(leaf, priority: nil) }
         if let bytes = reader.snapshot.get(dataKey), let leaf = bytes.withUnsafeBytes({ ValueEncoding.decode($0) }) {
             if let known, known.keys.count == 1, known.keys[0] == dataKey {
                 return .leaf(leaf, priority: nil)
@@ -235,14 +233,14 @@ struct WritePlanner {
             // ancestor is an object).
             // A key put again overwrites it: no delete (one memtable entry less each): a leaf
             // rewritten, an object rewritten with the same fields (a chat's `lastMessage`).
-            if shape.leafValue != nil {
+            if shape.isLeaf {
                 if node?.isLeaf != true { batch.delete(dataKey) }
             } else {
                 for key in shape.keys where !(node.map { Self.puts($0, key, below: dataKey) } ?? false) {
                     batch.delete(key)
                 }
             }
-            if node == nil && (shape.leafValue != nil || !shape.keys.isEmpty) { batch.noteDeleted(prefix: dataKey) }
+            if node == nil && (shape.isLeaf || !shape.keys.isEmpty) { batch.noteDeleted(prefix: dataKey) }
             return true
         }
         // The parent's data key within `dataKey`, for what the writer knows of the parent.
@@ -329,9 +327,8 @@ struct WritePlanner {
     private func put(_ node: Node?, dataKey: [UInt8], hash: UInt64, recording: Bool) -> SubtreeShapes.Shape? {
         guard let node else { return nil }
         if case .leaf(let value, nil) = node {
-            let encoded = ValueEncoding.encode(value)
-            batch.put(dataKey, encoded, hash: hash)
-            return recording ? SubtreeShapes.Shape(leaf: encoded) : nil
+            batch.put(dataKey, encoding: value, hash: hash)
+            return recording ? .leaf(value) : nil
         }
         var key = dataKey
         guard recording else {
@@ -341,7 +338,7 @@ struct WritePlanner {
         }
         var written: [[UInt8]]? = []
         putNode(node, key: &key, recording: &written)
-        return written.map { SubtreeShapes.Shape(keys: $0) }
+        return written.map { .keys($0) }
     }
 
     /// True when `path` has at least one child (so it is an object, and so are its ancestors).
