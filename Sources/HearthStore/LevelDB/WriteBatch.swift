@@ -1,6 +1,6 @@
 import CLevelDB
-import HearthCore
 import Glibc
+import HearthCore
 
 /// A LevelDB write batch: every put and delete in it is applied atomically.
 ///
