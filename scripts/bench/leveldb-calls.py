@@ -9,10 +9,18 @@ messages acknowledged in the same window (the run's rate times the window). Coun
 times, do not move with the machine's load: what a change takes out of the write path shows
 here even when throughput alternations drown in noise (decisions 0011 and 0025).
 
+With `--runtime`, it counts instead the server's heap allocations (`malloc`) and Swift's
+reference counting (`swift_retain`, `swift_release`), divided by the messages the chat trigger
+ran for in the same window (a probe on the binary's `MessageTrigger.updates(for:)`): those
+probes slow the server several times over, so its rate is no denominator then. The counts are
+the whole process's; at 100 members the writer makes nearly all of them.
+
 Needs `perf` and root (uprobes); the probes are added once and left (`perf probe -d
-'probe_libleveldb:*'` removes them).
+'probe_libleveldb:*'` removes them; likewise `probe_libc:*`, `probe_libswiftCore:*` and
+`probe_hearth_bench:*`, which is re-added for each binary).
 
     python3 scripts/bench/leveldb-calls.py --hearth .build/release/hearth --transport ws
+    python3 scripts/bench/leveldb-calls.py --hearth .build/release/hearth --runtime
 
 Loopback only; the run is chat-shipped.py's, bounded as it is.
 """
@@ -28,12 +36,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CALLS = ["leveldb_create_iterator", "leveldb_iter_seek", "leveldb_get", "leveldb_write"]
 
 
-def library():
+RUNTIME = [("probe_libc", "malloc"), ("probe_libswiftCore", "swift_retain"), ("probe_libswiftCore", "swift_release")]
+MESSAGE_SYMBOL = "MessageTriggerV7updates3for"
+
+
+def library(name="libleveldb.so"):
     out = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True).stdout
     for line in out.splitlines():
-        if "libleveldb.so" in line and "=>" in line:
+        if f"{name}" in line and "=>" in line:
             return os.path.realpath(line.split("=>")[1].strip())
-    raise SystemExit("leveldb-calls: libleveldb.so not found (apt-get install libleveldb-dev)")
+    raise SystemExit(f"leveldb-calls: {name} not found (apt-get install libleveldb-dev)")
 
 
 def add_probes(lib):
@@ -41,6 +53,30 @@ def add_probes(lib):
     for call in CALLS:
         if f"probe_libleveldb:{call} " not in listed:
             subprocess.run(["perf", "probe", "-x", lib, "-a", call], capture_output=True, check=True)
+
+
+def swift_core(hearth):
+    for line in subprocess.run(["ldd", hearth], capture_output=True, text=True).stdout.splitlines():
+        if "libswiftCore.so" in line and "=>" in line:
+            return os.path.realpath(line.split("=>")[1].split("(")[0].strip())
+    raise SystemExit("leveldb-calls: the binary links no libswiftCore.so")
+
+
+def add_runtime_probes(hearth):
+    """malloc, swift_retain, swift_release, and a probe counting the binary's chat messages."""
+    listed = subprocess.run(["perf", "probe", "-l"], capture_output=True, text=True).stdout
+    libraries = {"probe_libc": library("libc.so.6"), "probe_libswiftCore": swift_core(hearth)}
+    for group, call in RUNTIME:
+        if f"{group}:{call} " not in listed:
+            subprocess.run(["perf", "probe", "-x", libraries[group], "-a", call], capture_output=True, check=True)
+    symbols = subprocess.run(["nm", hearth], capture_output=True, text=True).stdout.splitlines()
+    found = [f.split()[2] for f in symbols if len(f.split()) == 3 and f.split()[1] == "T"
+             and MESSAGE_SYMBOL in f and f.endswith("TreeChangeV_tKF")]
+    if not found:
+        raise SystemExit("leveldb-calls: the binary has no MessageTrigger.updates(for:) symbol")
+    subprocess.run(["perf", "probe", "-d", "probe_hearth_bench:*"], capture_output=True)
+    subprocess.run(["perf", "probe", "-x", hearth, "-a", f"probe_hearth_bench:message={found[0]}"],
+                   capture_output=True, check=True)
 
 
 def find_server(hearth, deadline):
@@ -68,9 +104,16 @@ def main():
     parser.add_argument("--transport", default="ws", choices=["ws", "rest"])
     parser.add_argument("--members", type=int, default=100)
     parser.add_argument("--window", type=float, default=8, help="seconds counted, inside the measured load")
+    parser.add_argument("--runtime", action="store_true",
+                        help="count malloc, swift_retain and swift_release a chat message instead")
     args = parser.parse_args()
     hearth = os.path.abspath(args.hearth)
-    add_probes(library())
+    if args.runtime:
+        add_runtime_probes(hearth)
+        probes = [f"{group}:{call}" for group, call in RUNTIME] + ["probe_hearth_bench:message"]
+    else:
+        add_probes(library())
+        probes = [f"probe_libleveldb:{call}" for call in CALLS]
     warmup, lead = 2, 2
     duration = args.window + 2 * lead
     bench = subprocess.Popen(
@@ -83,7 +126,7 @@ def main():
     reader.start()
     server = find_server(hearth, time.monotonic() + 900)
     time.sleep(warmup + lead)
-    events = ",".join(f"probe_libleveldb:{call}" for call in CALLS)
+    events = ",".join(probes)
     stat = subprocess.run(["perf", "stat", "-x", ",", "-e", events, "-p", server, "--", "sleep", str(args.window)],
                           capture_output=True, text=True, timeout=args.window + 60)
     reader.join()
@@ -95,11 +138,13 @@ def main():
     counts = {}
     for line in stat.stderr.splitlines():
         fields = line.split(",")
-        if len(fields) > 2 and fields[2].startswith("probe_libleveldb:") and fields[0].isdigit():
+        if len(fields) > 2 and fields[2] in probes and fields[0].isdigit():
             counts[fields[2].split(":")[1]] = int(fields[0])
-    if len(counts) != len(CALLS):
+    if len(counts) != len(probes):
         raise SystemExit(f"leveldb-calls: perf stat counted nothing: {stat.stderr.strip()[-300:]}")
-    messages = rate * args.window
+    messages = counts.pop("message") if args.runtime else rate * args.window
+    if messages == 0:
+        raise SystemExit("leveldb-calls: no chat message in the window")
     print(json.dumps({
         "benchmark": "leveldb-calls",
         "commit": run.get("commit"),
@@ -108,6 +153,8 @@ def main():
         "messages_per_s": rate,
         "verified": result["verified"],
         "window_s": args.window,
+        "counted": "malloc, swift_retain, swift_release (whole process)" if args.runtime else "LevelDB calls",
+        "messages_counted": round(messages),
         "calls": counts,
         "calls_per_message": {call: round(count / messages, 2) for call, count in counts.items()},
     }))
