@@ -7,17 +7,9 @@ enum ValueEncoding {
         switch value {
         case .bool(let b):
             out.append(b ? UInt8(ascii: "t") : UInt8(ascii: "f"))
-        case .number(let d):
-            // Made at its size in one step: a chat message encodes hundreds of counters.
-            return [UInt8](unsafeUninitializedCapacity: 9) { buffer, count in
-                buffer[0] = UInt8(ascii: "d")
-                var bits = d.bitPattern
-                for i in 1...8 {
-                    buffer[i] = UInt8(truncatingIfNeeded: bits)
-                    bits >>= 8
-                }
-                count = 9
-            }
+        case .number:
+            // Made at its size in one step, from the encoding `withEncoded` writes.
+            return withEncoded(value) { Array($0) }
         case .string(let s):
             out.reserveCapacity(s.utf8.count + 1)
             out.append(UInt8(ascii: "s"))
@@ -33,7 +25,7 @@ enum ValueEncoding {
             var byte = b ? UInt8(ascii: "t") : UInt8(ascii: "f")
             return withUnsafeBytes(of: &byte) { body($0) }
         case .number(let d):
-            // The tag, then the bits little-endian (as `encode`).
+            // The tag, then the bits little-endian.
             var encoded: (UInt8, UInt64) = (UInt8(ascii: "d"), 0)
             return withUnsafeMutableBytes(of: &encoded) { bytes in
                 bytes[0] = UInt8(ascii: "d")
@@ -78,15 +70,6 @@ enum ValueEncoding {
         case .number(let d)?: return .number(d)
         case .string(let s)?: return .string(s)
         default: return nil
-        }
-    }
-
-    @inline(__always)
-    static func appendLittleEndian(_ value: UInt64, to out: inout [UInt8]) {
-        var v = value
-        for _ in 0..<8 {
-            out.append(UInt8(truncatingIfNeeded: v))
-            v >>= 8
         }
     }
 }

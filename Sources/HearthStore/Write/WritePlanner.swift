@@ -323,7 +323,7 @@ struct WritePlanner {
 
     /// Puts `node` at `dataKey` (`hash`: `SubtreeShapes.hash(dataKey)`, kept with a leaf's
     /// put for the group's `keepingLastWriteOfEachKey`). When `recording`, returns the keys put
-    /// when they are few (a leaf without priority: its encoded value), for the staged shapes.
+    /// when they are few (a leaf without priority: its value), for the staged shapes.
     private func put(_ node: Node?, dataKey: [UInt8], hash: UInt64, recording: Bool) -> SubtreeShapes.Shape? {
         guard let node else { return nil }
         if case .leaf(let value, nil) = node {
