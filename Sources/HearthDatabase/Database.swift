@@ -103,6 +103,15 @@ public final class Database: Sendable {
         return try await engine(for: name)
     }
 
+    /// The engine of namespace `name` when it is open with its rules in force and may serve
+    /// `caller` as `open(_:as:)` would, without waiting for anything; nil otherwise (then
+    /// `open(_:as:)` says what to do). For transports that answer on an event loop.
+    public func openedEngine(_ name: String, as caller: Caller) -> NamespaceEngine? {
+        guard let engine = engines.withLock({ $0[name] }), engine.rules.current != nil else { return nil }
+        if !caller.bypassesRules, (try? refusesAllButAdmin(name)) != false { return nil }
+        return engine
+    }
+
     /// Whether the engine of namespace `name` is open (in memory).
     public func isOpen(_ name: String) -> Bool {
         engines.withLock { $0[name] != nil }

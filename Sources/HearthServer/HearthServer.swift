@@ -11,6 +11,9 @@ import Synchronization
 /// The Hearth server: the Firebase REST API, Server-Sent Events and the realtime WebSocket
 /// protocol over a Hearth store.
 public enum HearthServer {
+    /// The `Server` header of every HTTP answer.
+    static let serverName = "Hearth"
+
     /// Serves until SIGTERM or SIGINT, then drains HTTP and closes the store.
     public static func run(configuration: HearthServerConfiguration, logger: Logger) async throws {
         raiseOpenFileLimit(logger: logger)
@@ -87,7 +90,14 @@ public enum HearthServer {
             logger: logger
         )
         let relays = ClusterRESTRelays()
-        let server = try ServerBuilder.httpServer(configuration, realtime: endpoint, relays: relays, cap: cap)
+        let directWrites = DirectRESTWrites()
+        let server = try ServerBuilder.httpServer(
+            configuration,
+            realtime: endpoint,
+            relays: relays,
+            directWrites: directWrites,
+            cap: cap
+        )
         let accounts = try AccountsBootstrap.open(configuration, logger: logger)
         let hub = RealtimeHub()
         let metrics = ServerMetrics(
@@ -335,6 +345,16 @@ public enum HearthServer {
         }
         if let clusterRouting {
             relays.attach(ClusterRESTRelays.Routing(cluster: clusterRouting, limiter: limiter, metrics: metrics))
+        } else if configuration.directRESTWrites {
+            directWrites.attach(
+                DirectRESTWrites.Serving(
+                    service: service,
+                    cors: responder.cors,
+                    metrics: metrics,
+                    limiter: limiter,
+                    serverName: Self.serverName
+                )
+            )
         }
         let router = HearthRouter(
             metrics: metrics,
@@ -377,7 +397,7 @@ public enum HearthServer {
             server: server,
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port),
-                serverName: "Hearth"
+                serverName: Self.serverName
             ),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port

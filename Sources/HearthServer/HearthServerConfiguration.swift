@@ -39,6 +39,10 @@ public struct HearthServerConfiguration: Sendable {
     /// Bytes all request bodies being read may hold in memory together; a body that would pass
     /// it is answered 503 with `Retry-After`. Never below `maxRequestBodyBytes`.
     public var maxBodyMemoryBytes: Int = 512 << 20
+    /// Whether plain REST writes with small bodies are answered on their connection's event
+    /// loop rather than through the router's task (docs/decisions/0032); the answers are the
+    /// same either way. Outside a cluster only.
+    public var directRESTWrites = true
     /// Largest file (Storage object) in bytes, 5 GiB by default; a larger upload is answered 413
     /// as soon as its `Content-Length`, or the bytes read so far, pass it, and nothing of it stays.
     public var maxObjectSize: UInt64 = 5 << 30

@@ -44,4 +44,11 @@ extension NamespaceEngine {
             return try await store.read { rules.forecastWrite(caller, at: path, reader: $0) } == .denied
         }
     }
+
+    /// `deniesEveryWrite(at:as:readingCurrentData:)` without the read: true only when the rules
+    /// deny the set without looking at the current data.
+    public func deniesEveryWrite(at path: DataPath, as caller: Caller) -> Bool {
+        if case .denied = rules.forecastWrite(caller, at: path) { return true }
+        return false
+    }
 }

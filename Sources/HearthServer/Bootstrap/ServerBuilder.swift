@@ -13,6 +13,7 @@ enum ServerBuilder {
         _ configuration: HearthServerConfiguration,
         realtime: RealtimeEndpoint,
         relays: ClusterRESTRelays,
+        directWrites: DirectRESTWrites,
         cap: ConnectionCap
     ) throws -> HTTPServerBuilder {
         let maxFrameBytes = configuration.realtime.maxFrameBytes
@@ -23,6 +24,7 @@ enum ServerBuilder {
                 responder: responder,
                 endpoint: realtime,
                 relays: relays,
+                directWrites: directWrites,
                 maxFrameBytes: maxFrameBytes,
                 connections: connections,
                 cap: cap,

@@ -12,9 +12,13 @@ struct CORS: Sendable {
 
     /// Adds the origin and the response headers a page may read (`exposing`).
     func decorate(_ response: inout Response, exposing exposed: String = "ETag") {
-        response.headers[.accessControlAllowOrigin] = allowedOrigin
-        response.headers[.accessControlExposeHeaders] = exposed
-        if allowedOrigin != "*" { response.headers[.vary] = "Origin" }
+        decorate(&response.headers, exposing: exposed)
+    }
+
+    func decorate(_ headers: inout HTTPFields, exposing exposed: String = "ETag") {
+        headers[.accessControlAllowOrigin] = allowedOrigin
+        headers[.accessControlExposeHeaders] = exposed
+        if allowedOrigin != "*" { headers[.vary] = "Origin" }
     }
 
     func preflight(_ request: Request) -> Response {

@@ -28,13 +28,17 @@ struct HearthResponder: HTTPResponder {
             }
         }
         cors.decorate(&response)
-        RequestLog.write(request, response, since: started, logger: logger) { target in
-            let parsed = try? QueryString(target.query)
-            return [
-                "hb.request.query": "\(parsed?.redacted ?? "<unparsable>")",
-                "hearth.ns": "\(parsed?["ns"] ?? "default")",
-            ]
-        }
+        RequestLog.write(request, response, since: started, logger: logger, details: Self.logDetails)
         return response
+    }
+
+    /// What the request line adds for a database request: its query (the `auth` value hidden)
+    /// and namespace.
+    static func logDetails(_ target: (path: Substring, query: Substring?)) -> Logger.Metadata {
+        let parsed = try? QueryString(target.query)
+        return [
+            "hb.request.query": "\(parsed?.redacted ?? "<unparsable>")",
+            "hearth.ns": "\(parsed?["ns"] ?? "default")",
+        ]
     }
 }

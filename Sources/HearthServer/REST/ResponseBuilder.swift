@@ -15,16 +15,21 @@ enum ResponseBuilder {
         etag: String? = nil,
         callback: String? = nil
     ) -> Response {
+        guard let callback else {
+            let parts = jsonParts(compact, status: status, print: print, etag: etag)
+            guard let body = parts.body else { return Response(status: parts.status, headers: parts.headers) }
+            return Response(
+                status: parts.status,
+                headers: parts.headers,
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: body))
+            )
+        }
         var headers: HTTPFields = [.cacheControl: "no-cache"]
         if let etag { headers[.eTag] = etag }
         if print == .silent {
             return Response(status: .noContent, headers: headers)
         }
         let bytes = print == .pretty ? CoreBridge.pretty(compact) : compact
-        guard let callback else {
-            headers[.contentType] = "application/json; charset=utf-8"
-            return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
-        }
         // JSONP (`callback=`): the script `NAME(JSON);`, never sniffed as anything else.
         headers[.contentType] = "application/javascript; charset=utf-8"
         headers[contentTypeOptions] = "nosniff"
@@ -35,6 +40,22 @@ enum ResponseBuilder {
         script.writeBytes(bytes)
         script.writeString(");")
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: script))
+    }
+
+    /// What `json(_:status:print:etag:)` answers without a callback, as parts: the status, the
+    /// headers and the body (none for `print=silent`), for a handler that writes them itself
+    /// (`DirectRESTWriteHandler`).
+    static func jsonParts(
+        _ compact: [UInt8],
+        status: HTTPResponse.Status = .ok,
+        print: RESTOptions.PrintMode = .compact,
+        etag: String? = nil
+    ) -> (status: HTTPResponse.Status, headers: HTTPFields, body: [UInt8]?) {
+        var headers: HTTPFields = [.cacheControl: "no-cache"]
+        if let etag { headers[.eTag] = etag }
+        if print == .silent { return (.noContent, headers, nil) }
+        headers[.contentType] = "application/json; charset=utf-8"
+        return (status, headers, print == .pretty ? CoreBridge.pretty(compact) : compact)
     }
 
     static func json(

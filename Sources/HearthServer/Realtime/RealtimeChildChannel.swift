@@ -38,6 +38,8 @@ struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
     let endpoint: RealtimeEndpoint
     /// In a cluster: REST requests for namespaces other nodes own, relayed at the channel level.
     let relays: ClusterRESTRelays
+    /// Plain REST writes answered on the connection's loop (`DirectRESTWrites`), outside a cluster.
+    let directWrites: DirectRESTWrites
     /// Largest WebSocket frame accepted from a client.
     let maxFrameBytes: Int
     let http1: HTTP1Channel.Configuration
@@ -55,6 +57,7 @@ struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
         responder: @escaping HTTPChannelHandler.Responder,
         endpoint: RealtimeEndpoint,
         relays: ClusterRESTRelays,
+        directWrites: DirectRESTWrites,
         maxFrameBytes: Int,
         connections: ConnectionConfiguration,
         cap: ConnectionCap,
@@ -64,6 +67,7 @@ struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
         self.responder = Self.upgradeAwareResponder(responder)
         self.endpoint = endpoint
         self.relays = relays
+        self.directWrites = directWrites
         self.maxFrameBytes = min(maxFrameBytes, Int(UInt32.max))
         self.connections = connections
         self.cap = cap
@@ -143,13 +147,15 @@ struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
                 }
             )
             let http1 = self.http1
-            let relays = self.relays
+            let (relays, directWrites) = (self.relays, self.directWrites)
             let serverUpgradeConfiguration = NIOTypedHTTPServerUpgradeConfiguration(
                 upgraders: [upgrader],
                 notUpgradingCompletionHandler: { channel in
                     channel.eventLoop.makeCompletedFuture {
                         if let relay = relays.relay(on: channel.eventLoop) {
                             try channel.pipeline.syncOperations.addHandler(relay)
+                        } else if let direct = directWrites.handler() {
+                            try channel.pipeline.syncOperations.addHandler(direct)
                         }
                         try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
                         try channel.pipeline.syncOperations.addHandlers(http1.additionalChannelHandlers())

@@ -1,0 +1,335 @@
+import CoreMetrics
+import HTTPTypes
+import HearthCore
+import HearthDatabase
+import Logging
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// Plain REST writes answered on their connection's event loop (docs/decisions/0032).
+///
+/// A `PUT`, `POST` or `PATCH` of a data path with a small body, nothing but `ns`, `auth` and
+/// `print` in its query, and no header that asks for more (ETags, conditions, a method
+/// override, `Expect`, `Connection: close`) is read whole by `DirectRESTWriteHandler`, which sits
+/// between NIO's HTTP parser and Hummingbird's. If `RESTService.directWrite` finds it
+/// writable with nothing to wait for, the handler hands it to the namespace's writer and
+/// writes the answer itself when the writer calls back: no task, no async stream, no hop
+/// through Swift's global pool. Everything else, every refusal and every failed write (which
+/// changed nothing) goes to the router as the bytes it came as, and is answered there as it
+/// always is.
+final class DirectRESTWrites: Sendable {
+    /// What the handlers decide and answer with, given once the server is built (`attach`).
+    struct Serving: Sendable {
+        let service: RESTService
+        let cors: CORS
+        let metrics: ServerMetrics
+        let limiter: RequestRateLimiter?
+        /// The `Server` header, as the router's answers carry it.
+        let serverName: String
+        /// `hearth_rest_direct_writes_total`: writes answered here.
+        let answered: CoreMetrics.Counter
+
+        init(
+            service: RESTService,
+            cors: CORS,
+            metrics: ServerMetrics,
+            limiter: RequestRateLimiter?,
+            serverName: String
+        ) {
+            self.service = service
+            self.cors = cors
+            self.metrics = metrics
+            self.limiter = limiter
+            self.serverName = serverName
+            answered = metrics.counter("hearth_rest_direct_writes_total", [])
+        }
+    }
+
+    private let serving = Mutex<Serving?>(nil)
+
+    init() {}
+
+    func attach(_ serving: Serving) {
+        self.serving.withLock { $0 = serving }
+    }
+
+    /// The handler for a new connection; nil until attached, or when direct writes are off.
+    func handler() -> DirectRESTWriteHandler? {
+        serving.withLock { $0 }.map(DirectRESTWriteHandler.init(serving:))
+    }
+}
+
+/// One connection's direct REST writes (`DirectRESTWrites`). It keeps HTTP's order with the
+/// router's answers on the connection: it takes a request only when the router owes no
+/// answer, and while its write is in flight it reads nothing more (the parts already read wait
+/// and follow it, in order).
+final class DirectRESTWriteHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// Bodies up to this are read here; larger ones go to the router, which may refuse them
+    /// before reading them (`RESTService.earlyRefusalMinimumBytes`).
+    static let maxBodyBytes = RESTService.earlyRefusalMinimumBytes
+
+    /// A request being read or written here.
+    private final class Exchange {
+        let head: HTTPRequestHead
+        let started = ContinuousClock.now
+        let announced: Int
+        var body: [UInt8] = []
+        /// The write, once handed to the writer.
+        var write: RESTService.DirectWrite?
+
+        init(head: HTTPRequestHead, announced: Int) {
+            self.head = head
+            self.announced = announced
+            body.reserveCapacity(announced)
+        }
+    }
+
+    private let serving: DirectRESTWrites.Serving
+    private var context: ChannelHandlerContext?
+    /// Requests given to the router whose answers have not ended.
+    private var routerOwes = 0
+    private var exchange: Exchange?
+    /// Parts read while a write is in flight.
+    private var held: [HTTPServerRequestPart] = []
+    private var readWanted = false
+    private var quiesce: Any?
+
+    init(serving: DirectRESTWrites.Serving) {
+        self.serving = serving
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        end()
+        self.context = nil
+    }
+
+    // MARK: Requests
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        read(unwrapInboundIn(data), context: context)
+    }
+
+    private func read(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
+        if let exchange {
+            if exchange.write != nil || !held.isEmpty { return held.append(part) }
+            switch part {
+            case .head:
+                // Not sent by the parser before the request's end; the router's if it were.
+                hand(exchange, ended: false, context: context)
+                read(part, context: context)
+            case .body(let buffer):
+                guard exchange.body.count + buffer.readableBytes <= exchange.announced else {
+                    return hand(exchange, ended: false, then: part, context: context)
+                }
+                exchange.body.append(contentsOf: buffer.readableBytesView)
+            case .end(let trailers):
+                guard trailers == nil else { return hand(exchange, ended: false, then: part, context: context) }
+                start(exchange, context: context)
+            }
+            return
+        }
+        if case .head(let head) = part, routerOwes == 0,
+            let announced = Self.takes(head, maxBodyBytes: min(Self.maxBodyBytes, serving.service.maxRequestBodyBytes)),
+            serving.service.bodyMemory.reserve(announced)
+        {
+            exchange = Exchange(head: head, announced: announced)
+            return
+        }
+        if case .head = part { routerOwes += 1 }
+        context.fireChannelRead(wrapInboundOut(part))
+    }
+
+    /// The body's length when the request's head is one this handler reads: a plain write
+    /// over HTTP/1.1 that keeps the connection, with a small body of announced length and
+    /// nothing asked for but the write (see `DirectRESTWrites`).
+    static func takes(_ head: HTTPRequestHead, maxBodyBytes: Int) -> Int? {
+        guard head.version == .http1_1, head.method == .PUT || head.method == .POST || head.method == .PATCH
+        else { return nil }
+        var announced: Int?
+        for (name, value) in head.headers {
+            switch name.lowercased() {
+            case "content-length":
+                guard announced == nil, let length = Int(value), (0...maxBodyBytes).contains(length) else { return nil }
+                announced = length
+            case "connection":
+                if value.lowercased().contains("close") { return nil }
+            case "transfer-encoding", "expect", "upgrade", "if-match", "if-none-match", "x-firebase-etag",
+                "x-http-method-override":
+                return nil
+            default:
+                continue
+            }
+        }
+        guard let announced, RESTService.isPlainDataPath(PercentDecoding.splitTarget(head.uri).path) else { return nil }
+        return announced
+    }
+
+    /// The whole request is read: written here when `RESTService.directWrite` takes it and the
+    /// client's rate admits it, else the router's.
+    private func start(_ exchange: Exchange, context: ChannelHandlerContext) {
+        let head = exchange.head
+        let target = PercentDecoding.splitTarget(head.uri)
+        guard let method = HTTPRequest.Method(head.method.rawValue),
+            let write = serving.service.directWrite(
+                method: method,
+                path: target.path,
+                query: target.query,
+                authorization: head.headers.first(name: "authorization"),
+                body: exchange.body
+            ),
+            serving.limiter?.admit(context.channel.remoteAddress?.ipAddress) ?? true
+        else { return hand(exchange, ended: true, context: context) }
+        exchange.write = write
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let eventLoop = context.eventLoop
+        write.engine.write(write.write, as: write.caller) { result in
+            eventLoop.execute { handler.value.written(result) }
+        }
+    }
+
+    /// The writer's answer, on the loop.
+    private func written(_ result: Result<WriteResult, any Error>) {
+        guard let context, let exchange, let write = exchange.write else { return }
+        guard case .success(.committed(_, let values)) = result else {
+            // Refused or failed, so nothing changed: the router runs it again and answers it.
+            exchange.write = nil
+            return hand(exchange, ended: true, context: context)
+        }
+        self.exchange = nil
+        serving.service.bodyMemory.release(exchange.announced)
+        let answer = ResponseBuilder.jsonParts(RESTService.directAnswer(write, values: values), print: write.print)
+        respond(answer, to: exchange, context: context)
+        resume(context: context)
+    }
+
+    /// Writes `answer` as the router would: its headers, the length, CORS, `Date`, `Server`.
+    private func respond(
+        _ answer: (status: HTTPResponse.Status, headers: HTTPFields, body: [UInt8]?),
+        to exchange: Exchange,
+        context: ChannelHandlerContext
+    ) {
+        var fields = answer.headers
+        if let body = answer.body { fields[.contentLength] = String(body.count) }
+        serving.cors.decorate(&fields)
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(fields.count + 2)
+        for field in fields { headers.add(name: field.name.rawName, value: field.value) }
+        headers.add(name: "Date", value: HTTPDateHeader.now)
+        headers.add(name: "Server", value: serving.serverName)
+        let status = HTTPResponseStatus(statusCode: answer.status.code, reasonPhrase: answer.status.reasonPhrase)
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
+            promise: nil
+        )
+        if let body = answer.body {
+            context.write(
+                wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))),
+                promise: nil
+            )
+        }
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        serving.answered.increment()
+        serving.metrics.request(
+            route: MetricsRoute.rest.rawValue,
+            status: answer.status.code,
+            duration: ContinuousClock.now - exchange.started
+        )
+        RequestLog.write(
+            method: exchange.head.method.rawValue,
+            target: exchange.head.uri,
+            status: answer.status.code,
+            since: exchange.started,
+            logger: serving.service.logger,
+            details: HearthResponder.logDetails
+        )
+    }
+
+    /// Gives the request to the router as it was read: its head, its body so far, and its end
+    /// when it was read (else `next`, the part that made the handler give it up).
+    private func hand(
+        _ exchange: Exchange,
+        ended: Bool,
+        then next: HTTPServerRequestPart? = nil,
+        context: ChannelHandlerContext
+    ) {
+        self.exchange = nil
+        serving.service.bodyMemory.release(exchange.announced)
+        routerOwes += 1
+        context.fireChannelRead(wrapInboundOut(.head(exchange.head)))
+        if !exchange.body.isEmpty {
+            context.fireChannelRead(wrapInboundOut(.body(context.channel.allocator.buffer(bytes: exchange.body))))
+        }
+        if ended { context.fireChannelRead(wrapInboundOut(.end(nil))) }
+        if let next { context.fireChannelRead(wrapInboundOut(next)) }
+        // Hummingbird's channel passes on what it read at the read's completion.
+        context.fireChannelReadComplete()
+        resume(context: context)
+    }
+
+    /// After a write: the parts that waited, a deferred quiesce, and reading again.
+    private func resume(context: ChannelHandlerContext) {
+        let waiting = held
+        held = []
+        for part in waiting { read(part, context: context) }
+        if !waiting.isEmpty { context.fireChannelReadComplete() }
+        if exchange == nil, let quiesce {
+            self.quiesce = nil
+            context.fireUserInboundEventTriggered(quiesce)
+        }
+        if readWanted, !readsHeld {
+            readWanted = false
+            context.read()
+        }
+    }
+
+    /// Whether the connection reads no more for now: a write is in flight, or parts wait.
+    private var readsHeld: Bool { exchange?.write != nil || !held.isEmpty }
+
+    func read(context: ChannelHandlerContext) {
+        guard !readsHeld else {
+            readWanted = true
+            return
+        }
+        context.read()
+    }
+
+    // MARK: Answers and the connection
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) { routerOwes = max(0, routerOwes - 1) }
+        context.write(data, promise: promise)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        end()
+        context.fireChannelInactive()
+    }
+
+    /// A server shutting down closes connections between requests: not in one read here.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if exchange != nil, let event = event as? ChannelShouldQuiesceEvent {
+            quiesce = event
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    /// The connection ended: a write in flight still commits, unanswered.
+    private func end() {
+        if let exchange {
+            self.exchange = nil
+            serving.service.bodyMemory.release(exchange.announced)
+        }
+        held = []
+    }
+}
