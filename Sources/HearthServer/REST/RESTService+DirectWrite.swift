@@ -41,10 +41,11 @@ extension RESTService {
             options.hasOnlyWriteBasics,
             let credential = try? credentials.resolve(queryAuth: options.auth, authorization: authorization),
             let decoded = try? Self.decodePath(String(rawPath)),
-            let (path, isPriority) = try? CoreBridge.parseWritePath(decoded), !isPriority,
-            let engine = database.openedEngine(options.namespace, as: credential.caller)
+            let (path, isPriority) = try? CoreBridge.parseWritePath(decoded), !isPriority
         else { return nil }
+        // Made once: a user's is built from the token's claims.
         let caller = credential.caller
+        guard let engine = database.openedEngine(options.namespace, as: caller) else { return nil }
         let operation: Write.Operation
         let answer: DirectWrite.Answer
         switch method {

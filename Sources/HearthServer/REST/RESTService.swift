@@ -25,14 +25,28 @@ struct RESTService: Sendable {
 
     /// A decoded REST request.
     struct Call: Sendable {
-        var method: HTTPRequest.Method
-        var rawPath: String
-        var options: RESTOptions
-        var credential: Credential
-        var headers: HTTPFields
+        let method: HTTPRequest.Method
+        let rawPath: String
+        let options: RESTOptions
+        let credential: Credential
+        let headers: HTTPFields
+        /// Who the rules judge the call as (made once: a user's is built from the token's claims).
+        let caller: Caller
 
-        /// Who the rules judge the call as.
-        var caller: Caller { credential.caller }
+        init(
+            method: HTTPRequest.Method,
+            rawPath: String,
+            options: RESTOptions,
+            credential: Credential,
+            headers: HTTPFields
+        ) {
+            self.method = method
+            self.rawPath = rawPath
+            self.options = options
+            self.credential = credential
+            self.headers = headers
+            caller = credential.caller
+        }
 
         var wantsETag: Bool { headers[ResponseBuilder.firebaseETag]?.lowercased() == "true" }
         var ifMatch: String? { headers[.ifMatch].map(ResponseBuilder.normalizedETag) }
