@@ -82,6 +82,13 @@ struct DirectRESTWriteTests {
                 direct: false
             ),
             Step(method: "PUT", target: "/open/d%ZZ.json", body: "1", direct: true),
+            Step(
+                method: "PUT",
+                target: "/mine/u1/age.json",
+                headers: [("Authorization", "Bearer \(u1)"), ("Authorization", "Bearer \(u1)")],
+                body: "31",
+                direct: false
+            ),
             // What the router keeps.
             Step(method: "PUT", target: "/open/a.json", headers: [("If-Match", "\"nope\"")], body: "6", direct: false),
             Step(

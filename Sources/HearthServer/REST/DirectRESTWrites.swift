@@ -156,11 +156,16 @@ final class DirectRESTWriteHandler: ChannelDuplexHandler, RemovableChannelHandle
         guard head.version == .http1_1, head.method == .PUT || head.method == .POST || head.method == .PATCH
         else { return nil }
         var announced: Int?
+        var authorized = false
         for (name, value) in head.headers {
             switch name.lowercased() {
             case "content-length":
                 guard announced == nil, let length = Int(value), (0...maxBodyBytes).contains(length) else { return nil }
                 announced = length
+            case "authorization":
+                // Two are one field to the router (joined with a comma): its answer, not the first's.
+                guard !authorized else { return nil }
+                authorized = true
             case "connection":
                 if value.lowercased().contains("close") { return nil }
             case "transfer-encoding", "expect", "upgrade", "if-match", "if-none-match", "x-firebase-etag",
