@@ -9,7 +9,7 @@ import Synchronization
 
 /// Plain REST writes answered on their connection's event loop (docs/decisions/0032).
 ///
-/// A `PUT`, `POST` or `PATCH` of a data path with a small body, nothing but `ns`, `auth` and
+/// A `PUT`, `POST`, `PATCH` or `DELETE` of a data path with a small body, nothing but `ns`, `auth` and
 /// `print` in its query, and no header that asks for more (ETags, conditions, a method
 /// override, `Expect`, `Connection: close`) is read whole by `DirectRESTWriteHandler`, which sits
 /// between NIO's HTTP parser and Hummingbird's. If `RESTService.directWrite` finds it
@@ -153,7 +153,8 @@ final class DirectRESTWriteHandler: ChannelDuplexHandler, RemovableChannelHandle
     /// over HTTP/1.1 that keeps the connection, with a small body of announced length and
     /// nothing asked for but the write (see `DirectRESTWrites`).
     static func takes(_ head: HTTPRequestHead, maxBodyBytes: Int) -> Int? {
-        guard head.version == .http1_1, head.method == .PUT || head.method == .POST || head.method == .PATCH
+        guard head.version == .http1_1,
+            head.method == .PUT || head.method == .POST || head.method == .PATCH || head.method == .DELETE
         else { return nil }
         var announced: Int?
         var authorized = false
@@ -175,8 +176,11 @@ final class DirectRESTWriteHandler: ChannelDuplexHandler, RemovableChannelHandle
                 continue
             }
         }
-        guard let announced, RESTService.isPlainDataPath(PercentDecoding.splitTarget(head.uri).path) else { return nil }
-        return announced
+        // A `DELETE` needs no length (it has no body); the others announce theirs.
+        guard let length = announced ?? (head.method == .DELETE ? 0 : nil),
+            RESTService.isPlainDataPath(PercentDecoding.splitTarget(head.uri).path)
+        else { return nil }
+        return length
     }
 
     /// The whole request is read: written here when `RESTService.directWrite` takes it and the

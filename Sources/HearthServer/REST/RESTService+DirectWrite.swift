@@ -23,7 +23,7 @@ extension RESTService {
         let print: RESTOptions.PrintMode
     }
 
-    /// The write of a `PUT`, `POST` or `PATCH` of a `.json` path, when it is one that `handle(_:)`
+    /// The write of a `PUT`, `POST`, `PATCH` or `DELETE` of a `.json` path, when it is one that `handle(_:)`
     /// would write with nothing to wait for but the writer: no option but `ns`, `auth` and
     /// `print`, a credential that resolves, an open namespace with its rules, a path and a body
     /// that parse, and rules that do not deny it before its data is read. Nil for anything
@@ -36,7 +36,8 @@ extension RESTService {
         authorization: String?,
         body: [UInt8]
     ) -> DirectWrite? {
-        guard method == .put || method == .post || method == .patch, Self.isPlainDataPath(rawPath),
+        guard method == .put || method == .post || method == .patch || method == .delete,
+            Self.isPlainDataPath(rawPath),
             let parsedQuery = try? QueryString(query), let options = try? RESTOptions.parse(parsedQuery),
             options.hasOnlyWriteBasics,
             let credential = try? credentials.resolve(queryAuth: options.auth, authorization: authorization),
@@ -61,6 +62,10 @@ extension RESTService {
             guard !engine.deniesEveryWrite(at: path, as: caller), let value = try? CoreBridge.parseValue(body, at: path)
             else { return nil }
             operation = .set(path, value)
+            answer = .value
+        case .delete:
+            // As the router: no early refusal (nothing to spare reading), the body ignored.
+            operation = .set(path, .null)
             answer = .value
         default:
             guard let entries = try? CoreBridge.parseUpdate(body, at: path) else { return nil }
