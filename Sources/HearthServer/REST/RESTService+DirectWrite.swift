@@ -10,7 +10,7 @@ extension RESTService {
         enum Answer {
             /// `POST`: the new child's name.
             case pushID(String)
-            /// `PUT`: the value written.
+            /// `PUT` and `DELETE`: the value written.
             case value
             /// `PATCH`: the patch, keyed as sent.
             case patch([UpdateEntry])
