@@ -63,7 +63,8 @@ final class DirectRESTWrites: Sendable {
 /// One connection's direct REST writes (`DirectRESTWrites`). It keeps HTTP's order with the
 /// router's answers on the connection: it takes a request only when the router owes no
 /// answer, and while its write is in flight it reads nothing more (the parts already read wait
-/// and follow it, in order).
+/// and follow it, in order). It takes none while the connection is not writable (a client that
+/// does not read its answers), so the router's backpressure bounds such a client.
 final class DirectRESTWriteHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -138,7 +139,9 @@ final class DirectRESTWriteHandler: ChannelDuplexHandler, RemovableChannelHandle
             }
             return
         }
-        if case .head(let head) = part, routerOwes == 0,
+        // Not while the client leaves answers unread (the channel unwritable): the router's
+        // requests wait for their answers' writes, so it stops reading such a client.
+        if case .head(let head) = part, routerOwes == 0, context.channel.isWritable,
             let announced = Self.takes(head, maxBodyBytes: min(Self.maxBodyBytes, serving.service.maxRequestBodyBytes)),
             serving.service.bodyMemory.reserve(announced)
         {
