@@ -219,7 +219,13 @@ final class DirectRESTWriteHandler: ChannelDuplexHandler, RemovableChannelHandle
         }
         self.exchange = nil
         serving.service.bodyMemory.release(exchange.announced)
-        let answer = ResponseBuilder.jsonParts(RESTService.directAnswer(write, values: values), print: write.print)
+        let body = RESTService.committedAnswer(
+            of: write.write.operation,
+            pushID: write.pushID,
+            values: values,
+            format: .plain
+        )
+        let answer = ResponseBuilder.jsonParts(body, print: write.print)
         respond(answer, to: exchange, context: context)
         resume(context: context)
     }

@@ -7,19 +7,11 @@ extension RESTService {
     /// everything `handle(_:)` would check has passed, the write is built, and only the writer
     /// is left to ask.
     struct DirectWrite {
-        enum Answer {
-            /// `POST`: the new child's name.
-            case pushID(String)
-            /// `PUT` and `DELETE`: the value written.
-            case value
-            /// `PATCH`: the patch, keyed as sent.
-            case patch([UpdateEntry])
-        }
-
         let engine: NamespaceEngine
         let write: Write
         let caller: Caller
-        let answer: Answer
+        /// A `POST`'s new child's name.
+        let pushID: String?
         let print: RESTOptions.PrintMode
     }
 
@@ -48,51 +40,34 @@ extension RESTService {
         let caller = credential.caller
         guard let engine = database.openedEngine(options.namespace, as: caller) else { return nil }
         let operation: Write.Operation
-        let answer: DirectWrite.Answer
+        var pushID: String?
         switch method {
         case .post:
-            let pushID = CoreBridge.nextPushID()
-            let child = path.child(ChildKey(pushID))
+            let id = CoreBridge.nextPushID()
+            let child = path.child(ChildKey(id))
             guard !engine.deniesEveryWrite(at: child, as: caller),
                 let value = try? CoreBridge.parseValue(body, at: child)
             else { return nil }
             operation = .set(child, value)
-            answer = .pushID(pushID)
+            pushID = id
         case .put:
             guard !engine.deniesEveryWrite(at: path, as: caller), let value = try? CoreBridge.parseValue(body, at: path)
             else { return nil }
             operation = .set(path, value)
-            answer = .value
         case .delete:
             // As the router: no early refusal (nothing to spare reading), the body ignored.
             operation = .set(path, .null)
-            answer = .value
         default:
             guard let entries = try? CoreBridge.parseUpdate(body, at: path) else { return nil }
             operation = .update(path, entries)
-            answer = .patch(entries)
         }
         return DirectWrite(
             engine: engine,
             write: Write(operation),
             caller: caller,
-            answer: answer,
+            pushID: pushID,
             print: options.print
         )
-    }
-
-    /// The body `write(_:path:isPriority:body:pushID:in:)` answers a committed write with.
-    static func directAnswer(_ write: DirectWrite, values: [Node?]) -> [UInt8] {
-        var bytes: [UInt8] = []
-        switch write.answer {
-        case .pushID(let pushID):
-            bytes.append(contentsOf: "{\"name\":\(JSONText.quoted(pushID))}".utf8)
-        case .value:
-            CoreBridge.render(values.first ?? nil, format: .plain, into: &bytes)
-        case .patch(let entries):
-            renderPatch(entries: entries, values: values, format: .plain, into: &bytes)
-        }
-        return bytes
     }
 
     /// A `.json` path naming data: none of the server's own paths (they all hold a `.` before

@@ -50,16 +50,28 @@ extension RESTService {
             CoreBridge.render(current, format: .plain, into: &bytes)
             return ResponseBuilder.preconditionFailed(current: bytes, etag: etag)
         case .committed(let values, let etag):
-            var bytes: [UInt8] = []
-            if let pushID {
-                bytes.append(contentsOf: "{\"name\":\(JSONText.quoted(pushID))}".utf8)
-            } else if case .update(_, let entries) = writeOp {
-                Self.renderPatch(entries: entries, values: values, format: options.format, into: &bytes)
-            } else {
-                CoreBridge.render(values.first ?? nil, format: options.format, into: &bytes)
-            }
+            let bytes = Self.committedAnswer(of: writeOp, pushID: pushID, values: values, format: options.format)
             return ResponseBuilder.json(bytes, print: options.print, etag: etag)
         }
+    }
+
+    /// What a committed write is answered with: a `POST`'s new name (`pushID`), a `PATCH`'s
+    /// patch keyed as sent, else the value written; server values resolved (`values`).
+    static func committedAnswer(
+        of operation: Write.Operation,
+        pushID: String?,
+        values: [Node?],
+        format: RenderFormat
+    ) -> [UInt8] {
+        var bytes: [UInt8] = []
+        if let pushID {
+            bytes.append(contentsOf: "{\"name\":\(JSONText.quoted(pushID))}".utf8)
+        } else if case .update(_, let entries) = operation {
+            renderPatch(entries: entries, values: values, format: format, into: &bytes)
+        } else {
+            CoreBridge.render(values.first ?? nil, format: format, into: &bytes)
+        }
+        return bytes
     }
 
     /// The PATCH answer: the patch itself, keyed as sent, with server values resolved.

@@ -15,36 +15,30 @@ enum ResponseBuilder {
         etag: String? = nil,
         callback: String? = nil
     ) -> Response {
+        var parts = jsonParts(compact, status: status, print: print, etag: etag)
+        guard let body = parts.body else { return Response(status: parts.status, headers: parts.headers) }
         guard let callback else {
-            let parts = jsonParts(compact, status: status, print: print, etag: etag)
-            guard let body = parts.body else { return Response(status: parts.status, headers: parts.headers) }
             return Response(
                 status: parts.status,
                 headers: parts.headers,
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: body))
             )
         }
-        var headers: HTTPFields = [.cacheControl: "no-cache"]
-        if let etag { headers[.eTag] = etag }
-        if print == .silent {
-            return Response(status: .noContent, headers: headers)
-        }
-        let bytes = print == .pretty ? CoreBridge.pretty(compact) : compact
         // JSONP (`callback=`): the script `NAME(JSON);`, never sniffed as anything else.
-        headers[.contentType] = "application/javascript; charset=utf-8"
-        headers[contentTypeOptions] = "nosniff"
+        parts.headers[.contentType] = "application/javascript; charset=utf-8"
+        parts.headers[contentTypeOptions] = "nosniff"
         var script = ByteBuffer()
-        script.reserveCapacity(callback.utf8.count + bytes.count + 3)
+        script.reserveCapacity(callback.utf8.count + body.count + 3)
         script.writeString(callback)
         script.writeString("(")
-        script.writeBytes(bytes)
+        script.writeBytes(body)
         script.writeString(");")
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: script))
+        return Response(status: parts.status, headers: parts.headers, body: ResponseBody(byteBuffer: script))
     }
 
     /// What `json(_:status:print:etag:)` answers without a callback, as parts: the status, the
-    /// headers and the body (none for `print=silent`), for a handler that writes them itself
-    /// (`DirectRESTWriteHandler`).
+    /// headers and the body (none for `print=silent`); also for a handler that writes them
+    /// itself (`DirectRESTWriteHandler`).
     static func jsonParts(
         _ compact: [UInt8],
         status: HTTPResponse.Status = .ok,
