@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import Testing
 
@@ -64,6 +65,29 @@ import Testing
                     $0.status != 429
                 }
                 #expect(later.status != 429)
+            }
+        )
+    }
+
+    /// A direct REST write the writer refuses is handed to the router, which admits it again:
+    /// the token the direct path took is given back, so the request counts once.
+    @Test func aWriteRefusedInTheWriterCountsOnce() async throws {
+        try await TestServer.with(
+            prepare: { configuration, _ in
+                // One a second, bursts of two: the first write and the refused one.
+                configuration.connections.maxRequestRatePerAddress = 1
+                configuration.connections.limitsLoopback = true
+                try #"{"rules": {"n": {".read": true, ".write": true, ".validate": "newData.isNumber()"}}}"#
+                    .write(toFile: configuration.rulesFile, atomically: true, encoding: .utf8)
+            },
+            run: { server in
+                // The first opens the namespace (the router's), the second is the direct path's,
+                // refused by `.validate` in the writer and answered by the router.
+                let first = try await server.send("PUT", "/n.json", text: "1")
+                #expect(first.status == 200, "\(first.status) \(first.body)")
+                let refused = try await server.send("PUT", "/n.json", text: #""text""#)
+                #expect(refused.status != 429, "\(refused.status) \(refused.body)")
+                #expect(refused.body.contains("ermission denied"), "\(refused.body)")
             }
         )
     }

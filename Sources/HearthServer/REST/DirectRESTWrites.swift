@@ -213,8 +213,10 @@ final class DirectRESTWriteHandler: ChannelDuplexHandler, RemovableChannelHandle
     private func written(_ result: Result<WriteResult, any Error>) {
         guard let context, let exchange, let write = exchange.write else { return }
         guard case .success(.committed(_, let values)) = result else {
-            // Refused or failed, so nothing changed: the router runs it again and answers it.
+            // Refused or failed, so nothing changed: the router runs it again and answers it,
+            // admitting it again.
             exchange.write = nil
+            serving.limiter?.refund(context.channel.remoteAddress?.ipAddress)
             return hand(exchange, ended: true, context: context)
         }
         self.exchange = nil
