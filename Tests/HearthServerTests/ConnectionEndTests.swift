@@ -115,16 +115,17 @@ struct ConnectionEndTests {
             case .close: leaving.closeSocket()
             case .reset: leaving.abortSocket()
             }
-            // Milliseconds on a quiet box; 10 s bounds a debug build beside the whole suite on two
-            // cores (1 s ran out there once, and 3 s once when the test took 46 s in all), still a
-            // third of the 30 s keep-alive whose failed write would end the stream otherwise.
-            let open = try await eventually(timeout: .seconds(10), interval: .milliseconds(10)) {
+            // Milliseconds on a quiet box; 20 s outlasts a debug build's stalls beside the whole
+            // suite on two cores (1 s ran out there once, 3 s once when the test took 46 s in all,
+            // a whole-process stall once held tests 38–120 s), still under the 30 s keep-alive
+            // whose failed write would end the stream otherwise.
+            let open = try await eventually(timeout: .seconds(20), interval: .milliseconds(10)) {
                 try await Self.openConnections(server)
             } until: {
                 $0 <= base + 1
             }
             #expect(open == base + 1, "\(ending.rawValue): \(open) open, \(base) before")
-            if ending == .halfClose { try await onThread { try leaving.waitForClose(timeout: .seconds(2)) } }
+            if ending == .halfClose { try await onThread { try leaving.waitForClose(timeout: .seconds(20)) } }
             // The other stream still streams.
             try await server.put("/feed/a", "2")
             try await onThread { try staying.readUntil(contains: #"data: {"path":"/a","data":2}"#) }

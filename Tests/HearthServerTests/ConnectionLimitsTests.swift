@@ -19,7 +19,8 @@ struct ConnectionLimitsTests {
         }) { server in
             let leftover = try await onThread {
                 let connection = try RawConnection(port: server.port)
-                return try connection.waitForClose(timeout: .seconds(10))
+                // The idle timeout (75 s) would close it too: 30 s outlasts a stalled machine.
+                return try connection.waitForClose(timeout: .seconds(30))
             }
             #expect(leftover.isEmpty, "nothing is sent to a connection that sent nothing")
         }
@@ -35,7 +36,8 @@ struct ConnectionLimitsTests {
                 let connection = try RawConnection(port: server.port)
                 connection.send("GET /.well-known/hearth/health HTTP/1.1\r\n\(Self.host)\r\n")
                 let response = try connection.readResponse()
-                try connection.waitForClose(timeout: .seconds(10))
+                // Under the 30 s header timeout, which would close it too.
+                try connection.waitForClose(timeout: .seconds(20))
                 return response
             }
             #expect(response?.status == 200)
