@@ -345,14 +345,16 @@ public enum HearthServer {
         }
         if let clusterRouting {
             relays.attach(ClusterRESTRelays.Routing(cluster: clusterRouting, limiter: limiter, metrics: metrics))
-        } else if configuration.directRESTWrites {
+        }
+        if configuration.directRESTWrites {
             directWrites.attach(
                 DirectRESTWrites.Serving(
                     service: service,
                     cors: responder.cors,
                     metrics: metrics,
                     limiter: limiter,
-                    serverName: Self.serverName
+                    serverName: Self.serverName,
+                    cluster: clusterRouting.map { DirectRESTWrites.Serving.Cluster(routing: $0, cap: cap) }
                 )
             )
         }

@@ -141,7 +141,7 @@ final class ClusterMembership: Sendable {
 
     /// True while the node serves `name`: caught up and opened, and its lease not run out by
     /// this node's reckoning. Notes the use (a namespace in use is not dropped as idle).
-    private func serves(_ name: String) -> Bool {
+    func serves(_ name: String) -> Bool {
         held.withLock { held in
             guard let entry = held[name], isServing(entry) else { return false }
             held[name]?.usedAt = .now

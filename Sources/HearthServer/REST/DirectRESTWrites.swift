@@ -21,6 +21,13 @@ import Synchronization
 final class DirectRESTWrites: Sendable {
     /// What the handlers decide and answer with, given once the server is built (`attach`).
     struct Serving: Sendable {
+        /// On a node of a cluster: which namespaces it writes itself, and the connection cap
+        /// that another node's connections are exempt from.
+        struct Cluster: Sendable {
+            let routing: ClusterRouting
+            let cap: ConnectionCap
+        }
+
         let service: RESTService
         let cors: CORS
         let metrics: ServerMetrics
@@ -29,14 +36,17 @@ final class DirectRESTWrites: Sendable {
         let serverName: String
         /// `hearth_rest_direct_writes_total`: writes answered here.
         let answered: CoreMetrics.Counter
+        let cluster: Cluster?
 
         init(
             service: RESTService,
             cors: CORS,
             metrics: ServerMetrics,
             limiter: RequestRateLimiter?,
-            serverName: String
+            serverName: String,
+            cluster: Cluster? = nil
         ) {
+            self.cluster = cluster
             self.service = service
             self.cors = cors
             self.metrics = metrics
@@ -83,6 +93,10 @@ final class DirectRESTWriteHandler: ChannelDuplexHandler, RemovableChannelHandle
         var body: [UInt8] = []
         /// The write, once handed to the writer.
         var write: RESTService.DirectWrite?
+        /// Whether it took a token of its client's rate (given back if the router gets it).
+        var counted = false
+        /// Whether another node of the cluster relayed it (counted there).
+        var relayedByNode = false
 
         init(head: HTTPRequestHead, announced: Int) {
             self.head = head
@@ -145,7 +159,13 @@ final class DirectRESTWriteHandler: ChannelDuplexHandler, RemovableChannelHandle
             let announced = Self.takes(head, maxBodyBytes: min(Self.maxBodyBytes, serving.service.maxRequestBodyBytes)),
             serving.service.bodyMemory.reserve(announced)
         {
-            exchange = Exchange(head: head, announced: announced)
+            let exchange = Exchange(head: head, announced: announced)
+            if let cluster = serving.cluster, cluster.routing.isRelayedByNode(head) {
+                // As the router, at once: the connection is the relaying node's, limited there.
+                exchange.relayedByNode = true
+                cluster.cap.exempt(context.channel)
+            }
+            self.exchange = exchange
             return
         }
         if case .head = part { routerOwes += 1 }
@@ -199,7 +219,7 @@ final class DirectRESTWriteHandler: ChannelDuplexHandler, RemovableChannelHandle
                 authorization: head.headers.first(name: "authorization"),
                 body: exchange.body
             ),
-            serving.limiter?.admit(context.channel.remoteAddress?.ipAddress) ?? true
+            admits(write, of: exchange, channel: context.channel)
         else { return hand(exchange, ended: true, context: context) }
         exchange.write = write
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
@@ -209,6 +229,19 @@ final class DirectRESTWriteHandler: ChannelDuplexHandler, RemovableChannelHandle
         }
     }
 
+    /// Whether `write` is this node's to write now (on a node of a cluster: a namespace it
+    /// serves, `ClusterRouting.writesDirectly`) and its client's rate admits it; a write another
+    /// node relayed was counted there, and the router does not count it here either.
+    private func admits(_ write: RESTService.DirectWrite, of exchange: Exchange, channel: any Channel) -> Bool {
+        if let cluster = serving.cluster {
+            guard cluster.routing.writesDirectly(namespace: write.namespace, caller: write.caller) else { return false }
+            if exchange.relayedByNode { return true }
+        }
+        guard serving.limiter?.admit(channel.remoteAddress?.ipAddress) ?? true else { return false }
+        exchange.counted = serving.limiter != nil
+        return true
+    }
+
     /// The writer's answer, on the loop.
     private func written(_ result: Result<WriteResult, any Error>) {
         guard let context, let exchange, let write = exchange.write else { return }
@@ -216,7 +249,7 @@ final class DirectRESTWriteHandler: ChannelDuplexHandler, RemovableChannelHandle
             // Refused or failed, so nothing changed: the router runs it again and answers it,
             // admitting it again.
             exchange.write = nil
-            serving.limiter?.refund(context.channel.remoteAddress?.ipAddress)
+            if exchange.counted { serving.limiter?.refund(context.channel.remoteAddress?.ipAddress) }
             return hand(exchange, ended: true, context: context)
         }
         self.exchange = nil

@@ -7,6 +7,7 @@ extension RESTService {
     /// everything `handle(_:)` would check has passed, the write is built, and only the writer
     /// is left to ask.
     struct DirectWrite {
+        let namespace: String
         let engine: NamespaceEngine
         let write: Write
         let caller: Caller
@@ -62,6 +63,7 @@ extension RESTService {
             operation = .update(path, entries)
         }
         return DirectWrite(
+            namespace: options.namespace,
             engine: engine,
             write: Write(operation),
             caller: caller,

@@ -38,7 +38,8 @@ struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
     let endpoint: RealtimeEndpoint
     /// In a cluster: REST requests for namespaces other nodes own, relayed at the channel level.
     let relays: ClusterRESTRelays
-    /// Plain REST writes answered on the connection's loop (`DirectRESTWrites`), outside a cluster.
+    /// Plain REST writes answered on the connection's loop (`DirectRESTWrites`), after the relay
+    /// in a cluster.
     let directWrites: DirectRESTWrites
     /// Largest WebSocket frame accepted from a client.
     let maxFrameBytes: Int
@@ -152,9 +153,12 @@ struct RealtimeChildChannel: ServerChildChannel, HTTPChannelHandler {
                 upgraders: [upgrader],
                 notUpgradingCompletionHandler: { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        // A cluster's relay first: what it leaves is this node's, for the direct path
+                        // or the router.
                         if let relay = relays.relay(on: channel.eventLoop) {
                             try channel.pipeline.syncOperations.addHandler(relay)
-                        } else if let direct = directWrites.handler() {
+                        }
+                        if let direct = directWrites.handler() {
                             try channel.pipeline.syncOperations.addHandler(direct)
                         }
                         try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))

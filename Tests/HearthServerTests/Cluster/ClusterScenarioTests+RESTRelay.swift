@@ -203,6 +203,47 @@ extension ClusterScenarioTests {
         }
     }
 
+    /// How many plain REST writes `node` answered on their connection's loop
+    /// (`hearth_rest_direct_writes_total`).
+    static func directWrites(by node: TestServer) async throws -> Double {
+        let scrape = try await node.send("GET", "/metrics?\(admin)")
+        return PrometheusText.sample("hearth_rest_direct_writes_total", in: scrape.body) ?? 0
+    }
+
+    /// Plain REST writes at the owner, its own clients' and those another node relays, are
+    /// written on their connection's loop as on a single node (`DirectRESTWrites`); the relayed
+    /// ones count against their client's address at the entry only. A node writes none of a
+    /// namespace it does not serve: the entry relays them.
+    @Test func plainWritesAtTheOwnerTakeTheDirectPath() async throws {
+        try await Self.withCluster(limitingLoopbackOn: 0, { $0.maxRequestRatePerAddress = 1 }) { entry in
+            try await Self.learnOwner(through: entry)
+            let owner = TestServer(port: try await Self.ownerPort(through: entry), directory: entry.directory)
+            let atOwnerBefore = try await Self.directWrites(by: owner)
+            // Ten relayed writes: the owner limits loopback clients to one a second, so they pass
+            // only because the entry counted them.
+            for index in 0..<10 {
+                let relayed = try await entry.send("PUT", "/direct/r\(index).json?\(Self.admin)", text: "\(index)")
+                #expect(relayed.status == 200 && relayed.body == "\(index)", "\(relayed.status) \(relayed.body)")
+            }
+            let own = try await owner.send("PUT", "/direct/own.json?\(Self.admin)", text: #"{"x":1}"#)
+            #expect(own.status == 200 && own.body == #"{"x":1}"#, "\(own.status) \(own.body)")
+            #expect(try await Self.directWrites(by: owner) - atOwnerBefore == 11)
+            #expect(try await Self.directWrites(by: entry) == 0)
+            let data = try await entry.send("GET", "/direct.json?\(Self.admin)")
+            #expect(data.body.contains(#""own":{"x":1}"#) && data.body.contains(#""r9":9"#), "\(data.body)")
+        }
+    }
+
+    /// The port of the node serving `default`, as the cluster view names it.
+    static func ownerPort(through entry: TestServer) async throws -> Int {
+        let view = try await entry.send("GET", "/.well-known/hearth/cluster?\(admin)").body
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(view.utf8)) as? [String: Any])
+        let owner = try #require((object["owners"] as? [String: String])?["default"], "\(view)")
+        let nodes = try #require(object["nodes"] as? [[String: Any]], "\(view)")
+        let url = try #require(nodes.first { ($0["id"] as? String) == owner || ($0["url"] as? String) == owner }?["url"] as? String)
+        return try #require(URLComponents(string: url)?.port, "\(url)")
+    }
+
     /// An owner gone from under a known route: the relayed request gets 503 with `Retry-After`,
     /// and the entry asks PostgreSQL again next time (it takes the namespace over once the
     /// owner's lease has run out).
