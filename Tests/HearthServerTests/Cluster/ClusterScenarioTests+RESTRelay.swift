@@ -240,7 +240,8 @@ extension ClusterScenarioTests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(view.utf8)) as? [String: Any])
         let owner = try #require((object["owners"] as? [String: String])?["default"], "\(view)")
         let nodes = try #require(object["nodes"] as? [[String: Any]], "\(view)")
-        let url = try #require(nodes.first { ($0["id"] as? String) == owner || ($0["url"] as? String) == owner }?["url"] as? String)
+        let node = nodes.first { ($0["id"] as? String) == owner || ($0["url"] as? String) == owner }
+        let url = try #require(node?["url"] as? String, "\(view)")
         return try #require(URLComponents(string: url)?.port, "\(url)")
     }
 
