@@ -69,8 +69,8 @@ import Testing
         )
     }
 
-    /// A direct REST write the writer refuses is handed to the router, which admits it again:
-    /// the token the direct path took is given back, so the request counts once.
+    /// A direct REST write the writer refuses is answered where it was admitted, not handed to
+    /// the router to be admitted again: the request counts once against its address's rate.
     @Test func aWriteRefusedInTheWriterCountsOnce() async throws {
         try await TestServer.with(
             prepare: { configuration, _ in
@@ -82,7 +82,7 @@ import Testing
             },
             run: { server in
                 // The first opens the namespace (the router's), the second is the direct path's,
-                // refused by `.validate` in the writer and answered by the router.
+                // refused by `.validate` in the writer.
                 let first = try await server.send("PUT", "/n.json", text: "1")
                 #expect(first.status == 200, "\(first.status) \(first.body)")
                 let refused = try await server.send("PUT", "/n.json", text: #""text""#)

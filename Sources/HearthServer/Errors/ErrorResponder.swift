@@ -24,16 +24,26 @@ enum ErrorResponder {
     }
 
     static func response(for error: RESTError, corsOrigin: String?) -> Response {
+        let answer = parts(for: error, corsOrigin: corsOrigin)
+        return Response(
+            status: answer.status,
+            headers: answer.headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body))
+        )
+    }
+
+    /// `error`'s answer as its parts, for a channel handler that writes it itself
+    /// (`DirectRESTWriteHandler`).
+    static func parts(
+        for error: RESTError,
+        corsOrigin: String? = nil
+    ) -> (status: HTTPResponse.Status, headers: HTTPFields, body: [UInt8]) {
         var headers: HTTPFields = [
             .contentType: "application/json; charset=utf-8",
             .cacheControl: "no-cache",
         ]
         if let corsOrigin { headers[.accessControlAllowOrigin] = corsOrigin }
         if error.status == .serviceUnavailable { headers[.retryAfter] = "1" }
-        return Response(
-            status: error.status,
-            headers: headers,
-            body: ResponseBody(byteBuffer: ByteBuffer(string: JSONText.errorBody(error.message)))
-        )
+        return (error.status, headers, Array(JSONText.errorBody(error.message).utf8))
     }
 }

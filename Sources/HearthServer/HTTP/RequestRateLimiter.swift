@@ -54,17 +54,6 @@ final class RequestRateLimiter: Sendable {
         }
     }
 
-    /// Gives back the token `admit` took for a request that is handed on to be admitted again
-    /// (a direct REST write the writer refused, which the router answers): one request, counted once.
-    func refund(_ address: String?) {
-        guard let address, limitsLoopback || !LoopbackAddress.contains(address) else { return }
-        buckets.withLock { buckets in
-            guard var bucket = buckets[address] else { return }
-            bucket.tokens = min(burst, bucket.tokens + 1)
-            buckets[address] = bucket
-        }
-    }
-
     private func prune(_ buckets: inout [String: Bucket], now: Double) {
         buckets = buckets.filter { $0.value.tokens + (now - $0.value.updated) * rate < burst }
         if buckets.count >= maxAddresses {

@@ -14,10 +14,10 @@ import Synchronization
 /// override, `Expect`, `Connection: close`) is read whole by `DirectRESTWriteHandler`, which sits
 /// between NIO's HTTP parser and Hummingbird's. If `RESTService.directWrite` finds it
 /// writable with nothing to wait for, the handler hands it to the namespace's writer and
-/// writes the answer itself when the writer calls back: no task, no async stream, no hop
-/// through Swift's global pool. Everything else, every refusal and every failed write (which
-/// changed nothing) goes to the router as the bytes it came as, and is answered there as it
-/// always is.
+/// writes the answer itself when the writer calls back (the write's, or its refusal's or
+/// failure's as the router maps errors): no task, no async stream, no hop through Swift's
+/// global pool. Everything else goes to the router as the bytes it came as, and is answered
+/// there as it always is.
 final class DirectRESTWrites: Sendable {
     /// What the handlers decide and answer with, given once the server is built (`attach`).
     struct Serving: Sendable {
@@ -93,8 +93,6 @@ final class DirectRESTWriteHandler: ChannelDuplexHandler, RemovableChannelHandle
         var body: [UInt8] = []
         /// The write, once handed to the writer.
         var write: RESTService.DirectWrite?
-        /// Whether it took a token of its client's rate (given back if the router gets it).
-        var counted = false
         /// Whether another node of the cluster relayed it (counted there).
         var relayedByNode = false
 
@@ -237,30 +235,34 @@ final class DirectRESTWriteHandler: ChannelDuplexHandler, RemovableChannelHandle
             guard cluster.routing.writesDirectly(namespace: write.namespace, caller: write.caller) else { return false }
             if exchange.relayedByNode { return true }
         }
-        guard serving.limiter?.admit(channel.remoteAddress?.ipAddress) ?? true else { return false }
-        exchange.counted = serving.limiter != nil
-        return true
+        return serving.limiter?.admit(channel.remoteAddress?.ipAddress) ?? true
     }
 
-    /// The writer's answer, on the loop.
+    /// The writer's answer, on the loop: the write's, or its error's as the router maps it. A
+    /// failed write is never run again: its outcome may be unknown (a cluster's append whose
+    /// commit was not confirmed), and the router would not retry it either.
     private func written(_ result: Result<WriteResult, any Error>) {
         guard let context, let exchange, let write = exchange.write else { return }
-        guard case .success(.committed(_, let values)) = result else {
-            // Refused or failed, so nothing changed: the router runs it again and answers it,
-            // admitting it again.
+        let answer: (status: HTTPResponse.Status, headers: HTTPFields, body: [UInt8]?)
+        switch result {
+        case .success(.committed(_, let values)):
+            let body = RESTService.committedAnswer(
+                of: write.write.operation,
+                pushID: write.pushID,
+                values: values,
+                format: .plain
+            )
+            answer = ResponseBuilder.jsonParts(body, print: write.print)
+        case .success(.conditionFailed):
+            // Not asked for (the path takes no `If-Match`): the router's, as it changed nothing.
             exchange.write = nil
-            if exchange.counted { serving.limiter?.refund(context.channel.remoteAddress?.ipAddress) }
             return hand(exchange, ended: true, context: context)
+        case .failure(let error):
+            let parts = ErrorResponder.parts(for: ErrorResponder.restError(for: error, logger: serving.service.logger))
+            answer = (parts.status, parts.headers, parts.body)
         }
         self.exchange = nil
         serving.service.bodyMemory.release(exchange.announced)
-        let body = RESTService.committedAnswer(
-            of: write.write.operation,
-            pushID: write.pushID,
-            values: values,
-            format: .plain
-        )
-        let answer = ResponseBuilder.jsonParts(body, print: write.print)
         respond(answer, to: exchange, context: context)
         resume(context: context)
     }
