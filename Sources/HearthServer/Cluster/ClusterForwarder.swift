@@ -46,6 +46,12 @@ struct ClusterForwarder: Sendable {
         return isValidStamp(value)
     }
 
+    /// The same for a request's head as NIO parsed it (`DirectRESTWriteHandler`).
+    func isForwarded(_ head: HTTPRequestHead) -> Bool {
+        guard let value = head.headers.first(name: Self.header.rawName) else { return false }
+        return isValidStamp(value)
+    }
+
     /// Whether `value` is a stamp a node of this cluster made for `binding`, within `validity`
     /// of `now` (Unix seconds).
     func isValidStamp(

@@ -158,8 +158,9 @@ final class DirectRESTWriteHandler: ChannelDuplexHandler, RemovableChannelHandle
             serving.service.bodyMemory.reserve(announced)
         {
             let exchange = Exchange(head: head, announced: announced)
-            if let cluster = serving.cluster, cluster.routing.isRelayedByNode(head) {
-                // As the router, at once: the connection is the relaying node's, limited there.
+            if let cluster = serving.cluster, cluster.routing.forwarder.isForwarded(head) {
+                // Another node's request, as the router tells it (a stamp that is not valid is a
+                // client's): counted there, and at once, its connection is that node's.
                 exchange.relayedByNode = true
                 cluster.cap.exempt(context.channel)
             }
