@@ -89,7 +89,7 @@ public final class Store: Sendable {
 
     private func syncIfDirty() {
         if dirty.exchange(false, ordering: .acquiringAndReleasing) {
-            do { try db.sync() } catch { dirty.store(true, ordering: .releasing) }
+            do { try db.syncLogs() } catch { dirty.store(true, ordering: .releasing) }
         }
     }
 

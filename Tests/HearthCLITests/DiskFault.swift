@@ -13,6 +13,9 @@ struct DiskFault {
         case fsync
         /// Anything that writes fails with EROFS.
         case readonly
+        /// fsync and fdatasync wait (then succeed) until the switch changes; `stalled` tells when
+        /// one waits.
+        case stall
     }
 
     /// The data directory whose files fail.
@@ -34,6 +37,11 @@ struct DiskFault {
             "HEARTH_FAULT_DIR": directory.path,
             "HEARTH_FAULT_SWITCH": control.path,
         ]
+    }
+
+    /// Whether an fsync or fdatasync under `stall` has waited (the shim's marker file).
+    var stalled: Bool {
+        FileManager.default.fileExists(atPath: control.path + ".stalled")
     }
 
     /// Turns the fault `kind` on, or every fault off (nil).

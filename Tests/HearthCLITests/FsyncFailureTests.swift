@@ -60,9 +60,9 @@ struct FsyncFailureTests {
         try await FaultChecks.expectWritesResume(server, path: "/after.json", body: "3")
         #expect(try await server.terminate().status == 0)
         let again = try await ProcessTestServer.start(dataDirectory: data, workingDirectory: directory.url)
-        // A refused first write is maybe stored once the store reopens: LevelDB may have put it
-        // in the log in one group with the failing background fsync, which fails the group
-        // before the memtable (docs/disk-faults.md). An acknowledged one is stored.
+        // A refused first write is maybe stored once the store reopens: LevelDB may have taken it
+        // into its log as the background fsync failed (docs/disk-faults.md). An acknowledged one
+        // is stored.
         let firstAgain = try await again.request("GET", "/first.json", admin: true)
         let afterRestart = first.status == 200 ? ["1"] : ["null", "1"]
         #expect(afterRestart.contains(firstAgain.body), "after a restart: \(firstAgain.status) \(firstAgain.body)")

@@ -13,6 +13,9 @@
 //     fsync     fsync and fdatasync fail with EIO (a disk that loses written pages)
 //     readonly  opening for writing, creating, writing, syncing, renaming, deleting fail with
 //               EROFS (as after a remount read-only)
+//     stall     fsync and fdatasync wait, then succeed, for as long as the switch says stall (a
+//               disk that stops answering for a while); each call that waits first creates
+//               <HEARTH_FAULT_SWITCH>.stalled, so a test knows one is held
 //
 // Only the calls named here are intercepted, through their public symbols (what LevelDB and
 // Foundation call); nothing else of the process changes. The control file and file names are
@@ -29,9 +32,10 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
-enum fault { HEALTHY, FULL, FSYNC, READONLY };
+enum fault { HEALTHY, FULL, FSYNC, READONLY, STALL };
 
 static enum fault current_fault(void) {
     const char *control = getenv("HEARTH_FAULT_SWITCH");
@@ -45,6 +49,7 @@ static enum fault current_fault(void) {
     if (strncmp(word, "full", 4) == 0) return FULL;
     if (strncmp(word, "fsync", 5) == 0) return FSYNC;
     if (strncmp(word, "readonly", 8) == 0) return READONLY;
+    if (strncmp(word, "stall", 5) == 0) return STALL;
     return HEALTHY;
 }
 
@@ -150,13 +155,27 @@ int fallocate(int fd, int mode, off_t offset, off_t length) {
     return REAL(fallocate)(fd, mode, offset, length);
 }
 
+// Under `stall`, holds a sync of a file under the directory until the switch says otherwise,
+// after marking that one is held (<switch>.stalled, created with raw system calls).
+static void wait_while_stalled(int fd) {
+    if (current_fault() != STALL || !fd_under_directory(fd)) return;
+    char marker[PATH_MAX];
+    snprintf(marker, sizeof marker, "%s.stalled", getenv("HEARTH_FAULT_SWITCH"));
+    int made = (int)syscall(SYS_openat, AT_FDCWD, marker, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    if (made >= 0) syscall(SYS_close, made);
+    struct timespec pause = {0, 5 * 1000 * 1000};
+    while (current_fault() == STALL) nanosleep(&pause, NULL);
+}
+
 int fsync(int fd) {
+    wait_while_stalled(fd);
     int error = sync_error(fd);
     if (error) FAIL_WITH(error);
     return REAL(fsync)(fd);
 }
 
 int fdatasync(int fd) {
+    wait_while_stalled(fd);
     int error = sync_error(fd);
     if (error) FAIL_WITH(error);
     return REAL(fdatasync)(fd);

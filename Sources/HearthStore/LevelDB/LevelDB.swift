@@ -212,10 +212,63 @@ final class LevelDB: Sendable {
         }
     }
 
-    /// Forces the log to disk (a synced empty batch).
+    /// Forces the log to disk (a synced empty batch). Writes arriving meanwhile wait for it in
+    /// LevelDB's queue: right where they must (`--sync always`, closing), not for the background
+    /// sync (`syncLogs`).
     func sync() throws {
         let batch = WriteBatch()
         try write(batch, sync: true)
+    }
+
+    /// Forces what LevelDB's logs hold to disk beside its writes: each log file of the database
+    /// (the current one, and the one before while its memtable is still being flushed) is
+    /// fdatasynced through a descriptor of its own. Nothing waits for the disk meanwhile, where a
+    /// synced empty batch (`sync`) holds every write that arrives behind it in LevelDB's queue
+    /// (an event loop's round too) for as long as the fsync takes.
+    ///
+    /// A failed fdatasync is a write fault (`noteWriteFault`): the pages it should have written
+    /// may be lost, so later writes are refused until the store reopens, as when LevelDB's own
+    /// sync fails. A log deleted meanwhile was flushed to a table (synced) first.
+    /// - Throws: the refusal of the fault, or `recoverIfFailed`'s while an earlier one lasts.
+    func syncLogs() throws {
+        try recoverIfFailed()
+        try withOpen { _ in
+            for name in try logFileNames() {
+                let file = path + "/" + name
+                let fd = Glibc.open(file, O_RDONLY | O_CLOEXEC)
+                if fd < 0 {
+                    if errno == ENOENT { continue }
+                    throw noteSyncFault("open", file)
+                }
+                defer { _ = Glibc.close(fd) }
+                if fdatasync(fd) != 0 { throw noteSyncFault("fdatasync", file) }
+            }
+        }
+    }
+
+    /// LevelDB's log files (`NNNNNN.log`) in the database's directory.
+    private func logFileNames() throws -> [String] {
+        guard let directory = opendir(path) else { throw noteSyncFault("opendir", path) }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            let number = name.utf8.dropLast(4)
+            if name.hasSuffix(".log"), !number.isEmpty, number.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+                names.append(name)
+            }
+        }
+        return names
+    }
+
+    /// Notes a failed call of `syncLogs` as a write fault (LevelDB's form of the error, so it is
+    /// classified alike) and returns the refusal to throw.
+    private func noteSyncFault(_ call: String, _ file: String) -> StoreError {
+        let fault = StorageFault("IO error: \(call) \(file): \(String(cString: strerror(errno)))")
+        noteWriteFault(fault)
+        return fault.writeRefusal()
     }
 
     /// Runs `body` with a consistent snapshot; the database stays open meanwhile.

@@ -1,0 +1,44 @@
+import Foundation
+import HearthTestSupport
+import Testing
+
+/// A disk that stops answering fsync for a while (the `stall` fault of `DiskFault`): with the
+/// default periodic sync, writes are acknowledged once in the OS, so they go on while the
+/// background fsync waits; nothing a client sends waits for the disk.
+@Suite("Disk faults: fsync stalled")
+struct StalledDiskTests {
+    @Test func withPeriodicSyncWritesGoOnWhileTheBackgroundFsyncWaits() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let data = directory.appending("data")
+        let fault = try DiskFault(directory: data, scratch: directory.url)
+        let server = try await fault.startServer(in: directory.url)
+        defer { try? fault.set(nil) }
+        #expect(try await server.request("PUT", "/before.json", body: #""kept""#, admin: true).status == 200)
+
+        try fault.set(.stall)
+        // An unsynced write: the background sync (within 100 ms) takes it to the disk, and waits.
+        #expect(try await server.request("PUT", "/unsynced.json", body: "1", admin: true).status == 200)
+        try await eventually(timeout: .seconds(20), interval: .milliseconds(20)) { fault.stalled }
+        // LevelDB's writes queue behind a sync made through its own write path: these would wait
+        // for the disk (and their event loop with them) until the stall ends.
+        let during = try await server.request("PUT", "/during.json", body: "2", admin: true, timeout: .seconds(20))
+        #expect(during.status == 200, "\(during.body)")
+        let realtime = try await FaultChecks.realtimePut(server, "/during-ws", "3")
+        #expect(realtime.status == "ok", "\(realtime.message ?? "")")
+        #expect(try await server.request("GET", "/during.json", admin: true).body == "2")
+        #expect(fault.stalled)
+
+        try fault.set(nil)
+        #expect(try await server.request("PUT", "/after.json", body: "4", admin: true).status == 200)
+        #expect(try await server.terminate().status == 0)
+        let again = try await ProcessTestServer.start(dataDirectory: data, workingDirectory: directory.url)
+        let acknowledged = [
+            ("before", #""kept""#), ("unsynced", "1"), ("during", "2"), ("during-ws", "3"), ("after", "4"),
+        ]
+        for (path, value) in acknowledged {
+            #expect(try await again.request("GET", "/\(path).json", admin: true).body == value, "\(path)")
+        }
+        _ = try await again.terminate()
+    }
+}
