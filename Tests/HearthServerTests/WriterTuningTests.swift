@@ -9,7 +9,7 @@ import Testing
 struct WriterTuningTests {
     @Test func theDefaultsAreTheMeasuredOnes() {
         let tuning = WriterTuning()
-        #expect(tuning.loopJobLimit == .microseconds(50))
+        #expect(tuning.loopJobLimit == .microseconds(100))
         #expect(tuning.homeIdleLimit == .milliseconds(100))
         #expect(tuning.loopProbeInterval == .milliseconds(50))
         #expect(tuning.problem == nil)

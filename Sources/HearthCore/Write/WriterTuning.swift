@@ -7,8 +7,9 @@ public struct WriterTuning: Sendable, Equatable {
     /// ran) lately runs every round on its own thread, until they take less than four fifths of
     /// it; below it, the event loops that hand it writes (`WritePass`) run its rounds. A round of
     /// expensive jobs on a loop would hold up its other connections: a small put takes about
-    /// 5–15 µs, a message to a 100-member chat about 600 µs.
-    public var loopJobLimit: Duration = .microseconds(50)
+    /// 5–15 µs in a round of many (a round of one, with its log write, 25–45 µs on a busy
+    /// machine), a message to a 100-member chat about 600 µs.
+    public var loopJobLimit: Duration = .microseconds(100)
     /// A writer's home loop that has handed it no writes of its own for this long gives way to the
     /// next loop that does: a lone writer's loop then runs its rounds itself instead of waking
     /// the home for each of them.
