@@ -228,8 +228,11 @@ final class LevelDB: Sendable {
     ///
     /// A failed fdatasync is a write fault (`noteWriteFault`): the pages it should have written
     /// may be lost, so later writes are refused until the store reopens, as when LevelDB's own
-    /// sync fails. A log deleted meanwhile was flushed to a table (synced) first.
-    /// - Throws: the refusal of the fault, or `recoverIfFailed`'s while an earlier one lasts.
+    /// sync fails. A log deleted meanwhile was flushed to a table (synced) first. A log or the
+    /// directory that cannot be opened (the process out of descriptors) is no fault of the
+    /// disk: nothing was lost, and the next sync tries again.
+    /// - Throws: the refusal of the fault, or `recoverIfFailed`'s while an earlier one lasts;
+    ///   `.storageFailure` when a log could not be opened.
     func syncLogs() throws {
         try recoverIfFailed()
         try withOpen { _ in
@@ -238,7 +241,7 @@ final class LevelDB: Sendable {
                 let fd = Glibc.open(file, O_RDONLY | O_CLOEXEC)
                 if fd < 0 {
                     if errno == ENOENT { continue }
-                    throw noteSyncFault("open", file)
+                    throw Self.notOpened(file)
                 }
                 defer { _ = Glibc.close(fd) }
                 if fdatasync(fd) != 0 { throw noteSyncFault("fdatasync", file) }
@@ -248,7 +251,7 @@ final class LevelDB: Sendable {
 
     /// LevelDB's log files (`NNNNNN.log`) in the database's directory.
     private func logFileNames() throws -> [String] {
-        guard let directory = opendir(path) else { throw noteSyncFault("opendir", path) }
+        guard let directory = opendir(path) else { throw Self.notOpened(path) }
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
@@ -263,8 +266,13 @@ final class LevelDB: Sendable {
         return names
     }
 
-    /// Notes a failed call of `syncLogs` as a write fault (LevelDB's form of the error, so it is
-    /// classified alike) and returns the refusal to throw.
+    /// A log or the directory `syncLogs` could not open (the next sync tries again).
+    private static func notOpened(_ file: String) -> StoreError {
+        StoreError(.storageFailure, "Cannot open \(file) to sync it: \(String(cString: strerror(errno)))")
+    }
+
+    /// Notes a failed fdatasync of `syncLogs` as a write fault (LevelDB's form of the error, so
+    /// it is classified alike) and returns the refusal to throw.
     private func noteSyncFault(_ call: String, _ file: String) -> StoreError {
         let fault = StorageFault("IO error: \(call) \(file): \(String(cString: strerror(errno)))")
         noteWriteFault(fault)
