@@ -18,12 +18,14 @@ struct ObjectCatalog: Sendable {
     /// In a cluster: the log this catalog is a copy of.
     let replica = CatalogReplica()
     /// Whether each change waits for an fsync of LevelDB's log (`--sync always`); without it a
-    /// change survives `kill -9` (the OS has it), as the database's writes do.
+    /// change survives `kill -9` (the OS has it) and is fsynced in the background within
+    /// `periodicSync` (milliseconds), as the database's writes are (`--sync periodic`).
     let syncAlways: Bool
+    static let periodicSync = 100
 
     init(path: String, syncAlways: Bool) throws(StorageError) {
         do {
-            database = try KeyValueDatabase(path: path)
+            database = try KeyValueDatabase(path: path, syncEvery: syncAlways ? nil : Self.periodicSync)
         } catch  where error.code == .locked {
             throw StorageError(.io, "The storage catalog '\(path)' is in use by another Hearth process.")
         } catch {

@@ -8,11 +8,11 @@ public final class Store: Sendable {
     let db: LevelDB
     public let configuration: StoreConfiguration
     let namespaces = Mutex<[String: NamespaceStore]>([:])
-    private let dirty = Atomic<Bool>(false)
     /// Where the rounds of every replicated namespace's writer run, in turn (a cluster node's;
     /// no thread until one runs).
     private let replicatedRounds: SharedWriterThread
-    nonisolated(unsafe) private let syncTimer: DispatchSourceTimer?
+    /// The periodic mode's background sync (nil with `--sync always`).
+    private let backgroundSync: BackgroundLogSync?
     /// The time of server timestamps and of the rules' `now` (the database reads it here).
     public let clock: ServerClock
     let namespaceIDs: NamespaceIDs
@@ -29,14 +29,10 @@ public final class Store: Sendable {
         self.clock = clock
         replicatedRounds = SharedWriterThread(passEnded: configuration.replicatedPassEnded)
         if case .periodic(let milliseconds) = configuration.syncMode {
-            let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "hearth.sync", qos: .utility))
-            timer.schedule(deadline: .now() + .milliseconds(milliseconds), repeating: .milliseconds(milliseconds))
-            syncTimer = timer
+            backgroundSync = BackgroundLogSync(db: db, interval: milliseconds, label: "hearth.sync")
         } else {
-            syncTimer = nil
+            backgroundSync = nil
         }
-        syncTimer?.setEventHandler { [weak self] in self?.syncIfDirty() }
-        syncTimer?.resume()
     }
 
     /// Opens the store in `directory` with a clock given as a function (milliseconds since 1970).
@@ -85,12 +81,6 @@ public final class Store: Sendable {
             throw error
         }
         return store
-    }
-
-    private func syncIfDirty() {
-        if dirty.exchange(false, ordering: .acquiringAndReleasing) {
-            do { try db.syncLogs() } catch { dirty.store(true, ordering: .releasing) }
-        }
     }
 
     /// Checks a namespace name: 1–63 letters, digits or `-`.
@@ -163,7 +153,7 @@ public final class Store: Sendable {
             clock: clock.now,
             registration: registration,
             replicatedRounds: replicatedRounds,
-            onCommit: { [weak self] in self?.dirty.store(true, ordering: .releasing) }
+            onCommit: { [weak self] in self?.backgroundSync?.wrote() }
         )
     }
 
@@ -198,7 +188,7 @@ public final class Store: Sendable {
 
     /// Syncs and closes. Later calls fail with `StoreError.closed`.
     public func close() {
-        syncTimer?.cancel()
+        backgroundSync?.cancel()
         try? db.sync()
         db.close()
     }

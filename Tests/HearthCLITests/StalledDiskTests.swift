@@ -41,4 +41,37 @@ struct StalledDiskTests {
         }
         _ = try await again.terminate()
     }
+
+    /// Storage's catalog is synced in the background too: a metadata change (no object bytes,
+    /// nothing of the database) reaches the disk within the periodic interval, beside the
+    /// request, which answers while that fsync waits.
+    @Test func withPeriodicSyncStoragesCatalogIsSyncedInTheBackground() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let data = directory.appending("data")
+        let fault = try DiskFault(directory: data, scratch: directory.url)
+        let server = try await fault.startServer(in: directory.url)
+        defer { try? fault.set(nil) }
+        #expect(try await server.upload("kept.txt", Array("kept".utf8)).status == 200)
+        // The upload's own fsyncs, and the background syncs of what it and the start wrote.
+        try await Task.sleep(for: .milliseconds(500))
+
+        try fault.set(.stall)
+        let patch = try await server.storage(
+            "PATCH",
+            "/v0/b/\(ProcessTestServer.bucket)/o/kept.txt",
+            headers: [("Content-Type", "application/json")],
+            body: Array(#"{"contentType":"text/html"}"#.utf8)
+        )
+        #expect(patch.status == 200, "\(patch.body)")
+        // Only a background sync of the catalog's log syncs anything now.
+        try await eventually(timeout: .seconds(20), interval: .milliseconds(20)) { fault.stalled }
+
+        try fault.set(nil)
+        #expect(try await server.terminate().status == 0)
+        let again = try await ProcessTestServer.start(dataDirectory: data, workingDirectory: directory.url)
+        let metadata = try await again.storage("GET", "/v0/b/\(ProcessTestServer.bucket)/o/kept.txt")
+        #expect(metadata.body.contains("text/html"), "\(metadata.body)")
+        _ = try await again.terminate()
+    }
 }

@@ -5,13 +5,18 @@ public import HearthCore
 /// REST path, rule or listener can reach it. Thread-safe; closing waits for calls in flight.
 public final class KeyValueDatabase: Sendable {
     private let db: LevelDB
+    /// Syncs what `apply` wrote without syncing (nil: nothing does but LevelDB's own flushes).
+    private let backgroundSync: BackgroundLogSync?
 
     /// The database itself (backups read a snapshot of it).
     var levelDB: LevelDB { db }
 
     /// Opens (creating) the database at `path`, with LevelDB's default buffer and cache sizes.
+    /// With `syncEvery` (milliseconds: `--sync periodic`), what `apply` writes without syncing
+    /// is fdatasynced in the background within that long, as the database's writes are.
     /// - Throws: `StoreError` `.locked` when another process holds it, `.io` otherwise.
-    public init(path: String) throws(StoreError) {
+    public init(path: String, syncEvery: Int? = nil) throws(StoreError) {
+        let db: LevelDB
         do {
             db = try LevelDB(path: path, writeBufferSize: 4 << 20, cacheBytes: 8 << 20)
         } catch let error as StoreError {
@@ -19,6 +24,8 @@ public final class KeyValueDatabase: Sendable {
         } catch {
             throw StoreError(.io, "Cannot open the database '\(path)': \(error)")
         }
+        self.db = db
+        backgroundSync = syncEvery.map { BackgroundLogSync(db: db, interval: $0, label: "hearth.sync.kv") }
     }
 
     /// The value at `key`, or nil.
@@ -73,10 +80,18 @@ public final class KeyValueDatabase: Sendable {
             if let value { batch.put(key, value) } else { batch.delete(key) }
         }
         try Self.typed { try db.write(batch, sync: sync) }
+        if !sync { backgroundSync?.wrote() }
     }
 
-    /// Closes the database once calls in flight are done; later calls fail with `.closed`.
-    public func close() { db.close() }
+    /// Closes the database once calls in flight are done (syncing what it holds); later calls
+    /// fail with `.closed`.
+    public func close() {
+        if let backgroundSync {
+            backgroundSync.cancel()
+            try? db.sync()
+        }
+        db.close()
+    }
 
     /// `body`'s errors as `StoreError`s (the wrapper throws only those).
     private static func typed<T>(_ body: () throws -> T) throws(StoreError) -> T {
