@@ -18,6 +18,10 @@ final class BackgroundLogSync: Sendable {
         timer.resume()
     }
 
+    deinit {
+        timer.cancel()
+    }
+
     /// Notes a write LevelDB took without syncing it: the next tick syncs.
     func wrote() {
         dirty.store(true, ordering: .releasing)
