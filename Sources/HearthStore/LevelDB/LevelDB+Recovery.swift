@@ -168,7 +168,7 @@ extension LevelDB {
     }
 
     /// LevelDB's form of an error (`IO error: <file>: <strerror>`), so it is classified alike.
-    private static func failure(_ call: String, _ path: String) -> String {
+    static func failure(_ call: String, _ path: String) -> String {
         "IO error: \(call) \(path): \(String(cString: strerror(errno)))"
     }
 

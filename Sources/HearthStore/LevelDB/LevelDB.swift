@@ -274,7 +274,7 @@ final class LevelDB: Sendable {
     /// Notes a failed fdatasync of `syncLogs` as a write fault (LevelDB's form of the error, so
     /// it is classified alike) and returns the refusal to throw.
     private func noteSyncFault(_ call: String, _ file: String) -> StoreError {
-        let fault = StorageFault("IO error: \(call) \(file): \(String(cString: strerror(errno)))")
+        let fault = StorageFault(Self.failure(call, file))
         noteWriteFault(fault)
         return fault.writeRefusal()
     }
