@@ -16,6 +16,9 @@ struct DiskFault {
         /// fsync and fdatasync wait (then succeed) until the switch changes; `stalled` tells when
         /// one waits.
         case stall
+        /// Opening a file under the directory fails with EMFILE, as in a process out of file
+        /// descriptors; `refused` tells when one was refused.
+        case nofiles
     }
 
     /// The data directory whose files fail.
@@ -42,6 +45,11 @@ struct DiskFault {
     /// Whether an fsync or fdatasync under `stall` has waited (the shim's marker file).
     var stalled: Bool {
         FileManager.default.fileExists(atPath: control.path + ".stalled")
+    }
+
+    /// Whether an open was refused under `nofiles` (the shim's marker file).
+    var refused: Bool {
+        FileManager.default.fileExists(atPath: control.path + ".refused")
     }
 
     /// Turns the fault `kind` on, or every fault off (nil).

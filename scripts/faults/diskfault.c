@@ -16,6 +16,9 @@
 //     stall     fsync and fdatasync wait, then succeed, for as long as the switch says stall (a
 //               disk that stops answering for a while); each call that waits first creates
 //               <HEARTH_FAULT_SWITCH>.stalled, so a test knows one is held
+//     nofiles   opening a file under the directory fails with EMFILE (a process out of file
+//               descriptors: those it holds keep working); each refused open first creates
+//               <HEARTH_FAULT_SWITCH>.refused
 //
 // Only the calls named here are intercepted, through their public symbols (what LevelDB and
 // Foundation call); nothing else of the process changes. The control file and file names are
@@ -35,7 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum fault { HEALTHY, FULL, FSYNC, READONLY, STALL };
+enum fault { HEALTHY, FULL, FSYNC, READONLY, STALL, NOFILES };
 
 static enum fault current_fault(void) {
     const char *control = getenv("HEARTH_FAULT_SWITCH");
@@ -50,6 +53,7 @@ static enum fault current_fault(void) {
     if (strncmp(word, "fsync", 5) == 0) return FSYNC;
     if (strncmp(word, "readonly", 8) == 0) return READONLY;
     if (strncmp(word, "stall", 5) == 0) return STALL;
+    if (strncmp(word, "nofiles", 7) == 0) return NOFILES;
     return HEALTHY;
 }
 
@@ -79,6 +83,14 @@ static int fd_under_directory(int fd) {
 
 #define REAL(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
 
+// Creates <switch><suffix> (with raw system calls), so a test knows a fault was met.
+static void mark(const char *suffix) {
+    char marker[PATH_MAX];
+    snprintf(marker, sizeof marker, "%s%s", getenv("HEARTH_FAULT_SWITCH"), suffix);
+    int made = (int)syscall(SYS_openat, AT_FDCWD, marker, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    if (made >= 0) syscall(SYS_close, made);
+}
+
 // The error a call on `fd` (or `path`) gets under the current fault, or 0 to let it through.
 static int write_error(int fd) {
     enum fault fault = current_fault();
@@ -95,9 +107,13 @@ static int sync_error(int fd) {
 }
 
 static int open_error(const char *path, int flags) {
+    enum fault fault = current_fault();
+    if (fault == NOFILES && under_directory(path)) {
+        mark(".refused");
+        return EMFILE;
+    }
     int writes = (flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) != 0;
     if (!writes) return 0;
-    enum fault fault = current_fault();
     if (fault != FULL && fault != READONLY) return 0;
     if (!under_directory(path)) return 0;
     if (fault == READONLY) return EROFS;
@@ -159,10 +175,7 @@ int fallocate(int fd, int mode, off_t offset, off_t length) {
 // after marking that one is held (<switch>.stalled, created with raw system calls).
 static void wait_while_stalled(int fd) {
     if (current_fault() != STALL || !fd_under_directory(fd)) return;
-    char marker[PATH_MAX];
-    snprintf(marker, sizeof marker, "%s.stalled", getenv("HEARTH_FAULT_SWITCH"));
-    int made = (int)syscall(SYS_openat, AT_FDCWD, marker, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-    if (made >= 0) syscall(SYS_close, made);
+    mark(".stalled");
     struct timespec pause = {0, 5 * 1000 * 1000};
     while (current_fault() == STALL) nanosleep(&pause, NULL);
 }
