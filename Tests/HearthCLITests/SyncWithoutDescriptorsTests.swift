@@ -23,6 +23,13 @@ struct SyncWithoutDescriptorsTests {
         // The background sync (within 100 ms) cannot open the log; a few more ticks fail too.
         try await eventually(timeout: .seconds(20), interval: .milliseconds(20)) { fault.refused }
         try await Task.sleep(for: .milliseconds(300))
+        // Said once, with what to do.
+        try await eventually(timeout: .seconds(5), interval: .milliseconds(20)) {
+            server.child.stderr().contains("the background fsync failed")
+        }
+        let said = server.child.stderr()
+        #expect(said.contains("out of file descriptors: raise its limit"), "\(said)")
+        #expect(said.components(separatedBy: "the background fsync failed").count == 2, "\(said)")
 
         // No write since: only a sync tried again reaches the disk (and waits there).
         try fault.set(.stall)
@@ -39,6 +46,9 @@ struct SyncWithoutDescriptorsTests {
         #expect(realtime.status == "ok", "\(realtime.message ?? "")")
 
         try fault.set(nil)
+        try await eventually(timeout: .seconds(5), interval: .milliseconds(20)) {
+            server.child.stderr().contains("the background fsync reaches the disk again")
+        }
         #expect(try await server.terminate().status == 0)
         let again = try await ProcessTestServer.start(dataDirectory: data, workingDirectory: directory.url)
         let acknowledged = [

@@ -268,7 +268,13 @@ final class LevelDB: Sendable {
 
     /// A log or the directory `syncLogs` could not open (the next sync tries again).
     private static func notOpened(_ file: String) -> StoreError {
-        StoreError(.storageFailure, "Cannot open \(file) to sync it: \(String(cString: strerror(errno)))")
+        let outOfDescriptors = errno == EMFILE || errno == ENFILE
+        var message = "Cannot open \(file) to sync it: \(String(cString: strerror(errno)))"
+        if outOfDescriptors {
+            message +=
+                " (the process is out of file descriptors: raise its limit, `ulimit -n` or systemd's LimitNOFILE)"
+        }
+        return StoreError(.storageFailure, message)
     }
 
     /// Notes a failed fdatasync of `syncLogs` as a write fault (LevelDB's form of the error, so
