@@ -159,6 +159,24 @@ enum FaultChecks {
         return (reply["s"] as? String, reply["d"] as? String)
     }
 
+    /// Stops `server` (cleanly), starts a server without the shim on `data`, and expects each
+    /// acknowledged `(path, value)` there (paths without `.json`).
+    static func expectStoredAfterRestart(
+        _ server: ProcessTestServer,
+        data: URL,
+        workingDirectory: URL,
+        _ acknowledged: [(path: String, value: String)],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        #expect(try await server.terminate().status == 0, sourceLocation: sourceLocation)
+        let again = try await ProcessTestServer.start(dataDirectory: data, workingDirectory: workingDirectory)
+        for (path, value) in acknowledged {
+            let stored = try await again.request("GET", "\(path).json", admin: true).body
+            #expect(stored == value, "\(path)", sourceLocation: sourceLocation)
+        }
+        _ = try await again.terminate()
+    }
+
     /// Retries a write until the server takes it (writes resume once the fault is gone).
     static func expectWritesResume(_ server: ProcessTestServer, path: String, body: String) async throws {
         try await eventually(timeout: .seconds(30), interval: .milliseconds(100)) {

@@ -31,15 +31,12 @@ struct StalledDiskTests {
 
         try fault.set(nil)
         #expect(try await server.request("PUT", "/after.json", body: "4", admin: true).status == 200)
-        #expect(try await server.terminate().status == 0)
-        let again = try await ProcessTestServer.start(dataDirectory: data, workingDirectory: directory.url)
-        let acknowledged = [
-            ("before", #""kept""#), ("unsynced", "1"), ("during", "2"), ("during-ws", "3"), ("after", "4"),
-        ]
-        for (path, value) in acknowledged {
-            #expect(try await again.request("GET", "/\(path).json", admin: true).body == value, "\(path)")
-        }
-        _ = try await again.terminate()
+        try await FaultChecks.expectStoredAfterRestart(
+            server,
+            data: data,
+            workingDirectory: directory.url,
+            [("/before", #""kept""#), ("/unsynced", "1"), ("/during", "2"), ("/during-ws", "3"), ("/after", "4")]
+        )
     }
 
     /// Storage's catalog is synced in the background too: a metadata change (no object bytes,

@@ -49,14 +49,11 @@ struct SyncWithoutDescriptorsTests {
         try await eventually(timeout: .seconds(5), interval: .milliseconds(20)) {
             server.child.stderr().contains("the background fsync reaches the disk again")
         }
-        #expect(try await server.terminate().status == 0)
-        let again = try await ProcessTestServer.start(dataDirectory: data, workingDirectory: directory.url)
-        let acknowledged = [
-            ("before", #""kept""#), ("unsynced", "1"), ("during", "2"), ("later", "3"), ("later-ws", "4"),
-        ]
-        for (path, value) in acknowledged {
-            #expect(try await again.request("GET", "/\(path).json", admin: true).body == value, "\(path)")
-        }
-        _ = try await again.terminate()
+        try await FaultChecks.expectStoredAfterRestart(
+            server,
+            data: data,
+            workingDirectory: directory.url,
+            [("/before", #""kept""#), ("/unsynced", "1"), ("/during", "2"), ("/later", "3"), ("/later-ws", "4")]
+        )
     }
 }
