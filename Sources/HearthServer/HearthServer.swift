@@ -148,7 +148,7 @@ public enum HearthServer {
         do {
             objects = try ObjectStore(
                 dataDirectory: configuration.dataDirectory,
-                syncAlways: configuration.syncMode == .always,
+                syncMode: configuration.syncMode,
                 maxObjectSize: configuration.maxObjectSize,
                 maxSessions: configuration.maxResumableSessions,
                 maxSessionBytes: configuration.maxResumableBytes

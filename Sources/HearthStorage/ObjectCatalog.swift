@@ -18,20 +18,21 @@ struct ObjectCatalog: Sendable {
     /// In a cluster: the log this catalog is a copy of.
     let replica = CatalogReplica()
     /// Whether each change waits for an fsync of LevelDB's log (`--sync always`); without it a
-    /// change survives `kill -9` (the OS has it) and is fsynced in the background within
-    /// `periodicSync` (milliseconds), as the database's writes are (`--sync periodic`).
+    /// change survives `kill -9` (the OS has it) and is fsynced in the background within the
+    /// periodic mode's interval, as the database's writes are (`--sync periodic`).
     let syncAlways: Bool
-    static let periodicSync = 100
 
-    init(path: String, syncAlways: Bool) throws(StorageError) {
+    init(path: String, syncMode: SyncMode) throws(StorageError) {
+        let periodic: Int?
+        if case .periodic(let milliseconds) = syncMode { periodic = milliseconds } else { periodic = nil }
         do {
-            database = try KeyValueDatabase(path: path, syncEvery: syncAlways ? nil : Self.periodicSync)
+            database = try KeyValueDatabase(path: path, syncEvery: periodic)
         } catch  where error.code == .locked {
             throw StorageError(.io, "The storage catalog '\(path)' is in use by another Hearth process.")
         } catch {
             throw StorageError(.io, "Cannot open the storage catalog '\(path)': \(error.message)")
         }
-        self.syncAlways = syncAlways
+        syncAlways = syncMode == .always
     }
 
     func close() { database.close() }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+public import HearthCore
 import Synchronization
 
 /// Firebase Storage's objects on this machine: bytes in files (`ObjectFiles`), metadata in a
@@ -42,7 +43,7 @@ public final class ObjectStore: Sendable {
     /// - Parameter clock: milliseconds since 1970 (metadata times, generations).
     public init(
         dataDirectory: String,
-        syncAlways: Bool = false,
+        syncMode: SyncMode = .periodic(milliseconds: 100),
         maxObjectSize: UInt64 = ObjectStore.defaultMaxObjectSize,
         maxSessions: Int = ObjectStore.defaultMaxSessions,
         maxSessionBytes: UInt64 = ObjectStore.defaultMaxSessionBytes,
@@ -50,7 +51,7 @@ public final class ObjectStore: Sendable {
     ) throws(StorageError) {
         let root = dataDirectory + "/storage"
         files = try ObjectFiles(root: root)
-        catalog = try ObjectCatalog(path: root + "/db", syncAlways: syncAlways)
+        catalog = try ObjectCatalog(path: root + "/db", syncMode: syncMode)
         self.maxObjectSize = maxObjectSize
         self.maxSessions = maxSessions
         self.maxSessionBytes = maxSessionBytes

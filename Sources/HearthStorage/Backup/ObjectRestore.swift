@@ -126,7 +126,7 @@ public final class ObjectRestore: BackupObjectSink, @unchecked Sendable {
     /// renames durable).
     private func flush(sync: Bool) throws(StorageError) {
         guard !pending.isEmpty else { return }
-        if catalog == nil { catalog = try ObjectCatalog(path: root + "/db", syncAlways: false) }
+        if catalog == nil { catalog = try ObjectCatalog(path: root + "/db", syncMode: .periodic(milliseconds: 100)) }
         try catalog?.restore(pending, sync: sync)
         pending = []
     }

@@ -43,7 +43,7 @@ public struct ObjectStoreCheck: Sendable {
         let root = dataDirectory + "/storage"
         guard FileManager.default.fileExists(atPath: root + "/db") else { return nil }
         let objectsDirectory = root + "/objects"
-        let catalog = try ObjectCatalog(path: root + "/db", syncAlways: false)
+        let catalog = try ObjectCatalog(path: root + "/db", syncMode: .periodic(milliseconds: 100))
         defer { catalog.close() }
         var check = ObjectStoreCheck()
         check.isClusterCopy = try catalog.storedPosition() != nil
